@@ -1,0 +1,209 @@
+# cython: language_level=3
+"""C-level contract of the Cacao rules core (see RULES.md).
+
+Everything declared here is plain C data and ``noexcept nogil`` functions, so a
+search may call it from several threads at once without the GIL: each thread
+owns its ``position_t`` and ``rng_t`` values; nothing here has global mutable
+state. A ``position_t`` is one flat struct: cloning is a struct copy.
+
+The hot-path functions trust their input: ``position_apply`` does not check
+legality. The Python layer (``CorePosition.apply`` and ``cacaoai.engine``)
+checks everything that comes from outside.
+"""
+
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef enum:
+    MAX_SEATS = 4
+    GRID_SIZE = 64          # the board is GRID_SIZE x GRID_SIZE cells ...
+    GRID_ORIGIN = 32        # ... and board cell (0, 0) is grid (32, 32)
+    GRID_CELLS = 4096
+    GRID_REACH = 30         # |x|, |y| <= 28 in any legal game (RULES.md geometry)
+    PILE_MAX = 11           # worker tiles per seat (2 players)
+    DECK_MAX = 26           # jungle deck with 3-4 players
+    MAX_JUNGLE = 28
+    MAX_WORKER_TILES = 44
+    MAX_FRONTIER = 120      # empty cells next to a jungle tile
+    MAX_ACTIVATIONS = 16    # activated worker sides in one turn, all seats
+    MAX_RESULTS = 6         # Pareto results of one resolution (one per cacao count)
+    MAX_ACTIONS = 16384     # size of a buffer for position_legal_actions
+
+# Worker tile types (RULES.md "Worker tiles").
+cdef enum:
+    W1111 = 0
+    W2101 = 1
+    W3001 = 2
+    W3100 = 3
+
+# Jungle tile kinds; a grid cell holds one of these, EMPTY, or a worker byte.
+cdef enum:
+    EMPTY = 0
+    PLANTATION1 = 1
+    PLANTATION2 = 2
+    MARKET2 = 3
+    MARKET3 = 4
+    MARKET4 = 5
+    GOLD1 = 6
+    GOLD2 = 7
+    WATER = 8
+    SUN = 9
+    TEMPLE = 10
+    N_KINDS = 11
+
+# A worker byte: WORKER_BIT | covering << 6 | seat << 4 | type << 2 | rot,
+# where covering = 1 marks a tile placed by an overbuild (it cannot be covered).
+cdef enum:
+    WORKER_BIT = 0x80
+    COVERING_BIT = 0x40
+
+# Directions (RULES.md): N = (0,-1), E = (1,0), S = (0,1), W = (-1,0).
+cdef enum:
+    DIR_N = 0
+    DIR_E = 1
+    DIR_S = 2
+    DIR_W = 3
+
+# Phases of a position.
+cdef enum:
+    PHASE_TURN = 0          # the mover places, overbuilds or discards
+    PHASE_RESOLVE = 1       # seat to_act chooses one resolution result
+    PHASE_OVER = 2
+
+# Action kinds, bits 0-1 of an action_t.
+cdef enum:
+    ACT_PLACE = 0
+    ACT_OVERBUILD = 1
+    ACT_DISCARD = 2
+    ACT_RESOLVE = 3
+
+# An action packed in 32 bits; the same position and the same public facts
+# give the same code, so codes can key a search tree.
+#   place / overbuild: kind | type << 2 | rot << 4 | cell << 6 | fills << 18
+#       fills: 2 bits per direction N, E, S, W of the placed cell:
+#       0 = not filled from the display, 1 = display slot 0, 2 = display slot 1
+#       (the display is kept sorted by kind, so slots are public facts)
+#   discard: kind | type << 2
+#   resolve: kind | gold << 2 (8 bits) | cacao << 10 (3 bits)
+ctypedef uint32_t action_t
+
+ctypedef struct rng_t:
+    uint64_t s[4]           # xoshiro256**
+
+ctypedef struct seat_t:
+    int16_t gold            # gold so far (final scoring not included)
+    uint8_t cacao           # 0..5
+    uint8_t sun             # 0..3
+    uint8_t water           # water track space 0..8
+    uint8_t hand[4]         # count of each worker type in hand
+    uint8_t pile[PILE_MAX]  # draw pile in draw order; remaining = pile[pile_pos:pile_end]
+    uint8_t pile_pos
+    uint8_t pile_end
+    uint8_t discarded[4]    # count of each type discarded (engine convention)
+
+ctypedef struct activation_t:
+    int16_t cell            # the worker tile's cell
+    uint8_t seat            # owner, who gains
+    uint8_t dir             # side that faces the jungle tile
+    uint8_t kind            # jungle kind faced
+    uint8_t workers         # workers on that side
+
+ctypedef struct result_t:
+    int32_t gold[MAX_SEATS]     # final gold after scoring
+    int32_t cacao[MAX_SEATS]
+    uint8_t winners             # bit mask of winning seats
+    uint8_t n_winners
+
+ctypedef struct position_t:
+    uint8_t grid[GRID_CELLS]
+    uint8_t n_seats
+    uint8_t first_player
+    uint8_t mover               # seat whose turn it is
+    uint8_t to_act              # seat that decides now (mover, or a resolving seat)
+    uint8_t phase
+    uint16_t turn               # completed turns
+    seat_t seats[MAX_SEATS]
+    uint8_t display[2]          # sorted by kind; n_display of them are used
+    uint8_t n_display
+    uint8_t deck[DECK_MAX]      # jungle deck in draw order; remaining = deck[deck_pos:deck_end]
+    uint8_t deck_pos
+    uint8_t deck_end
+    uint8_t n_frontier
+    int16_t frontier[MAX_FRONTIER]  # empty cells next to a jungle tile (placement cells)
+    uint8_t n_jungle
+    int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order
+    uint8_t n_covered
+    int16_t covered_cell[MAX_WORKER_TILES]   # overbuilt cells ...
+    uint8_t covered_tile[MAX_WORKER_TILES]   # ... and the worker byte underneath
+    # What the last place/overbuild did (for reports): activations and blind draw.
+    uint8_t n_activations
+    activation_t activations[MAX_ACTIVATIONS]
+    int16_t blind_cell          # cell that took a blind draw, -1 if none
+    # Resolutions still to choose, in order; results are (gold gained, cacao kept).
+    uint8_t n_pending
+    uint8_t pending_seat[MAX_SEATS]
+    uint8_t n_results[MAX_SEATS]            # indexed by pending slot
+    uint8_t result_gold[MAX_SEATS][MAX_RESULTS]
+    uint8_t result_cacao[MAX_SEATS][MAX_RESULTS]
+
+# --- random numbers (deterministic on every machine) ---
+cdef void rng_seed(rng_t* rng, uint64_t seed) noexcept nogil
+cdef uint64_t rng_next(rng_t* rng) noexcept nogil
+cdef uint32_t rng_below(rng_t* rng, uint32_t n) noexcept nogil      # uniform in [0, n)
+
+# --- cells and tiles ---
+cdef inline int cell_of(int x, int y) noexcept nogil:
+    return (y + GRID_ORIGIN) * GRID_SIZE + (x + GRID_ORIGIN)
+cdef inline int cell_x(int cell) noexcept nogil:
+    return cell % GRID_SIZE - GRID_ORIGIN
+cdef inline int cell_y(int cell) noexcept nogil:
+    return cell // GRID_SIZE - GRID_ORIGIN
+cdef int worker_side(uint8_t worker_byte, int direction) noexcept nogil  # workers facing direction
+
+# --- actions ---
+cdef inline int action_kind(action_t a) noexcept nogil:
+    return a & 3
+cdef inline int action_type(action_t a) noexcept nogil:
+    return (a >> 2) & 3
+cdef inline int action_rot(action_t a) noexcept nogil:
+    return (a >> 4) & 3
+cdef inline int action_cell(action_t a) noexcept nogil:
+    return (a >> 6) & 0xFFF
+cdef inline int action_fill(action_t a, int direction) noexcept nogil:
+    return (a >> (18 + 2 * direction)) & 3
+cdef inline int action_gold(action_t a) noexcept nogil:
+    return (a >> 2) & 0xFF
+cdef inline int action_cacao(action_t a) noexcept nogil:
+    return (a >> 10) & 7
+cdef inline action_t action_place(int kind, int wtype, int rot, int cell, int fills) noexcept nogil:
+    return <action_t>(kind | (wtype << 2) | (rot << 4) | (cell << 6) | (fills << 18))
+cdef inline action_t action_discard(int wtype) noexcept nogil:
+    return <action_t>(ACT_DISCARD | (wtype << 2))
+cdef inline action_t action_resolve(int gold, int cacao) noexcept nogil:
+    return <action_t>(ACT_RESOLVE | (gold << 2) | (cacao << 10))
+
+# --- positions ---
+cdef void position_deal(position_t* pos, int n_seats, rng_t* rng) noexcept nogil
+# Start from explicit orders (a record header); piles[s] holds PILE_MAX bytes.
+cdef void position_start(position_t* pos, int n_seats, int first_player,
+                         const uint8_t* piles, const int* pile_lengths,
+                         const uint8_t* deck, int deck_length) noexcept nogil
+cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil
+cdef int position_count_actions(const position_t* pos) noexcept nogil
+cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil
+cdef void position_apply(position_t* pos, action_t a) noexcept nogil
+cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
+cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
+cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil
+cdef int water_value(int space) noexcept nogil
+# Resample what `seat` cannot see: every draw-pile order, the jungle deck order
+# and the hands of seats not in known_hands (bit mask; the seat's own hand is
+# always kept). The result depends only on the seat's observation and the rng.
+cdef void position_determinize(position_t* pos, int seat, int known_hands,
+                               rng_t* rng) noexcept nogil
+
+cdef inline int position_to_act(const position_t* pos) noexcept nogil:
+    return -1 if pos.phase == PHASE_OVER else pos.to_act
+
+cdef class CorePosition:
+    """Owns one position_t; the Python layer (cacaoai.engine.Position) wraps it."""
+    cdef position_t pos
