@@ -49,6 +49,8 @@ cdef enum:
     SUN = 9
     TEMPLE = 10
     N_KINDS = 11
+    FRONTIER = 11           # empty cell next to a jungle tile: a worker tile may go here
+    HOLE = 12               # HOLE + k: empty jungle cell with k >= 1 adjacent worker tiles
 
 # A worker byte: WORKER_BIT | covering << 6 | seat << 4 | type << 2 | rot,
 # where covering = 1 marks a tile placed by an overbuild (it cannot be covered).
@@ -128,9 +130,11 @@ ctypedef struct position_t:
     uint8_t deck_pos
     uint8_t deck_end
     uint8_t n_frontier
-    int16_t frontier[MAX_FRONTIER]  # empty cells next to a jungle tile (placement cells)
+    int16_t frontier[MAX_FRONTIER]  # FRONTIER cells, sorted by cell (so action order is canonical)
     uint8_t n_jungle
     int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order
+    uint8_t n_workers
+    int16_t workers[MAX_WORKER_TILES]   # cells holding worker tiles, sorted by cell
     uint8_t n_covered
     int16_t covered_cell[MAX_WORKER_TILES]   # overbuilt cells ...
     uint8_t covered_tile[MAX_WORKER_TILES]   # ... and the worker byte underneath

@@ -1,0 +1,1071 @@
+# cython: language_level=3
+"""The rules of Cacao (RULES.md) as C functions over a flat ``position_t``.
+
+Layers, as in core.pxd: free ``noexcept nogil`` functions for the search,
+then ``CorePosition``, a small class that owns one position and lets Python
+read and load it. Legality checks, records and snapshots live in the Python
+layer (position.py, records.py, snapshot.py).
+"""
+
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+# --- tables ---------------------------------------------------------------
+
+cdef int DELTA[4]
+DELTA[:] = [-GRID_SIZE, 1, GRID_SIZE, -1]          # N, E, S, W
+
+cdef int SIDES[4][4]
+SIDES[0][:] = [1, 1, 1, 1]      # 1111
+SIDES[1][:] = [2, 1, 0, 1]      # 2101
+SIDES[2][:] = [3, 0, 0, 1]      # 3001
+SIDES[3][:] = [3, 1, 0, 0]      # 3100
+
+cdef int ROTATIONS[4]
+ROTATIONS[:] = [1, 4, 4, 4]
+
+cdef int WATER_VALUES[9]
+WATER_VALUES[:] = [-10, -4, -1, 0, 2, 4, 7, 11, 16]
+
+# worker tiles per seat by player count, in type order 1111, 2101, 3001, 3100
+cdef int WORKERS_PER_SEAT[5][4]
+WORKERS_PER_SEAT[2][:] = [4, 5, 1, 1]
+WORKERS_PER_SEAT[3][:] = [3, 5, 1, 1]
+WORKERS_PER_SEAT[4][:] = [3, 4, 1, 1]
+
+# the jungle deck (start tiles taken out) by kind; 2 players remove 7 more
+cdef int DECK_3_4[11]
+DECK_3_4[:] = [0, 5, 2, 1, 4, 1, 2, 1, 3, 2, 5]
+cdef int DECK_2[11]
+DECK_2[:] = [0, 3, 2, 1, 3, 1, 1, 1, 2, 1, 4]
+
+# workers facing each direction, for every grid byte (0 for non-workers)
+cdef uint8_t SIDE_TABLE[256][4]
+
+
+cdef void _init_tables() noexcept:
+    cdef int b, d, t, r
+    memset(SIDE_TABLE, 0, sizeof(SIDE_TABLE))
+    for b in range(WORKER_BIT, 256):
+        t = (b >> 2) & 3
+        r = b & 3
+        for d in range(4):
+            SIDE_TABLE[b][d] = SIDES[t][(d - r) & 3]
+
+
+_init_tables()
+
+
+cdef inline bint is_jungle(uint8_t v) noexcept nogil:
+    return 1 <= v <= TEMPLE
+
+
+cdef inline bint is_worker(uint8_t v) noexcept nogil:
+    return (v & WORKER_BIT) != 0
+
+
+cdef int worker_side(uint8_t worker_byte, int direction) noexcept nogil:
+    return SIDE_TABLE[worker_byte][direction]
+
+
+cdef int water_value(int space) noexcept nogil:
+    return WATER_VALUES[space]
+
+
+# --- random numbers: xoshiro256** seeded by splitmix64 --------------------
+
+cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef void rng_seed(rng_t* rng, uint64_t seed) noexcept nogil:
+    cdef uint64_t z
+    cdef int i
+    for i in range(4):
+        seed += <uint64_t>0x9E3779B97F4A7C15
+        z = seed
+        z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+        rng.s[i] = z ^ (z >> 31)
+
+
+cdef uint64_t rng_next(rng_t* rng) noexcept nogil:
+    cdef uint64_t* s = rng.s
+    cdef uint64_t result = _rotl(s[1] * 5, 7) * 9
+    cdef uint64_t t = s[1] << 17
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+cdef uint32_t rng_below(rng_t* rng, uint32_t n) noexcept nogil:
+    # multiply-shift (Lemire) without rejection: the bias is below n / 2**32
+    return <uint32_t>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef void _shuffle(uint8_t* items, int n, rng_t* rng) noexcept nogil:
+    cdef int i, j
+    cdef uint8_t tmp
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = items[i]
+        items[i] = items[j]
+        items[j] = tmp
+
+
+cdef void _sort_bytes(uint8_t* items, int n) noexcept nogil:
+    cdef int i, j
+    cdef uint8_t v
+    for i in range(1, n):
+        v = items[i]
+        j = i - 1
+        while j >= 0 and items[j] > v:
+            items[j + 1] = items[j]
+            j -= 1
+        items[j + 1] = v
+
+
+# --- board bookkeeping ----------------------------------------------------
+
+cdef void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
+    cdef int i = n[0]
+    while i > 0 and cells[i - 1] > cell:
+        cells[i] = cells[i - 1]
+        i -= 1
+    cells[i] = <int16_t>cell
+    n[0] += 1
+
+
+cdef void _sorted_remove(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
+    cdef int i, j
+    for i in range(n[0]):
+        if cells[i] == cell:
+            for j in range(i, n[0] - 1):
+                cells[j] = cells[j + 1]
+            n[0] -= 1
+            return
+
+
+cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
+    """Lay a jungle tile; its empty neighbours become placement cells."""
+    cdef int d, nb
+    pos.grid[cell] = kind
+    pos.jungle[pos.n_jungle] = <int16_t>cell
+    pos.n_jungle += 1
+    for d in range(4):
+        nb = cell + DELTA[d]
+        if pos.grid[nb] == EMPTY:
+            pos.grid[nb] = FRONTIER
+            _sorted_insert(pos.frontier, &pos.n_frontier, nb)
+
+
+cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept nogil:
+    """Lay a worker tile on a placement cell; count it in the empty jungle cells around."""
+    cdef int d, nb
+    cdef uint8_t v
+    pos.grid[cell] = worker_byte
+    _sorted_remove(pos.frontier, &pos.n_frontier, cell)
+    _sorted_insert(pos.workers, &pos.n_workers, cell)
+    for d in range(4):
+        nb = cell + DELTA[d]
+        v = pos.grid[nb]
+        if v == EMPTY:
+            pos.grid[nb] = HOLE + 1
+        elif v > HOLE and v < WORKER_BIT:
+            pos.grid[nb] = v + 1
+
+
+cdef int _fill_dirs(const position_t* pos, int cell, int* dirs) noexcept nogil:
+    """Directions around `cell` whose empty jungle cell must be filled when a worker
+    tile is placed on `cell` (it already has one other worker neighbour)."""
+    cdef int d, n = 0
+    cdef uint8_t v
+    for d in range(4):
+        v = pos.grid[cell + DELTA[d]]
+        if v > HOLE and v < WORKER_BIT:
+            dirs[n] = d
+            n += 1
+    return n
+
+
+cdef int _fill_options(const position_t* pos, int cell, uint32_t* out) noexcept nogil:
+    """Ways to assign display tiles to the cells that `cell` would close, as
+    fills bit fields (2 bits per direction: 1 = display slot 0, 2 = slot 1).
+    Identical display tiles give one way. Unassigned cells take blind draws."""
+    cdef int dirs[4]
+    cdef int n = _fill_dirs(pos, cell, dirs)
+    cdef int d = pos.n_display
+    cdef bint same = d == 2 and pos.display[0] == pos.display[1]
+    cdef int i, j, k = 0
+    if n == 0 or d == 0:
+        out[0] = 0
+        return 1
+    if d == 1:
+        for i in range(n):
+            out[i] = 1u << (2 * dirs[i])
+        return n
+    if n == 1:
+        out[0] = 1u << (2 * dirs[0])
+        if same:
+            return 1
+        out[1] = 2u << (2 * dirs[0])
+        return 2
+    if n == 2:
+        out[0] = (1u << (2 * dirs[0])) | (2u << (2 * dirs[1]))
+        if same:
+            return 1
+        out[1] = (2u << (2 * dirs[0])) | (1u << (2 * dirs[1]))
+        return 2
+    for i in range(n):
+        for j in range(n):
+            if i == j or (same and j < i):
+                continue
+            out[k] = (1u << (2 * dirs[i])) | (2u << (2 * dirs[j]))
+            k += 1
+    return k
+
+
+cdef int _count_fill_options(const position_t* pos, int cell) noexcept nogil:
+    cdef int dirs[4]
+    cdef int n = _fill_dirs(pos, cell, dirs)
+    cdef int d = pos.n_display
+    cdef bint same = d == 2 and pos.display[0] == pos.display[1]
+    if n == 0 or d == 0:
+        return 1
+    if d == 1:
+        return n
+    if n == 3:
+        return 3 if same else 6
+    return 1 if same else 2
+
+
+# --- setup ----------------------------------------------------------------
+
+cdef void position_start(position_t* pos, int n_seats, int first_player,
+                         const uint8_t* piles, const int* pile_lengths,
+                         const uint8_t* deck, int deck_length) noexcept nogil:
+    cdef int s, i
+    cdef seat_t* seat
+    memset(pos, 0, sizeof(position_t))
+    pos.n_seats = <uint8_t>n_seats
+    pos.first_player = <uint8_t>first_player
+    pos.mover = <uint8_t>first_player
+    pos.to_act = <uint8_t>first_player
+    pos.phase = PHASE_TURN
+    pos.blind_cell = -1
+    _put_jungle(pos, cell_of(0, 0), PLANTATION1)
+    _put_jungle(pos, cell_of(1, 1), MARKET2)
+    for s in range(n_seats):
+        seat = &pos.seats[s]
+        memcpy(seat.pile, piles + s * PILE_MAX, pile_lengths[s])
+        seat.pile_end = <uint8_t>pile_lengths[s]
+        for i in range(3):
+            if seat.pile_pos < seat.pile_end:
+                seat.hand[seat.pile[seat.pile_pos]] += 1
+                seat.pile_pos += 1
+    memcpy(pos.deck, deck, deck_length)
+    pos.deck_end = <uint8_t>deck_length
+    _refill_display(pos)
+
+
+cdef void position_deal(position_t* pos, int n_seats, rng_t* rng) noexcept nogil:
+    cdef uint8_t piles[MAX_SEATS * PILE_MAX]
+    cdef int lengths[MAX_SEATS]
+    cdef uint8_t deck[DECK_MAX]
+    cdef int s, t, k, n, n_deck = 0
+    cdef int first = rng_below(rng, n_seats)
+    cdef int* counts = DECK_3_4
+    if n_seats == 2:
+        counts = DECK_2
+    for s in range(n_seats):
+        n = 0
+        for t in range(4):
+            for k in range(WORKERS_PER_SEAT[n_seats][t]):
+                piles[s * PILE_MAX + n] = <uint8_t>t
+                n += 1
+        _shuffle(piles + s * PILE_MAX, n, rng)
+        lengths[s] = n
+    for t in range(1, N_KINDS):
+        for k in range(counts[t]):
+            deck[n_deck] = <uint8_t>t
+            n_deck += 1
+    _shuffle(deck, n_deck, rng)
+    position_start(pos, n_seats, first, piles, lengths, deck, n_deck)
+
+
+cdef void _refill_display(position_t* pos) noexcept nogil:
+    while pos.n_display < 2 and pos.deck_pos < pos.deck_end:
+        pos.display[pos.n_display] = pos.deck[pos.deck_pos]
+        pos.n_display += 1
+        pos.deck_pos += 1
+    if pos.n_display == 2 and pos.display[0] > pos.display[1]:
+        pos.display[0], pos.display[1] = pos.display[1], pos.display[0]
+
+
+# --- legal actions --------------------------------------------------------
+
+cdef inline int _hand_size(const seat_t* seat) noexcept nogil:
+    return seat.hand[0] + seat.hand[1] + seat.hand[2] + seat.hand[3]
+
+
+cdef inline bint _can_overbuild(const position_t* pos, const seat_t* seat) noexcept nogil:
+    return pos.n_display == 0 and pos.deck_pos >= pos.deck_end and seat.sun > 0
+
+
+cdef inline bint _is_overbuild_target(const position_t* pos, int cell, int s) noexcept nogil:
+    cdef uint8_t v = pos.grid[cell]
+    return is_worker(v) and (v & COVERING_BIT) == 0 and ((v >> 4) & 3) == s
+
+
+cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
+    """(type << 2 | rot) for each distinct hand tile in each distinct rotation."""
+    cdef int t, r, n = 0
+    for t in range(4):
+        if seat.hand[t]:
+            for r in range(ROTATIONS[t]):
+                combos[n] = <uint8_t>((t << 2) | r)
+                n += 1
+    return n
+
+
+cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
+    cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
+    cdef uint8_t combos[12]
+    cdef uint32_t fills[6]
+    cdef const seat_t* seat
+    if pos.phase == PHASE_OVER:
+        return 0
+    if pos.phase == PHASE_RESOLVE:
+        for i in range(pos.n_results[0]):
+            out[i] = action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
+        return pos.n_results[0]
+    seat = &pos.seats[pos.mover]
+    n_combos = _tile_rotations(seat, combos)
+    for i in range(pos.n_frontier):
+        cell = pos.frontier[i]
+        n_fills = _fill_options(pos, cell, fills)
+        for j in range(n_combos):
+            for k in range(n_fills):
+                out[n] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, cell, fills[k])
+                n += 1
+    if _can_overbuild(pos, seat):
+        for i in range(pos.n_workers):
+            cell = pos.workers[i]
+            if _is_overbuild_target(pos, cell, pos.mover):
+                for j in range(n_combos):
+                    out[n] = action_place(ACT_OVERBUILD, combos[j] >> 2, combos[j] & 3, cell, 0)
+                    n += 1
+    if n == 0:
+        for i in range(4):
+            if seat.hand[i]:
+                out[n] = action_discard(i)
+                n += 1
+    return n
+
+
+cdef int position_count_actions(const position_t* pos) noexcept nogil:
+    cdef int n = 0, i, n_combos
+    cdef uint8_t combos[12]
+    cdef const seat_t* seat
+    if pos.phase == PHASE_OVER:
+        return 0
+    if pos.phase == PHASE_RESOLVE:
+        return pos.n_results[0]
+    seat = &pos.seats[pos.mover]
+    n_combos = _tile_rotations(seat, combos)
+    for i in range(pos.n_frontier):
+        n += n_combos * _count_fill_options(pos, pos.frontier[i])
+    if _can_overbuild(pos, seat):
+        for i in range(pos.n_workers):
+            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
+                n += n_combos
+    if n == 0:
+        for i in range(4):
+            if seat.hand[i]:
+                n += 1
+    return n
+
+
+cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
+    """One legal action, uniform over position_legal_actions, without listing them."""
+    cdef int i, k, n_combos, total = 0, r, cell, n_cells
+    cdef uint8_t combos[12]
+    cdef int counts[MAX_FRONTIER]
+    cdef uint32_t fills[6]
+    cdef const seat_t* seat
+    if pos.phase == PHASE_RESOLVE:
+        i = rng_below(rng, pos.n_results[0])
+        return action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
+    seat = &pos.seats[pos.mover]
+    n_combos = _tile_rotations(seat, combos)
+    n_cells = pos.n_frontier
+    for i in range(n_cells):
+        counts[i] = _count_fill_options(pos, pos.frontier[i])
+        total += counts[i]
+    total *= n_combos
+    if _can_overbuild(pos, seat):
+        for i in range(pos.n_workers):
+            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
+                total += n_combos
+    if total == 0:
+        k = 0
+        for i in range(4):
+            k += seat.hand[i] > 0
+        k = rng_below(rng, k)
+        for i in range(4):
+            if seat.hand[i]:
+                if k == 0:
+                    return action_discard(i)
+                k -= 1
+        return 0
+    r = rng_below(rng, total)
+    for i in range(n_cells):
+        k = counts[i] * n_combos
+        if r < k:
+            cell = pos.frontier[i]
+            _fill_options(pos, cell, fills)
+            k = r % n_combos
+            return action_place(ACT_PLACE, combos[k] >> 2, combos[k] & 3, cell, fills[r // n_combos])
+        r -= k
+    for i in range(pos.n_workers):
+        if _is_overbuild_target(pos, pos.workers[i], pos.mover):
+            if r < n_combos:
+                return action_place(ACT_OVERBUILD, combos[r] >> 2, combos[r] & 3, pos.workers[i], 0)
+            r -= n_combos
+    return 0
+
+
+# --- resolution -----------------------------------------------------------
+
+cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
+                      const uint8_t* workers, int n,
+                      uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
+    """The Pareto set of (gold gained, cacao kept) over every order of the
+    activated plantation and market sides and every number sold at each market
+    (RULES.md C). Plantations are taken in full; cacao above 5 is lost at once.
+    Returns the number of results, written in increasing cacao."""
+    cdef int i, c, s, g, mask, bit, idx, c2, lim, price, best, m, full, plant = 0
+    cdef bint has_market = False
+    cdef int16_t small[64 * 6]
+    cdef int16_t* f
+    for i in range(n):
+        if kinds[i] >= MARKET2:
+            has_market = True
+        else:
+            plant += workers[i] * (2 if kinds[i] == PLANTATION2 else 1)
+    if not has_market or (cacao0 == 0 and plant == 0):
+        out_gold[0] = <uint8_t>fixed_gold
+        out_cacao[0] = <uint8_t>min(5, cacao0 + plant)
+        return 1
+    full = (1 << n) - 1
+    f = &small[0]
+    if n > 6:
+        f = <int16_t*>malloc((full + 1) * 6 * sizeof(int16_t))
+    for i in range((full + 1) * 6):
+        f[i] = -1
+    f[cacao0] = 0
+    for mask in range(full):
+        for c in range(6):
+            g = f[mask * 6 + c]
+            if g < 0:
+                continue
+            for i in range(n):
+                bit = 1 << i
+                if mask & bit:
+                    continue
+                idx = (mask | bit) * 6
+                if kinds[i] <= PLANTATION2:
+                    c2 = min(5, c + workers[i] * (2 if kinds[i] == PLANTATION2 else 1))
+                    if g > f[idx + c2]:
+                        f[idx + c2] = <int16_t>g
+                else:
+                    price = kinds[i] - MARKET2 + 2
+                    lim = min(<int>workers[i], c)
+                    for s in range(lim + 1):
+                        if g + s * price > f[idx + c - s]:
+                            f[idx + c - s] = <int16_t>(g + s * price)
+    m = 0
+    best = -1
+    for c in range(5, -1, -1):
+        g = f[full * 6 + c]
+        if g > best:
+            out_gold[m] = <uint8_t>(fixed_gold + g)
+            out_cacao[m] = <uint8_t>c
+            m += 1
+            best = g
+    if n > 6:
+        free(f)
+    for i in range(m // 2):
+        out_gold[i], out_gold[m - 1 - i] = out_gold[m - 1 - i], out_gold[i]
+        out_cacao[i], out_cacao[m - 1 - i] = out_cacao[m - 1 - i], out_cacao[i]
+    return m
+
+
+cdef void _add_activation(position_t* pos, int seat, int cell, int d, int kind, int k) noexcept nogil:
+    cdef activation_t* act
+    if pos.n_activations < MAX_ACTIVATIONS:
+        act = &pos.activations[pos.n_activations]
+        act.seat = <uint8_t>seat
+        act.cell = <int16_t>cell
+        act.dir = <uint8_t>d
+        act.kind = <uint8_t>kind
+        act.workers = <uint8_t>k
+        pos.n_activations += 1
+
+
+cdef void _activate(position_t* pos, int cell, const int* new_jungle, int n_new) noexcept nogil:
+    """Collect the activated sides: the new tile's sides facing any jungle tile,
+    and every other worker side facing a jungle tile placed this turn."""
+    cdef int d, j, nb, k
+    cdef uint8_t v, own = pos.grid[cell]
+    for d in range(4):
+        v = pos.grid[cell + DELTA[d]]
+        if is_jungle(v):
+            k = SIDE_TABLE[own][d]
+            if k:
+                _add_activation(pos, pos.mover, cell, d, v, k)
+    for j in range(n_new):
+        for d in range(4):
+            nb = new_jungle[j] + DELTA[d]
+            v = pos.grid[nb]
+            if nb != cell and is_worker(v):
+                k = SIDE_TABLE[v][(d + 2) & 3]
+                if k:
+                    _add_activation(pos, (v >> 4) & 3, nb, (d + 2) & 3, pos.grid[new_jungle[j]], k)
+
+
+cdef void _collect_gains(position_t* pos) noexcept nogil:
+    """Apply what needs no choice (mines, water, sun) and queue a resolve
+    decision for each seat with two or more results, mover first."""
+    cdef int i, j, s, k, fixed, n_pm, n_res, slot
+    cdef bint touched
+    cdef uint8_t kinds[MAX_ACTIVATIONS]
+    cdef uint8_t workers[MAX_ACTIVATIONS]
+    cdef seat_t* seat
+    cdef activation_t* act
+    pos.n_pending = 0
+    for i in range(pos.n_seats):
+        s = (pos.mover + i) % pos.n_seats
+        seat = &pos.seats[s]
+        fixed = 0
+        n_pm = 0
+        touched = False
+        for j in range(pos.n_activations):
+            act = &pos.activations[j]
+            if act.seat != s:
+                continue
+            touched = True
+            k = act.workers
+            if act.kind == GOLD1:
+                fixed += k
+            elif act.kind == GOLD2:
+                fixed += 2 * k
+            elif act.kind == WATER:
+                seat.water = <uint8_t>min(8, seat.water + k)
+            elif act.kind == SUN:
+                seat.sun = <uint8_t>min(3, seat.sun + k)
+            elif act.kind <= MARKET4:
+                kinds[n_pm] = act.kind
+                workers[n_pm] = <uint8_t>k
+                n_pm += 1
+        if not touched:
+            continue
+        slot = pos.n_pending
+        n_res = _resolutions(seat.cacao, fixed, kinds, workers, n_pm,
+                             pos.result_gold[slot], pos.result_cacao[slot])
+        if n_res == 1:
+            seat.gold += pos.result_gold[slot][0]
+            seat.cacao = pos.result_cacao[slot][0]
+        else:
+            pos.pending_seat[slot] = <uint8_t>s
+            pos.n_results[slot] = <uint8_t>n_res
+            pos.n_pending += 1
+    if pos.n_pending:
+        pos.phase = PHASE_RESOLVE
+        pos.to_act = pos.pending_seat[0]
+    else:
+        _end_turn(pos)
+
+
+cdef void _end_turn(position_t* pos) noexcept nogil:
+    """The mover draws, the display is refilled, the next seat with tiles moves."""
+    cdef seat_t* seat = &pos.seats[pos.mover]
+    cdef int i, s
+    if seat.pile_pos < seat.pile_end:
+        seat.hand[seat.pile[seat.pile_pos]] += 1
+        seat.pile_pos += 1
+    _refill_display(pos)
+    pos.turn += 1
+    pos.phase = PHASE_TURN
+    for i in range(1, pos.n_seats + 1):
+        s = (pos.mover + i) % pos.n_seats
+        if _hand_size(&pos.seats[s]):
+            pos.mover = <uint8_t>s
+            pos.to_act = <uint8_t>s
+            return
+    pos.phase = PHASE_OVER
+
+
+# --- applying actions -----------------------------------------------------
+
+cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
+    cdef int kind = a & 3, t = action_type(a), cell, d, nb, slot, n_new = 0
+    cdef int new_jungle[4]
+    cdef uint8_t v, jungle_kind
+    cdef bint used[2]
+    cdef seat_t* seat
+    cdef int i
+    if kind == ACT_RESOLVE:
+        pos.seats[pos.pending_seat[0]].gold += action_gold(a)
+        pos.seats[pos.pending_seat[0]].cacao = <uint8_t>action_cacao(a)
+        pos.n_pending -= 1
+        for i in range(pos.n_pending):
+            pos.pending_seat[i] = pos.pending_seat[i + 1]
+            pos.n_results[i] = pos.n_results[i + 1]
+            memcpy(pos.result_gold[i], pos.result_gold[i + 1], MAX_RESULTS)
+            memcpy(pos.result_cacao[i], pos.result_cacao[i + 1], MAX_RESULTS)
+        if pos.n_pending:
+            pos.to_act = pos.pending_seat[0]
+        else:
+            _end_turn(pos)
+        return
+    seat = &pos.seats[pos.mover]
+    seat.hand[t] -= 1
+    pos.n_activations = 0
+    pos.blind_cell = -1
+    if kind == ACT_DISCARD:
+        seat.discarded[t] += 1
+        _end_turn(pos)
+        return
+    cell = action_cell(a)
+    if kind == ACT_OVERBUILD:
+        seat.sun -= 1
+        pos.covered_cell[pos.n_covered] = <int16_t>cell
+        pos.covered_tile[pos.n_covered] = pos.grid[cell]
+        pos.n_covered += 1
+        pos.grid[cell] = <uint8_t>(WORKER_BIT | COVERING_BIT | (pos.mover << 4) | (t << 2) | action_rot(a))
+    else:
+        _put_worker(pos, cell, <uint8_t>(WORKER_BIT | (pos.mover << 4) | (t << 2) | action_rot(a)))
+        used[0] = False
+        used[1] = False
+        for d in range(4):
+            nb = cell + DELTA[d]
+            v = pos.grid[nb]
+            if v < HOLE + 2 or v >= WORKER_BIT:
+                continue
+            slot = action_fill(a, d)
+            if slot:
+                jungle_kind = pos.display[slot - 1]
+                used[slot - 1] = True
+            elif pos.deck_pos < pos.deck_end:
+                jungle_kind = pos.deck[pos.deck_pos]
+                pos.deck_pos += 1
+                pos.blind_cell = <int16_t>nb
+            else:
+                continue
+            _put_jungle(pos, nb, jungle_kind)
+            new_jungle[n_new] = nb
+            n_new += 1
+        slot = 0
+        for i in range(pos.n_display):
+            if not used[i]:
+                pos.display[slot] = pos.display[i]
+                slot += 1
+        pos.n_display = <uint8_t>slot
+    _activate(pos, cell, new_jungle, n_new)
+    _collect_gains(pos)
+
+
+cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
+    while pos.phase != PHASE_OVER:
+        position_apply(pos, position_random_action(pos, rng))
+
+
+# --- scoring --------------------------------------------------------------
+
+cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
+    """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
+    cdef int j, d, s, cell, first, second, n_first, n_second
+    cdef int count[MAX_SEATS]
+    cdef uint8_t v
+    for j in range(pos.n_jungle):
+        cell = pos.jungle[j]
+        if pos.grid[cell] != TEMPLE:
+            continue
+        count[0] = count[1] = count[2] = count[3] = 0
+        for d in range(4):
+            v = pos.grid[cell + DELTA[d]]
+            if is_worker(v):
+                count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
+        first = 0
+        for s in range(pos.n_seats):
+            first = max(first, count[s])
+        if first == 0:
+            continue
+        n_first = 0
+        second = 0
+        for s in range(pos.n_seats):
+            if count[s] == first:
+                n_first += 1
+            else:
+                second = max(second, count[s])
+        for s in range(pos.n_seats):
+            if count[s] == first:
+                gold_out[s] += 6 // n_first
+        if n_first > 1 or second == 0:
+            continue
+        n_second = 0
+        for s in range(pos.n_seats):
+            n_second += count[s] == second
+        for s in range(pos.n_seats):
+            if count[s] == second:
+                gold_out[s] += 3 // n_second
+
+
+cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:
+    """Final gold (temples, sun tokens, water) and the winners (cacao breaks ties)."""
+    cdef int s, best_gold = -1000, best_cacao = -1
+    memset(out, 0, sizeof(result_t))
+    for s in range(pos.n_seats):
+        out.gold[s] = pos.seats[s].gold + pos.seats[s].sun + WATER_VALUES[pos.seats[s].water]
+        out.cacao[s] = pos.seats[s].cacao
+    position_temple_awards(pos, out.gold)
+    for s in range(pos.n_seats):
+        if out.gold[s] > best_gold or (out.gold[s] == best_gold and out.cacao[s] > best_cacao):
+            best_gold = out.gold[s]
+            best_cacao = out.cacao[s]
+    for s in range(pos.n_seats):
+        if out.gold[s] == best_gold and out.cacao[s] == best_cacao:
+            out.winners |= 1 << s
+            out.n_winners += 1
+
+
+# --- hidden information ---------------------------------------------------
+
+cdef void position_determinize(position_t* pos, int seat, int known_hands,
+                               rng_t* rng) noexcept nogil:
+    cdef int s, t, j, k, n, hand_n
+    cdef uint8_t pool[PILE_MAX + 3]
+    cdef seat_t* st
+    for s in range(pos.n_seats):
+        st = &pos.seats[s]
+        n = st.pile_end - st.pile_pos
+        if s == seat or (known_hands >> s) & 1:
+            # the hand is known: only the pile order is hidden
+            memcpy(pool, st.pile + st.pile_pos, n)
+            _sort_bytes(pool, n)
+            _shuffle(pool, n, rng)
+            memcpy(st.pile + st.pile_pos, pool, n)
+            continue
+        hand_n = _hand_size(st)
+        k = 0
+        for t in range(4):
+            for j in range(st.hand[t]):
+                pool[k] = <uint8_t>t
+                k += 1
+        memcpy(pool + k, st.pile + st.pile_pos, n)
+        _sort_bytes(pool, k + n)
+        _shuffle(pool, k + n, rng)
+        st.hand[0] = st.hand[1] = st.hand[2] = st.hand[3] = 0
+        for t in range(hand_n):
+            st.hand[pool[t]] += 1
+        memcpy(st.pile + st.pile_pos, pool + hand_n, n)
+    n = pos.deck_end - pos.deck_pos
+    _sort_bytes(pos.deck + pos.deck_pos, n)
+    _shuffle(pos.deck + pos.deck_pos, n, rng)
+
+
+# --- Python access --------------------------------------------------------
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def bench_random_games(int players, int games, unsigned long long seed):
+    """Play `games` uniformly random games from fresh deals without the GIL.
+
+    Returns (seconds, total actions) for the benchmark CLI."""
+    cdef position_t pos
+    cdef rng_t rng
+    cdef long long actions = 0
+    cdef int g
+    cdef double start, elapsed
+    rng_seed(&rng, seed)
+    with nogil:
+        start = _now()
+        for g in range(games):
+            position_deal(&pos, players, &rng)
+            while pos.phase != PHASE_OVER:
+                position_apply(&pos, position_random_action(&pos, &rng))
+                actions += 1
+        elapsed = _now() - start
+    return elapsed, actions
+
+
+def bench_clone(int copies):
+    """Seconds to copy a mid-game position `copies` times (struct copy)."""
+    cdef position_t src, dst
+    cdef rng_t rng
+    cdef int i
+    cdef double start, elapsed
+    rng_seed(&rng, 1)
+    position_deal(&src, 4, &rng)
+    for i in range(20):
+        position_apply(&src, position_random_action(&src, &rng))
+    with nogil:
+        start = _now()
+        for i in range(copies):
+            dst = src
+            src.grid[i & 1023] ^= dst.grid[(i * 7) & 1023] & 0
+        elapsed = _now() - start
+    return elapsed
+
+
+def position_bytes():
+    return sizeof(position_t)
+
+
+cdef class CorePosition:
+    """One position_t, with the low-level Python access the engine layer needs.
+
+    Codes are packed action_t values (core.pxd). ``apply_code`` does not check
+    legality: cacaoai.engine.Position does. Not thread-safe: one owner at a time.
+    """
+
+    def __cinit__(self):
+        memset(&self.pos, 0, sizeof(position_t))
+        self.pos.phase = PHASE_OVER
+        self.pos.blind_cell = -1
+
+    @staticmethod
+    def deal(int players, unsigned long long seed):
+        """A fresh game dealt by the seeded RNG."""
+        cdef CorePosition core = CorePosition()
+        cdef rng_t rng
+        rng_seed(&rng, seed)
+        position_deal(&core.pos, players, &rng)
+        return core
+
+    @staticmethod
+    def start(int players, int first_player, list piles, list deck):
+        """A fresh game from explicit orders (type ids, kind ids), already validated."""
+        cdef CorePosition core = CorePosition()
+        cdef uint8_t pile_bytes[MAX_SEATS * PILE_MAX]
+        cdef int lengths[MAX_SEATS]
+        cdef uint8_t deck_bytes[DECK_MAX]
+        cdef int s, i
+        for s in range(players):
+            lengths[s] = len(piles[s])
+            for i in range(lengths[s]):
+                pile_bytes[s * PILE_MAX + i] = piles[s][i]
+        for i in range(len(deck)):
+            deck_bytes[i] = deck[i]
+        position_start(&core.pos, players, first_player, pile_bytes, lengths, deck_bytes, len(deck))
+        return core
+
+    def clone(self):
+        cdef CorePosition copy = CorePosition()
+        copy.pos = self.pos
+        return copy
+
+    # --- state ---
+
+    @property
+    def players(self):
+        return self.pos.n_seats
+
+    @property
+    def first_player(self):
+        return self.pos.first_player
+
+    @property
+    def mover(self):
+        return self.pos.mover
+
+    @property
+    def to_act(self):
+        return position_to_act(&self.pos)
+
+    @property
+    def phase(self):
+        return self.pos.phase
+
+    @property
+    def turn(self):
+        return self.pos.turn
+
+    def tiles(self):
+        """[(x, y, grid byte)] of every top tile on the board, jungle and worker."""
+        cdef int j
+        out = [(cell_x(c), cell_y(c), self.pos.grid[c])
+               for c in self.pos.jungle[:self.pos.n_jungle]]
+        out += [(cell_x(c), cell_y(c), self.pos.grid[c])
+                for c in self.pos.workers[:self.pos.n_workers]]
+        return out
+
+    def covered(self):
+        """{(x, y): worker byte underneath} for overbuilt cells."""
+        return {(cell_x(self.pos.covered_cell[j]), cell_y(self.pos.covered_cell[j])):
+                self.pos.covered_tile[j] for j in range(self.pos.n_covered)}
+
+    def cell(self, int x, int y):
+        if abs(x) > GRID_REACH or abs(y) > GRID_REACH:
+            return EMPTY
+        return self.pos.grid[cell_of(x, y)]
+
+    def display(self):
+        return [self.pos.display[i] for i in range(self.pos.n_display)]
+
+    def deck(self):
+        """Remaining jungle deck, next draw first."""
+        return [self.pos.deck[i] for i in range(self.pos.deck_pos, self.pos.deck_end)]
+
+    def seat(self, int s):
+        cdef seat_t* st = &self.pos.seats[s]
+        return {
+            "gold": st.gold, "cacao": st.cacao, "sun": st.sun, "water": st.water,
+            "hand": [st.hand[t] for t in range(4)],
+            "pile": [st.pile[i] for i in range(st.pile_pos, st.pile_end)],
+            "discarded": [st.discarded[t] for t in range(4)],
+        }
+
+    def full_pile(self, int s):
+        """Seat s's whole draw order from the deal (hand first), as types."""
+        return [self.pos.seats[s].pile[i] for i in range(self.pos.seats[s].pile_end)]
+
+    def full_deck(self):
+        """The whole jungle deck order from the deal (display first), as kinds."""
+        return [self.pos.deck[i] for i in range(self.pos.deck_end)]
+
+    def pending(self):
+        """[(seat, [(gold, cacao), ...])] of the resolutions still to choose."""
+        return [(self.pos.pending_seat[i],
+                 [(self.pos.result_gold[i][j], self.pos.result_cacao[i][j])
+                  for j in range(self.pos.n_results[i])])
+                for i in range(self.pos.n_pending)]
+
+    def activations(self):
+        """[(seat, x, y, dir, kind, workers)] of the last place or overbuild."""
+        return [(a.seat, cell_x(a.cell), cell_y(a.cell), a.dir, a.kind, a.workers)
+                for a in self.pos.activations[:self.pos.n_activations]]
+
+    def blind_draw(self):
+        """(x, y) of the cell that took a blind draw in the last move, or None."""
+        if self.pos.blind_cell < 0:
+            return None
+        return cell_x(self.pos.blind_cell), cell_y(self.pos.blind_cell)
+
+    def result(self):
+        """(final gold, cacao, winners) lists; only meaningful when the game is over."""
+        cdef result_t r
+        position_result(&self.pos, &r)
+        n = self.pos.n_seats
+        return ([r.gold[s] for s in range(n)], [r.cacao[s] for s in range(n)],
+                [s for s in range(n) if (r.winners >> s) & 1])
+
+    def temple_awards(self):
+        cdef int32_t gold[MAX_SEATS]
+        gold[0] = gold[1] = gold[2] = gold[3] = 0
+        position_temple_awards(&self.pos, gold)
+        return [gold[s] for s in range(self.pos.n_seats)]
+
+    # --- moves ---
+
+    def legal_codes(self):
+        cdef action_t* buf = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+        cdef int n
+        try:
+            n = position_legal_actions(&self.pos, buf)
+            return [buf[i] for i in range(n)]
+        finally:
+            free(buf)
+
+    def count_actions(self):
+        return position_count_actions(&self.pos)
+
+    def apply_code(self, action_t code):
+        position_apply(&self.pos, code)
+
+    def random_code(self, unsigned long long seed):
+        cdef rng_t rng
+        rng_seed(&rng, seed)
+        return position_random_action(&self.pos, &rng)
+
+    def playout(self, unsigned long long seed):
+        """Play uniformly random actions to the end; returns the codes played."""
+        cdef rng_t rng
+        cdef action_t a
+        rng_seed(&rng, seed)
+        codes = []
+        while self.pos.phase != PHASE_OVER:
+            a = position_random_action(&self.pos, &rng)
+            codes.append(a)
+            position_apply(&self.pos, a)
+        return codes
+
+    def determinize(self, int seat, int known_hands, unsigned long long seed):
+        cdef rng_t rng
+        rng_seed(&rng, seed)
+        position_determinize(&self.pos, seat, known_hands, &rng)
+
+    # --- loading a validated snapshot ---
+
+    def load(self, int players, int first_player, int turn, int mover, int phase,
+             list tiles, dict covered, list display, list deck, list seats, list pending):
+        """Build a position from validated parts: tiles [(x, y, byte)], covered
+        {(x, y): byte}, display and deck kind ids, seats as from seat(), pending
+        as from pending(). Derived bookkeeping (placement cells, holes) is rebuilt."""
+        cdef position_t* pos = &self.pos
+        cdef seat_t* st
+        cdef int i, s
+        memset(pos, 0, sizeof(position_t))
+        pos.n_seats = players
+        pos.first_player = first_player
+        pos.turn = turn
+        pos.mover = mover
+        pos.phase = phase
+        pos.blind_cell = -1
+        for x, y, b in tiles:
+            if b < WORKER_BIT:
+                _put_jungle(pos, cell_of(x, y), b)
+        for x, y, b in tiles:
+            if b >= WORKER_BIT:
+                _put_worker(pos, cell_of(x, y), b)
+        for (x, y), b in covered.items():
+            pos.covered_cell[pos.n_covered] = cell_of(x, y)
+            pos.covered_tile[pos.n_covered] = b
+            pos.n_covered += 1
+        for i, kind in enumerate(sorted(display)):
+            pos.display[i] = kind
+        pos.n_display = len(display)
+        for i, kind in enumerate(deck):
+            pos.deck[i] = kind
+        pos.deck_end = len(deck)
+        for s, seat in enumerate(seats):
+            st = &pos.seats[s]
+            st.gold = seat["gold"]
+            st.cacao = seat["cacao"]
+            st.sun = seat["sun"]
+            st.water = seat["water"]
+            for i in range(4):
+                st.hand[i] = seat["hand"][i]
+                st.discarded[i] = seat["discarded"][i]
+            for i, t in enumerate(seat["pile"]):
+                st.pile[i] = t
+            st.pile_end = len(seat["pile"])
+        for i, (s, results) in enumerate(pending):
+            pos.pending_seat[i] = s
+            pos.n_results[i] = len(results)
+            for j, (g, c) in enumerate(results):
+                pos.result_gold[i][j] = g
+                pos.result_cacao[i][j] = c
+        pos.n_pending = len(pending)
+        pos.to_act = pos.pending_seat[0] if pending else mover

@@ -1,0 +1,353 @@
+"""The friendly Python face of the rules core: :class:`Position`.
+
+A Position wraps one compiled ``CorePosition``; it checks every action that
+comes from outside, speaks RECORD.md's action forms, and keeps the history of
+a game that started from a deal so that it can write its record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from . import core
+from .actions import DIRECTIONS, JUNGLE_TILES, WORKER_TILES, Action, Fill
+from .errors import CacaoError, IllegalActionError
+
+PHASES = ("turn", "resolve", "over")
+ACTION_KINDS = ("place", "overbuild", "discard", "resolve")
+
+
+@dataclass(frozen=True)
+class Result:
+    """Final gold (after temples, sun tokens and water) and cacao per seat, and
+    the winning seats (more than one for a shared win)."""
+
+    gold: list[int]
+    cacao: list[int]
+    winners: list[int]
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {"gold": list(self.gold), "cacao": list(self.cacao), "winners": list(self.winners)}
+
+
+@dataclass
+class Report:
+    """What one applied action did, for front ends that show it."""
+
+    action: Action
+    placed: list[dict[str, Any]] = field(default_factory=list)
+    activations: list[dict[str, Any]] = field(default_factory=list)
+    gains: list[dict[str, int]] = field(default_factory=list)
+    drew: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action.to_json(), "placed": self.placed,
+                "activations": self.activations, "gains": self.gains, "drew": self.drew}
+
+
+class Position:
+    """A Cacao position at a decision point.
+
+    Create one with :meth:`new`, :meth:`from_record`, :meth:`from_snapshot` or
+    :meth:`from_observation`. Not thread-safe; :meth:`clone` gives an
+    independent copy.
+    """
+
+    __slots__ = ("_core", "_deal", "_history")
+
+    def __init__(self, core_position: core.CorePosition, deal: dict[str, Any] | None = None,
+                 history: list[Action] | None = None):
+        self._core = core_position
+        self._deal = deal
+        self._history = history if history is not None else []
+
+    # --- construction ---
+
+    @classmethod
+    def new(cls, players: int, seed: int) -> "Position":
+        """A new game dealt from `seed` (the same seed gives the same deal everywhere)."""
+        if isinstance(players, bool) or players not in (2, 3, 4):
+            raise CacaoError(f"players: must be 2, 3 or 4, got {players!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise CacaoError(f"seed: must be an integer in 0..2**64-1, got {seed!r}")
+        position = cls(core.CorePosition.deal(players, seed))
+        position._deal = position._deal_from_core()
+        return position
+
+    @classmethod
+    def from_deal(cls, players: int, first_player: int, worker_piles: list[list[str]],
+                  jungle_deck: list[str]) -> "Position":
+        """A new game from explicit draw orders (a record header)."""
+        from .records import check_deal
+
+        header = {"players": players, "first_player": first_player,
+                  "worker_piles": worker_piles, "jungle_deck": jungle_deck}
+        check_deal(header)
+        piles = [[WORKER_TILES.index(t) for t in pile] for pile in worker_piles]
+        deck = [JUNGLE_TILES.index(t) + 1 for t in jungle_deck]
+        deal = {"players": players, "first_player": first_player,
+                "worker_piles": [list(p) for p in worker_piles], "jungle_deck": list(jungle_deck)}
+        return cls(core.CorePosition.start(players, first_player, piles, deck), deal)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any] | str, upto: int | None = None) -> "Position":
+        """Replay a cacao-record/1 (dict or JSON text), checking every action.
+
+        With `upto`, stop after that many actions. Raises RecordError."""
+        from .records import replay
+
+        return replay(record, upto)
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Mapping[str, Any] | str) -> "Position":
+        """A complete position from a cacao-position/1 snapshot. Raises SnapshotError."""
+        from .snapshot import load_snapshot
+
+        return cls(load_snapshot(snapshot))
+
+    @classmethod
+    def from_observation(cls, observation: Mapping[str, Any] | str, seed: int) -> "Position":
+        """A complete position consistent with one seat's observation: the
+        hidden parts are drawn at random from what that seat knows."""
+        from .snapshot import load_observation
+
+        return cls(load_observation(observation, seed))
+
+    def _deal_from_core(self) -> dict[str, Any]:
+        c = self._core
+        piles = [[WORKER_TILES[t] for t in c.full_pile(s)] for s in range(c.players)]
+        return {"players": c.players, "first_player": c.first_player,
+                "worker_piles": piles, "jungle_deck": [JUNGLE_TILES[k - 1] for k in c.full_deck()]}
+
+    # --- state ---
+
+    @property
+    def core(self) -> core.CorePosition:
+        """The compiled position, for Cython code (cacaoai.search)."""
+        return self._core
+
+    @property
+    def players(self) -> int:
+        return self._core.players
+
+    @property
+    def first_player(self) -> int:
+        return self._core.first_player
+
+    @property
+    def turn(self) -> int:
+        """Number of completed turns."""
+        return self._core.turn
+
+    @property
+    def mover(self) -> int:
+        """The seat whose turn it is."""
+        return self._core.mover
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat that decides now; None once the game is over."""
+        seat = self._core.to_act
+        return None if seat < 0 else seat
+
+    @property
+    def phase(self) -> str:
+        return PHASES[self._core.phase]
+
+    @property
+    def is_over(self) -> bool:
+        return self._core.phase == 2
+
+    @property
+    def history(self) -> list[Action]:
+        return list(self._history)
+
+    def result(self) -> Result | None:
+        """The final result, or None while the game goes on."""
+        if not self.is_over:
+            return None
+        gold, cacao, winners = self._core.result()
+        return Result(gold, cacao, winners)
+
+    def clone(self) -> "Position":
+        return Position(self._core.clone(), self._deal, list(self._history))
+
+    # --- actions ---
+
+    def decode(self, code: int) -> Action:
+        """The Action of a packed action_t code at this position."""
+        kind = code & 3
+        seat = self._core.to_act
+        if kind == 3:
+            return Action.resolve(seat, (code >> 2) & 0xFF, (code >> 10) & 7)
+        tile = WORKER_TILES[(code >> 2) & 3]
+        if kind == 2:
+            return Action.discard(seat, tile)
+        cell = (code >> 6) & 0xFFF
+        x, y = cell % 64 - 32, cell // 64 - 32
+        rot = (code >> 4) & 3
+        if kind == 1:
+            return Action.overbuild(seat, tile, x, y, rot)
+        display = self._core.display()
+        fills = []
+        for d, (dx, dy) in enumerate(DIRECTIONS):
+            slot = (code >> (18 + 2 * d)) & 3
+            if slot:
+                fills.append(Fill(x + dx, y + dy, JUNGLE_TILES[display[slot - 1] - 1]))
+        return Action.place(seat, tile, x, y, rot, fills)
+
+    def legal_codes(self) -> list[int]:
+        return self._core.legal_codes()
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action, canonical and without duplicates."""
+        return [self.decode(code) for code in self._core.legal_codes()]
+
+    def encode(self, action: Action | Mapping[str, Any]) -> int:
+        """The code of a legal action. Raises IllegalActionError with the reason."""
+        if not isinstance(action, Action):
+            action = Action.from_json(action)
+        for code in self._core.legal_codes():
+            if self.decode(code) == action:
+                return code
+        raise IllegalActionError(self._why_illegal(action))
+
+    def apply(self, action: Action | Mapping[str, Any] | int) -> Report:
+        """Apply a legal action (an Action, its JSON form, or a legal code)."""
+        if isinstance(action, int) and not isinstance(action, bool):
+            if action not in self._core.legal_codes():
+                raise IllegalActionError(f"code {action} is not a legal action here")
+            code = action
+            action = self.decode(code)
+        else:
+            code = self.encode(action)
+            action = self.decode(code)
+        before = [self._core.seat(s) for s in range(self.players)]
+        mover, hand_before = self._core.mover, sum(before[self._core.mover]["hand"])
+        board_before = set((x, y) for x, y, _ in self._core.tiles())
+        self._core.apply_code(code)
+        self._history.append(action)
+        return self._report(action, before, mover, hand_before, board_before)
+
+    def _report(self, action: Action, before: list[dict[str, Any]], mover: int,
+                hand_before: int, board_before: set[tuple[int, int]]) -> Report:
+        report = Report(action)
+        for s in range(self.players):
+            after = self._core.seat(s)
+            report.gains.append({k: after[k] - before[s][k] for k in ("gold", "cacao", "sun", "water")})
+        if action.type in ("place", "overbuild"):
+            blind = self._core.blind_draw()
+            covered = self._core.covered()
+            for x, y, b in self._core.tiles():
+                if (x, y) not in board_before or ((x, y) == (action.x, action.y) and action.type == "overbuild"):
+                    tile = _tile_json(x, y, b, covered)
+                    if blind == (x, y):
+                        tile["blind"] = True
+                    report.placed.append(tile)
+            report.placed.sort(key=lambda t: (t["x"], t["y"]))
+            report.activations = [
+                {"seat": s, "x": x, "y": y, "side": "NESW"[d], "tile": JUNGLE_TILES[k - 1], "workers": w}
+                for s, x, y, d, k, w in self._core.activations()]
+        if self._core.phase != 1:  # the turn ended: the mover drew if its pile had a tile
+            used = 0 if action.type == "resolve" else 1
+            report.drew = sum(self._core.seat(mover)["hand"]) > hand_before - used
+        return report
+
+    def _why_illegal(self, action: Action) -> str:
+        """A sentence naming why a well-formed action is not legal here."""
+        c = self._core
+        if self.is_over:
+            return "the game is over"
+        if action.seat != c.to_act:
+            return f"seat: seat {c.to_act} is to act, not seat {action.seat}"
+        if c.phase == 1:
+            if action.type != "resolve":
+                return f"type: seat {c.to_act} must choose a resolve result, not {action.type}"
+            options = ", ".join(f"{g} gold/{k} cacao" for g, k in c.pending()[0][1])
+            return f"gold/cacao: {action.gold} gold with {action.cacao} cacao kept is not a best result; choose one of {options}"
+        if action.type == "resolve":
+            return f"type: no resolution is pending; seat {c.to_act} must place a worker tile"
+        hand = c.seat(c.mover)["hand"]
+        if not hand[WORKER_TILES.index(action.tile)]:
+            return f"tile: {action.tile} is not in seat {c.mover}'s hand"
+        if action.type == "discard":
+            return "type: discard is allowed only when no tile can be placed or overbuilt"
+        if action.tile == "1111" and action.rot != 0:
+            return "rot: a 1111 tile is always written with rot 0"
+        if action.type == "overbuild":
+            if c.display() or c.deck():
+                return "type: overbuilding needs the jungle deck and the display to be empty"
+            if c.seat(c.mover)["sun"] < 1:
+                return "type: overbuilding costs a sun token and the seat has none"
+            b = c.cell(action.x, action.y)
+            if b < 0x80 or (b >> 4) & 3 != c.mover:
+                return f"x/y: ({action.x},{action.y}) is not a worker tile of seat {c.mover}"
+            return f"x/y: the tile at ({action.x},{action.y}) was placed by an overbuild and cannot be covered"
+        if c.cell(action.x, action.y) != 11:
+            return f"x/y: ({action.x},{action.y}) is not an empty cell next to a jungle tile"
+        options = [self.decode(code).fills for code in c.legal_codes()
+                   if (code >> 6) & 0xFFF == (action.y + 32) * 64 + action.x + 32]
+        shown = "; ".join("[" + ", ".join(f"{f.tile} to ({f.x},{f.y})" for f in o) + "]" for o in dict.fromkeys(options))
+        return f"fills: not a way to fill the cells this placement closes; possible: {shown}"
+
+    # --- records, snapshots, observations ---
+
+    def record(self) -> dict[str, Any]:
+        """The cacao-record/1 of this game so far (with `result` once it is over)."""
+        if self._deal is None:
+            raise CacaoError("this position has no deal (it was loaded from a snapshot); no record can be written")
+        out: dict[str, Any] = {"format": "cacao-record/1", **self._deal,
+                               "actions": [a.to_json() for a in self._history]}
+        result = self.result()
+        if result is not None:
+            out["result"] = result.to_json()
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        """The complete position as cacao-position/1 (round-trips exactly)."""
+        from .snapshot import dump_snapshot
+
+        return dump_snapshot(self._core)
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What `seat` knows (RULES.md "Information"), as cacao-position/1."""
+        from .snapshot import dump_snapshot
+
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise CacaoError(f"seat: must be in 0..{self.players - 1}, got {seat!r}")
+        return dump_snapshot(self._core, view=seat)
+
+    def hash(self) -> str:
+        """A short hash of the complete position."""
+        return position_hash(self.snapshot())
+
+    def __repr__(self) -> str:
+        return f"<Position players={self.players} turn={self.turn} phase={self.phase} to_act={self.to_act}>"
+
+
+def position_hash(snapshot: Mapping[str, Any]) -> str:
+    """16 hex digits of SHA-256 over the canonical JSON of a snapshot or observation."""
+    text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _tile_json(x: int, y: int, b: int, covered: Mapping[tuple[int, int], int]) -> dict[str, Any]:
+    """A board tile in snapshot form."""
+    if b < 0x80:
+        return {"x": x, "y": y, "tile": JUNGLE_TILES[b - 1]}
+    tile: dict[str, Any] = {"x": x, "y": y, "tile": WORKER_TILES[(b >> 2) & 3],
+                            "seat": (b >> 4) & 3, "rot": b & 3}
+    under = covered.get((x, y))
+    if under is not None:
+        tile["covers"] = {"tile": WORKER_TILES[(under >> 2) & 3], "rot": under & 3}
+    return tile
+
+
+def play_codes(position: Position, codes: Iterable[int]) -> None:
+    """Apply trusted codes (from the engine itself) without checks."""
+    for code in codes:
+        position._history.append(position.decode(code))
+        position._core.apply_code(code)

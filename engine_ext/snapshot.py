@@ -1,0 +1,329 @@
+"""Position snapshots (cacao-position/1) and observations: dump, check, load.
+
+A snapshot is a complete position; an observation is what one seat knows
+(RULES.md "Information"): the jungle deck order, every draw pile order and the
+other seats' hands are absent, their counts stay. Loading checks everything a
+position must satisfy and names the field of the first problem.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Mapping
+
+from . import core
+from .actions import DIRECTIONS, JUNGLE_KIND, JUNGLE_TILES, WORKER_TILES, WORKER_TYPE
+from .errors import SnapshotError
+from .position import PHASES, _tile_json
+from .records import deck_tiles, seat_tiles
+
+SNAPSHOT_FORMAT = "cacao-position/1"
+TOP_FIELDS = ("format", "view", "players", "first_player", "turn", "mover", "phase", "to_act",
+              "board", "display", "jungle_deck", "jungle_deck_count", "seats", "pending")
+SEAT_FIELDS = ("gold", "cacao", "sun", "water", "hand", "hand_count", "pile", "pile_count", "discarded")
+REACH = 28  # |x|, |y| of any tile in a legal game (RULES.md geometry)
+START_TILES = {(0, 0): "plantation-1", (1, 1): "market-2"}
+
+
+# --- dumping ---
+
+def dump_snapshot(c: core.CorePosition, view: int | None = None) -> dict[str, Any]:
+    """The snapshot of a core position, or the observation of seat `view`."""
+    covered = c.covered()
+    board = sorted((_tile_json(x, y, b, covered) for x, y, b in c.tiles()), key=lambda t: (t["x"], t["y"]))
+    out: dict[str, Any] = {"format": SNAPSHOT_FORMAT}
+    if view is not None:
+        out["view"] = view
+    to_act = c.to_act
+    out.update(players=c.players, first_player=c.first_player, turn=c.turn, mover=c.mover,
+               phase=PHASES[c.phase], to_act=None if to_act < 0 else to_act, board=board,
+               display=[JUNGLE_TILES[k - 1] for k in c.display()])
+    deck = c.deck()
+    if view is None:
+        out["jungle_deck"] = [JUNGLE_TILES[k - 1] for k in deck]
+    out["jungle_deck_count"] = len(deck)
+    seats = []
+    for s in range(c.players):
+        st = c.seat(s)
+        hand = [WORKER_TILES[t] for t in range(4) for _ in range(st["hand"][t])]
+        seat: dict[str, Any] = {k: st[k] for k in ("gold", "cacao", "sun", "water")}
+        if view is None or view == s:
+            seat["hand"] = hand
+        seat["hand_count"] = len(hand)
+        if view is None:
+            seat["pile"] = [WORKER_TILES[t] for t in st["pile"]]
+        seat["pile_count"] = len(st["pile"])
+        seat["discarded"] = [WORKER_TILES[t] for t in range(4) for _ in range(st["discarded"][t])]
+        seats.append(seat)
+    out["seats"] = seats
+    out["pending"] = [{"seat": s, "results": [{"gold": g, "cacao": k} for g, k in results]}
+                      for s, results in c.pending()]
+    return out
+
+
+# --- loading ---
+
+def load_snapshot(data: Mapping[str, Any] | str) -> core.CorePosition:
+    """A checked complete position. Raises SnapshotError(field, reason)."""
+    parts = _check(_parse(data), observation=False)
+    return _build(parts)
+
+
+def load_observation(data: Mapping[str, Any] | str, seed: int) -> core.CorePosition:
+    """A complete position consistent with an observation, hidden parts drawn
+    from `seed` using only what the viewing seat knows."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise SnapshotError("seed", f"must be an integer in 0..2**64-1, got {seed!r}")
+    parts = _check(_parse(data), observation=True)
+    c = _build(parts)
+    known = sum(1 << s for s, seat in enumerate(parts["seats"]) if seat["hand_known"])
+    c.determinize(parts["view"], known, seed)
+    return c
+
+
+def _parse(data: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise SnapshotError("(document)", f"not valid JSON: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise SnapshotError("(document)", "a position must be a JSON object")
+    return data
+
+
+def _int(value: Any, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SnapshotError(field, f"must be an integer, got {value!r}")
+    if not lo <= value <= hi:
+        raise SnapshotError(field, f"must be in {lo}..{hi}, got {value}")
+    return value
+
+
+def _names(value: Any, field: str, allowed: Mapping[str, int]) -> list[str]:
+    if not isinstance(value, list):
+        raise SnapshotError(field, "must be a list")
+    for i, name in enumerate(value):
+        if name not in allowed:
+            raise SnapshotError(f"{field}[{i}]", f"unknown tile {name!r}")
+    return list(value)
+
+
+def _check(d: Mapping[str, Any], observation: bool) -> dict[str, Any]:
+    """Check a snapshot/observation; return its parts as engine ids."""
+    for key in d:
+        if key not in TOP_FIELDS:
+            raise SnapshotError(key, "unknown field")
+    if d.get("format") != SNAPSHOT_FORMAT:
+        raise SnapshotError("format", f"must be {SNAPSHOT_FORMAT!r}, got {d.get('format')!r}")
+    if observation and "view" not in d:
+        raise SnapshotError("view", "missing: an observation names the seat that sees it")
+    if not observation and "view" in d:
+        raise SnapshotError("view", "this is an observation, not a complete position")
+    for key in TOP_FIELDS[2:]:
+        if key not in d and not (key == "jungle_deck" and observation):
+            raise SnapshotError(key, "missing")
+    n = d["players"]
+    if isinstance(n, bool) or n not in (2, 3, 4):
+        raise SnapshotError("players", f"must be 2, 3 or 4, got {n!r}")
+    view = _int(d["view"], "view", 0, n - 1) if observation else None
+    first = _int(d["first_player"], "first_player", 0, n - 1)
+    turn = _int(d["turn"], "turn", 0, 11 * n)
+    mover = _int(d["mover"], "mover", 0, n - 1)
+    if d["phase"] not in PHASES:
+        raise SnapshotError("phase", f"must be one of {', '.join(PHASES)}, got {d['phase']!r}")
+    phase = PHASES.index(d["phase"])
+
+    tiles, covered = _check_board(d["board"], n)
+    display = _names(d["display"], "display", JUNGLE_KIND)
+    if len(display) > 2:
+        raise SnapshotError("display", f"holds at most 2 tiles, got {len(display)}")
+    deck_count = _int(d["jungle_deck_count"], "jungle_deck_count", 0, 26)
+    on_board = Counter(JUNGLE_TILES[b - 1] for _, _, b in tiles if b < 0x80)
+    for cell, name in START_TILES.items():
+        on_board[name] -= 1
+    remaining = deck_tiles(n) - on_board - Counter(display)
+    overused = (on_board + Counter(display)) - deck_tiles(n)
+    if overused:
+        name = sorted(overused)[0]
+        raise SnapshotError("board", f"more {name} tiles on the board and display than the game has")
+    if "jungle_deck" in d:
+        deck = _names(d["jungle_deck"], "jungle_deck", JUNGLE_KIND)
+        if Counter(deck) != remaining:
+            raise SnapshotError("jungle_deck", "must hold exactly the jungle tiles not on the board or display")
+    else:
+        deck = sorted(remaining.elements(), key=JUNGLE_KIND.__getitem__)
+    if len(deck) != deck_count:
+        raise SnapshotError("jungle_deck_count", f"is {deck_count} but {len(deck)} jungle tiles are left")
+    if deck and len(display) != 2:
+        raise SnapshotError("display", "must hold 2 tiles while the jungle deck has tiles")
+    if covered and (deck or display):
+        raise SnapshotError("board", "an overbuild is only possible once the jungle deck and display are empty")
+
+    seats = _check_seats(d["seats"], n, tiles, covered, view, first, turn, mover, phase)
+    pending = _check_pending(d["pending"], n, phase, mover)
+    to_act = d["to_act"]
+    want = None if phase == 2 else (pending[0][0] if pending else mover)
+    if to_act != want:
+        raise SnapshotError("to_act", f"must be {json.dumps(want)} in this position, got {to_act!r}")
+    return {"players": n, "view": view, "first_player": first, "turn": turn, "mover": mover,
+            "phase": phase, "tiles": tiles, "covered": covered,
+            "display": [JUNGLE_KIND[t] for t in display], "deck": [JUNGLE_KIND[t] for t in deck],
+            "seats": seats, "pending": pending}
+
+
+def _check_board(board: Any, n: int) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
+    if not isinstance(board, list):
+        raise SnapshotError("board", "must be a list")
+    tiles: dict[tuple[int, int], int] = {}
+    covered: dict[tuple[int, int], int] = {}
+    for i, t in enumerate(board):
+        f = f"board[{i}]"
+        if not isinstance(t, Mapping):
+            raise SnapshotError(f, "must be an object")
+        x, y = _int(t.get("x"), f + ".x", -REACH, REACH), _int(t.get("y"), f + ".y", -REACH, REACH)
+        if (x, y) in tiles:
+            raise SnapshotError(f, f"a second tile at ({x},{y})")
+        name = t.get("tile")
+        if name in JUNGLE_KIND:
+            if set(t) != {"x", "y", "tile"}:
+                raise SnapshotError(f, "a jungle tile has exactly x, y and tile")
+            if (x + y) % 2:
+                raise SnapshotError(f, f"jungle tiles lie on cells with x+y even, not ({x},{y})")
+            tiles[(x, y)] = JUNGLE_KIND[name]
+        elif name in WORKER_TYPE:
+            if not set(t) <= {"x", "y", "tile", "seat", "rot", "covers"} or "seat" not in t or "rot" not in t:
+                raise SnapshotError(f, "a worker tile has x, y, tile, seat, rot and optionally covers")
+            if (x + y) % 2 == 0:
+                raise SnapshotError(f, f"worker tiles lie on cells with x+y odd, not ({x},{y})")
+            seat = _int(t["seat"], f + ".seat", 0, n - 1)
+            rot = _int(t["rot"], f + ".rot", 0, 0 if name == "1111" else 3)
+            byte = 0x80 | seat << 4 | WORKER_TYPE[name] << 2 | rot
+            if "covers" in t:
+                under = t["covers"]
+                if not isinstance(under, Mapping) or set(under) != {"tile", "rot"} or under["tile"] not in WORKER_TYPE:
+                    raise SnapshotError(f + ".covers", "must be {tile, rot} of a worker tile")
+                urot = _int(under["rot"], f + ".covers.rot", 0, 0 if under["tile"] == "1111" else 3)
+                covered[(x, y)] = 0x80 | seat << 4 | WORKER_TYPE[under["tile"]] << 2 | urot
+                byte |= 0x40
+            tiles[(x, y)] = byte
+        else:
+            raise SnapshotError(f + ".tile", f"unknown tile {name!r}")
+    for cell, name in START_TILES.items():
+        if tiles.get(cell) != JUNGLE_KIND[name]:
+            raise SnapshotError("board", f"the start tile {name} must lie at {cell}")
+    for (x, y), b in tiles.items():
+        near = [tiles.get((x + dx, y + dy), 0) for dx, dy in DIRECTIONS]
+        if b >= 0x80 and not any(0 < v < 0x80 for v in near):
+            raise SnapshotError("board", f"the worker tile at ({x},{y}) touches no jungle tile")
+        if b < 0x80 and (x, y) not in START_TILES and sum(v >= 0x80 for v in near) < 2:
+            raise SnapshotError("board", f"the jungle tile at ({x},{y}) has fewer than 2 worker tiles around it")
+    return [(x, y, b) for (x, y), b in tiles.items()], covered
+
+
+def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, mover: int,
+                 phase: int) -> list[dict[str, Any]]:
+    if not isinstance(raw, list) or len(raw) != n:
+        raise SnapshotError("seats", f"must be a list of {n} seats")
+    total = sum(seat_tiles(n).values())
+    if phase != 2 and mover != (first + turn) % n:
+        raise SnapshotError("mover", f"after {turn} turns from first player {first} seat {(first + turn) % n} moves, not {mover}")
+    seats = []
+    for s, st in enumerate(raw):
+        f = f"seats[{s}]"
+        if not isinstance(st, Mapping):
+            raise SnapshotError(f, "must be an object")
+        for key in st:
+            if key not in SEAT_FIELDS:
+                raise SnapshotError(f"{f}.{key}", "unknown field")
+        hidden_hand = view is not None and s != view and "hand" not in st
+        for key in SEAT_FIELDS:
+            if key not in st and not (key == "pile" and view is not None) and not (key == "hand" and hidden_hand):
+                raise SnapshotError(f"{f}.{key}", "missing")
+        gold = _int(st["gold"], f + ".gold", 0, 9999)
+        cacao = _int(st["cacao"], f + ".cacao", 0, 5)
+        sun = _int(st["sun"], f + ".sun", 0, 3)
+        water = _int(st["water"], f + ".water", 0, 8)
+        hand_count = _int(st["hand_count"], f + ".hand_count", 0, 3)
+        pile_count = _int(st["pile_count"], f + ".pile_count", 0, total)
+        discarded = _names(st["discarded"], f + ".discarded", WORKER_TYPE)
+        placed = Counter(WORKER_TILES[(b >> 2) & 3] for _, _, b in tiles if b >= 0x80 and (b >> 4) & 3 == s)
+        placed += Counter(WORKER_TILES[(b >> 2) & 3] for b in covered.values() if (b >> 4) & 3 == s)
+        unplaced = seat_tiles(n) - placed - Counter(discarded)
+        if placed + Counter(discarded) - seat_tiles(n):
+            raise SnapshotError(f, "more worker tiles placed and discarded than the seat has")
+        # turns this seat completed, and whether it has used a tile in the current turn
+        done = sum(1 for i in range(turn) if (first + i) % n == s)
+        used = done + (1 if phase == 1 and s == mover else 0)
+        if sum(placed.values()) + len(discarded) != used:
+            raise SnapshotError(f, f"has placed or discarded {sum(placed.values()) + len(discarded)} tiles but after {turn} turns it must be {used}")
+        drawn = min(total, 3 + done)
+        if hand_count != drawn - used:
+            raise SnapshotError(f + ".hand_count", f"must be {drawn - used} at this point of the game, got {hand_count}")
+        if pile_count != total - drawn:
+            raise SnapshotError(f + ".pile_count", f"must be {total - drawn} at this point of the game, got {pile_count}")
+        hand_known = "hand" in st
+        if hand_known:
+            hand = _names(st["hand"], f + ".hand", WORKER_TYPE)
+            if len(hand) != hand_count:
+                raise SnapshotError(f + ".hand", f"has {len(hand)} tiles but hand_count is {hand_count}")
+        else:
+            hand = sorted(unplaced.elements(), key=WORKER_TYPE.__getitem__)[:hand_count]
+        if Counter(hand) - unplaced:
+            raise SnapshotError(f + ".hand", "holds tiles the seat no longer has")
+        if "pile" in st:
+            pile = _names(st["pile"], f + ".pile", WORKER_TYPE)
+            if Counter(pile) + Counter(hand) != unplaced:
+                raise SnapshotError(f + ".pile", "hand and pile must hold exactly the seat's unplaced tiles")
+        else:
+            pile = sorted((unplaced - Counter(hand)).elements(), key=WORKER_TYPE.__getitem__)
+        seats.append({"gold": gold, "cacao": cacao, "sun": sun, "water": water,
+                      "hand": [Counter(hand)[t] for t in WORKER_TILES],
+                      "pile": [WORKER_TYPE[t] for t in pile],
+                      "discarded": [Counter(discarded)[t] for t in WORKER_TILES],
+                      "hand_known": hand_known})
+    if phase == 2 and any(sum(st["hand"]) or st["pile"] for st in seats):
+        raise SnapshotError("phase", "the game is over only when no seat has worker tiles left")
+    if phase != 2 and not any(sum(st["hand"]) for st in seats):
+        raise SnapshotError("phase", "no seat has worker tiles left: the phase must be over")
+    return seats
+
+
+def _check_pending(raw: Any, n: int, phase: int, mover: int) -> list[tuple[int, list[tuple[int, int]]]]:
+    if not isinstance(raw, list):
+        raise SnapshotError("pending", "must be a list")
+    if (phase == 1) != bool(raw):
+        raise SnapshotError("pending", "must list the open resolutions exactly when the phase is resolve")
+    out = []
+    order = [(mover + i) % n for i in range(n)]
+    last = -1
+    for i, p in enumerate(raw):
+        f = f"pending[{i}]"
+        if not isinstance(p, Mapping) or set(p) != {"seat", "results"}:
+            raise SnapshotError(f, "must be an object with exactly seat and results")
+        seat = _int(p["seat"], f + ".seat", 0, n - 1)
+        if order.index(seat) <= last:
+            raise SnapshotError(f + ".seat", "pending resolutions follow seat order from the mover, once each")
+        last = order.index(seat)
+        results = p["results"]
+        if not isinstance(results, list) or not 2 <= len(results) <= 6:
+            raise SnapshotError(f + ".results", "must list 2 to 6 results")
+        pairs = []
+        for j, r in enumerate(results):
+            if not isinstance(r, Mapping) or set(r) != {"gold", "cacao"}:
+                raise SnapshotError(f"{f}.results[{j}]", "must be an object with exactly gold and cacao")
+            pairs.append((_int(r["gold"], f"{f}.results[{j}].gold", 0, 255),
+                          _int(r["cacao"], f"{f}.results[{j}].cacao", 0, 5)))
+        pairs.sort(key=lambda gc: gc[1])
+        if any(a[1] == b[1] or a[0] <= b[0] for a, b in zip(pairs, pairs[1:])):
+            raise SnapshotError(f + ".results", "must be non-dominated: more cacao kept means less gold")
+        out.append((seat, pairs))
+    return out
+
+
+def _build(parts: dict[str, Any]) -> core.CorePosition:
+    c = core.CorePosition()
+    c.load(parts["players"], parts["first_player"], parts["turn"], parts["mover"], parts["phase"],
+           parts["tiles"], parts["covered"], parts["display"], parts["deck"], parts["seats"], parts["pending"])
+    return c
