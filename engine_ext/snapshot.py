@@ -156,7 +156,7 @@ def _check(d: Mapping[str, Any], observation: bool) -> dict[str, Any]:
         deck = sorted(remaining.elements(), key=JUNGLE_KIND.__getitem__)
     if len(deck) != deck_count:
         raise SnapshotError("jungle_deck_count", f"is {deck_count} but {len(deck)} jungle tiles are left")
-    if deck and len(display) != 2:
+    if deck and len(display) != 2 and phase != 1:
         raise SnapshotError("display", "must hold 2 tiles while the jungle deck has tiles")
     if covered and (deck or display):
         raise SnapshotError("board", "an overbuild is only possible once the jungle deck and display are empty")
@@ -285,7 +285,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
                       "hand_known": hand_known})
     if phase == 2 and any(sum(st["hand"]) or st["pile"] for st in seats):
         raise SnapshotError("phase", "the game is over only when no seat has worker tiles left")
-    if phase != 2 and not any(sum(st["hand"]) for st in seats):
+    if phase == 0 and not any(sum(st["hand"]) for st in seats):
         raise SnapshotError("phase", "no seat has worker tiles left: the phase must be over")
     return seats
 

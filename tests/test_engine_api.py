@@ -1,0 +1,212 @@
+"""Properties of the engine's Python API over many random games."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from cacaoai.engine import (
+    Action, CacaoError, IllegalActionError, Position, RecordError, SnapshotError, position_hash,
+)
+from cacaoai.engine.cli import main as cli_main, random_game
+from cacaoai.engine.records import deck_tiles, seat_tiles
+
+SEEDS = range(12)
+
+
+def positions_along(players: int, seed: int):
+    """Every decision point of one seeded random game."""
+    position = Position.new(players, seed)
+    rng = random.Random(seed * 7919 + players)
+    while True:
+        yield position
+        if position.is_over:
+            return
+        actions = position.legal_actions()
+        position.apply(actions[rng.randrange(len(actions))])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_end_with_every_tile_accounted_for(players):
+    for seed in SEEDS:
+        position = random_game(players, seed)
+        assert position.is_over and position.to_act is None
+        snap = position.snapshot()
+        workers = Counter((t["seat"], t["tile"]) for t in snap["board"] if "seat" in t)
+        workers += Counter((t["seat"], t["covers"]["tile"]) for t in snap["board"] if "covers" in t)
+        for s, seat in enumerate(snap["seats"]):
+            placed = Counter({tile: n for (owner, tile), n in workers.items() if owner == s})
+            assert placed + Counter(seat["discarded"]) == seat_tiles(players)
+        jungle = Counter(t["tile"] for t in snap["board"] if "seat" not in t)
+        jungle.subtract({"plantation-1": 1, "market-2": 1})
+        assert +jungle + Counter(snap["display"]) + Counter(snap["jungle_deck"]) == deck_tiles(players)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_legal_action_lists_are_free_of_duplicates_and_decode_back(players):
+    for seed in SEEDS[:4]:
+        for position in positions_along(players, seed):
+            actions = position.legal_actions()
+            forms = [a.canonical() for a in actions]
+            assert len(forms) == len(set(forms))
+            assert position.legal_codes() == [position.encode(a) for a in actions[:5]] + position.legal_codes()[5:]
+            assert len(actions) == position.core.count_actions()
+            for a in actions[:3]:
+                assert Action.from_json(json.loads(a.canonical())) == a
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_records_round_trip_to_the_same_result(players):
+    for seed in SEEDS:
+        position = random_game(players, seed)
+        record = json.loads(json.dumps(position.record()))
+        again = Position.from_record(record)
+        assert again.result() == position.result()
+        assert again.record() == record
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_snapshots_round_trip_exactly_at_every_decision(players):
+    for position in positions_along(players, 3):
+        snap = position.snapshot()
+        loaded = Position.from_snapshot(json.loads(json.dumps(snap)))
+        assert loaded.snapshot() == snap
+        assert sorted(a.canonical() for a in loaded.legal_actions()) == sorted(
+            a.canonical() for a in position.legal_actions())
+        assert loaded.hash() == position.hash() == position_hash(snap)
+
+
+def test_a_clone_is_independent_of_its_source():
+    position = Position.new(2, 11)
+    before = position.snapshot()
+    copy = position.clone()
+    copy.apply(copy.legal_actions()[0])
+    assert position.snapshot() == before
+    assert copy.snapshot() != before
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_observation_never_reveals_hidden_tiles(players):
+    for position in positions_along(players, 5):
+        for seat in range(players):
+            obs = position.observation(seat)
+            assert "jungle_deck" not in obs
+            for s, st in enumerate(obs["seats"]):
+                assert "pile" not in st
+                assert ("hand" in st) == (s == seat)
+            # two positions that differ only in hidden parts look the same
+            other = Position.from_observation(obs, seed=99)
+            assert other.observation(seat) == obs
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_determinization_is_consistent_with_its_observation(players):
+    for position in positions_along(players, 8):
+        seat = position.to_act if position.to_act is not None else 0
+        obs = position.observation(seat)
+        full = position.snapshot()
+        for seed in range(3):
+            det = Position.from_observation(obs, seed).snapshot()
+            assert det["board"] == full["board"] and det["display"] == full["display"]
+            assert Counter(det["jungle_deck"]) == Counter(full["jungle_deck"])
+            assert det["seats"][seat]["hand"] == full["seats"][seat]["hand"]
+            for s in range(players):
+                assert Counter(det["seats"][s]["hand"] + det["seats"][s]["pile"]) == Counter(
+                    full["seats"][s]["hand"] + full["seats"][s]["pile"])
+                assert len(det["seats"][s]["hand"]) == len(full["seats"][s]["hand"])
+
+
+def test_determinization_depends_only_on_the_observation():
+    position = Position.new(3, 21)
+    for _ in range(9):
+        position.apply(position.legal_actions()[0])
+    obs = position.observation(1)
+    shuffled = position.snapshot()
+    shuffled["jungle_deck"] = list(reversed(shuffled["jungle_deck"]))
+    for st in shuffled["seats"]:
+        st["pile"] = list(reversed(st["pile"]))
+    other = Position.from_snapshot(shuffled)
+    a = position.core.clone()
+    b = other.core.clone()
+    a.determinize(1, 0, 5)
+    b.determinize(1, 0, 5)
+    assert a.deck() == b.deck()
+    assert [a.seat(s) for s in range(3)] == [b.seat(s) for s in range(3)]
+    assert obs == other.observation(1)
+
+
+def test_the_same_seed_deals_the_same_game():
+    assert random_game(4, 123).record() == random_game(4, 123).record()
+    assert random_game(4, 123).record() != random_game(4, 124).record()
+
+
+def test_an_illegal_action_names_the_reason_and_leaves_the_position_unchanged():
+    position = Position.new(2, 4)
+    before = position.snapshot()
+    seat = position.to_act
+    with pytest.raises(IllegalActionError, match="seat"):
+        position.apply(Action.place(1 - seat, "1111", 0, 1))
+    with pytest.raises(IllegalActionError, match="x/y"):
+        position.apply(Action.place(seat, position.legal_actions()[0].tile, 5, 6))
+    with pytest.raises(IllegalActionError, match="no resolution is pending"):
+        position.apply(Action.resolve(seat, 3, 0))
+    with pytest.raises(CacaoError, match="unknown field"):
+        position.apply({"type": "discard", "seat": seat, "tile": "1111", "extra": 1})
+    assert position.snapshot() == before
+
+
+def test_a_bad_record_reports_the_first_illegal_action():
+    record = random_game(2, 2).record()
+    record["actions"][5] = dict(record["actions"][5], x=20)
+    with pytest.raises(RecordError) as err:
+        Position.from_record(record)
+    assert err.value.index == 5
+    bad = dict(random_game(2, 2).record(), result={"gold": [0, 0], "cacao": [0, 0], "winners": [0, 1]})
+    with pytest.raises(RecordError) as err:
+        Position.from_record(bad)
+    assert err.value.index == len(bad["actions"])
+    with pytest.raises(RecordError, match="worker_piles\\[0\\]"):
+        Position.from_record(dict(record, worker_piles=[["1111"] * 11, record["worker_piles"][1]]))
+    with pytest.raises(RecordError, match="colour: unknown field"):
+        Position.from_record(dict(record, colour="red"))
+
+
+def test_impossible_snapshots_are_rejected_naming_the_field():
+    snap = Position.new(2, 1).snapshot()
+    cases = [
+        (dict(snap, players=5), "players"),
+        (dict(snap, seats=[dict(snap["seats"][0], cacao=6), snap["seats"][1]]), r"seats\[0\]\.cacao"),
+        (dict(snap, display=["temple"]), "display"),
+        (dict(snap, board=snap["board"] + [{"x": 7, "y": 0, "tile": "1111", "seat": 0, "rot": 0}]), "board"),
+        (dict(snap, jungle_deck=snap["jungle_deck"][1:]), "jungle_deck"),
+        (dict(snap, to_act=1 - snap["to_act"]), "to_act"),
+        (dict(snap, board=snap["board"] + [{"x": 40, "y": 1, "tile": "1111", "seat": 0, "rot": 0}]), r"board\[2\]\.x"),
+    ]
+    for bad, field in cases:
+        with pytest.raises(SnapshotError, match=field):
+            Position.from_snapshot(bad)
+
+
+def test_cli_replays_and_lists_legal_actions(tmp_path, capsys):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(random_game(3, 9).record()))
+    assert cli_main(["replay", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out) == random_game(3, 9).result().to_json()
+    assert cli_main(["legal", str(path), "--at", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(Position.from_record(json.loads(path.read_text()), upto=4).legal_actions())
+    record = json.loads(path.read_text())
+    record["actions"][2]["seat"] = 3
+    path.write_text(json.dumps(record))
+    assert cli_main(["replay", str(path)]) == 1
+    assert json.loads(capsys.readouterr().out)["index"] == 2
+
+
+def test_bench_prints_one_json_object_per_player_count(capsys):
+    assert cli_main(["bench", "--games", "200", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["players"] for r in rows] == [2, 3, 4]
+    assert all(r["games_per_second"] > 0 and r["actions_per_game"] > 20 for r in rows)
