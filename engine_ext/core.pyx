@@ -231,18 +231,29 @@ cdef int _fill_options(const position_t* pos, int cell, uint32_t* out) noexcept 
     return k
 
 
-cdef int _count_fill_options(const position_t* pos, int cell) noexcept nogil:
-    cdef int dirs[4]
-    cdef int n = _fill_dirs(pos, cell, dirs)
-    cdef int d = pos.n_display
-    cdef bint same = d == 2 and pos.display[0] == pos.display[1]
-    if n == 0 or d == 0:
-        return 1
-    if d == 1:
-        return n
-    if n == 3:
-        return 3 if same else 6
-    return 1 if same else 2
+# number of fill options by display state (none, one, two different, two alike)
+# and by the number of cells to fill (0..4)
+cdef int FILL_COUNT[4][5]
+FILL_COUNT[0][:] = [1, 1, 1, 1, 1]
+FILL_COUNT[1][:] = [1, 1, 2, 3, 4]
+FILL_COUNT[2][:] = [1, 2, 2, 6, 12]
+FILL_COUNT[3][:] = [1, 1, 1, 3, 6]
+
+
+cdef inline int _display_state(const position_t* pos) noexcept nogil:
+    if pos.n_display < 2:
+        return pos.n_display
+    return 3 if pos.display[0] == pos.display[1] else 2
+
+
+cdef inline int _count_fill_options(const position_t* pos, int cell, int display_state) noexcept nogil:
+    # cells to fill: empty jungle cells around `cell` that already touch a worker tile
+    cdef const uint8_t* g = pos.grid
+    cdef int n = ((<uint8_t>(g[cell - GRID_SIZE] - (HOLE + 1)) < 4)
+                  + (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
+                  + (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
+                  + (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
+    return FILL_COUNT[display_state][n]
 
 
 # --- setup ----------------------------------------------------------------
@@ -370,7 +381,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
 
 
 cdef int position_count_actions(const position_t* pos) noexcept nogil:
-    cdef int n = 0, i, n_combos
+    cdef int n = 0, i, n_combos, ds
     cdef uint8_t combos[12]
     cdef const seat_t* seat
     if pos.phase == PHASE_OVER:
@@ -379,8 +390,9 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
+    ds = _display_state(pos)
     for i in range(pos.n_frontier):
-        n += n_combos * _count_fill_options(pos, pos.frontier[i])
+        n += n_combos * _count_fill_options(pos, pos.frontier[i], ds)
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
             if _is_overbuild_target(pos, pos.workers[i], pos.mover):
@@ -394,7 +406,7 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
 
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
     """One legal action, uniform over position_legal_actions, without listing them."""
-    cdef int i, k, n_combos, total = 0, r, cell, n_cells
+    cdef int i, k, n_combos, total = 0, r, cell, n_cells, ds
     cdef uint8_t combos[12]
     cdef int counts[MAX_FRONTIER]
     cdef uint32_t fills[6]
@@ -405,8 +417,9 @@ cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
     n_cells = pos.n_frontier
+    ds = _display_state(pos)
     for i in range(n_cells):
-        counts[i] = _count_fill_options(pos, pos.frontier[i])
+        counts[i] = _count_fill_options(pos, pos.frontier[i], ds)
         total += counts[i]
     total *= n_combos
     if _can_overbuild(pos, seat):
@@ -443,6 +456,40 @@ cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept
 
 # --- resolution -----------------------------------------------------------
 
+cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* workers,
+                int n, uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
+    """Results when no cacao can be lost: take every plantation first, then
+    selling s cacao at the s best market places is the best way to keep
+    cacao - s. Written in increasing cacao, like _resolutions."""
+    cdef int slots[3], i, k, price, s, m = 0, gold = fixed_gold
+    slots[0] = slots[1] = slots[2] = 0          # market places at 4, 3, 2 gold
+    for i in range(n):
+        if kinds[i] >= MARKET2:
+            slots[MARKET4 - kinds[i]] += workers[i]
+    s = min(cacao, slots[0] + slots[1] + slots[2])
+    # gold for selling s at the best prices, then fewer sales
+    for i in range(3):
+        price = 4 - i
+        k = min(slots[i], s - m)
+        gold += k * price
+        m += k
+    for i in range(s + 1):
+        out_cacao[i] = <uint8_t>(cacao - s + i)
+    out_gold[0] = <uint8_t>gold
+    for i in range(1, s + 1):
+        # drop the cheapest remaining sale
+        if slots[2] and m - slots[0] - slots[1] > 0:
+            price = 2
+        elif m - slots[0] > 0:
+            price = 3
+        else:
+            price = 4
+        m -= 1
+        gold -= price
+        out_gold[i] = <uint8_t>gold
+    return s + 1
+
+
 cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
                       const uint8_t* workers, int n,
                       uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
@@ -463,6 +510,8 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
         out_gold[0] = <uint8_t>fixed_gold
         out_cacao[0] = <uint8_t>min(5, cacao0 + plant)
         return 1
+    if cacao0 + plant <= 5:
+        return _sales(cacao0 + plant, fixed_gold, kinds, workers, n, out_gold, out_cacao)
     full = (1 << n) - 1
     f = &small[0]
     if n > 6:
