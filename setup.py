@@ -17,6 +17,11 @@ from setuptools import Extension, setup
 PACKAGES = {
     "cacaoai.engine": "engine_ext",
     "cacaoai.search": "search",
+    "cacaoai.server": "server",
+    # generated gRPC/protobuf modules, next to their .proto files (scripts/gen_proto.sh)
+    "cacaoai.api": "proto",
+    "cacaoai.api.cacao": "proto/cacao",
+    "cacaoai.api.cacao.v1": "proto/cacao/v1",
 }
 
 # extension module -> source file

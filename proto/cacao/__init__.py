@@ -1,0 +1,1 @@
+"""Package ``cacao`` of the Cacao API."""

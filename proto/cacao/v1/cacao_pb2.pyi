@@ -1,0 +1,602 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TileSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TILE_SOURCE_UNSPECIFIED: _ClassVar[TileSource]
+    TILE_SOURCE_HAND: _ClassVar[TileSource]
+    TILE_SOURCE_DISPLAY: _ClassVar[TileSource]
+    TILE_SOURCE_DECK: _ClassVar[TileSource]
+
+class WorkerTile(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    WORKER_TILE_UNSPECIFIED: _ClassVar[WorkerTile]
+    WORKER_TILE_1111: _ClassVar[WorkerTile]
+    WORKER_TILE_2101: _ClassVar[WorkerTile]
+    WORKER_TILE_3001: _ClassVar[WorkerTile]
+    WORKER_TILE_3100: _ClassVar[WorkerTile]
+
+class JungleTile(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    JUNGLE_TILE_UNSPECIFIED: _ClassVar[JungleTile]
+    JUNGLE_TILE_PLANTATION_1: _ClassVar[JungleTile]
+    JUNGLE_TILE_PLANTATION_2: _ClassVar[JungleTile]
+    JUNGLE_TILE_MARKET_2: _ClassVar[JungleTile]
+    JUNGLE_TILE_MARKET_3: _ClassVar[JungleTile]
+    JUNGLE_TILE_MARKET_4: _ClassVar[JungleTile]
+    JUNGLE_TILE_GOLD_1: _ClassVar[JungleTile]
+    JUNGLE_TILE_GOLD_2: _ClassVar[JungleTile]
+    JUNGLE_TILE_WATER: _ClassVar[JungleTile]
+    JUNGLE_TILE_SUN: _ClassVar[JungleTile]
+    JUNGLE_TILE_TEMPLE: _ClassVar[JungleTile]
+
+class Direction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DIRECTION_UNSPECIFIED: _ClassVar[Direction]
+    DIRECTION_N: _ClassVar[Direction]
+    DIRECTION_E: _ClassVar[Direction]
+    DIRECTION_S: _ClassVar[Direction]
+    DIRECTION_W: _ClassVar[Direction]
+
+class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PHASE_UNSPECIFIED: _ClassVar[Phase]
+    PHASE_TURN: _ClassVar[Phase]
+    PHASE_RESOLVE: _ClassVar[Phase]
+    PHASE_OVER: _ClassVar[Phase]
+TILE_SOURCE_UNSPECIFIED: TileSource
+TILE_SOURCE_HAND: TileSource
+TILE_SOURCE_DISPLAY: TileSource
+TILE_SOURCE_DECK: TileSource
+WORKER_TILE_UNSPECIFIED: WorkerTile
+WORKER_TILE_1111: WorkerTile
+WORKER_TILE_2101: WorkerTile
+WORKER_TILE_3001: WorkerTile
+WORKER_TILE_3100: WorkerTile
+JUNGLE_TILE_UNSPECIFIED: JungleTile
+JUNGLE_TILE_PLANTATION_1: JungleTile
+JUNGLE_TILE_PLANTATION_2: JungleTile
+JUNGLE_TILE_MARKET_2: JungleTile
+JUNGLE_TILE_MARKET_3: JungleTile
+JUNGLE_TILE_MARKET_4: JungleTile
+JUNGLE_TILE_GOLD_1: JungleTile
+JUNGLE_TILE_GOLD_2: JungleTile
+JUNGLE_TILE_WATER: JungleTile
+JUNGLE_TILE_SUN: JungleTile
+JUNGLE_TILE_TEMPLE: JungleTile
+DIRECTION_UNSPECIFIED: Direction
+DIRECTION_N: Direction
+DIRECTION_E: Direction
+DIRECTION_S: Direction
+DIRECTION_W: Direction
+PHASE_UNSPECIFIED: Phase
+PHASE_TURN: Phase
+PHASE_RESOLVE: Phase
+PHASE_OVER: Phase
+
+class GetServerInfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetServerInfoResponse(_message.Message):
+    __slots__ = ("api_version", "server_version", "engine_version", "rules_version", "record_format", "position_format", "limits", "levels", "default_level", "instance")
+    API_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FORMAT_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    LEVELS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    api_version: str
+    server_version: str
+    engine_version: str
+    rules_version: str
+    record_format: str
+    position_format: str
+    limits: ServerLimits
+    levels: _containers.RepeatedCompositeFieldContainer[StrengthLevel]
+    default_level: str
+    instance: str
+    def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ...) -> None: ...
+
+class ServerLimits(_message.Message):
+    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval")
+    MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TIME_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_THREADS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONCURRENT_SEARCHES_FIELD_NUMBER: _ClassVar[int]
+    MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MIN_REPORT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    max_iterations: int
+    max_time: _duration_pb2.Duration
+    search_threads: int
+    max_concurrent_searches: int
+    max_message_bytes: int
+    min_report_interval: _duration_pb2.Duration
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class StrengthLevel(_message.Message):
+    __slots__ = ("name", "limits")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    limits: SearchLimits
+    def __init__(self, name: _Optional[str] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ...) -> None: ...
+
+class SearchLimits(_message.Message):
+    __slots__ = ("iterations", "time", "threads")
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    THREADS_FIELD_NUMBER: _ClassVar[int]
+    iterations: int
+    time: _duration_pb2.Duration
+    threads: int
+    def __init__(self, iterations: _Optional[int] = ..., time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., threads: _Optional[int] = ...) -> None: ...
+
+class NewGameRequest(_message.Message):
+    __slots__ = ("players", "seed")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    seed: int
+    def __init__(self, players: _Optional[int] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class NewGameResponse(_message.Message):
+    __slots__ = ("position", "position_hash", "record")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    position: Position
+    position_hash: str
+    record: GameRecord
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
+
+class ListLegalActionsRequest(_message.Message):
+    __slots__ = ("position", "record")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    position: Position
+    record: GameRecord
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
+
+class ListLegalActionsResponse(_message.Message):
+    __slots__ = ("position_hash", "phase", "to_act", "actions")
+    POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    position_hash: str
+    phase: Phase
+    to_act: int
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, position_hash: _Optional[str] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+
+class ApplyActionRequest(_message.Message):
+    __slots__ = ("position", "record", "action", "expected_position_hash")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    position: Position
+    record: GameRecord
+    action: Action
+    expected_position_hash: str
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., expected_position_hash: _Optional[str] = ...) -> None: ...
+
+class TilePlacement(_message.Message):
+    __slots__ = ("tile", "source")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    tile: BoardTile
+    source: TileSource
+    def __init__(self, tile: _Optional[_Union[BoardTile, _Mapping]] = ..., source: _Optional[_Union[TileSource, str]] = ...) -> None: ...
+
+class Activation(_message.Message):
+    __slots__ = ("seat", "x", "y", "direction", "jungle", "workers")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    JUNGLE_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    x: int
+    y: int
+    direction: Direction
+    jungle: JungleTile
+    workers: int
+    def __init__(self, seat: _Optional[int] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., direction: _Optional[_Union[Direction, str]] = ..., jungle: _Optional[_Union[JungleTile, str]] = ..., workers: _Optional[int] = ...) -> None: ...
+
+class SeatGains(_message.Message):
+    __slots__ = ("seat", "gold", "cacao", "sun", "water")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    CACAO_FIELD_NUMBER: _ClassVar[int]
+    SUN_FIELD_NUMBER: _ClassVar[int]
+    WATER_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    gold: int
+    cacao: int
+    sun: int
+    water: int
+    def __init__(self, seat: _Optional[int] = ..., gold: _Optional[int] = ..., cacao: _Optional[int] = ..., sun: _Optional[int] = ..., water: _Optional[int] = ...) -> None: ...
+
+class Draws(_message.Message):
+    __slots__ = ("worker_tile_drawn", "worker_tile", "display_refill")
+    WORKER_TILE_DRAWN_FIELD_NUMBER: _ClassVar[int]
+    WORKER_TILE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_REFILL_FIELD_NUMBER: _ClassVar[int]
+    worker_tile_drawn: bool
+    worker_tile: WorkerTile
+    display_refill: _containers.RepeatedScalarFieldContainer[JungleTile]
+    def __init__(self, worker_tile_drawn: _Optional[bool] = ..., worker_tile: _Optional[_Union[WorkerTile, str]] = ..., display_refill: _Optional[_Iterable[_Union[JungleTile, str]]] = ...) -> None: ...
+
+class ApplyActionResponse(_message.Message):
+    __slots__ = ("position", "position_hash", "action", "placed", "activations", "gains", "draws", "turn_ended", "result", "record")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    PLACED_FIELD_NUMBER: _ClassVar[int]
+    ACTIVATIONS_FIELD_NUMBER: _ClassVar[int]
+    GAINS_FIELD_NUMBER: _ClassVar[int]
+    DRAWS_FIELD_NUMBER: _ClassVar[int]
+    TURN_ENDED_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    position: Position
+    position_hash: str
+    action: Action
+    placed: _containers.RepeatedCompositeFieldContainer[TilePlacement]
+    activations: _containers.RepeatedCompositeFieldContainer[Activation]
+    gains: _containers.RepeatedCompositeFieldContainer[SeatGains]
+    draws: Draws
+    turn_ended: bool
+    result: GameResult
+    record: GameRecord
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
+
+class SuggestActionRequest(_message.Message):
+    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    position: Position
+    record: GameRecord
+    limits: SearchLimits
+    level: str
+    seed: int
+    max_candidates: int
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ...) -> None: ...
+
+class SeatOutlook(_message.Message):
+    __slots__ = ("seat", "win_probability", "expected_gold", "score_lead")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_GOLD_FIELD_NUMBER: _ClassVar[int]
+    SCORE_LEAD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    win_probability: float
+    expected_gold: float
+    score_lead: float
+    def __init__(self, seat: _Optional[int] = ..., win_probability: _Optional[float] = ..., expected_gold: _Optional[float] = ..., score_lead: _Optional[float] = ...) -> None: ...
+
+class Candidate(_message.Message):
+    __slots__ = ("action", "visits", "mean_value", "win_probability", "score_lead")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    VISITS_FIELD_NUMBER: _ClassVar[int]
+    MEAN_VALUE_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_LEAD_FIELD_NUMBER: _ClassVar[int]
+    action: Action
+    visits: int
+    mean_value: float
+    win_probability: float
+    score_lead: float
+    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ...) -> None: ...
+
+class Evaluation(_message.Message):
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by")
+    BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    STOPPED_BY_FIELD_NUMBER: _ClassVar[int]
+    best_action: Action
+    seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
+    candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
+    principal_variation: _containers.RepeatedCompositeFieldContainer[Action]
+    iterations: int
+    elapsed: _duration_pb2.Duration
+    iterations_per_second: float
+    limits: SearchLimits
+    final: bool
+    stopped_by: str
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ...) -> None: ...
+
+class SuggestActionResponse(_message.Message):
+    __slots__ = ("position_hash", "seat", "action", "evaluation")
+    POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EVALUATION_FIELD_NUMBER: _ClassVar[int]
+    position_hash: str
+    seat: int
+    action: Action
+    evaluation: Evaluation
+    def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
+
+class AnalyzePositionRequest(_message.Message):
+    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    REPORT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    position: Position
+    record: GameRecord
+    limits: SearchLimits
+    level: str
+    report_interval: _duration_pb2.Duration
+    seed: int
+    max_candidates: int
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ...) -> None: ...
+
+class AnalyzePositionResponse(_message.Message):
+    __slots__ = ("position_hash", "seat", "sequence", "evaluation")
+    POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    EVALUATION_FIELD_NUMBER: _ClassVar[int]
+    position_hash: str
+    seat: int
+    sequence: int
+    evaluation: Evaluation
+    def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., sequence: _Optional[int] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
+
+class ValidateRecordRequest(_message.Message):
+    __slots__ = ("record", "record_json")
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record: GameRecord
+    record_json: str
+    def __init__(self, record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
+
+class ValidateRecordResponse(_message.Message):
+    __slots__ = ("valid", "error_index", "error_message", "actions_replayed", "position", "position_hash", "result")
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    valid: bool
+    error_index: int
+    error_message: str
+    actions_replayed: int
+    position: Position
+    position_hash: str
+    result: GameResult
+    def __init__(self, valid: _Optional[bool] = ..., error_index: _Optional[int] = ..., error_message: _Optional[str] = ..., actions_replayed: _Optional[int] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ...) -> None: ...
+
+class PlacedWorker(_message.Message):
+    __slots__ = ("tile", "seat", "rotation", "covers")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_FIELD_NUMBER: _ClassVar[int]
+    COVERS_FIELD_NUMBER: _ClassVar[int]
+    tile: WorkerTile
+    seat: int
+    rotation: int
+    covers: CoveredWorker
+    def __init__(self, tile: _Optional[_Union[WorkerTile, str]] = ..., seat: _Optional[int] = ..., rotation: _Optional[int] = ..., covers: _Optional[_Union[CoveredWorker, _Mapping]] = ...) -> None: ...
+
+class CoveredWorker(_message.Message):
+    __slots__ = ("tile", "rotation")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    ROTATION_FIELD_NUMBER: _ClassVar[int]
+    tile: WorkerTile
+    rotation: int
+    def __init__(self, tile: _Optional[_Union[WorkerTile, str]] = ..., rotation: _Optional[int] = ...) -> None: ...
+
+class BoardTile(_message.Message):
+    __slots__ = ("x", "y", "jungle", "worker")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    JUNGLE_FIELD_NUMBER: _ClassVar[int]
+    WORKER_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    jungle: JungleTile
+    worker: PlacedWorker
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., jungle: _Optional[_Union[JungleTile, str]] = ..., worker: _Optional[_Union[PlacedWorker, _Mapping]] = ...) -> None: ...
+
+class Seat(_message.Message):
+    __slots__ = ("gold", "cacao", "sun", "water", "hand", "hand_count", "pile", "pile_count", "discarded")
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    CACAO_FIELD_NUMBER: _ClassVar[int]
+    SUN_FIELD_NUMBER: _ClassVar[int]
+    WATER_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    HAND_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PILE_FIELD_NUMBER: _ClassVar[int]
+    PILE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    DISCARDED_FIELD_NUMBER: _ClassVar[int]
+    gold: int
+    cacao: int
+    sun: int
+    water: int
+    hand: _containers.RepeatedScalarFieldContainer[WorkerTile]
+    hand_count: int
+    pile: _containers.RepeatedScalarFieldContainer[WorkerTile]
+    pile_count: int
+    discarded: _containers.RepeatedScalarFieldContainer[WorkerTile]
+    def __init__(self, gold: _Optional[int] = ..., cacao: _Optional[int] = ..., sun: _Optional[int] = ..., water: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[WorkerTile, str]]] = ..., hand_count: _Optional[int] = ..., pile: _Optional[_Iterable[_Union[WorkerTile, str]]] = ..., pile_count: _Optional[int] = ..., discarded: _Optional[_Iterable[_Union[WorkerTile, str]]] = ...) -> None: ...
+
+class ResolutionResult(_message.Message):
+    __slots__ = ("gold", "cacao")
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    CACAO_FIELD_NUMBER: _ClassVar[int]
+    gold: int
+    cacao: int
+    def __init__(self, gold: _Optional[int] = ..., cacao: _Optional[int] = ...) -> None: ...
+
+class PendingResolution(_message.Message):
+    __slots__ = ("seat", "results")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    results: _containers.RepeatedCompositeFieldContainer[ResolutionResult]
+    def __init__(self, seat: _Optional[int] = ..., results: _Optional[_Iterable[_Union[ResolutionResult, _Mapping]]] = ...) -> None: ...
+
+class Position(_message.Message):
+    __slots__ = ("players", "first_player", "turn", "mover", "phase", "to_act", "board", "display", "jungle_deck", "jungle_deck_count", "seats", "pending", "view")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    MOVER_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_FIELD_NUMBER: _ClassVar[int]
+    JUNGLE_DECK_FIELD_NUMBER: _ClassVar[int]
+    JUNGLE_DECK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    first_player: int
+    turn: int
+    mover: int
+    phase: Phase
+    to_act: int
+    board: _containers.RepeatedCompositeFieldContainer[BoardTile]
+    display: _containers.RepeatedScalarFieldContainer[JungleTile]
+    jungle_deck: _containers.RepeatedScalarFieldContainer[JungleTile]
+    jungle_deck_count: int
+    seats: _containers.RepeatedCompositeFieldContainer[Seat]
+    pending: _containers.RepeatedCompositeFieldContainer[PendingResolution]
+    view: int
+    def __init__(self, players: _Optional[int] = ..., first_player: _Optional[int] = ..., turn: _Optional[int] = ..., mover: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., board: _Optional[_Iterable[_Union[BoardTile, _Mapping]]] = ..., display: _Optional[_Iterable[_Union[JungleTile, str]]] = ..., jungle_deck: _Optional[_Iterable[_Union[JungleTile, str]]] = ..., jungle_deck_count: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., pending: _Optional[_Iterable[_Union[PendingResolution, _Mapping]]] = ..., view: _Optional[int] = ...) -> None: ...
+
+class Fill(_message.Message):
+    __slots__ = ("x", "y", "tile")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    tile: JungleTile
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., tile: _Optional[_Union[JungleTile, str]] = ...) -> None: ...
+
+class Action(_message.Message):
+    __slots__ = ("seat", "place", "overbuild", "discard", "resolve")
+    class Place(_message.Message):
+        __slots__ = ("tile", "x", "y", "rotation", "fills")
+        TILE_FIELD_NUMBER: _ClassVar[int]
+        X_FIELD_NUMBER: _ClassVar[int]
+        Y_FIELD_NUMBER: _ClassVar[int]
+        ROTATION_FIELD_NUMBER: _ClassVar[int]
+        FILLS_FIELD_NUMBER: _ClassVar[int]
+        tile: WorkerTile
+        x: int
+        y: int
+        rotation: int
+        fills: _containers.RepeatedCompositeFieldContainer[Fill]
+        def __init__(self, tile: _Optional[_Union[WorkerTile, str]] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., rotation: _Optional[int] = ..., fills: _Optional[_Iterable[_Union[Fill, _Mapping]]] = ...) -> None: ...
+    class Overbuild(_message.Message):
+        __slots__ = ("tile", "x", "y", "rotation")
+        TILE_FIELD_NUMBER: _ClassVar[int]
+        X_FIELD_NUMBER: _ClassVar[int]
+        Y_FIELD_NUMBER: _ClassVar[int]
+        ROTATION_FIELD_NUMBER: _ClassVar[int]
+        tile: WorkerTile
+        x: int
+        y: int
+        rotation: int
+        def __init__(self, tile: _Optional[_Union[WorkerTile, str]] = ..., x: _Optional[int] = ..., y: _Optional[int] = ..., rotation: _Optional[int] = ...) -> None: ...
+    class Discard(_message.Message):
+        __slots__ = ("tile",)
+        TILE_FIELD_NUMBER: _ClassVar[int]
+        tile: WorkerTile
+        def __init__(self, tile: _Optional[_Union[WorkerTile, str]] = ...) -> None: ...
+    class Resolve(_message.Message):
+        __slots__ = ("gold", "cacao")
+        GOLD_FIELD_NUMBER: _ClassVar[int]
+        CACAO_FIELD_NUMBER: _ClassVar[int]
+        gold: int
+        cacao: int
+        def __init__(self, gold: _Optional[int] = ..., cacao: _Optional[int] = ...) -> None: ...
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    OVERBUILD_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    RESOLVE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    place: Action.Place
+    overbuild: Action.Overbuild
+    discard: Action.Discard
+    resolve: Action.Resolve
+    def __init__(self, seat: _Optional[int] = ..., place: _Optional[_Union[Action.Place, _Mapping]] = ..., overbuild: _Optional[_Union[Action.Overbuild, _Mapping]] = ..., discard: _Optional[_Union[Action.Discard, _Mapping]] = ..., resolve: _Optional[_Union[Action.Resolve, _Mapping]] = ...) -> None: ...
+
+class SeatResult(_message.Message):
+    __slots__ = ("seat", "gold", "cacao")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    CACAO_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    gold: int
+    cacao: int
+    def __init__(self, seat: _Optional[int] = ..., gold: _Optional[int] = ..., cacao: _Optional[int] = ...) -> None: ...
+
+class GameResult(_message.Message):
+    __slots__ = ("seats", "winners")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    WINNERS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatResult]
+    winners: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seats: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., winners: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class WorkerPile(_message.Message):
+    __slots__ = ("tiles",)
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    tiles: _containers.RepeatedScalarFieldContainer[WorkerTile]
+    def __init__(self, tiles: _Optional[_Iterable[_Union[WorkerTile, str]]] = ...) -> None: ...
+
+class GameRecord(_message.Message):
+    __slots__ = ("players", "first_player", "worker_piles", "jungle_deck", "actions", "result")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    WORKER_PILES_FIELD_NUMBER: _ClassVar[int]
+    JUNGLE_DECK_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    players: int
+    first_player: int
+    worker_piles: _containers.RepeatedCompositeFieldContainer[WorkerPile]
+    jungle_deck: _containers.RepeatedScalarFieldContainer[JungleTile]
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    result: GameResult
+    def __init__(self, players: _Optional[int] = ..., first_player: _Optional[int] = ..., worker_piles: _Optional[_Iterable[_Union[WorkerPile, _Mapping]]] = ..., jungle_deck: _Optional[_Iterable[_Union[JungleTile, str]]] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,82 @@
+# cython: language_level=3
+"""C-level contract of the search core (information-set MCTS, see _mcts.pyx).
+
+Three layers, as in the engine: plain C structs and ``noexcept nogil``
+functions; ``Tree``, a class that owns one search tree and its buffers; Python
+methods on top. A ``tree_t`` belongs to one thread: root-parallel search gives
+every thread its own tree and merges the root statistics afterwards.
+"""
+
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+
+from cacaoai.engine.core cimport MAX_SEATS, action_t, position_t, rng_t
+
+# Playout policies.
+cdef enum:
+    PLAYOUT_RANDOM = 0      # the engine's uniform random playout
+    PLAYOUT_INFORMED = 1    # best one-step value among a few sampled placements
+
+# Why a search stopped.
+cdef enum:
+    STOP_ITERATIONS = 0
+    STOP_TIME = 1
+    STOP_FLAG = 2
+    STOP_ERROR = 3          # out of memory: raised as MemoryError with the GIL
+
+cdef enum:
+    MAX_DEPTH = 512         # plies from the root; a game has fewer than 200
+
+ctypedef struct config_t:
+    int observer            # the seat whose information the search uses
+    int known_hands         # bit mask of seats whose hands the observer knows
+    int playout             # PLAYOUT_RANDOM or PLAYOUT_INFORMED
+    int samples             # candidate placements per informed playout turn
+    int flat                # 1: flat Monte Carlo (root children only, round-robin)
+    double exploration      # UCB constant c in mean + c * sqrt(ln(avail) / visits)
+    double margin_weight    # value = win share + margin_weight * margin / margin_scale
+    double margin_scale
+
+# One tree node: the information set reached by `action` from its parent.
+# Values are sums over the playouts through the node, per seat.
+ctypedef struct node_t:
+    action_t action
+    int32_t first_child     # -1: none; children form a singly linked list
+    int32_t next_sibling
+    uint32_t visits
+    uint32_t avail          # times the node's action was legal when its parent was selected from
+    uint32_t seat           # the seat that chose `action`
+    double win[MAX_SEATS]       # win share (shared wins split)
+    double margin[MAX_SEATS]    # final gold minus the best other seat's final gold
+
+ctypedef struct tree_t:
+    config_t cfg
+    rng_t rng
+    position_t root
+    position_t work                 # the determinized position of the running iteration
+    node_t* nodes                   # node pool; index 0 is the root
+    int32_t n_nodes
+    int32_t capacity
+    int32_t max_nodes               # the pool never grows beyond this
+    uint64_t iterations
+    double gold_sum[MAX_SEATS]      # final gold per seat, summed over iterations
+    # the root's actions when they are the same in every determinization
+    int root_fixed
+    int n_root
+    action_t* root_actions
+    int32_t* root_child
+    # scratch
+    action_t* legal
+    int32_t* child_of
+    uint32_t* table_key
+    int32_t* table_value
+    uint32_t* table_stamp
+    uint32_t stamp
+    int32_t path[MAX_DEPTH]
+    uint8_t* undo                   # saved position bytes for one-step evaluations
+
+cdef int tree_iterate(tree_t* t) noexcept nogil
+cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
+                  const int* stop) noexcept nogil
+cdef double seat_value(const position_t* pos, int seat) noexcept nogil
+cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil
+cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil

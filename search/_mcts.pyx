@@ -1,0 +1,704 @@
+# cython: language_level=3
+"""Information-set Monte Carlo tree search over the compiled Cacao core.
+
+The algorithm is single-observer information-set MCTS (SO-ISMCTS: P. I. Cowling,
+E. J. Powley, D. Whitehouse, "Information Set Monte Carlo Tree Search", IEEE
+Trans. Computational Intelligence and AI in Games 4(2), 2012). Every iteration
+
+1. copies the root and determinizes it for the observer
+   (``position_determinize``: pile orders, the jungle deck order and the hands
+   the observer does not know are resampled from the observation alone);
+2. walks down a tree keyed by action codes. Codes name public facts (cell, tile,
+   rotation, display slot), so one tree serves every determinization. At each
+   node the legal actions of the current determinization are looked up among
+   the children; a child that is legal now counts one more *availability*, and
+   the seat to act picks by UCB with availability counts,
+   ``mean + c * sqrt(ln(avail) / visits)``, maximising its own value. A legal
+   action without a child is expanded (one per iteration);
+3. plays out to the end, with the engine's uniform random playout or the
+   informed playout below;
+4. adds the final values for every seat to the nodes on the path: the win share
+   (1 / number of winners, or 0) and the gold margin (final gold minus the best
+   other seat's final gold).
+
+Blind draws are chance: they are fixed by the determinization, so the tree never
+branches on them. Resolve decisions are ordinary decisions of the seat that
+takes them.
+
+The informed playout, at each place decision, samples a few legal actions
+uniformly and plays the one with the best one-step value for the mover; a
+resolve decision takes the result with the most gold + 0.5 x cacao kept.
+The one-step value is the greedy bot's (bots.py): gold + water-track value +
+sun tokens + 0.5 x cacao + 0.5 x the temple awards the seat would get now.
+It is computed by applying the action in place and restoring the bytes the
+action can change (everything outside the grid, and the grid cells within two
+steps of the placed tile), which costs far less than copying the position.
+
+Threads: the loop runs without the GIL and touches only its own ``tree_t``.
+Root-parallel search (one tree per thread, statistics merged at the root) lives
+in the Python layer (``cacaoai.search``).
+"""
+
+from libc.math cimport log, sqrt
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from cacaoai.engine.core cimport (
+    ACT_DISCARD, ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE,
+    MAX_ACTIONS, MAX_SEATS, PHASE_OVER, PHASE_RESOLVE, CorePosition, action_cell,
+    action_kind, action_resolve, action_t, position_apply, position_determinize,
+    position_legal_actions, position_playout, position_random_action, position_result,
+    position_t, position_temple_awards, result_t, rng_below, rng_next, rng_seed, rng_t,
+    seat_t, water_value,
+)
+
+cdef extern from *:
+    """
+    static inline int cacao_load_flag(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void cacao_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int cacao_load_flag(const int* p) noexcept nogil
+    void cacao_store_flag(int* p, int v) noexcept nogil
+
+
+# --- tables -----------------------------------------------------------------
+
+cdef enum:
+    LOG_TABLE_SIZE = 65536
+    N_NEAR = 13
+    INITIAL_NODES = 4096
+
+cdef float LOG_TABLE[LOG_TABLE_SIZE]     # ln(n) for small n (read-only after import)
+cdef int NEAR[N_NEAR]                    # grid offsets within two steps of a cell
+cdef size_t TAIL_OFFSET = 0              # position_t bytes after the grid ...
+cdef size_t TAIL_BYTES = 0               # ... which a one-step evaluation restores
+
+
+cdef int _init_tables() except -1:
+    global TAIL_OFFSET, TAIL_BYTES
+    cdef int i, k = 0, dx, dy
+    cdef position_t probe
+    LOG_TABLE[0] = 0.0
+    for i in range(1, LOG_TABLE_SIZE):
+        LOG_TABLE[i] = <float>log(<double>i)
+    for dy in range(-2, 3):
+        for dx in range(-2, 3):
+            if abs(dx) + abs(dy) <= 2:
+                NEAR[k] = dy * GRID_SIZE + dx
+                k += 1
+    if <char*>&probe.grid[0] != <char*>&probe:
+        raise ImportError("position_t must start with its grid")
+    TAIL_OFFSET = <size_t>(<char*>&probe.n_seats - <char*>&probe)
+    if TAIL_OFFSET != GRID_CELLS:
+        raise ImportError("position_t: unexpected layout after the grid")
+    TAIL_BYTES = sizeof(position_t) - TAIL_OFFSET
+    return 0
+
+
+_init_tables()
+
+
+cdef inline double _log(uint32_t n) noexcept nogil:
+    if n < LOG_TABLE_SIZE:
+        return LOG_TABLE[n]
+    return log(<double>n)
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def monotonic():
+    """The clock the search's deadlines use (CLOCK_MONOTONIC, seconds)."""
+    return _now()
+
+
+# --- one-step values and the informed playout ---------------------------------
+
+cdef double seat_value(const position_t* pos, int seat) noexcept nogil:
+    """gold + water value + sun + 0.5 cacao + 0.5 temple awards now, for `seat`.
+
+    When `seat` still has a resolution to choose, its best result by
+    gold gained + 0.5 x cacao kept counts as chosen."""
+    cdef int32_t awards[MAX_SEATS]
+    cdef const seat_t* st = &pos.seats[seat]
+    cdef double value, best, v
+    cdef double cacao_part = 0.5 * st.cacao
+    cdef int k, j
+    awards[0] = awards[1] = awards[2] = awards[3] = 0
+    position_temple_awards(pos, awards)
+    value = st.gold + water_value(st.water) + st.sun + 0.5 * awards[seat]
+    if pos.phase == PHASE_RESOLVE:
+        for k in range(pos.n_pending):
+            if pos.pending_seat[k] == seat:
+                best = -1e9
+                for j in range(pos.n_results[k]):
+                    v = pos.result_gold[k][j] + 0.5 * pos.result_cacao[k][j]
+                    if v > best:
+                        best = v
+                cacao_part = best
+                break
+    return value + cacao_part
+
+
+cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil:
+    """seat_value of `seat` after `a`; `pos` is left exactly as it was.
+
+    `undo` must hold TAIL_BYTES bytes. position_apply changes only the bytes
+    after the grid and the grid cells within two steps of the placed tile (the
+    tile, the jungle cells it closes, and their neighbours' markers)."""
+    cdef int kind = action_kind(a), cell = 0, i
+    cdef uint8_t cells[N_NEAR]
+    cdef double v
+    cdef bint on_board = kind == ACT_PLACE or kind == ACT_OVERBUILD
+    if on_board:
+        cell = action_cell(a)
+        for i in range(N_NEAR):
+            cells[i] = pos.grid[cell + NEAR[i]]
+    memcpy(undo, (<uint8_t*>pos) + TAIL_OFFSET, TAIL_BYTES)
+    position_apply(pos, a)
+    v = seat_value(pos, seat)
+    memcpy((<uint8_t*>pos) + TAIL_OFFSET, undo, TAIL_BYTES)
+    if on_board:
+        for i in range(N_NEAR):
+            pos.grid[cell + NEAR[i]] = cells[i]
+    return v
+
+
+cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
+    """The pending result of the seat to act with the most gold + 0.5 cacao."""
+    cdef int j, best_j = 0
+    cdef double v, best = -1e9
+    for j in range(pos.n_results[0]):
+        v = pos.result_gold[0][j] + 0.5 * pos.result_cacao[0][j]
+        if v > best:
+            best = v
+            best_j = j
+    return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
+
+
+cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil:
+    cdef action_t a, c
+    cdef double v, best
+    cdef int j, seat
+    while pos.phase != PHASE_OVER:
+        if pos.phase == PHASE_RESOLVE:
+            a = _resolve_choice(pos)
+        else:
+            a = position_random_action(pos, rng)
+            if samples > 1 and action_kind(a) != ACT_DISCARD:
+                seat = pos.to_act
+                best = action_value(pos, a, seat, undo)
+                for j in range(1, samples):
+                    c = position_random_action(pos, rng)
+                    v = action_value(pos, c, seat, undo)
+                    if v > best:
+                        best = v
+                        a = c
+        position_apply(pos, a)
+
+
+# --- the tree -----------------------------------------------------------------
+
+cdef int32_t _new_node(tree_t* t, int32_t parent, action_t a, int seat) noexcept nogil:
+    """Append a child to `parent`; -1 when out of memory, -2 when the pool is full."""
+    cdef node_t* grown
+    cdef node_t* nd
+    cdef int32_t idx, cap
+    if t.n_nodes >= t.max_nodes:
+        return -2
+    if t.n_nodes == t.capacity:
+        cap = t.capacity * 2
+        if cap > t.max_nodes:
+            cap = t.max_nodes
+        grown = <node_t*>realloc(t.nodes, cap * sizeof(node_t))
+        if grown == NULL:
+            return -1
+        t.nodes = grown
+        t.capacity = cap
+    idx = t.n_nodes
+    t.n_nodes += 1
+    nd = &t.nodes[idx]
+    memset(nd, 0, sizeof(node_t))
+    nd.action = a
+    nd.first_child = -1
+    nd.seat = <uint32_t>seat
+    nd.avail = 1
+    if parent >= 0:
+        nd.next_sibling = t.nodes[parent].first_child
+        t.nodes[parent].first_child = idx
+    else:
+        nd.next_sibling = -1
+    return idx
+
+
+cdef inline uint32_t _hash(action_t a, uint32_t mask) noexcept nogil:
+    return ((a * <uint32_t>2654435761u) >> 11) & mask
+
+
+cdef void _map_children(tree_t* t, int32_t node, int n) noexcept nogil:
+    """child_of[i] = the child of `node` for legal[i], or -1."""
+    cdef uint32_t size = 64, mask, h
+    cdef int i
+    cdef int32_t c
+    cdef action_t a
+    while size < <uint32_t>(2 * n):
+        size <<= 1
+    mask = size - 1
+    t.stamp += 1
+    if t.stamp == 0:
+        memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
+        t.stamp = 1
+    for i in range(n):
+        t.child_of[i] = -1
+        h = _hash(t.legal[i], mask)
+        while t.table_stamp[h] == t.stamp:
+            h = (h + 1) & mask
+        t.table_stamp[h] = t.stamp
+        t.table_key[h] = t.legal[i]
+        t.table_value[h] = i
+    c = t.nodes[node].first_child
+    while c >= 0:
+        a = t.nodes[c].action
+        h = _hash(a, mask)
+        while t.table_stamp[h] == t.stamp:
+            if t.table_key[h] == a:
+                t.child_of[t.table_value[h]] = c
+                break
+            h = (h + 1) & mask
+        c = t.nodes[c].next_sibling
+
+
+cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept nogil:
+    """UCB with availability counts, for the seat to act; ties go to the first."""
+    cdef double c = t.cfg.exploration
+    cdef double mw = t.cfg.margin_weight / t.cfg.margin_scale
+    cdef double score, best = -1e300, inv
+    cdef int i, best_i = 0
+    cdef node_t* nd
+    for i in range(n):
+        nd = &t.nodes[child_of[i]]
+        nd.avail += 1
+        inv = 1.0 / nd.visits
+        score = (nd.win[seat] + mw * nd.margin[seat]) * inv + c * sqrt(_log(nd.avail) * inv)
+        if score > best:
+            best = score
+            best_i = i
+    return best_i
+
+
+cdef int _least_visited(tree_t* t, const int32_t* child_of, int n) noexcept nogil:
+    cdef int i, best_i = 0
+    cdef uint32_t best = 0xFFFFFFFFu
+    for i in range(n):
+        if t.nodes[child_of[i]].visits < best:
+            best = t.nodes[child_of[i]].visits
+            best_i = i
+    return best_i
+
+
+cdef void _backpropagate(tree_t* t, const position_t* s, int depth) noexcept nogil:
+    cdef result_t r
+    cdef double win[MAX_SEATS]
+    cdef double margin[MAX_SEATS]
+    cdef int n = s.n_seats, k, o, d, best_other
+    cdef node_t* nd
+    position_result(s, &r)
+    for k in range(n):
+        win[k] = (1.0 / r.n_winners) if (r.winners >> k) & 1 else 0.0
+        best_other = -1000000
+        for o in range(n):
+            if o != k and r.gold[o] > best_other:
+                best_other = r.gold[o]
+        margin[k] = r.gold[k] - best_other
+        t.gold_sum[k] += r.gold[k]
+    for d in range(depth + 1):
+        nd = &t.nodes[t.path[d]]
+        nd.visits += 1
+        for k in range(n):
+            nd.win[k] += win[k]
+            nd.margin[k] += margin[k]
+
+
+cdef int tree_iterate(tree_t* t) noexcept nogil:
+    """One determinize-select-expand-playout-backpropagate pass; -1: out of memory."""
+    cdef position_t* s = &t.work
+    cdef int32_t node = 0, child
+    cdef int depth = 0, n, i, u, r, seat
+    cdef const action_t* acts
+    cdef int32_t* child_of
+    memcpy(s, &t.root, sizeof(position_t))
+    position_determinize(s, t.cfg.observer, t.cfg.known_hands, &t.rng)
+    t.path[0] = 0
+    while s.phase != PHASE_OVER and depth < MAX_DEPTH - 1:
+        if node == 0 and t.root_fixed:
+            acts = t.root_actions
+            child_of = t.root_child
+            n = t.n_root
+        else:
+            if t.cfg.flat and node != 0:
+                break
+            n = position_legal_actions(s, t.legal)
+            _map_children(t, node, n)
+            acts = t.legal
+            child_of = t.child_of
+        seat = s.to_act
+        u = 0
+        for i in range(n):
+            if child_of[i] < 0:
+                u += 1
+        if u > 0:
+            r = rng_below(&t.rng, u)
+            for i in range(n):
+                if child_of[i] < 0:
+                    if r == 0:
+                        break
+                    r -= 1
+            child = _new_node(t, node, acts[i], seat)
+            if child == -1:
+                return -1
+            position_apply(s, acts[i])
+            if child >= 0:
+                child_of[i] = child
+                depth += 1
+                t.path[depth] = child
+            break
+        if t.cfg.flat:
+            i = _least_visited(t, child_of, n)
+        else:
+            i = _select(t, child_of, n, seat)
+        node = child_of[i]
+        position_apply(s, acts[i])
+        depth += 1
+        t.path[depth] = node
+    if s.phase != PHASE_OVER:
+        if t.cfg.playout == PLAYOUT_INFORMED:
+            playout_informed(s, &t.rng, t.cfg.samples, t.undo)
+        else:
+            position_playout(s, &t.rng)
+    _backpropagate(t, s, depth)
+    return 0
+
+
+cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
+                  const int* stop) noexcept nogil:
+    """Iterate until the budget (iterations, deadline > 0, *stop != 0) ends."""
+    while True:
+        if t.iterations >= max_iterations:
+            return STOP_ITERATIONS
+        if stop != NULL and cacao_load_flag(stop):
+            return STOP_FLAG
+        if deadline > 0 and _now() >= deadline:
+            return STOP_TIME
+        if tree_iterate(t) < 0:
+            return STOP_ERROR
+        t.iterations += 1
+
+
+# --- Python layer -------------------------------------------------------------
+
+cdef class StopFlag:
+    """A flag that ends running searches when set.
+
+    Thread-safe: any thread may call set() at any time; searches poll the flag
+    between iterations (atomic load, no GIL). A flag stays set until clear().
+    """
+    cdef int flag
+
+    def set(self) -> None:
+        cacao_store_flag(&self.flag, 1)
+
+    def clear(self) -> None:
+        cacao_store_flag(&self.flag, 0)
+
+    def is_set(self) -> bool:
+        return cacao_load_flag(&self.flag) != 0
+
+    def __repr__(self) -> str:
+        return f"StopFlag(set={self.is_set()})"
+
+
+STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "stop"}
+
+
+cdef class Tree:
+    """One search tree with its buffers. Not thread-safe: one thread runs it
+    at a time (run() releases the GIL while it iterates)."""
+    cdef tree_t t
+
+    def __cinit__(self):
+        memset(&self.t, 0, sizeof(tree_t))
+        self.t.nodes = <node_t*>malloc(INITIAL_NODES * sizeof(node_t))
+        self.t.capacity = INITIAL_NODES
+        self.t.legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+        self.t.child_of = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
+        self.t.root_actions = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+        self.t.root_child = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
+        self.t.table_key = <uint32_t*>malloc(2 * MAX_ACTIONS * sizeof(uint32_t))
+        self.t.table_value = <int32_t*>malloc(2 * MAX_ACTIONS * sizeof(int32_t))
+        self.t.table_stamp = <uint32_t*>malloc(2 * MAX_ACTIONS * sizeof(uint32_t))
+        self.t.undo = <uint8_t*>malloc(TAIL_BYTES)
+        if (self.t.nodes == NULL or self.t.legal == NULL or self.t.child_of == NULL
+                or self.t.root_actions == NULL or self.t.root_child == NULL
+                or self.t.table_key == NULL or self.t.table_value == NULL
+                or self.t.table_stamp == NULL or self.t.undo == NULL):
+            raise MemoryError()
+        memset(self.t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
+
+    def __dealloc__(self):
+        free(self.t.nodes)
+        free(self.t.legal)
+        free(self.t.child_of)
+        free(self.t.root_actions)
+        free(self.t.root_child)
+        free(self.t.table_key)
+        free(self.t.table_value)
+        free(self.t.table_stamp)
+        free(self.t.undo)
+
+    def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
+              int playout=PLAYOUT_INFORMED, int samples=4, bint flat=False,
+              double exploration=0.7, double margin_weight=0.0, double margin_scale=20.0,
+              int max_nodes=2_000_000):
+        """Start a new search from `core` for `observer`."""
+        cdef tree_t* t = &self.t
+        cdef int i
+        if core.pos.phase == PHASE_OVER:
+            raise ValueError("the game is over")
+        if not 0 <= observer < core.pos.n_seats:
+            raise ValueError(f"observer {observer} is not a seat")
+        if max_nodes < 2:
+            raise ValueError("max_nodes must be at least 2")
+        t.cfg.observer = observer
+        t.cfg.known_hands = known_hands | (1 << observer)
+        t.cfg.playout = playout
+        t.cfg.samples = max(1, samples)
+        t.cfg.flat = flat
+        t.cfg.exploration = exploration
+        t.cfg.margin_weight = margin_weight
+        t.cfg.margin_scale = margin_scale if margin_scale > 0 else 1.0
+        t.max_nodes = max_nodes
+        rng_seed(&t.rng, seed)
+        t.root = core.pos
+        t.iterations = 0
+        t.n_nodes = 0
+        for i in range(MAX_SEATS):
+            t.gold_sum[i] = 0.0
+        _new_node(t, -1, 0, -1)
+        # The seat to act knows its hand, so the root's actions are the same in
+        # every determinization; list them once (from a determinized copy, so
+        # nothing hidden is read).
+        t.root_fixed = (t.cfg.known_hands >> t.root.to_act) & 1
+        t.n_root = 0
+        if t.root_fixed:
+            t.work = t.root
+            position_determinize(&t.work, observer, t.cfg.known_hands, &t.rng)
+            t.n_root = position_legal_actions(&t.work, t.root_actions)
+            for i in range(t.n_root):
+                t.root_child[i] = -1
+
+    def run(self, long long max_iterations=-1, double deadline=0.0, StopFlag stop=None):
+        """Iterate until `max_iterations` (total, < 0: no limit), `deadline`
+        (monotonic() seconds, 0: none) or `stop`; returns why it stopped."""
+        cdef uint64_t limit = <uint64_t>max_iterations if max_iterations >= 0 else <uint64_t>-1
+        cdef const int* flag = NULL
+        cdef int reason
+        if self.t.n_nodes == 0:
+            raise ValueError("reset() the tree first")
+        if stop is not None:
+            flag = &stop.flag
+        with nogil:
+            reason = tree_run(&self.t, limit, deadline, flag)
+        if reason == STOP_ERROR:
+            raise MemoryError("search tree")
+        return STOP_REASONS[reason]
+
+    @property
+    def iterations(self):
+        return self.t.iterations
+
+    @property
+    def nodes(self):
+        return self.t.n_nodes
+
+    def memory_bytes(self):
+        """Bytes this tree holds: the node pool (capacity) and the buffers."""
+        return (self.t.capacity * sizeof(node_t) + sizeof(tree_t)
+                + MAX_ACTIONS * (2 * sizeof(action_t) + 2 * sizeof(int32_t))
+                + 2 * MAX_ACTIONS * (2 * sizeof(uint32_t) + sizeof(int32_t)) + TAIL_BYTES)
+
+    @staticmethod
+    def node_bytes():
+        return sizeof(node_t)
+
+    def root_stats(self):
+        """(visits, win sums, margin sums, final gold sums) per seat at the root."""
+        cdef node_t* nd = &self.t.nodes[0]
+        n = self.t.root.n_seats
+        return (nd.visits, [nd.win[k] for k in range(n)], [nd.margin[k] for k in range(n)],
+                [self.t.gold_sum[k] for k in range(n)])
+
+    def children(self, path=()):
+        """Children of the node reached from the root by the action codes in
+        `path`: [(code, seat, visits, avail, win sums, margin sums)], or []."""
+        cdef int32_t node = 0, c
+        n = self.t.root.n_seats
+        for code in path:
+            c = self.t.nodes[node].first_child
+            while c >= 0 and self.t.nodes[c].action != <action_t>code:
+                c = self.t.nodes[c].next_sibling
+            if c < 0:
+                return []
+            node = c
+        out = []
+        c = self.t.nodes[node].first_child
+        while c >= 0:
+            nd = &self.t.nodes[c]
+            out.append((nd.action, nd.seat, nd.visits, nd.avail,
+                        [nd.win[k] for k in range(n)], [nd.margin[k] for k in range(n)]))
+            c = nd.next_sibling
+        return out
+
+
+# --- bots' helpers --------------------------------------------------------------
+
+def greedy_code(CorePosition core, uint64_t seed):
+    """The greedy bot's action code: one ply maximising the mover's seat_value,
+    ties at random. It never peeks at a blind draw: values are taken on a copy
+    whose jungle deck is empty, so a cell that would take a blind draw stays
+    empty. The legal actions are the real position's (the mover's own hand)."""
+    cdef position_t* blind = <position_t*>malloc(sizeof(position_t))
+    cdef action_t* legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
+    cdef rng_t rng
+    cdef int n, i, n_best = 0, seat
+    cdef double v, best = -1e300
+    cdef action_t choice = 0
+    try:
+        if blind == NULL or legal == NULL or undo == NULL:
+            raise MemoryError()
+        if core.pos.phase == PHASE_OVER:
+            raise ValueError("the game is over")
+        rng_seed(&rng, seed)
+        with nogil:
+            n = position_legal_actions(&core.pos, legal)
+            blind[0] = core.pos
+            blind.deck_pos = blind.deck_end
+            seat = blind.to_act
+            for i in range(n):
+                v = action_value(blind, legal[i], seat, undo)
+                if v > best:
+                    best = v
+                    n_best = 1
+                    choice = legal[i]
+                elif v == best:
+                    # reservoir sampling over the ties
+                    n_best += 1
+                    if rng_below(&rng, n_best) == 0:
+                        choice = legal[i]
+        return choice
+    finally:
+        free(blind)
+        free(legal)
+        free(undo)
+
+
+def action_values(CorePosition core, codes, int seat, bint blind=False):
+    """seat_value of `seat` after each action code (for tests and reports).
+    With `blind`, values are the greedy bot's: without the jungle deck."""
+    cdef position_t* p = <position_t*>malloc(sizeof(position_t))
+    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
+    try:
+        if p == NULL or undo == NULL:
+            raise MemoryError()
+        p[0] = core.pos
+        if blind:
+            p.deck_pos = p.deck_end
+        return [action_value(p, <action_t>c, seat, undo) for c in codes]
+    finally:
+        free(p)
+        free(undo)
+
+
+def value_now(CorePosition core, int seat):
+    """seat_value of `seat` in `core`."""
+    return seat_value(&core.pos, seat)
+
+
+def check_undo(CorePosition core, uint64_t seed, int plies):
+    """Play `plies` random actions from a copy of `core`; before each, evaluate
+    every legal action in place and count the evaluations that did not leave the
+    position byte-for-byte unchanged (the in-place evaluation's invariant)."""
+    cdef position_t* p = <position_t*>malloc(sizeof(position_t))
+    cdef position_t* before = <position_t*>malloc(sizeof(position_t))
+    cdef action_t* legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
+    cdef rng_t rng
+    cdef int n, i, k, bad = 0, checked = 0
+    try:
+        if p == NULL or before == NULL or legal == NULL or undo == NULL:
+            raise MemoryError()
+        rng_seed(&rng, seed)
+        p[0] = core.pos
+        for k in range(plies):
+            if p.phase == PHASE_OVER:
+                break
+            n = position_legal_actions(p, legal)
+            before[0] = p[0]
+            for i in range(n):
+                action_value(p, legal[i], p.to_act, undo)
+                checked += 1
+                if memcmp(p, before, sizeof(position_t)) != 0:
+                    bad += 1
+                    p[0] = before[0]
+            position_apply(p, legal[rng_below(&rng, n)])
+        return checked, bad
+    finally:
+        free(p)
+        free(before)
+        free(legal)
+        free(undo)
+
+
+def informed_playout(CorePosition core, uint64_t seed, int samples=4):
+    """Play `core` to the end with the informed playout policy (in place)."""
+    cdef rng_t rng
+    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
+    if undo == NULL:
+        raise MemoryError()
+    rng_seed(&rng, seed)
+    with nogil:
+        playout_informed(&core.pos, &rng, samples, undo)
+    free(undo)
+
+
+def bench_playouts(CorePosition core, int observer, int playout, int count,
+                   uint64_t seed, int samples=4):
+    """Seconds for `count` determinize + playout passes from `core` (no tree)."""
+    cdef position_t* p = <position_t*>malloc(sizeof(position_t))
+    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
+    cdef rng_t rng
+    cdef int i
+    cdef double start, elapsed
+    if p == NULL or undo == NULL:
+        free(p)
+        free(undo)
+        raise MemoryError()
+    rng_seed(&rng, seed)
+    with nogil:
+        start = _now()
+        for i in range(count):
+            p[0] = core.pos
+            position_determinize(p, observer, 1 << observer, &rng)
+            if playout == PLAYOUT_INFORMED:
+                playout_informed(p, &rng, samples, undo)
+            else:
+                position_playout(p, &rng)
+        elapsed = _now() - start
+    free(p)
+    free(undo)
+    return elapsed

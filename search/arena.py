@@ -1,0 +1,178 @@
+"""cacao-arena: play bots against each other and measure their strength.
+
+    cacao-arena --players 2 --games 400 mcts:iterations=1000 greedy
+    cacao-arena --players 4 --games 200 mcts greedy greedy greedy --json
+
+Seats rotate: game g is played on deal g // players with bot i in seat
+(i + g) % players, so every deal is played once in every seating and seat
+order favours nobody (first player included, since the deal fixes it). Games
+run in worker processes; a progress bar goes to stderr. Every game is written
+as a cacao-record/1 file into the records folder. Shared wins count as a
+fraction (1 / number of winners); the 95% interval is Wilson's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from typing import Any, Sequence
+
+from cacaoai.engine import Position
+
+from .bots import Bot, parse_bot
+
+_BOTS: dict[str, Bot] = {}
+
+
+def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval for a proportion (95% by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _bot(spec: str) -> Bot:
+    bot = _BOTS.get(spec)
+    if bot is None:
+        bot = _BOTS[spec] = parse_bot(spec)
+    return bot
+
+
+def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
+    """Play game `g`: returns the seating, the result and the record."""
+    g, players, seed, specs = task
+    deal_seed = (seed * 1_000_003 + g // players) % 2**64
+    seating = [(s - g) % players for s in range(players)]   # seat -> bot index
+    position = Position.new(players, deal_seed)
+    ply = 0
+    while not position.is_over:
+        seat = position.to_act
+        assert seat is not None
+        bot = _bot(specs[seating[seat]])
+        position.apply(bot.choose(position, (deal_seed * 7_919 + ply * 104_729 + g) % 2**64))
+        ply += 1
+    result = position.result()
+    assert result is not None
+    return {"game": g, "deal_seed": deal_seed, "seating": seating, "gold": result.gold,
+            "winners": result.winners, "record": position.record()}
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = int(width * done / total) if total else width
+    elapsed = time.monotonic() - started
+    eta = elapsed / done * (total - done) if done else 0.0
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games "
+                     f"{elapsed:6.0f}s elapsed, {eta:5.0f}s left ")
+    sys.stderr.flush()
+
+
+def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes: int | None = None,
+        records: str | None = None, progress: bool = True) -> dict[str, Any]:
+    """Play `games` games and return the summary (the --json object)."""
+    for spec in specs:
+        parse_bot(spec)                       # fail early on a bad spec
+    if records:
+        os.makedirs(records, exist_ok=True)
+    tasks = [(g, players, seed, list(specs)) for g in range(games)]
+    wins = [0.0] * len(specs)
+    gold = [0.0] * len(specs)
+    seats = [0] * len(specs)
+    started = time.monotonic()
+    processes = processes or os.cpu_count() or 1
+
+    def take(outcome: dict[str, Any]) -> None:
+        for seat, bot in enumerate(outcome["seating"]):
+            seats[bot] += 1
+            gold[bot] += outcome["gold"][seat]
+            if seat in outcome["winners"]:
+                wins[bot] += 1.0 / len(outcome["winners"])
+        if records:
+            path = os.path.join(records, f"game-{outcome['game']:05d}.json")
+            with open(path, "w") as f:
+                json.dump(outcome["record"], f)
+                f.write("\n")
+
+    done = 0
+    if progress:
+        _progress(0, games, started)
+    if processes == 1:
+        outcomes = map(play_game, tasks)
+        for outcome in outcomes:
+            take(outcome)
+            done += 1
+            if progress:
+                _progress(done, games, started)
+    else:
+        ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+        with ctx.Pool(processes) as pool:
+            for outcome in pool.imap_unordered(play_game, tasks):
+                take(outcome)
+                done += 1
+                if progress:
+                    _progress(done, games, started)
+    if progress:
+        sys.stderr.write("\n")
+    bots = []
+    for i, spec in enumerate(specs):
+        n = seats[i]
+        bots.append({"spec": spec, "win_rate": wins[i] / n if n else 0.0,
+                     "ci95": list(wilson(wins[i], n)), "mean_gold": gold[i] / n if n else 0.0})
+    return {"games": games, "players": players, "seed": seed,
+            "elapsed_s": time.monotonic() - started, "records": records, "bots": bots}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="cacao-arena", description="Play Cacao bots against each other.",
+        epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
+               "(beginner, casual, strong, max). Settings: iterations, time, threads, "
+               "playout, temperature, exploration, samples, margin_weight, floor.")
+    parser.add_argument("bots", nargs="+", help="one bot spec per seat")
+    parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=None, help="default: one per core")
+    parser.add_argument("--records", default=None,
+                        help="folder for the game records (default: out/arena-<time>)")
+    parser.add_argument("--no-records", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print one JSON summary object")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    players = args.players or len(args.bots)
+    if players not in (2, 3, 4):
+        parser.error("--players must be 2, 3 or 4")
+    if len(args.bots) != players:
+        parser.error(f"give one bot per seat: {players} bots for {players} players")
+    if args.games < 1:
+        parser.error("--games must be positive")
+    records = None if args.no_records else (args.records or time.strftime("out/arena-%Y%m%d-%H%M%S"))
+    try:
+        summary = run(args.bots, players, args.games, args.seed, args.processes, records,
+                      progress=not args.quiet)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print(f"{summary['games']} games, {players} players, {summary['elapsed_s']:.0f} s"
+          + (f", records in {records}" if records else ""))
+    width = max(len(b["spec"]) for b in summary["bots"])
+    for b in summary["bots"]:
+        lo, hi = b["ci95"]
+        print(f"  {b['spec']:<{width}}  win {100 * b['win_rate']:5.1f}%  "
+              f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  mean gold {b['mean_gold']:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Players behind one interface: ``Bot.choose(position, rng_seed) -> Action``.
+
+Bots read only what the seat to act may know: the board, the public counts and
+their own hand. (The search determinizes everything else; the greedy bot never
+looks at a blind draw.)
+
+Specs name a bot and its settings, for the arena and front ends:
+
+    random
+    greedy
+    flat:iterations=1000
+    mcts:iterations=1000,exploration=0.5,playout=random
+    mcts:time=2,threads=2
+    level:strong            (or just: strong)
+
+Strength levels are MCTS budgets with a sampling temperature over the final
+visit distribution (never injected blunders): the weak levels sample among the
+well-visited moves only (`SearchLimits.floor`), so they play plausible moves.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import fields
+from typing import Any
+
+from cacaoai.engine import Action, Position
+
+from . import SearchLimits, search
+from ._mcts import greedy_code
+
+__all__ = ["Bot", "FlatMonteCarloBot", "GreedyBot", "LEVELS", "MCTSBot", "RandomBot", "parse_bot"]
+
+# Named strength levels, weakest first; each is measurably stronger than the
+# one before (README, "Strength levels").
+LEVELS: dict[str, str] = {
+    "beginner": "mcts:iterations=100,temperature=1.0",
+    "casual": "mcts:iterations=400,temperature=0.5",
+    "strong": "mcts:iterations=2000",
+    "max": "mcts:iterations=10000,threads=2",
+}
+
+
+class Bot(ABC):
+    """A player. `spec` is the string that builds it again (parse_bot)."""
+
+    spec: str = ""
+
+    @abstractmethod
+    def choose(self, position: Position, rng_seed: int) -> Action:
+        """The action to play for the seat to act in `position` (not modified)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
+
+
+class RandomBot(Bot):
+    """Uniform over the legal actions."""
+
+    spec = "random"
+
+    def choose(self, position: Position, rng_seed: int) -> Action:
+        return random.Random(rng_seed).choice(position.legal_actions())
+
+
+class GreedyBot(Bot):
+    """One ply maximising its own value = gold + water-track value + sun +
+    0.5 x cacao + 0.5 x the temple awards it would get now; a blind draw counts
+    as an empty cell; resolves by the same value; ties at random."""
+
+    spec = "greedy"
+
+    def choose(self, position: Position, rng_seed: int) -> Action:
+        return position.decode(greedy_code(position.core, rng_seed % 2**64))
+
+
+class MCTSBot(Bot):
+    """Information-set MCTS (cacaoai.search.search) with the given limits."""
+
+    def __init__(self, limits: SearchLimits, spec: str = ""):
+        self.limits = limits
+        self.spec = spec or _limits_spec("mcts", limits)
+
+    def choose(self, position: Position, rng_seed: int) -> Action:
+        result = search(position, self.limits, seed=rng_seed % 2**64)
+        assert result.best_action is not None
+        return result.best_action
+
+
+class FlatMonteCarloBot(MCTSBot):
+    """Flat Monte Carlo: playouts spread evenly over the root actions."""
+
+    def __init__(self, limits: SearchLimits, spec: str = ""):
+        super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits))
+
+
+_KEYS: dict[str, tuple[str, type]] = {
+    "iterations": ("iterations", int), "time": ("time_s", float), "time_s": ("time_s", float),
+    "threads": ("threads", int), "playout": ("playout", str), "temperature": ("temperature", float),
+    "exploration": ("exploration", float), "samples": ("samples", int),
+    "margin_weight": ("margin_weight", float), "margin_scale": ("margin_scale", float),
+    "floor": ("floor", float), "max_nodes": ("max_nodes", int),
+}
+
+
+def parse_bot(spec: str) -> Bot:
+    """Build a bot from its spec (module docstring). Raises ValueError."""
+    text = spec.strip()
+    name, _, rest = text.partition(":")
+    name = name.strip().lower()
+    if name in LEVELS and not rest:
+        rest, name = name, "level"
+    if name == "level":
+        level = rest.strip().lower()
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+        bot = parse_bot(LEVELS[level])
+        bot.spec = f"level:{level}"
+        return bot
+    if name in ("random", "greedy"):
+        if rest:
+            raise ValueError(f"{name} takes no settings, got {rest!r}")
+        return RandomBot() if name == "random" else GreedyBot()
+    if name not in ("mcts", "flat"):
+        raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, mcts, level:NAME")
+    settings: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.replace(";", ",").split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip().lower()
+        if not eq or key not in _KEYS:
+            raise ValueError(f"{spec!r}: bad setting {item!r}; settings: {', '.join(_KEYS)}")
+        field, kind = _KEYS[key]
+        try:
+            settings[field] = kind(value.strip())
+        except ValueError:
+            raise ValueError(f"{spec!r}: {key} must be a {kind.__name__}, got {value!r}") from None
+    if "iterations" not in settings and "time_s" not in settings:
+        settings["iterations"] = 1000
+    limits = SearchLimits(**settings)
+    return MCTSBot(limits, text) if name == "mcts" else FlatMonteCarloBot(limits, text)
+
+
+def _replace(limits: SearchLimits, **changes: Any) -> SearchLimits:
+    values = {f.name: getattr(limits, f.name) for f in fields(limits)}
+    values.update(changes)
+    return SearchLimits(**values)
+
+
+def _limits_spec(name: str, limits: SearchLimits) -> str:
+    default = SearchLimits(iterations=1)
+    parts = []
+    for key, (field, _) in _KEYS.items():
+        if key == "time":
+            continue
+        value = getattr(limits, field)
+        if field == "iterations" or value != getattr(default, field):
+            if value is not None:
+                parts.append(f"{key}={value}")
+    return f"{name}:{','.join(parts)}"

@@ -1,0 +1,16 @@
+"""The Cacao gRPC service (API ``cacao.v1``), installed as ``cacaoai.server``.
+
+    from cacaoai.server import create_server, ServerOptions
+    server, port = create_server("127.0.0.1:0", ServerOptions(max_searches=2))
+    server.start()
+
+Layers: :mod:`.service` answers each RPC with plain functions (validate ->
+convert -> engine/search -> convert); :mod:`.servicer` adapts them to gRPC
+(deadlines, cancellation, rich errors, health, reflection, shutdown);
+:mod:`.main` is the ``cacao-server`` command.
+"""
+
+from .options import ServerOptions
+from .servicer import create_server, serve
+
+__all__ = ["ServerOptions", "create_server", "serve"]

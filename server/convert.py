@@ -1,0 +1,395 @@
+"""Conversions between the cacao.v1 messages and the engine's JSON forms.
+
+The engine speaks the project's JSON forms (RECORD.md actions, the
+``cacao-position/1`` snapshot, the ``cacao-record/1`` record); the API speaks
+protobuf messages that mirror them field by field. Converting a request
+message checks what only the message can get wrong (unset enums and oneofs,
+rotations out of range, a half-given hand) and names the field at fault with
+its proto path, such as ``position.seats[1].hand``; everything else (an
+impossible position, an illegal action) is the engine's to judge.
+
+Thread-safety: pure functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+
+from . import errors
+from .errors import Violations
+
+POSITION_FORMAT = "cacao-position/1"
+RECORD_FORMAT = "cacao-record/1"
+
+WORKER_TILES = {
+    "1111": pb.WORKER_TILE_1111,
+    "2101": pb.WORKER_TILE_2101,
+    "3001": pb.WORKER_TILE_3001,
+    "3100": pb.WORKER_TILE_3100,
+}
+JUNGLE_TILES = {
+    "plantation-1": pb.JUNGLE_TILE_PLANTATION_1,
+    "plantation-2": pb.JUNGLE_TILE_PLANTATION_2,
+    "market-2": pb.JUNGLE_TILE_MARKET_2,
+    "market-3": pb.JUNGLE_TILE_MARKET_3,
+    "market-4": pb.JUNGLE_TILE_MARKET_4,
+    "gold-1": pb.JUNGLE_TILE_GOLD_1,
+    "gold-2": pb.JUNGLE_TILE_GOLD_2,
+    "water": pb.JUNGLE_TILE_WATER,
+    "sun": pb.JUNGLE_TILE_SUN,
+    "temple": pb.JUNGLE_TILE_TEMPLE,
+}
+PHASES = {"turn": pb.PHASE_TURN, "resolve": pb.PHASE_RESOLVE, "over": pb.PHASE_OVER}
+DIRECTIONS = ["N", "E", "S", "W"]
+DIRECTION_ENUMS = [pb.DIRECTION_N, pb.DIRECTION_E, pb.DIRECTION_S, pb.DIRECTION_W]
+
+WORKER_NAMES = {v: k for k, v in WORKER_TILES.items()}
+JUNGLE_NAMES = {v: k for k, v in JUNGLE_TILES.items()}
+PHASE_NAMES = {v: k for k, v in PHASES.items()}
+
+
+# --- names <-> enums -----------------------------------------------------------
+
+def _worker_name(value: int, path: str, out: Violations) -> str:
+    name = WORKER_NAMES.get(value)
+    if name is None:
+        out.add(path, _enum_problem(value, "worker tile (WORKER_TILE_1111, _2101, _3001, _3100)"))
+        return "?"
+    return name
+
+
+def _jungle_name(value: int, path: str, out: Violations) -> str:
+    name = JUNGLE_NAMES.get(value)
+    if name is None:
+        out.add(path, _enum_problem(value, "jungle tile"))
+        return "?"
+    return name
+
+
+def _enum_problem(value: int, what: str) -> str:
+    if value == 0:
+        return f"required: a {what}"
+    return f"unknown value {value}: not a {what}"
+
+
+def _rotation(value: int, path: str, out: Violations) -> int:
+    if not 0 <= value <= 3:
+        out.add(path, f"rotation {value} is out of range 0..3")
+    return value
+
+
+def direction_enum(value: Any) -> int:
+    """The Direction enum of an engine direction (0..3 or "N"/"E"/"S"/"W")."""
+    if isinstance(value, str):
+        value = DIRECTIONS.index(value.upper()[:1])
+    return DIRECTION_ENUMS[int(value)]
+
+
+# --- actions -------------------------------------------------------------------
+
+def action_to_json(action: pb.Action, path: str = "action") -> dict:
+    """The RECORD.md form of an Action message.
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+    """
+    out = Violations()
+    result = _action_to_json(action, path, out)
+    out.raise_if_any(errors.INVALID_ACTION)
+    return result
+
+
+def _action_to_json(action: pb.Action, path: str, out: Violations) -> dict:
+    kind = action.WhichOneof("kind")
+    if action.seat < 0:
+        out.add(f"{path}.seat", f"seat {action.seat} is negative")
+    if kind is None:
+        out.add(path, "one of place, overbuild, discard or resolve is required")
+        return {}
+    body = getattr(action, kind)
+    sub = f"{path}.{kind}"
+    result: dict[str, Any] = {"type": kind, "seat": action.seat}
+    if kind == "resolve":
+        result.update(gold=body.gold, cacao=body.cacao)
+        return result
+    result["tile"] = _worker_name(body.tile, f"{sub}.tile", out)
+    if kind == "discard":
+        return result
+    result.update(x=body.x, y=body.y, rot=_rotation(body.rotation, f"{sub}.rotation", out))
+    if kind == "place":
+        fills = []
+        for i, fill in enumerate(body.fills):
+            tile = _jungle_name(fill.tile, f"{sub}.fills[{i}].tile", out)
+            fills.append({"x": fill.x, "y": fill.y, "tile": tile})
+        result["fills"] = sorted(fills, key=lambda f: (f["x"], f["y"]))
+    return result
+
+
+def action_from_json(data: dict) -> pb.Action:
+    """The Action message of a RECORD.md action (engine output, trusted)."""
+    kind = data["type"]
+    action = pb.Action(seat=data["seat"])
+    body = getattr(action, kind)
+    body.SetInParent()
+    if kind == "resolve":
+        body.gold, body.cacao = data["gold"], data["cacao"]
+        return action
+    body.tile = WORKER_TILES[data["tile"]]
+    if kind == "discard":
+        return action
+    body.x, body.y, body.rotation = data["x"], data["y"], data.get("rot", 0)
+    if kind == "place":
+        for fill in data.get("fills", []):
+            body.fills.add(x=fill["x"], y=fill["y"], tile=JUNGLE_TILES[fill["tile"]])
+    return action
+
+
+def action_key(data: dict) -> str:
+    """A canonical string of a RECORD.md action, for comparing and grouping."""
+    import json
+
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+# --- positions -----------------------------------------------------------------
+
+def position_to_json(position: pb.Position, path: str = "position") -> dict:
+    """The ``cacao-position/1`` dict of a Position message.
+
+    A complete position gives every part; an observation (``view`` set) leaves
+    out the jungle deck, the piles and every hidden hand (RULES.md
+    "Information").
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+    """
+    out = Violations()
+    observation = position.HasField("view")
+    snap: dict[str, Any] = {
+        "format": POSITION_FORMAT,
+        "players": position.players,
+        "first_player": position.first_player,
+        "turn": position.turn,
+        "mover": position.mover,
+        "phase": PHASE_NAMES.get(position.phase, "?"),
+        "to_act": position.to_act if position.HasField("to_act") else None,
+        "board": [],
+        "display": [
+            _jungle_name(t, f"{path}.display[{i}]", out) for i, t in enumerate(position.display)
+        ],
+        "jungle_deck_count": position.jungle_deck_count,
+        "seats": [],
+        "pending": [],
+    }
+    if position.phase not in PHASE_NAMES:
+        out.add(f"{path}.phase", _enum_problem(position.phase, "phase (TURN, RESOLVE, OVER)"))
+    if not 2 <= position.players <= 4:
+        out.add(f"{path}.players", f"{position.players} players: must be 2, 3 or 4")
+    elif len(position.seats) != position.players:
+        out.add(f"{path}.seats", f"{len(position.seats)} seats for {position.players} players")
+    for i, cell in enumerate(position.board):
+        snap["board"].append(_board_tile_to_json(cell, f"{path}.board[{i}]", out))
+    if observation:
+        snap["view"] = position.view
+        if not 0 <= position.view < max(position.players, 1):
+            out.add(f"{path}.view", f"seat {position.view} does not exist")
+        if position.jungle_deck:
+            out.add(f"{path}.jungle_deck", "must be empty in an observation (it is hidden)")
+    else:
+        snap["jungle_deck"] = [
+            _jungle_name(t, f"{path}.jungle_deck[{i}]", out)
+            for i, t in enumerate(position.jungle_deck)
+        ]
+    for s, seat in enumerate(position.seats):
+        own = not observation or s == position.view
+        snap["seats"].append(_seat_to_json(seat, f"{path}.seats[{s}]", observation, own, out))
+    for i, pending in enumerate(position.pending):
+        snap["pending"].append(
+            {
+                "seat": pending.seat,
+                "results": [{"gold": r.gold, "cacao": r.cacao} for r in pending.results],
+            }
+        )
+    out.raise_if_any(errors.INVALID_POSITION)
+    return snap
+
+
+def _board_tile_to_json(cell: pb.BoardTile, path: str, out: Violations) -> dict:
+    kind = cell.WhichOneof("tile")
+    entry: dict[str, Any] = {"x": cell.x, "y": cell.y}
+    if kind is None:
+        out.add(path, "one of jungle or worker is required")
+    elif kind == "jungle":
+        entry["tile"] = _jungle_name(cell.jungle, f"{path}.jungle", out)
+    else:
+        worker = cell.worker
+        entry["tile"] = _worker_name(worker.tile, f"{path}.worker.tile", out)
+        entry["seat"] = worker.seat
+        entry["rot"] = _rotation(worker.rotation, f"{path}.worker.rotation", out)
+        if worker.HasField("covers"):
+            entry["covers"] = {
+                "tile": _worker_name(worker.covers.tile, f"{path}.worker.covers.tile", out),
+                "rot": _rotation(worker.covers.rotation, f"{path}.worker.covers.rotation", out),
+            }
+    return entry
+
+
+def _seat_to_json(seat: pb.Seat, path: str, observation: bool, own: bool, out: Violations) -> dict:
+    entry: dict[str, Any] = {
+        "gold": seat.gold,
+        "cacao": seat.cacao,
+        "sun": seat.sun,
+        "water": seat.water,
+        "hand_count": seat.hand_count,
+        "pile_count": seat.pile_count,
+        "discarded": [
+            _worker_name(t, f"{path}.discarded[{i}]", out) for i, t in enumerate(seat.discarded)
+        ],
+    }
+    hand = [_worker_name(t, f"{path}.hand[{i}]", out) for i, t in enumerate(seat.hand)]
+    if own or len(hand) == seat.hand_count:
+        entry["hand"] = hand
+    elif hand:
+        out.add(
+            f"{path}.hand",
+            f"lists {len(hand)} tiles but hand_count is {seat.hand_count}: "
+            "give the whole hand or none",
+        )
+    if observation:
+        if seat.pile:
+            out.add(f"{path}.pile", "must be empty in an observation (it is hidden)")
+    else:
+        entry["pile"] = [_worker_name(t, f"{path}.pile[{i}]", out) for i, t in enumerate(seat.pile)]
+    return entry
+
+
+def known_hands(position: pb.Position) -> tuple[int, ...]:
+    """Seats of an observation whose hands are given in full (the viewer excluded)."""
+    if not position.HasField("view"):
+        return ()
+    return tuple(
+        s
+        for s, seat in enumerate(position.seats)
+        if s != position.view and seat.hand_count > 0 and len(seat.hand) == seat.hand_count
+    )
+
+
+def position_from_json(snap: dict) -> pb.Position:
+    """The Position message of a ``cacao-position/1`` dict (engine output, trusted)."""
+    position = pb.Position(
+        players=snap["players"],
+        first_player=snap["first_player"],
+        turn=snap["turn"],
+        mover=snap["mover"],
+        phase=PHASES[snap["phase"]],
+        jungle_deck_count=snap["jungle_deck_count"],
+    )
+    if snap.get("to_act") is not None:
+        position.to_act = snap["to_act"]
+    if snap.get("view") is not None:
+        position.view = snap["view"]
+    for entry in snap["board"]:
+        position.board.append(board_tile_from_json(entry))
+    position.display.extend(JUNGLE_TILES[t] for t in snap["display"])
+    position.jungle_deck.extend(JUNGLE_TILES[t] for t in snap.get("jungle_deck", ()))
+    for seat in snap["seats"]:
+        position.seats.add(
+            gold=seat["gold"],
+            cacao=seat["cacao"],
+            sun=seat["sun"],
+            water=seat["water"],
+            hand=[WORKER_TILES[t] for t in seat.get("hand", ())],
+            hand_count=seat["hand_count"],
+            pile=[WORKER_TILES[t] for t in seat.get("pile", ())],
+            pile_count=seat["pile_count"],
+            discarded=[WORKER_TILES[t] for t in seat.get("discarded", ())],
+        )
+    for pending in snap.get("pending", ()):
+        position.pending.add(
+            seat=pending["seat"],
+            results=[pb.ResolutionResult(gold=r["gold"], cacao=r["cacao"]) for r in pending["results"]],
+        )
+    return position
+
+
+def board_tile_from_json(entry: dict) -> pb.BoardTile:
+    """The BoardTile message of a snapshot board entry."""
+    cell = pb.BoardTile(x=entry["x"], y=entry["y"])
+    tile = entry["tile"]
+    if tile in JUNGLE_TILES:
+        cell.jungle = JUNGLE_TILES[tile]
+        return cell
+    cell.worker.tile = WORKER_TILES[tile]
+    cell.worker.seat = entry["seat"]
+    cell.worker.rotation = entry.get("rot", 0)
+    covers = entry.get("covers")
+    if covers:
+        cell.worker.covers.tile = WORKER_TILES[covers["tile"]]
+        cell.worker.covers.rotation = covers.get("rot", 0)
+    return cell
+
+
+# --- records and results -------------------------------------------------------
+
+def record_to_json(record: pb.GameRecord, path: str = "record") -> dict:
+    """The ``cacao-record/1`` dict of a GameRecord message.
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+    """
+    out = Violations()
+    data: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "players": record.players,
+        "first_player": record.first_player,
+        "worker_piles": [
+            [_worker_name(t, f"{path}.worker_piles[{s}].tiles[{i}]", out) for i, t in enumerate(p.tiles)]
+            for s, p in enumerate(record.worker_piles)
+        ],
+        "jungle_deck": [
+            _jungle_name(t, f"{path}.jungle_deck[{i}]", out) for i, t in enumerate(record.jungle_deck)
+        ],
+        "actions": [
+            _action_to_json(a, f"{path}.actions[{i}]", out) for i, a in enumerate(record.actions)
+        ],
+    }
+    if record.HasField("result"):
+        data["result"] = result_to_json(record.result)
+    out.raise_if_any(errors.INVALID_RECORD)
+    return data
+
+
+def record_from_json(data: dict) -> pb.GameRecord:
+    """The GameRecord message of a ``cacao-record/1`` dict (engine output, trusted)."""
+    record = pb.GameRecord(
+        players=data["players"],
+        first_player=data["first_player"],
+        jungle_deck=[JUNGLE_TILES[t] for t in data["jungle_deck"]],
+        actions=[action_from_json(a) for a in data["actions"]],
+    )
+    for pile in data["worker_piles"]:
+        record.worker_piles.add(tiles=[WORKER_TILES[t] for t in pile])
+    if data.get("result") is not None:
+        record.result.CopyFrom(result_from_json(data["result"]))
+    return record
+
+
+def result_to_json(result: pb.GameResult) -> dict:
+    """The record's ``result`` form of a GameResult message."""
+    return {
+        "gold": [s.gold for s in result.seats],
+        "cacao": [s.cacao for s in result.seats],
+        "winners": list(result.winners),
+    }
+
+
+def result_from_json(data: Any) -> pb.GameResult:
+    """The GameResult message of a result (the record's dict or the engine's Result)."""
+    if not isinstance(data, dict):
+        data = {"gold": list(data.gold), "cacao": list(data.cacao), "winners": list(data.winners)}
+    result = pb.GameResult(winners=sorted(data["winners"]))
+    for seat, (gold, cacao) in enumerate(zip(data["gold"], data["cacao"])):
+        result.seats.add(seat=seat, gold=gold, cacao=cacao)
+    return result

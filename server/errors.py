@@ -1,0 +1,134 @@
+"""Request errors and their translation into the gRPC rich error model.
+
+A handler raises :class:`ApiError` (or one of its helpers) for anything that is
+the client's fault; the servicer turns it into a ``google.rpc.Status`` with a
+``BadRequest`` (field violations) or ``PreconditionFailure`` detail and an
+``ErrorInfo`` (domain ``cacao.v1``, a stable reason), as AIP-193 describes.
+
+Thread-safety: everything here is immutable or per-request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+DOMAIN = "cacao.v1"
+
+# Stable machine-readable reasons (ErrorInfo.reason).
+INVALID_REQUEST = "INVALID_REQUEST"
+INVALID_POSITION = "INVALID_POSITION"
+INVALID_RECORD = "INVALID_RECORD"
+INVALID_ACTION = "INVALID_ACTION"
+ILLEGAL_ACTION = "ILLEGAL_ACTION"
+UNKNOWN_LEVEL = "UNKNOWN_LEVEL"
+GAME_OVER = "GAME_OVER"
+HIDDEN_INFORMATION = "HIDDEN_INFORMATION"
+POSITION_MISMATCH = "POSITION_MISMATCH"
+TOO_MANY_SEARCHES = "TOO_MANY_SEARCHES"
+
+
+@dataclass
+class ApiError(Exception):
+    """An error answer: a status code, a message and the fields at fault.
+
+    Attributes:
+        code: the gRPC status code.
+        message: one sentence for people; names the field when there is one.
+        reason: ErrorInfo reason, UPPER_SNAKE_CASE.
+        violations: (field path, description) pairs for a BadRequest detail.
+        preconditions: (type, subject, description) triples for a
+            PreconditionFailure detail.
+    """
+
+    code: grpc.StatusCode
+    message: str
+    reason: str = INVALID_REQUEST
+    violations: list[tuple[str, str]] = field(default_factory=list)
+    preconditions: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message}"
+
+    def to_status(self) -> status_pb2.Status:
+        """The ``google.rpc.Status`` for this error, with its details packed."""
+        details = []
+        if self.violations:
+            bad = error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+                    for f, d in self.violations
+                ]
+            )
+            details.append(_pack(bad))
+        if self.preconditions:
+            failure = error_details_pb2.PreconditionFailure(
+                violations=[
+                    error_details_pb2.PreconditionFailure.Violation(
+                        type=t, subject=s, description=d
+                    )
+                    for t, s, d in self.preconditions
+                ]
+            )
+            details.append(_pack(failure))
+        details.append(_pack(error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN)))
+        return status_pb2.Status(
+            code=getattr(code_pb2, self.code.name), message=self.message, details=details
+        )
+
+
+def _pack(message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+def invalid(field_path: str, description: str, reason: str = INVALID_REQUEST) -> ApiError:
+    """INVALID_ARGUMENT naming one field."""
+    return ApiError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"{field_path}: {description}",
+        reason,
+        violations=[(field_path, description)],
+    )
+
+
+def invalid_fields(violations: list[tuple[str, str]], reason: str) -> ApiError:
+    """INVALID_ARGUMENT naming several fields; the message lists the first ones."""
+    shown = "; ".join(f"{f}: {d}" for f, d in violations[:3])
+    more = f" (and {len(violations) - 3} more)" if len(violations) > 3 else ""
+    return ApiError(
+        grpc.StatusCode.INVALID_ARGUMENT, shown + more, reason, violations=list(violations)
+    )
+
+
+def failed_precondition(subject: str, description: str, reason: str) -> ApiError:
+    """FAILED_PRECONDITION: the request is well-formed but does not fit the position."""
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        f"{subject}: {description}",
+        reason,
+        preconditions=[(reason, subject, description)],
+    )
+
+
+def resource_exhausted(description: str) -> ApiError:
+    """RESOURCE_EXHAUSTED: no capacity now; the client may retry later or elsewhere."""
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, description, TOO_MANY_SEARCHES)
+
+
+class Violations:
+    """Collects field violations while a message is converted, then raises them all."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, field_path: str, description: str) -> None:
+        self.items.append((field_path, description))
+
+    def raise_if_any(self, reason: str) -> None:
+        if self.items:
+            raise invalid_fields(self.items, reason)

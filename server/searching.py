@@ -1,0 +1,308 @@
+"""Search budgets, the search gate, and search results as API evaluations.
+
+- :func:`resolve_budget` turns a request's limits or level into the budget
+  actually searched: clamped to the server's maximums and cut to the client's
+  deadline (minus a margin for the reply).
+- :class:`SearchGate` bounds the searches running at once; one more is refused
+  at once with RESOURCE_EXHAUSTED (never queued).
+- :class:`Summary` is a search result in plain values; :func:`merge` pools the
+  root statistics of several searches of one position (root parallelisation,
+  Chaslot, Winands and van den Herik 2008), which is how AnalyzePosition
+  reports progress from successive time slices.
+
+Thread-safety: SearchGate is shared by all RPC threads and is thread-safe;
+everything else is per-request.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator
+
+from google.protobuf import duration_pb2
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.search import SearchLimits, SearchResult
+
+from . import convert, errors
+from .options import ServerOptions
+
+DEFAULT_CANDIDATES = 5
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A search budget in plain numbers, and the search settings it goes with.
+
+    Attributes:
+        iterations: most iterations (0: no limit).
+        time_s: most seconds (0.0: no limit).
+        threads: search threads.
+        settings: the level's other search settings (None: the search's
+            defaults).
+    """
+
+    iterations: int
+    time_s: float
+    threads: int
+    settings: SearchLimits | None = None
+
+    def to_proto(self) -> pb.SearchLimits:
+        limits = pb.SearchLimits(iterations=self.iterations, threads=self.threads)
+        if self.time_s > 0:
+            limits.time.CopyFrom(seconds_to_duration(self.time_s))
+        return limits
+
+    def to_search(self) -> SearchLimits:
+        """The SearchLimits that cacaoai.search takes."""
+        return replace(self.settings or SearchLimits(),
+                       iterations=self.iterations or None,
+                       time_s=self.time_s or None,
+                       threads=self.threads)
+
+
+def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(round(seconds * 1e9)))
+    return duration
+
+
+def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> dict[str, Budget]:
+    """The named levels of the search as clamped budgets."""
+    out = {}
+    for name, limits in levels.items():
+        requested = Budget(limits.iterations or 0, limits.time_s or 0.0, limits.threads, limits)
+        out[name] = clamp(requested, options)
+    return out
+
+
+def clamp(budget: Budget, options: ServerOptions) -> Budget:
+    """The budget within the server's limits; no limit at all means the maximum."""
+    iterations, time_s = budget.iterations, budget.time_s
+    if iterations <= 0 and time_s <= 0:
+        iterations, time_s = options.max_iterations, options.max_time_s
+    iterations = min(iterations, options.max_iterations) if iterations > 0 else options.max_iterations
+    time_s = min(time_s, options.max_time_s) if time_s > 0 else options.max_time_s
+    threads = options.search_threads if budget.threads <= 0 else min(budget.threads, options.search_threads)
+    return Budget(iterations, time_s, threads, budget.settings)
+
+
+def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptions,
+                   default_level: str | None) -> Budget:
+    """The budget a SuggestAction or AnalyzePosition request asks for, clamped.
+
+    Args:
+        request: a request with the ``budget`` oneof (limits or level).
+        levels: the clamped level budgets.
+        options: the server's limits.
+        default_level: the level when the request names none (None: the maximum).
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT for an unknown level or negative limits.
+    """
+    kind = request.WhichOneof("budget")
+    if kind == "level" or (kind is None and default_level):
+        name = request.level if kind == "level" else default_level
+        if name not in levels:
+            raise errors.invalid(
+                "level", f"unknown level {name!r}; the levels are {', '.join(levels)}",
+                errors.UNKNOWN_LEVEL)
+        return levels[name]
+    if kind is None:
+        return clamp(Budget(0, 0.0, 0), options)
+    limits = request.limits
+    out = errors.Violations()
+    if limits.iterations < 0:
+        out.add("limits.iterations", f"{limits.iterations} is negative")
+    seconds = limits.time.ToNanoseconds() / 1e9
+    if seconds < 0:
+        out.add("limits.time", "is negative")
+    if limits.threads < 0:
+        out.add("limits.threads", f"{limits.threads} is negative")
+    out.raise_if_any(errors.INVALID_REQUEST)
+    return clamp(Budget(limits.iterations, seconds, limits.threads), options)
+
+
+def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
+    """The budget cut so that the reply leaves before the client's deadline."""
+    if time_remaining is None:
+        return budget
+    usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
+    if usable < budget.time_s:
+        return replace(budget, time_s=usable)
+    return budget
+
+
+class SearchGate:
+    """At most ``limit`` searches at once; one more is refused, never queued.
+
+    Thread-safe.
+    """
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self.running = 0
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Holds one search slot for the body.
+
+        Raises:
+            errors.ApiError: RESOURCE_EXHAUSTED when every slot is taken.
+        """
+        if not self._slots.acquire(blocking=False):
+            raise errors.resource_exhausted(
+                f"the server already runs its maximum of {self.limit} searches; "
+                "retry shortly or ask another replica")
+        with self._lock:
+            self.running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.running -= 1
+            self._slots.release()
+
+
+# --- results ------------------------------------------------------------------
+
+@dataclass
+class CandidateStats:
+    """One root action: RECORD.md form, visits and values for the seat to act."""
+
+    action: dict
+    visits: int
+    mean_value: float
+    win_probability: float
+    score_lead: float
+
+
+@dataclass
+class Summary:
+    """A search result in plain values (RECORD.md actions, floats).
+
+    The per-seat lists are empty when nothing was searched (a single action).
+    """
+
+    best: dict
+    win_probability: list[float]
+    expected_gold: list[float]
+    score_lead: list[float]
+    candidates: list[CandidateStats] = field(default_factory=list)
+    principal_variation: list[dict] = field(default_factory=list)
+    iterations: int = 0
+    elapsed_s: float = 0.0
+    stopped_by: str = ""
+
+
+def summarize(result: SearchResult, fallback: Any) -> Summary:
+    """The Summary of a ``cacaoai.search.SearchResult``.
+
+    ``fallback`` (an engine Action) stands in for the best action when the
+    search chose none: no iteration ran and the searching seat is not the one
+    choosing, so the search has no safe default of its own.
+    """
+    best = result.best_action if result.best_action is not None else fallback
+    return Summary(
+        best=best.to_json(),
+        win_probability=list(result.win_probability or ()),
+        expected_gold=list(result.expected_gold or ()),
+        score_lead=list(result.score_lead or ()),
+        candidates=[
+            CandidateStats(c.action.to_json(), c.visits, c.mean_value or 0.0,
+                           c.win_probability or 0.0, c.score_lead or 0.0)
+            for c in result.candidates
+        ],
+        principal_variation=[a.to_json() for a in result.principal_variation],
+        iterations=result.iterations,
+        elapsed_s=result.elapsed_s,
+        stopped_by=result.stopped_by,
+    )
+
+
+def merge(parts: list[Summary], elapsed_s: float) -> Summary:
+    """Pools the root statistics of several searches of one position.
+
+    Visits add up; values and win probabilities are visit-weighted means; the
+    best action is the most visited; the principal variation is the latest one
+    that starts with it.
+    """
+    if len(parts) == 1:
+        return replace(parts[0], elapsed_s=elapsed_s)
+    pooled: dict[str, CandidateStats] = {}
+    for part in parts:
+        for c in part.candidates:
+            key = convert.action_key(c.action)
+            seen = pooled.get(key)
+            if seen is None:
+                pooled[key] = replace(c)
+                continue
+            total = seen.visits + c.visits
+            if total:
+                seen.mean_value = (seen.mean_value * seen.visits + c.mean_value * c.visits) / total
+                seen.win_probability = (seen.win_probability * seen.visits
+                                        + c.win_probability * c.visits) / total
+                seen.score_lead = (seen.score_lead * seen.visits + c.score_lead * c.visits) / total
+            seen.visits = total
+    candidates = sorted(pooled.values(), key=lambda c: (-c.visits, -c.mean_value))
+    searched = [p for p in parts if p.win_probability]
+    best = candidates[0].action if candidates else parts[-1].best
+    pv = next((p.principal_variation for p in reversed(parts)
+               if p.principal_variation and p.principal_variation[0] == best), [best])
+    return Summary(
+        best=best,
+        win_probability=_weighted(searched, "win_probability"),
+        expected_gold=_weighted(searched, "expected_gold"),
+        score_lead=_weighted(searched, "score_lead"),
+        candidates=candidates,
+        principal_variation=pv,
+        iterations=sum(p.iterations for p in parts),
+        elapsed_s=elapsed_s,
+        stopped_by=parts[-1].stopped_by,
+    )
+
+
+def _weighted(parts: list[Summary], name: str) -> list[float]:
+    """Iteration-weighted mean of a per-seat list over the parts."""
+    if not parts:
+        return []
+    weights = [max(p.iterations, 1) for p in parts]
+    total = sum(weights)
+    seats = len(getattr(parts[0], name))
+    return [sum(w * getattr(p, name)[s] for w, p in zip(weights, parts)) / total
+            for s in range(seats)]
+
+
+def evaluation(summary: Summary, budget: Budget, *, final: bool, max_candidates: int) -> pb.Evaluation:
+    """The Evaluation message of a Summary."""
+    count = max_candidates if max_candidates > 0 else DEFAULT_CANDIDATES
+    message = pb.Evaluation(
+        best_action=convert.action_from_json(summary.best),
+        iterations=summary.iterations,
+        iterations_per_second=summary.iterations / summary.elapsed_s if summary.elapsed_s > 0 else 0.0,
+        limits=budget.to_proto(),
+        final=final,
+        stopped_by=summary.stopped_by,
+    )
+    message.elapsed.CopyFrom(seconds_to_duration(summary.elapsed_s))
+    for seat, (win, gold, lead) in enumerate(
+            zip(summary.win_probability, summary.expected_gold, summary.score_lead)):
+        message.seats.add(seat=seat, win_probability=_finite(win), expected_gold=_finite(gold),
+                          score_lead=_finite(lead))
+    for c in summary.candidates[:count]:
+        message.candidates.add(action=convert.action_from_json(c.action), visits=c.visits,
+                               mean_value=_finite(c.mean_value),
+                               win_probability=_finite(c.win_probability),
+                               score_lead=_finite(c.score_lead))
+    message.principal_variation.extend(convert.action_from_json(a) for a in summary.principal_variation)
+    return message
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
+

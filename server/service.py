@@ -1,0 +1,345 @@
+"""The Cacao API as plain functions: validate -> convert -> engine/search -> convert.
+
+:class:`CacaoApi` answers each RPC from its request message alone (the service
+is stateless). It knows nothing about gRPC transport: the servicer hands it a
+:class:`Call` (time left before the client's deadline and a stop flag that the
+client's cancellation sets) and turns its :class:`~.errors.ApiError` into a
+``google.rpc.Status``.
+
+Thread-safety: one CacaoApi serves all RPC threads at once. Its only shared
+mutable state is the :class:`~.searching.SearchGate`, which is thread-safe;
+every request builds its own engine positions. Searches release the GIL, so
+concurrent searches use all cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from typing import Any, Callable, Iterator
+
+from cacaoai import engine
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.engine import CacaoError, Position, RecordError
+from cacaoai.search import SearchLimits, StopFlag, search
+
+from . import convert, errors, positions, searching
+from .options import ServerOptions
+from .positions import Loaded
+from .searching import Budget, Summary
+
+API_VERSION = "cacao.v1"
+DEFAULT_REPORT_INTERVAL_S = 0.5
+SLICE_SEED_STEP = 0x9E3779B97F4A7C15  # keeps slice seeds apart when a search uses seed + thread
+INSTANCE = f"{socket.gethostname()}/{os.getpid()}"
+
+
+@dataclass
+class Call:
+    """What a handler may know of its RPC.
+
+    Attributes:
+        time_remaining: seconds left before the client's deadline, or None.
+        stop: set when the client cancels or the server shuts down; searches
+            poll it and end at once.
+    """
+
+    time_remaining: Callable[[], float | None] = lambda: None
+    stop: Any = field(default_factory=StopFlag)
+
+
+def search_levels() -> dict[str, SearchLimits]:
+    """The search's named strength levels, weakest first, as SearchLimits.
+
+    The search names them in ``cacaoai.search.bots.LEVELS`` as bot specs
+    (``"mcts:iterations=400,temperature=0.5"``); a ``cacaoai.search.LEVELS``
+    of SearchLimits, if the search offers one, is taken as it is.
+    """
+    import cacaoai.search as search_package
+
+    levels = getattr(search_package, "LEVELS", None)
+    if levels is not None:
+        return dict(levels)
+    from cacaoai.search.bots import LEVELS, parse_bot
+
+    return {name: parse_bot(spec).limits for name, spec in LEVELS.items()}
+
+
+def _version() -> str:
+    try:
+        return metadata.version("cacaoai")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class CacaoApi:
+    """Request handlers of the cacao.v1 CacaoService, free of transport code."""
+
+    def __init__(self, options: ServerOptions | None = None):
+        self.options = options or ServerOptions()
+        self.gate = searching.SearchGate(self.options.max_searches)
+        self.levels = searching.level_budgets(search_levels(), self.options)
+        self.default_level = self.options.default_level or (
+            "casual" if "casual" in self.levels else next(iter(self.levels)))
+        if self.default_level not in self.levels:
+            raise ValueError(f"default level {self.default_level!r} is not one of "
+                             f"{', '.join(self.levels)}")
+
+    # --- information ---
+
+    def get_server_info(self, request: pb.GetServerInfoRequest) -> pb.GetServerInfoResponse:
+        o = self.options
+        limits = pb.ServerLimits(
+            max_iterations=o.max_iterations,
+            search_threads=o.search_threads,
+            max_concurrent_searches=o.max_searches,
+            max_message_bytes=o.max_message_bytes,
+        )
+        limits.max_time.CopyFrom(searching.seconds_to_duration(o.max_time_s))
+        limits.min_report_interval.CopyFrom(searching.seconds_to_duration(o.min_report_interval_s))
+        return pb.GetServerInfoResponse(
+            api_version=API_VERSION,
+            server_version=_version(),
+            engine_version=getattr(engine, "ENGINE_VERSION", _version()),
+            rules_version=getattr(engine, "RULES_VERSION", "RULES.md"),
+            record_format=convert.RECORD_FORMAT,
+            position_format=convert.POSITION_FORMAT,
+            limits=limits,
+            levels=[pb.StrengthLevel(name=n, limits=b.to_proto()) for n, b in self.levels.items()],
+            default_level=self.default_level,
+            instance=INSTANCE,
+        )
+
+    # --- rules ---
+
+    def new_game(self, request: pb.NewGameRequest) -> pb.NewGameResponse:
+        if not 2 <= request.players <= 4:
+            raise errors.invalid("players", f"{request.players} players: must be 2, 3 or 4")
+        seed = request.seed if request.HasField("seed") else positions.random_seed()
+        position = Position.new(players=request.players, seed=seed)
+        return pb.NewGameResponse(
+            position=convert.position_from_json(position.snapshot()),
+            position_hash=position.hash(),
+            record=convert.record_from_json(position.record()),
+        )
+
+    def list_legal_actions(self, request: pb.ListLegalActionsRequest) -> pb.ListLegalActionsResponse:
+        loaded = positions.load(request, seed=0)
+        position = loaded.position
+        response = pb.ListLegalActionsResponse(
+            position_hash=loaded.hash, phase=convert.PHASES[position.phase])
+        if position.is_over:
+            return response
+        _require_decider_visible(loaded)
+        response.to_act = position.to_act
+        response.actions.extend(convert.action_from_json(a.to_json()) for a in position.legal_actions())
+        return response
+
+    def apply_action(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
+        if request.WhichOneof("source") == "position" and request.position.HasField("view"):
+            raise errors.failed_precondition(
+                "position.view",
+                "ApplyAction needs a complete position or a record: an observation hides "
+                "the tiles the action would draw", errors.HIDDEN_INFORMATION)
+        action_json = convert.action_to_json(request.action)
+        loaded = positions.load(request)
+        if request.expected_position_hash and request.expected_position_hash != loaded.hash:
+            raise errors.failed_precondition(
+                "expected_position_hash",
+                f"the position sent hashes to {loaded.hash}, not {request.expected_position_hash}",
+                errors.POSITION_MISMATCH)
+        position = loaded.position
+        _require_not_over(position)
+        before = position.snapshot()
+        report = positions.apply(position, request.action, action_json)
+        after = position.snapshot()
+        response = pb.ApplyActionResponse(
+            position=convert.position_from_json(after),
+            position_hash=position.hash(),
+            action=convert.action_from_json(report.action.to_json()),
+        )
+        _describe(response, report, before, after)
+        if position.is_over:
+            response.result.CopyFrom(convert.result_from_json(position.result()))
+        if loaded.from_record:
+            response.record.CopyFrom(convert.record_from_json(position.record()))
+        return response
+
+    def validate_record(self, request: pb.ValidateRecordRequest) -> pb.ValidateRecordResponse:
+        kind = request.WhichOneof("source")
+        if kind is None:
+            raise errors.invalid("record", "required: a record or record_json")
+        data: dict | str
+        data = convert.record_to_json(request.record) if kind == "record" else request.record_json
+        try:
+            position = Position.from_record(data)
+        except RecordError as error:
+            response = pb.ValidateRecordResponse(
+                valid=False, error_index=error.index, error_message=error.reason)
+            if error.index >= 0:
+                partial = Position.from_record(data, upto=_count_actions(data, error.index))
+                response.actions_replayed = len(partial.history)
+                _set_final(response, partial)
+            return response
+        except CacaoError as error:
+            return pb.ValidateRecordResponse(valid=False, error_index=-1, error_message=str(error))
+        response = pb.ValidateRecordResponse(valid=True, actions_replayed=len(position.history))
+        _set_final(response, position)
+        return response
+
+    # --- search ---
+
+    def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
+        seed = request.seed if request.HasField("seed") else positions.random_seed()
+        loaded = positions.load(request, seed=seed)
+        _require_not_over(loaded.position)
+        _require_decider_visible(loaded)
+        budget = searching.resolve_budget(request, self.levels, self.options, self.default_level)
+        budget = searching.fit_deadline(budget, call.time_remaining(), self.options.deadline_margin_s)
+        with self.gate.slot():
+            summary = self._search(loaded, budget, seed, call.stop)
+        evaluation = searching.evaluation(summary, budget, final=True,
+                                          max_candidates=request.max_candidates)
+        return pb.SuggestActionResponse(
+            position_hash=loaded.hash, seat=loaded.position.to_act,
+            action=evaluation.best_action, evaluation=evaluation)
+
+    def analyze_position(self, request: pb.AnalyzePositionRequest,
+                         call: Call) -> Iterator[pb.AnalyzePositionResponse]:
+        """Streams pooled evaluations of successive search slices.
+
+        Each slice searches for one report interval with its own seed; the
+        reports pool the root statistics of all slices so far (see
+        :func:`searching.merge`). The last report is marked final: after the
+        budget is spent, or when the client's deadline is near. A cancelled
+        call ends without a final report (nobody is listening).
+        """
+        seed = request.seed if request.HasField("seed") else positions.random_seed()
+        loaded = positions.load(request, seed=seed)
+        _require_not_over(loaded.position)
+        _require_decider_visible(loaded)
+        budget = searching.resolve_budget(request, self.levels, self.options, None)
+        interval = DEFAULT_REPORT_INTERVAL_S
+        if request.HasField("report_interval"):
+            interval = request.report_interval.ToNanoseconds() / 1e9
+        interval = max(interval, self.options.min_report_interval_s)
+        with self.gate.slot():
+            yield from self._analysis(request, loaded, budget, interval, seed, call)
+
+    def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
+                  interval: float, seed: int, call: Call) -> Iterator[pb.AnalyzePositionResponse]:
+        start = time.monotonic()
+        pooled: Summary | None = None
+        sequence = 0
+        while True:
+            elapsed = time.monotonic() - start
+            slice_s = min(interval, budget.time_s - elapsed)
+            last = slice_s >= budget.time_s - elapsed - 1e-3
+            remaining = call.time_remaining()
+            if remaining is not None:
+                usable = remaining - self.options.deadline_margin_s - 0.05 * remaining
+                if usable <= slice_s:
+                    slice_s, last = max(usable, 0.001), True
+            done = pooled.iterations if pooled else 0
+            part = replace(budget, iterations=budget.iterations - done, time_s=max(slice_s, 0.001))
+            slice_seed = (seed + sequence * SLICE_SEED_STEP) % 2**64
+            summary = self._search(loaded, part, slice_seed, call.stop)
+            if call.stop.is_set():
+                return
+            pooled = summary if pooled is None else searching.merge([pooled, summary], 0.0)
+            pooled.elapsed_s = time.monotonic() - start
+            last = (last or pooled.iterations >= budget.iterations
+                    or summary.stopped_by == "single-action")
+            yield pb.AnalyzePositionResponse(
+                position_hash=loaded.hash,
+                seat=loaded.position.to_act,
+                sequence=sequence,
+                evaluation=searching.evaluation(pooled, budget, final=last,
+                                                max_candidates=request.max_candidates),
+            )
+            sequence += 1
+            if last:
+                return
+
+    def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any) -> Summary:
+        result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
+                        seat=loaded.view, known_hands=loaded.known_hands)
+        if result.best_action is None:  # only when no iteration ran; the actions are public
+            return searching.summarize(result, loaded.position.legal_actions()[0])
+        return searching.summarize(result, None)
+
+
+# --- helpers ------------------------------------------------------------------
+
+def _require_not_over(position: Position) -> None:
+    if position.is_over:
+        raise errors.failed_precondition(
+            "position.phase", "the game is over: nobody acts", errors.GAME_OVER)
+
+
+def _require_decider_visible(loaded: Loaded) -> None:
+    """An observation must show the hand of the seat that places."""
+    position = loaded.position
+    if loaded.view is None or position.phase != "turn":
+        return
+    to_act = position.to_act
+    if to_act == loaded.view or to_act in loaded.known_hands:
+        return
+    raise errors.failed_precondition(
+        "position.view",
+        f"seat {to_act} is to act but its hand is hidden from seat {loaded.view}: send seat "
+        f"{to_act}'s observation, or its hand in position.seats[{to_act}].hand",
+        errors.HIDDEN_INFORMATION)
+
+
+def _count_actions(data: dict | str, index: int) -> int:
+    """How many actions of a record replay before the error at ``index``."""
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return 0
+    return min(index, len(data.get("actions", [])))
+
+
+def _set_final(response: pb.ValidateRecordResponse, position: Position) -> None:
+    response.position.CopyFrom(convert.position_from_json(position.snapshot()))
+    response.position_hash = position.hash()
+    if position.is_over:
+        response.result.CopyFrom(convert.result_from_json(position.result()))
+
+
+def _describe(response: pb.ApplyActionResponse, report: Any, before: dict, after: dict) -> None:
+    """Fills what happened: tiles placed, activations, gains and draws."""
+    blind = 0
+    for tile in report.placed:
+        if tile["tile"] in convert.WORKER_TILES:
+            source = pb.TILE_SOURCE_HAND
+        elif tile.get("blind"):
+            source, blind = pb.TILE_SOURCE_DECK, blind + 1
+        else:
+            source = pb.TILE_SOURCE_DISPLAY
+        clean = {k: v for k, v in tile.items() if k != "blind"}
+        response.placed.add(tile=convert.board_tile_from_json(clean), source=source)
+    for a in report.activations:
+        response.activations.add(
+            seat=a["seat"], x=a["x"], y=a["y"], direction=convert.direction_enum(a["side"]),
+            jungle=convert.JUNGLE_TILES[a["tile"]], workers=a["workers"])
+    for seat, gains in enumerate(report.gains):
+        if any(gains.values()):
+            response.gains.add(seat=seat, **gains)
+    turn_ended = after["turn"] > before["turn"] or (after["phase"] == "over" and before["phase"] != "over")
+    response.turn_ended = turn_ended
+    if turn_ended:
+        mover = before["mover"]
+        draws = pb.Draws(worker_tile_drawn=bool(report.drew))
+        if report.drew:
+            draws.worker_tile = convert.WORKER_TILES[before["seats"][mover]["pile"][0]]
+        dropped = before["jungle_deck_count"] - after["jungle_deck_count"]
+        draws.display_refill.extend(
+            convert.JUNGLE_TILES[t] for t in before["jungle_deck"][blind:dropped])
+        response.draws.CopyFrom(draws)

@@ -1,0 +1,337 @@
+"""The search (cacaoai.search): determinism, budgets, legality at every decision
+type, consistent evaluations, hidden information, bots and the arena.
+
+Runs against the installed package; budgets are small so the file stays fast.
+"""
+
+import json
+import random
+import threading
+import time
+
+import pytest
+
+engine = pytest.importorskip("cacaoai.engine")
+search_pkg = pytest.importorskip("cacaoai.search")
+
+from cacaoai.engine import Position  # noqa: E402
+from cacaoai.search import SearchLimits, StopFlag, search  # noqa: E402
+from cacaoai.search import _mcts  # noqa: E402
+from cacaoai.search.arena import run as arena_run, wilson  # noqa: E402
+from cacaoai.search.bots import LEVELS, GreedyBot, MCTSBot, RandomBot, parse_bot  # noqa: E402
+
+FAST = SearchLimits(iterations=200)
+
+
+def played(players, seed, plies):
+    """A position after `plies` random actions of a seeded game."""
+    position = Position.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if position.is_over:
+            break
+        position.apply(rng.choice(position.legal_actions()))
+    return position
+
+
+def finished(players, seed):
+    position = Position.new(players, seed)
+    rng = random.Random(seed)
+    while not position.is_over:
+        position.apply(rng.choice(position.legal_actions()))
+    return position
+
+
+def comparable(result):
+    """A result's JSON without the timing fields."""
+    out = result.to_json()
+    for key in ("elapsed_s", "iterations_per_second"):
+        out.pop(key)
+    return out
+
+
+def sealed(hand):
+    """4 players; every cell next to the start tiles is taken by seat 1, so seat 0
+    can only discard (RULES.md engine convention; legal play never gets here, so
+    the position is loaded into the core directly)."""
+    types = ("1111", "2101", "3001", "3100")
+    workers = [(0, -1, 0), (-1, 0, 0), (1, 0, 0), (0, 1, 1), (2, 1, 1), (1, 2, 1)]
+    tiles = [(0, 0, 1), (1, 1, 3)] + [(x, y, 0x80 | 1 << 4 | t << 2) for x, y, t in workers]
+    seats = []
+    for s in range(4):
+        counts = [0, 0, 0, 0]
+        for t in (hand if s == 0 else ["2101"]):
+            counts[types.index(t)] += 1
+        seats.append({"gold": 0, "cacao": 0, "sun": 0, "water": 0, "hand": counts,
+                      "pile": [], "discarded": [0, 0, 0, 0]})
+    core = Position.new(4, 1).core.clone()
+    core.load(4, 0, 6, 0, 0, tiles, {}, [1, 2], [4, 5, 6], seats, [])
+    return Position(core)
+
+
+# --- determinism and budgets ---------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_result_with_one_thread():
+    position = played(2, 3, 9)
+    a = search(position, FAST, seed=11)
+    b = search(position, FAST, seed=11)
+    assert comparable(a) == comparable(b)
+
+
+def test_an_iteration_budget_split_over_threads_is_deterministic_too():
+    position = played(3, 4, 7)
+    limits = SearchLimits(iterations=301, threads=2)
+    a = search(position, limits, seed=5)
+    b = search(position, limits, seed=5)
+    assert a.iterations == 301
+    assert comparable(a) == comparable(b)
+
+
+def test_different_seeds_search_differently():
+    position = Position.new(2, 1)
+    a = search(position, FAST, seed=1)
+    b = search(position, FAST, seed=2)
+    assert [c.visits for c in a.candidates] != [c.visits for c in b.candidates] or \
+        a.win_probability != b.win_probability
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_iteration_budget_is_exact(threads):
+    result = search(Position.new(4, 2), SearchLimits(iterations=123, threads=threads), seed=1)
+    assert result.iterations == 123
+    assert result.stopped_by == "iterations"
+    assert sum(c.visits for c in result.candidates) == 123
+
+
+def test_the_time_budget_is_honoured():
+    result = search(Position.new(2, 5), SearchLimits(time_s=0.25), seed=1)
+    assert result.stopped_by == "time"
+    assert 0.25 <= result.elapsed_s < 0.6
+    assert result.iterations > 0
+
+
+def test_the_stop_flag_ends_a_search_from_another_thread():
+    stop = StopFlag()
+    timer = threading.Timer(0.15, stop.set)
+    started = time.monotonic()
+    timer.start()
+    result = search(Position.new(2, 6), SearchLimits(time_s=30, threads=2), seed=1, stop=stop)
+    assert time.monotonic() - started < 1.0
+    assert result.stopped_by == "stop"
+    assert stop.is_set()
+    assert result.best_action in Position.new(2, 6).legal_actions()
+
+
+def test_a_stop_flag_alone_is_a_budget_and_a_set_flag_still_answers_legally():
+    stop = StopFlag()
+    stop.set()
+    position = played(2, 8, 5)
+    result = search(position, SearchLimits(), seed=1, stop=stop)
+    assert result.iterations == 0
+    assert result.best_action in position.legal_actions()
+
+
+def test_a_search_needs_some_budget():
+    with pytest.raises(ValueError):
+        search(Position.new(2, 1), SearchLimits(), seed=1)
+
+
+# --- legality at every decision type --------------------------------------------------
+
+
+def test_search_and_bots_never_play_an_illegal_action():
+    seen = set()
+    bots = [GreedyBot(), RandomBot(), parse_bot("flat:iterations=40"),
+            parse_bot("mcts:iterations=40,playout=random")]
+    for seed in range(12):
+        for players in (2, 3, 4):
+            position = Position.new(players, seed)
+            rng = random.Random(seed)
+            ply = 0
+            while not position.is_over:
+                legal = position.legal_actions()
+                kinds = {a.type for a in legal}
+                if ply % 5 == 0 or kinds - seen:
+                    seen |= kinds
+                    result = search(position, SearchLimits(iterations=40), seed=seed + ply)
+                    assert result.best_action in legal
+                    assert all(c.action in legal for c in result.candidates)
+                    bot = bots[ply % len(bots)]
+                    assert bot.choose(position, ply) in legal
+                position.apply(rng.choice(legal))
+                ply += 1
+    assert {"place", "overbuild", "resolve"} <= seen
+    position = sealed(["1111", "2101"])
+    legal = position.legal_actions()
+    assert {a.type for a in legal} == {"discard"}
+    for bot in bots:
+        assert bot.choose(position, 1) in legal
+    assert search(position, FAST, seed=1).best_action in legal
+
+
+def test_in_place_evaluation_leaves_every_position_unchanged():
+    for players in (2, 3, 4):
+        for seed in range(3):
+            checked, bad = _mcts.check_undo(Position.new(players, seed).core, seed, 400)
+            assert checked > 1000 and bad == 0
+
+
+# --- evaluations -----------------------------------------------------------------------
+
+
+def test_evaluations_are_in_range_and_consistent():
+    for players in (2, 3, 4):
+        position = played(players, 10 + players, 6 * players)
+        result = search(position, SearchLimits(iterations=300), seed=3)
+        assert len(result.win_probability) == players
+        assert sum(result.win_probability) == pytest.approx(1.0, abs=1e-9)
+        assert all(0.0 <= p <= 1.0 for p in result.win_probability)
+        assert all(-40 <= g <= 150 for g in result.expected_gold)
+        assert result.candidates[0].visits >= result.candidates[-1].visits
+        for c in result.candidates:
+            assert 0.0 <= c.win_probability <= 1.0
+            assert c.mean_value == pytest.approx(c.win_probability)   # margin_weight 0
+        assert result.best_action == result.candidates[0].action
+        assert result.principal_variation[0] == result.best_action
+        assert result.iterations_per_second > 0
+        json.dumps(result.to_json())
+
+
+def test_a_won_position_is_seen_as_won():
+    # near the end, the seat far ahead in gold should see a high win probability
+    for seed in range(40):
+        position = played(2, seed, 30)
+        if position.is_over or position.to_act is None:
+            continue
+        golds = [position.snapshot()["seats"][s]["gold"] for s in range(2)]
+        if golds[position.to_act] - golds[1 - position.to_act] >= 25:
+            result = search(position, SearchLimits(iterations=300), seed=1)
+            assert result.win_probability[position.to_act] > 0.8
+            return
+    pytest.skip("no lopsided position found")
+
+
+def test_the_principal_variation_is_a_legal_line_for_some_determinization():
+    position = played(2, 21, 4)
+    result = search(position, SearchLimits(iterations=2000), seed=2)
+    assert len(result.principal_variation) >= 2
+    assert result.principal_variation[0] == result.best_action
+
+
+# --- hidden information ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_hidden_information_is_not_used(players):
+    original = played(players, 30 + players, 7)
+    seat = original.to_act
+    view = original.observation(seat)
+    others = [Position.from_observation(view, seed=s) for s in (1, 2)]
+    snapshots = [p.snapshot() for p in [original] + others]
+    assert snapshots[0] != snapshots[1] != snapshots[2]       # the hidden parts differ
+    results = [comparable(search(p, SearchLimits(iterations=250), seed=9)) for p in [original] + others]
+    assert results[0] == results[1] == results[2]
+
+
+def test_hidden_information_is_not_used_when_searching_for_a_seat_not_to_act():
+    original = played(3, 40, 4)
+    seat = (original.to_act + 1) % 3
+    view = original.observation(seat)
+    other = Position.from_observation(view, seed=3)
+    limits = SearchLimits(iterations=200)
+    a = search(original, limits, seed=4, seat=seat)
+    b = search(other, limits, seed=4, seat=seat)
+    assert comparable(a) == comparable(b)
+    assert a.seat == seat
+
+
+# --- instant answers --------------------------------------------------------------------
+
+
+def test_a_finished_game_answers_at_once_with_its_result():
+    position = finished(3, 1)
+    started = time.monotonic()
+    result = search(position, SearchLimits(iterations=10**9), seed=1)
+    assert time.monotonic() - started < 0.05
+    assert result.best_action is None and result.stopped_by == "terminal"
+    final = position.result()
+    assert list(result.expected_gold) == [float(g) for g in final.gold]
+    assert sum(result.win_probability) == pytest.approx(1.0)
+
+
+def test_a_single_legal_action_answers_at_once():
+    position = sealed(["3001"])
+    assert len(position.legal_actions()) == 1
+    started = time.monotonic()
+    result = search(position, SearchLimits(time_s=30), seed=1)
+    assert time.monotonic() - started < 0.05
+    assert result.best_action == position.legal_actions()[0]
+    assert result.iterations == 0 and result.stopped_by == "single-action"
+
+
+# --- bots, levels and the arena ----------------------------------------------------------
+
+
+def test_greedy_takes_the_best_immediate_value_without_peeking_at_blind_draws():
+    for plies in range(0, 40, 3):
+        position = played(2, 50, plies)
+        if position.is_over:
+            break
+        codes = position.legal_codes()
+        values = _mcts.action_values(position.core, codes, position.to_act, blind=True)
+        chosen = {GreedyBot().choose(position, seed) for seed in range(6)}
+        for action in chosen:
+            assert values[codes.index(position.encode(action))] == max(values)
+        # the deck order is hidden: another order gives the same choice
+        view = position.observation(position.to_act)
+        other = Position.from_observation(view, seed=plies + 1)
+        assert GreedyBot().choose(other, 7) == GreedyBot().choose(position, 7)
+
+
+def test_greedy_beats_random():
+    summary = arena_run(["greedy", "random"], players=2, games=8, processes=1, progress=False)
+    assert summary["bots"][0]["win_rate"] >= 0.75
+
+
+def test_bot_specs_parse():
+    assert parse_bot("greedy").spec == "greedy"
+    bot = parse_bot("mcts:iterations=1000,exploration=0.5,playout=random")
+    assert isinstance(bot, MCTSBot)
+    assert (bot.limits.iterations, bot.limits.exploration, bot.limits.playout) == (1000, 0.5, "random")
+    assert parse_bot("flat:iterations=10").limits.algorithm == "flat"
+    assert parse_bot("level:strong").spec == "level:strong"
+    assert parse_bot("casual").spec == "level:casual"
+    for bad in ("mcts:iterations=x", "mcts:bogus=1", "level:godlike", "chess", "greedy:x=1",
+                "mcts:playout=psychic"):
+        with pytest.raises(ValueError):
+            parse_bot(bad)
+
+
+def test_levels_are_named_and_weakest_first():
+    assert list(LEVELS)[:4] == ["beginner", "casual", "strong", "max"]
+    budgets = [parse_bot(f"level:{name}").limits.iterations for name in LEVELS]
+    assert budgets == sorted(budgets)
+
+
+def test_the_arena_rotates_seats_and_writes_records(tmp_path):
+    summary = arena_run(["greedy", "random", "random"], players=3, games=3, processes=1,
+                        records=str(tmp_path), progress=False)
+    assert summary["games"] == 3
+    assert sum(b["win_rate"] for b in summary["bots"]) == pytest.approx(1.0)
+    for b in summary["bots"]:
+        assert b["ci95"][0] <= b["win_rate"] <= b["ci95"][1]
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 3
+    for f in files:
+        record = json.loads(f.read_text())
+        assert record["format"] == "cacao-record/1"
+        Position.from_record(record)                  # replays to its result
+    firsts = {json.loads(f.read_text())["first_player"] for f in files}
+    assert len(firsts) == 1                           # one deal, three seatings
+
+
+def test_wilson_interval():
+    lo, hi = wilson(75, 100)
+    assert lo == pytest.approx(0.6569, abs=1e-3) and hi == pytest.approx(0.8245, abs=1e-3)
+    assert wilson(0, 10)[0] == 0.0
