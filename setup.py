@@ -18,6 +18,7 @@ PACKAGES = {
     "cacaoai.engine": "engine_ext",
     "cacaoai.search": "search",
     "cacaoai.server": "server",
+    "cacaoai.client": "clients",
     # generated gRPC/protobuf modules, next to their .proto files (scripts/gen_proto.sh)
     "cacaoai.api": "proto",
     "cacaoai.api.cacao": "proto/cacao",

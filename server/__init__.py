@@ -10,7 +10,18 @@ convert -> engine/search -> convert); :mod:`.servicer` adapts them to gRPC
 :mod:`.main` is the ``cacao-server`` command.
 """
 
+from typing import Any
+
 from .options import ServerOptions
-from .servicer import create_server, serve
 
 __all__ = ["ServerOptions", "create_server", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the servicer (and with it the search) only when asked for: clients
+    import cacaoai.server.convert without starting a server."""
+    if name in ("create_server", "serve"):
+        from . import servicer
+
+        return getattr(servicer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

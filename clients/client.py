@@ -1,0 +1,834 @@
+"""A typed Python client of the Cacao service (API ``cacao.v1``).
+
+    from cacaoai.client import CacaoClient, Strength
+    from cacaoai.engine import Position
+
+    game = Position.new(players=2, seed=7)                  # the true game stays here
+    with CacaoClient("127.0.0.1:50051") as client:
+        seat = game.to_act
+        move = client.suggest(game.observation(seat), Strength.parse("strong"))
+        game.apply(move.action)                             # an engine Action
+
+Every method mirrors one RPC of ``cacao.v1.CacaoService`` and returns a small
+frozen dataclass instead of protobuf: actions are engine
+:class:`~cacaoai.engine.Action` objects, positions and records are the
+project's JSON forms (``cacao-position/1`` and ``cacao-record/1`` dicts), the
+same the engine reads and writes. A position argument (a *source*) may be an
+engine :class:`~cacaoai.engine.Position` (sent complete), a position or
+observation dict, or a record dict.
+
+Calls carry a deadline (``timeout``); calls that fail with ``UNAVAILABLE``
+(no server listening, a connection lost) are retried a bounded number of times
+with exponential backoff; every other failure is raised at once as a
+:class:`CacaoClientError` with the status code, the server's message and the
+fields it named.
+
+Conversions between messages and JSON forms are the server's pure module
+:mod:`cacaoai.server.convert`, so both sides agree on every field.
+
+Thread-safety: a CacaoClient may be shared by threads (gRPC channels and stubs
+are thread-safe; the client keeps no other mutable state).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar, Union
+
+import grpc
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
+from cacaoai.engine import Action, Position
+from cacaoai.server import convert
+
+__all__ = [
+    "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
+    "Evaluation", "LegalActions", "NewGame", "Placement", "SearchBudget", "SeatOutlook",
+    "ServerInfo", "ServerLimits", "Source", "Strength", "Suggestion", "Validation",
+    "evaluation_lines",
+]
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+
+#: What a method accepts as a position: an engine Position (sent complete), a
+#: ``cacao-position/1`` dict (complete, or an observation with ``view``), or a
+#: ``cacao-record/1`` dict (replayed by the server).
+Source = Union[Position, Mapping[str, Any]]
+
+T = TypeVar("T")
+
+_TILE_SOURCES = {pb.TILE_SOURCE_HAND: "hand", pb.TILE_SOURCE_DISPLAY: "display",
+                 pb.TILE_SOURCE_DECK: "deck"}
+_DIRECTIONS = {pb.DIRECTION_N: "N", pb.DIRECTION_E: "E", pb.DIRECTION_S: "S",
+               pb.DIRECTION_W: "W"}
+
+
+# --- errors --------------------------------------------------------------------
+
+class CacaoClientError(Exception):
+    """A call that failed: the gRPC status code, the server's message and details.
+
+    Attributes:
+        code: the ``grpc.StatusCode``.
+        message: the server's message (or the client's, for a server that
+            cannot be reached or a deadline that passed).
+        field_violations: (field path, description) pairs of a
+            ``google.rpc.BadRequest`` detail, such as
+            ``("action.place.x", "illegal action: ...")``.
+        reason: the ``google.rpc.ErrorInfo`` reason (``ILLEGAL_ACTION``, ...),
+            or "" when the server sent none.
+        preconditions: (type, subject, description) triples of a
+            ``google.rpc.PreconditionFailure`` detail.
+        attempts: how many times the call was tried.
+    """
+
+    def __init__(self, code: grpc.StatusCode, message: str,
+                 field_violations: Sequence[tuple[str, str]] = (), *, reason: str = "",
+                 preconditions: Sequence[tuple[str, str, str]] = (), attempts: int = 1):
+        super().__init__(code, message, list(field_violations))
+        self.code = code
+        self.message = message
+        self.field_violations = list(field_violations)
+        self.reason = reason
+        self.preconditions = list(preconditions)
+        self.attempts = attempts
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message}"
+
+
+def _error_from_rpc(error: grpc.RpcError, target: str, attempts: int) -> CacaoClientError:
+    """The CacaoClientError of a failed call, with the rich status details unpacked."""
+    call = error if isinstance(error, grpc.Call) else None
+    code = call.code() if call is not None else grpc.StatusCode.UNKNOWN
+    message = (call.details() if call is not None else None) or str(error)
+    violations: list[tuple[str, str]] = []
+    preconditions: list[tuple[str, str, str]] = []
+    reason = ""
+    try:
+        status = rpc_status.from_call(call) if call is not None else None
+    except ValueError:
+        status = None
+    details: Sequence[any_pb2.Any] = status.details if status is not None else ()
+    for detail in details:
+        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            violations += [(v.field, v.description) for v in bad.field_violations]
+        elif detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
+            failure = error_details_pb2.PreconditionFailure()
+            detail.Unpack(failure)
+            preconditions += [(v.type, v.subject, v.description) for v in failure.violations]
+        elif detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            reason = info.reason
+    if code == grpc.StatusCode.UNAVAILABLE:
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        message = f"the Cacao server at {target} is unavailable{tries}: {message}"
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        message = f"no answer from {target} before the deadline: {message}"
+    return CacaoClientError(code, message, violations, reason=reason,
+                            preconditions=preconditions, attempts=attempts)
+
+
+# --- budgets -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Strength:
+    """How hard the AI searches: a named level or explicit limits (not both).
+
+    Neither given: the server's default level.
+
+    Attributes:
+        level: a level name the server lists (``ServerInfo.levels``).
+        iterations: most search iterations.
+        time_s: most seconds of search.
+        threads: search threads (None: the server's setting).
+    """
+
+    level: str | None = None
+    iterations: int | None = None
+    time_s: float | None = None
+    threads: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.level is not None and (self.iterations or self.time_s or self.threads):
+            raise ValueError("give a level or limits (iterations, time, threads), not both")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"iterations must be at least 1, got {self.iterations}")
+        if self.time_s is not None and not self.time_s > 0:
+            raise ValueError(f"time must be positive, got {self.time_s}")
+        if self.threads is not None and self.threads < 1:
+            raise ValueError(f"threads must be at least 1, got {self.threads}")
+
+    @classmethod
+    def parse(cls, text: str | None) -> "Strength":
+        """A strength from short text.
+
+        ``"strong"`` or ``"level=strong"`` (a level); ``"500"`` or
+        ``"iterations=500"`` (iterations); ``"2s"``, ``"250ms"`` or
+        ``"time=2"`` (seconds per move); ``"threads=2"``; combine limits with
+        commas: ``"iterations=5000,time=3s,threads=2"``. Empty: the server's
+        default level.
+
+        Raises:
+            ValueError: text that is none of these, with what was expected.
+        """
+        values: dict[str, Any] = {}
+        for part in (text or "").replace(" ", "").split(","):
+            if not part:
+                continue
+            key, sep, value = part.partition("=")
+            if not sep:
+                try:
+                    key, value = _strength_key(part), part
+                except ValueError as error:
+                    raise ValueError(f"bad strength {text!r}: {error}") from None
+            key = {"i": "iterations", "iters": "iterations", "t": "time", "seconds": "time"}.get(
+                key.lower(), key.lower())
+            try:
+                if key == "level":
+                    values["level"] = value
+                elif key == "iterations":
+                    values["iterations"] = int(value)
+                elif key == "time":
+                    values["time_s"] = _seconds(value)
+                elif key == "threads":
+                    values["threads"] = int(value)
+                else:
+                    raise ValueError(f"unknown setting {key!r}")
+            except ValueError as error:
+                raise ValueError(
+                    f"bad strength {text!r} ({error}): give a level name such as 'strong', "
+                    "iterations such as '500', or time per move such as '2s'") from None
+        return cls(**values)
+
+    def describe(self) -> str:
+        """Short words for people: "level strong", "500 iterations, 2 s/move"."""
+        if self.level:
+            return f"level {self.level}"
+        parts = []
+        if self.iterations:
+            parts.append(f"{self.iterations} iterations")
+        if self.time_s:
+            parts.append(f"{self.time_s:g} s/move")
+        if self.threads:
+            parts.append(f"{self.threads} threads")
+        return ", ".join(parts) or "server default"
+
+    def spec(self) -> str:
+        """The text that :meth:`parse` turns back into this strength."""
+        if self.level:
+            return self.level
+        parts = []
+        if self.iterations:
+            parts.append(f"iterations={self.iterations}")
+        if self.time_s:
+            parts.append(f"time={self.time_s:g}")
+        if self.threads:
+            parts.append(f"threads={self.threads}")
+        return ",".join(parts)
+
+    def apply_to(self, request: Any) -> None:
+        """Sets the ``budget`` oneof of a SuggestAction or AnalyzePosition request."""
+        if self.level:
+            request.level = self.level
+        elif self.iterations or self.time_s or self.threads:
+            request.limits.iterations = self.iterations or 0
+            request.limits.threads = self.threads or 0
+            if self.time_s:
+                request.limits.time.CopyFrom(_duration(self.time_s))
+            request.limits.SetInParent()
+
+
+def _strength_key(part: str) -> str:
+    if re.fullmatch(r"\d+", part):
+        return "iterations"
+    if re.fullmatch(r"\d*\.\d+", part):
+        raise ValueError(f"a bare {part} is neither iterations nor time: write {part}s for seconds")
+    if re.fullmatch(r"\d*\.?\d+(s|ms|sec)", part, re.IGNORECASE):
+        return "time"
+    return "level"
+
+
+def _seconds(text: str) -> float:
+    match = re.fullmatch(r"(\d*\.?\d+)\s*(ms|s|sec)?", text, re.IGNORECASE)
+    if not match:
+        raise ValueError(f"not a time: {text!r}")
+    value = float(match.group(1))
+    return value / 1000 if (match.group(2) or "").lower() == "ms" else value
+
+
+def _duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(round(seconds * 1e9)))
+    return duration
+
+
+def _secs(duration: duration_pb2.Duration) -> float:
+    return duration.ToNanoseconds() / 1e9
+
+
+# --- results -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """A search budget as the server reports it (0 / 0.0: no limit)."""
+
+    iterations: int
+    time_s: float
+    threads: int
+
+    @classmethod
+    def from_proto(cls, limits: pb.SearchLimits) -> "SearchBudget":
+        return cls(limits.iterations, _secs(limits.time), limits.threads)
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """What the server enforces on every request."""
+
+    max_iterations: int
+    max_time_s: float
+    search_threads: int
+    max_concurrent_searches: int
+    max_message_bytes: int
+    min_report_interval_s: float
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """Versions, limits and strength levels of a server (GetServerInfo)."""
+
+    api_version: str
+    server_version: str
+    engine_version: str
+    rules_version: str
+    record_format: str
+    position_format: str
+    limits: ServerLimits
+    levels: dict[str, SearchBudget]
+    default_level: str
+    instance: str
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A new deal (NewGame): the complete position and the record with no actions."""
+
+    position: dict[str, Any]
+    position_hash: str
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LegalActions:
+    """The legal actions of the seat to act (ListLegalActions)."""
+
+    position_hash: str
+    phase: str
+    to_act: int | None
+    actions: tuple[Action, ...]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A tile an action put on the board; ``source`` is hand, display or deck."""
+
+    x: int
+    y: int
+    tile: str
+    source: str
+    seat: int | None = None
+    rot: int | None = None
+
+
+@dataclass(frozen=True)
+class Activation:
+    """One worker side that an action activated; ``direction`` is N, E, S or W."""
+
+    seat: int
+    x: int
+    y: int
+    direction: str
+    jungle: str
+    workers: int
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What ApplyAction did.
+
+    Attributes:
+        position: the complete position after the action (``cacao-position/1``).
+        position_hash: its hash.
+        action: the action as applied (canonical).
+        placed: tiles put on the board.
+        activations: worker sides activated.
+        gains: seat -> {"gold", "cacao", "sun", "water"} changes, for seats
+            whose state changed.
+        turn_ended: True when the action ended the mover's turn.
+        worker_tile_drawn: the tile the mover drew at the end of the turn, if any.
+        display_refill: jungle tiles moved from the deck to the display.
+        result: the record's ``result`` form when the game ended, else None.
+        record: the record with the action appended, when a record was sent.
+    """
+
+    position: dict[str, Any]
+    position_hash: str
+    action: Action
+    placed: tuple[Placement, ...]
+    activations: tuple[Activation, ...]
+    gains: dict[int, dict[str, int]]
+    turn_ended: bool
+    worker_tile_drawn: str | None
+    display_refill: tuple[str, ...]
+    result: dict[str, Any] | None
+    record: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class SeatOutlook:
+    """One seat's prospects under a search."""
+
+    seat: int
+    win_probability: float
+    expected_gold: float
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One root action of a search; values are from the view of the seat to act."""
+
+    action: Action
+    visits: int
+    mean_value: float
+    win_probability: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What a search found.
+
+    Attributes:
+        best_action: the action chosen (None only if nothing could be chosen).
+        seats: per seat, its win probability and expected final gold.
+        candidates: most visited root actions first.
+        principal_variation: the expected continuation, from ``best_action``.
+        iterations, elapsed_s, iterations_per_second: the work done.
+        limits: the budget actually used (after clamps and the deadline).
+        final: True on the last evaluation of a query.
+    """
+
+    best_action: Action | None
+    seats: tuple[SeatOutlook, ...]
+    candidates: tuple[Candidate, ...]
+    principal_variation: tuple[Action, ...]
+    iterations: int
+    elapsed_s: float
+    iterations_per_second: float
+    limits: SearchBudget
+    final: bool
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """SuggestAction's answer: the action for ``seat`` and the evaluation behind it."""
+
+    position_hash: str
+    seat: int
+    action: Action
+    evaluation: Evaluation
+
+
+@dataclass(frozen=True)
+class AnalysisReport:
+    """One report of AnalyzePosition (``evaluation.final`` on the last one)."""
+
+    position_hash: str
+    seat: int
+    sequence: int
+    evaluation: Evaluation
+
+
+@dataclass(frozen=True)
+class Validation:
+    """ValidateRecord's answer.
+
+    Attributes:
+        valid: every action legal and the result, if any, agrees.
+        error_index: the first illegal action (-1: a bad header; the number of
+            actions: a result that disagrees); meaningful when not valid.
+        error_message: why, when not valid.
+        actions_replayed: actions replayed legally.
+        position: the position after them (None if the header was bad).
+        position_hash: its hash ("" if none).
+        result: the result when the game is finished, else None.
+    """
+
+    valid: bool
+    error_index: int
+    error_message: str
+    actions_replayed: int
+    position: dict[str, Any] | None
+    position_hash: str
+    result: dict[str, Any] | None
+
+
+# --- message <-> friendly values ---------------------------------------------
+
+def _action(message: pb.Action) -> Action:
+    return Action.from_json(convert.action_to_json(message))
+
+
+def _action_message(action: Action | Mapping[str, Any]) -> pb.Action:
+    data = action.to_json() if isinstance(action, Action) else Action.from_json(action).to_json()
+    return convert.action_from_json(data)
+
+
+def _is_record(data: Mapping[str, Any]) -> bool:
+    return data.get("format") == convert.RECORD_FORMAT or "worker_piles" in data
+
+
+def _set_source(request: Any, source: Source) -> None:
+    """Fills the ``source`` oneof of a request from an engine Position or a dict."""
+    if isinstance(source, Position):
+        request.position.CopyFrom(convert.position_from_json(source.snapshot()))
+    elif isinstance(source, Mapping) and _is_record(source):
+        request.record.CopyFrom(convert.record_from_json(dict(source)))
+    elif isinstance(source, Mapping):
+        request.position.CopyFrom(convert.position_from_json(dict(source)))
+    else:
+        raise TypeError(f"a position source must be an engine Position or a dict, "
+                        f"not {type(source).__name__}")
+
+
+def _evaluation(message: pb.Evaluation) -> Evaluation:
+    return Evaluation(
+        best_action=_action(message.best_action) if message.HasField("best_action") else None,
+        seats=tuple(SeatOutlook(s.seat, s.win_probability, s.expected_gold) for s in message.seats),
+        candidates=tuple(Candidate(_action(c.action), c.visits, c.mean_value, c.win_probability)
+                         for c in message.candidates),
+        principal_variation=tuple(_action(a) for a in message.principal_variation),
+        iterations=message.iterations,
+        elapsed_s=_secs(message.elapsed),
+        iterations_per_second=message.iterations_per_second,
+        limits=SearchBudget.from_proto(message.limits),
+        final=message.final,
+    )
+
+
+def _placement(message: pb.TilePlacement) -> Placement:
+    tile = message.tile
+    source = _TILE_SOURCES.get(message.source, "unknown")
+    if tile.WhichOneof("tile") == "worker":
+        return Placement(tile.x, tile.y, convert.WORKER_NAMES.get(tile.worker.tile, "?"), source,
+                         tile.worker.seat, tile.worker.rotation)
+    return Placement(tile.x, tile.y, convert.JUNGLE_NAMES.get(tile.jungle, "?"), source)
+
+
+# --- the client ----------------------------------------------------------------
+
+class CacaoClient:
+    """A connection to a Cacao server, with one method per RPC.
+
+    Args:
+        target: "host:port" (or any gRPC target, such as
+            "ipv4:10.0.0.1:50051,10.0.0.2:50051" with ``load_balancing="round_robin"``).
+        timeout: deadline in seconds of quick calls (everything but searches).
+        search_timeout: deadline of SuggestAction and AnalyzePosition; raised
+            to cover a requested time budget plus ``timeout``.
+        retries: how many times a call that failed with UNAVAILABLE is tried
+            again (0: never). Other failures are never retried.
+        backoff: seconds before the first retry; doubled for each further one.
+        max_backoff: longest wait between two tries.
+        load_balancing: a gRPC load-balancing policy, such as "round_robin".
+        channel: an existing channel to use instead of opening one (it is
+            closed with the client all the same).
+
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 10.0,
+                 search_timeout: float = 120.0, retries: int = 3, backoff: float = 0.1,
+                 max_backoff: float = 2.0, load_balancing: str | None = None,
+                 channel: grpc.Channel | None = None):
+        if retries < 0 or backoff < 0 or timeout <= 0 or search_timeout <= 0:
+            raise ValueError("timeouts must be positive, retries and backoff not negative")
+        self.target = target
+        self.timeout = timeout
+        self.search_timeout = search_timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        options = [("grpc.lb_policy_name", load_balancing)] if load_balancing else []
+        self._channel = channel or grpc.insecure_channel(target, options=options)
+        self._stub = pb_grpc.CacaoServiceStub(self._channel)
+
+    # --- lifetime ---
+
+    def close(self) -> None:
+        """Closes the channel; calls in flight are cancelled."""
+        self._channel.close()
+
+    def __enter__(self) -> "CacaoClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<CacaoClient {self.target}>"
+
+    def wait_until_ready(self, timeout: float = 10.0) -> None:
+        """Blocks until the channel connects.
+
+        Raises:
+            CacaoClientError: UNAVAILABLE when it does not connect in time.
+        """
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise CacaoClientError(
+                grpc.StatusCode.UNAVAILABLE,
+                f"the Cacao server at {self.target} did not answer within {timeout:g} s") from None
+
+    # --- calling with deadlines and retries ---
+
+    def _call(self, method: Callable[..., T], request: Any, timeout: float | None) -> T:
+        """One unary call with a deadline, retried on UNAVAILABLE only."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return method(request, timeout=timeout or self.timeout)
+            except grpc.RpcError as error:
+                if not self._should_retry(error, attempt):
+                    raise _error_from_rpc(error, self.target, attempt) from None
+
+    def _should_retry(self, error: grpc.RpcError, attempt: int) -> bool:
+        code = error.code() if isinstance(error, grpc.Call) else None
+        if code != grpc.StatusCode.UNAVAILABLE or attempt > self.retries:
+            return False
+        time.sleep(min(self.backoff * 2 ** (attempt - 1), self.max_backoff))
+        return True
+
+    def _search_timeout(self, strength: Strength | None, timeout: float | None) -> float:
+        if timeout is not None:
+            return timeout
+        wanted = (strength.time_s or 0.0) if strength else 0.0
+        return max(self.search_timeout, wanted + self.timeout)
+
+    # --- the RPCs ---
+
+    def get_server_info(self, *, timeout: float | None = None) -> ServerInfo:
+        """Versions, limits and strength levels of the server (GetServerInfo)."""
+        r = self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout)
+        lim = r.limits
+        return ServerInfo(
+            api_version=r.api_version, server_version=r.server_version,
+            engine_version=r.engine_version, rules_version=r.rules_version,
+            record_format=r.record_format, position_format=r.position_format,
+            limits=ServerLimits(lim.max_iterations, _secs(lim.max_time), lim.search_threads,
+                                lim.max_concurrent_searches, lim.max_message_bytes,
+                                _secs(lim.min_report_interval)),
+            levels={level.name: SearchBudget.from_proto(level.limits) for level in r.levels},
+            default_level=r.default_level, instance=r.instance)
+
+    def new_game(self, players: int, seed: int | None = None, *,
+                 timeout: float | None = None) -> NewGame:
+        """Deals a new game (NewGame). The same seed gives the same deal on one server version.
+
+        Raises:
+            CacaoClientError: INVALID_ARGUMENT for a player count outside 2..4.
+        """
+        request = pb.NewGameRequest(players=players)
+        if seed is not None:
+            request.seed = seed
+        r = self._call(self._stub.NewGame, request, timeout)
+        return NewGame(convert.position_to_json(r.position), r.position_hash,
+                       convert.record_to_json(r.record))
+
+    def legal_actions(self, source: Source, *, timeout: float | None = None) -> LegalActions:
+        """The legal actions of the seat to act (ListLegalActions).
+
+        Args:
+            source: a complete position, an observation of the seat to act, or a record.
+        """
+        request = pb.ListLegalActionsRequest()
+        _set_source(request, source)
+        r = self._call(self._stub.ListLegalActions, request, timeout)
+        return LegalActions(r.position_hash, convert.PHASE_NAMES.get(r.phase, "?"),
+                            r.to_act if r.HasField("to_act") else None,
+                            tuple(_action(a) for a in r.actions))
+
+    def apply_action(self, source: Source, action: Action | Mapping[str, Any], *,
+                     expected_position_hash: str = "", timeout: float | None = None) -> Applied:
+        """Applies one action (ApplyAction) and reports what happened.
+
+        Args:
+            source: a complete position or a record (an observation is refused:
+                the draws the action makes are hidden from any one seat).
+            action: an engine Action or its RECORD.md dict.
+            expected_position_hash: if given, the server refuses a position
+                that does not hash to it (FAILED_PRECONDITION).
+
+        Raises:
+            CacaoClientError: INVALID_ARGUMENT (reason ILLEGAL_ACTION) with the
+                field at fault for an illegal action.
+        """
+        request = pb.ApplyActionRequest(action=_action_message(action),
+                                        expected_position_hash=expected_position_hash)
+        _set_source(request, source)
+        r = self._call(self._stub.ApplyAction, request, timeout)
+        draws = r.draws if r.HasField("draws") else None
+        drawn = (convert.WORKER_NAMES.get(draws.worker_tile)
+                 if draws is not None and draws.worker_tile_drawn else None)
+        return Applied(
+            position=convert.position_to_json(r.position), position_hash=r.position_hash,
+            action=_action(r.action), placed=tuple(_placement(p) for p in r.placed),
+            activations=tuple(Activation(a.seat, a.x, a.y, _DIRECTIONS.get(a.direction, "?"),
+                                         convert.JUNGLE_NAMES.get(a.jungle, "?"), a.workers)
+                              for a in r.activations),
+            gains={g.seat: {"gold": g.gold, "cacao": g.cacao, "sun": g.sun, "water": g.water}
+                   for g in r.gains},
+            turn_ended=r.turn_ended, worker_tile_drawn=drawn,
+            display_refill=tuple(convert.JUNGLE_NAMES.get(t, "?")
+                                 for t in (draws.display_refill if draws is not None else ())),
+            result=convert.result_to_json(r.result) if r.HasField("result") else None,
+            record=convert.record_to_json(r.record) if r.HasField("record") else None)
+
+    def suggest(self, source: Source, strength: Strength | str | None = None, *,
+                seed: int | None = None, max_candidates: int = 0,
+                timeout: float | None = None) -> Suggestion:
+        """Searches and suggests an action for the seat to act (SuggestAction).
+
+        Args:
+            source: best the observation of the seat to act
+                (``position.observation(seat)``): the hidden state never leaves
+                the caller. A complete position or a record also works; the
+                search still sees only what the seat to act sees.
+            strength: a Strength, its text (see :meth:`Strength.parse`), or
+                None for the server's default level.
+            seed: seed of the search (with one thread and an iteration budget,
+                the same seed gives the same answer).
+            max_candidates: most candidates to report (0: the server's 5).
+            timeout: deadline in seconds (default: see ``search_timeout``);
+                the server fits its search into it.
+
+        Raises:
+            CacaoClientError: FAILED_PRECONDITION when the game is over or the
+                seat to act has a hidden hand; INVALID_ARGUMENT for an unknown level.
+        """
+        strength = Strength.parse(strength) if isinstance(strength, str) else strength
+        request = pb.SuggestActionRequest(max_candidates=max_candidates)
+        _set_source(request, source)
+        if strength is not None:
+            strength.apply_to(request)
+        if seed is not None:
+            request.seed = seed
+        r = self._call(self._stub.SuggestAction, request, self._search_timeout(strength, timeout))
+        return Suggestion(r.position_hash, r.seat, _action(r.action), _evaluation(r.evaluation))
+
+    def analyze(self, source: Source, strength: Strength | str | None = None, *,
+                report_interval: float | None = None, seed: int | None = None,
+                max_candidates: int = 0,
+                timeout: float | None = None) -> Iterator[AnalysisReport]:
+        """Streams evaluations of a position as the search goes on (AnalyzePosition).
+
+        Closing the iterator early (``break``) cancels the search on the server.
+        The connection is retried on UNAVAILABLE only before the first report.
+
+        Args:
+            source: as for :meth:`suggest`.
+            strength: the whole budget; None is the server's maximum, so give
+                one (or break out of the loop) for a bounded analysis.
+            report_interval: seconds between reports (None: the server's 0.5 s).
+            seed, max_candidates, timeout: as for :meth:`suggest`.
+
+        Yields:
+            AnalysisReport, the last one with ``evaluation.final`` set.
+        """
+        strength = Strength.parse(strength) if isinstance(strength, str) else strength
+        request = pb.AnalyzePositionRequest(max_candidates=max_candidates)
+        _set_source(request, source)
+        if strength is not None:
+            strength.apply_to(request)
+        if report_interval is not None:
+            request.report_interval.CopyFrom(_duration(report_interval))
+        if seed is not None:
+            request.seed = seed
+        deadline = self._search_timeout(strength, timeout)
+        attempt = 0
+        while True:
+            attempt += 1
+            stream = self._stub.AnalyzePosition(request, timeout=deadline)
+            received = False
+            try:
+                for r in stream:
+                    received = True
+                    yield AnalysisReport(r.position_hash, r.seat, r.sequence,
+                                         _evaluation(r.evaluation))
+                return
+            except grpc.RpcError as error:
+                if received or not self._should_retry(error, attempt):
+                    raise _error_from_rpc(error, self.target, attempt) from None
+            finally:
+                stream.cancel()
+
+    def validate_record(self, record: Mapping[str, Any] | str, *,
+                        timeout: float | None = None) -> Validation:
+        """Replays a record on the server (ValidateRecord).
+
+        Args:
+            record: a ``cacao-record/1`` dict, or its JSON text (then checked
+                exactly as RECORD.md says: unknown fields are errors).
+
+        Returns:
+            A Validation; an invalid record is an answer, not an exception.
+        """
+        if isinstance(record, str):
+            request = pb.ValidateRecordRequest(record_json=record)
+        else:
+            request = pb.ValidateRecordRequest(record=convert.record_from_json(dict(record)))
+        r = self._call(self._stub.ValidateRecord, request, timeout)
+        has_position = r.HasField("position")
+        return Validation(
+            valid=r.valid, error_index=r.error_index, error_message=r.error_message,
+            actions_replayed=r.actions_replayed,
+            position=convert.position_to_json(r.position) if has_position else None,
+            position_hash=r.position_hash,
+            result=convert.result_to_json(r.result) if r.HasField("result") else None)
+
+
+def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
+                     notation: Callable[[Action], str] = str, top: int = 5) -> list[str]:
+    """Lines for people describing an evaluation: outlook per seat, then candidates.
+
+    Args:
+        evaluation: what a search found.
+        names: a name per seat (default "seat N").
+        notation: how to write an action.
+        top: most candidates to list.
+    """
+    def name(seat: int) -> str:
+        return names[seat] if names and seat < len(names) else f"seat {seat}"
+
+    lines = [f"{evaluation.iterations} iterations in {evaluation.elapsed_s:.2f} s"]
+    if evaluation.seats:
+        lines.append("win chances: " + ", ".join(
+            f"{name(s.seat)} {100 * s.win_probability:.0f}%" for s in evaluation.seats))
+        lines.append("expected final gold: " + ", ".join(
+            f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))
+    for i, c in enumerate(evaluation.candidates[:top], 1):
+        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}, "
+                     f"win {100 * c.win_probability:.0f}%")
+    return lines
+

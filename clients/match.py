@@ -1,0 +1,219 @@
+"""``cacao-match``: AI-vs-AI games through a Cacao server.
+
+    cacao-match --strength beginner --strength strong --games 10 --out games/
+    cacao-match --players 3 --strength 200 --strength 1000 --strength 2s --rotate
+    cacao-match --server 10.0.0.5:50051 --strength casual --strength strong --parallel 2
+
+Each ``--strength`` is one player (a level, iterations such as ``500``, or
+time per move such as ``2s``); player i sits in seat i, or, with
+``--rotate``, players move round the table from game to game so that each
+plays every seat. Every game runs wholly through the API: NewGame deals it,
+SuggestAction chooses each decision from the record so far (the search sees
+only what the seat to act may see), ApplyAction plays it, and ValidateRecord
+checks the finished record. Records go to ``--out`` as ``game-NNN.json``.
+
+Without ``--server`` a server is started in this process on a free port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence, TextIO, TypeVar
+
+import grpc
+
+from .client import CacaoClient, CacaoClientError, Strength
+from .play import LocalServer, record_text
+
+BUSY_RETRY_S = 0.2
+T = TypeVar("T")
+
+
+@dataclass
+class GameOutcome:
+    """One finished game: who sat where and how it ended."""
+
+    number: int
+    seed: int
+    seats: list[int]  # player index per seat
+    record: dict[str, Any]
+    path: str | None
+    valid: bool
+
+
+def play_game(client: CacaoClient, players: Sequence[Strength], seats: list[int], seed: int,
+              number: int) -> dict[str, Any]:
+    """Plays one game through the API; returns its finished record.
+
+    Args:
+        client: a connected client.
+        players: the strengths of the players.
+        seats: the player index of each seat.
+        seed: seed of the deal and of every search.
+        number: the game's number (for the search seeds).
+
+    Raises:
+        CacaoClientError: a call failed (other than the server being busy).
+    """
+    deal = client.new_game(len(seats), seed)
+    record = deal.record
+    position = deal.position
+    while position["phase"] != "over":
+        seat = position["to_act"]
+        search_seed = (seed * 7_919 + len(record["actions"])) % 2**63
+        suggestion = _busy_retry(client.suggest, record, players[seats[seat]], seed=search_seed)
+        applied = client.apply_action(record, suggestion.action)
+        assert applied.record is not None
+        record, position = applied.record, applied.position
+    return record
+
+
+def _busy_retry(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Calls again while the server answers RESOURCE_EXHAUSTED (all search slots busy)."""
+    while True:
+        try:
+            return call(*args, **kwargs)
+        except CacaoClientError as error:
+            if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+            time.sleep(BUSY_RETRY_S * (1 + random.random()))
+
+
+def seating(players: int, seat_count: int, game: int, rotate: bool) -> list[int]:
+    """The player index of each seat in game ``game`` (0-based)."""
+    shift = game if rotate else 0
+    return [(s + shift) % players for s in range(seat_count)]
+
+
+def summary_lines(outcomes: Sequence[GameOutcome], players: Sequence[Strength]) -> list[str]:
+    """A table: per player, games, wins (shared wins split) and mean final gold."""
+    wins = [0.0] * len(players)
+    gold = [0.0] * len(players)
+    games = [0] * len(players)
+    for o in outcomes:
+        result = o.record["result"]
+        for seat, player in enumerate(o.seats):
+            games[player] += 1
+            gold[player] += result["gold"][seat]
+            if seat in result["winners"]:
+                wins[player] += 1 / len(result["winners"])
+    lines = [f"Results over {len(outcomes)} games:",
+             f"  {'player':<28} {'games':>5} {'wins':>6} {'win %':>6} {'mean gold':>9}"]
+    for p, strength in enumerate(players):
+        if games[p]:
+            lines.append(f"  {p} {strength.describe():<26} {games[p]:>5} {wins[p]:>6.1f} "
+                         f"{100 * wins[p] / games[p]:>5.0f}% {gold[p] / games[p]:>9.1f}")
+    return lines
+
+
+def game_line(o: GameOutcome, players: Sequence[Strength]) -> str:
+    result = o.record["result"]
+    seats = ", ".join(f"seat {s}: {players[p].describe()} {result['gold'][s]} gold"
+                      for s, p in enumerate(o.seats))
+    winners = " and ".join(f"seat {w}" for w in result["winners"])
+    where = f" -> {o.path}" if o.path else ""
+    check = "" if o.valid else " (RECORD DID NOT VALIDATE)"
+    return (f"game {o.number}: {len(o.record['actions'])} actions; {seats}; "
+            f"won by {winners}{check}{where}")
+
+
+def run_match(client: CacaoClient, players: Sequence[Strength], *, games: int, seat_count: int,
+              seed: int, rotate: bool, out_dir: str | None, parallel: int,
+              out: TextIO) -> list[GameOutcome]:
+    """Plays the games (``parallel`` at once), writes the records, prints a line per game."""
+    lock = threading.Lock()
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+
+    def one(g: int) -> GameOutcome:
+        seats = seating(len(players), seat_count, g, rotate)
+        game_seed = (seed + g) % 2**63
+        record = play_game(client, players, seats, game_seed, g + 1)
+        path = None
+        if out_dir:
+            path = os.path.join(out_dir, f"game-{g + 1:03d}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(record_text(record))
+        valid = client.validate_record(record).valid
+        outcome = GameOutcome(g + 1, game_seed, seats, record, path, valid)
+        with lock:
+            print(game_line(outcome, players), file=out, flush=True)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        return list(pool.map(one, range(games)))
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="cacao-match", description="Play AI-vs-AI games of Cacao through a server.")
+    parser.add_argument("--strength", "-s", action="append", default=[], metavar="SPEC",
+                        help="one player: a level (strong), iterations (500) or time (2s); "
+                             "give 2-4 (default: beginner and strong)")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4),
+                        help="seats per game (default: the number of --strength)")
+    parser.add_argument("--games", "-n", type=int, default=2, help="games to play (default 2)")
+    parser.add_argument("--rotate", action="store_true",
+                        help="move the players one seat on after each game")
+    parser.add_argument("--seed", type=int, help="seed of the first deal (game g uses seed+g)")
+    parser.add_argument("--out", metavar="DIR", help="folder for the records (game-NNN.json)")
+    parser.add_argument("--parallel", type=int, default=1, help="games at once (default 1)")
+    parser.add_argument("--server", metavar="ADDR",
+                        help="a running server (host:port); default: start one here")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds to wait for one AI move (default 300)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Runs ``cacao-match``; returns the exit status (1 if a call failed or a record did not validate)."""
+    args = parse_args(argv)
+    out = out or sys.stdout
+    try:
+        players = [Strength.parse(s) for s in (args.strength or ["beginner", "strong"])]
+    except ValueError as error:
+        print(f"cacao-match: {error}", file=sys.stderr)
+        return 2
+    seat_count = args.players or max(2, min(4, len(players)))
+    if not 2 <= len(players) <= 4 and not args.players:
+        print("cacao-match: give 2 to 4 --strength, or --players", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
+    if args.server:
+        return _run(args.server, args, players, seat_count, seed, out)
+    with LocalServer() as local:
+        print(f"Started a local Cacao server on {local.target}.", file=out)
+        return _run(local.target, args, players, seat_count, seed, out)
+
+
+def _run(target: str, args: argparse.Namespace, players: list[Strength], seat_count: int,
+         seed: int, out: TextIO) -> int:
+    with CacaoClient(target, search_timeout=args.timeout) as client:
+        try:
+            info = client.get_server_info()
+            unknown = [p.level for p in players if p.level and p.level not in info.levels]
+            if unknown:
+                print(f"cacao-match: unknown level {unknown[0]!r}: this server has "
+                      f"{', '.join(info.levels)}", file=sys.stderr)
+                return 2
+            print(f"{args.games} games, {seat_count} seats, seed {seed}; players: "
+                  + ", ".join(f"{i} {p.describe()}" for i, p in enumerate(players)), file=out)
+            outcomes = run_match(client, players, games=args.games, seat_count=seat_count,
+                                 seed=seed, rotate=args.rotate, out_dir=args.out,
+                                 parallel=args.parallel, out=out)
+        except CacaoClientError as error:
+            print(f"cacao-match: {error}", file=sys.stderr)
+            return 1
+    print("\n".join(summary_lines(outcomes, players)), file=out)
+    return 0 if all(o.valid for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,411 @@
+"""The clients: the client library, cacao-play, cacao-match and the embedding example.
+
+Everything runs against a real server (the ``cacao_server`` fixture of
+conftest.py, on a free port) and the installed package; the programs run as
+subprocesses driven through their real input. Budgets are tiny (20 iterations
+a move) so that whole games take a second or two.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import select
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from cacaoai.client import CacaoClient, CacaoClientError, Strength
+from cacaoai.client import board, notation
+from cacaoai.client.play import record_text
+from cacaoai.engine import Action, Position
+
+FAST = Strength(iterations=20)
+EXAMPLE = Path(__file__).resolve().parents[1] / "clients" / "examples" / "embed.py"
+
+
+@pytest.fixture
+def client(cacao_server):
+    with CacaoClient(cacao_server[1], timeout=10.0, retries=1, backoff=0.05) as c:
+        yield c
+
+
+def free_port() -> int:
+    """A local port that nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def command(name: str) -> list[str]:
+    """The installed entry point ``name``, or ``python -m`` of its module."""
+    script = Path(sys.executable).parent / name
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", f"cacaoai.client.{name.split('-')[1]}"]
+
+
+def random_game(seed: int, players: int = 2, stop_at: int | None = None) -> Position:
+    rng = random.Random(seed)
+    game = Position.new(players=players, seed=seed)
+    while not game.is_over and (stop_at is None or len(game.history) < stop_at):
+        game.apply(rng.choice(game.legal_actions()))
+    return game
+
+
+# --- the client library -------------------------------------------------------
+
+def test_server_info_lists_levels_and_limits(client):
+    info = client.get_server_info()
+    assert info.api_version == "cacao.v1"
+    assert info.record_format == "cacao-record/1"
+    assert info.levels and info.default_level in info.levels
+    assert info.limits.max_iterations > 0 and info.limits.max_concurrent_searches >= 1
+
+
+def test_new_game_record_replays_to_the_same_position(client):
+    deal = client.new_game(3, seed=11)
+    game = Position.from_record(deal.record)
+    assert game.snapshot() == deal.position
+    assert game.hash() == deal.position_hash
+
+
+def test_legal_actions_are_engine_actions_equal_to_the_local_ones(client):
+    game = random_game(3, stop_at=5)
+    listed = client.legal_actions(game)
+    assert listed.to_act == game.to_act and listed.phase == game.phase
+    assert list(listed.actions) == game.legal_actions()
+    assert all(isinstance(a, Action) for a in listed.actions)
+
+
+def test_apply_action_on_a_record_agrees_with_the_local_engine(client):
+    game = Position.new(players=2, seed=5)
+    record = game.record()
+    for _ in range(6):
+        action = game.legal_actions()[-1]
+        applied = client.apply_action(record, action, expected_position_hash=game.hash())
+        report = game.apply(action)
+        assert applied.action == action
+        assert applied.position == game.snapshot()
+        assert applied.record == game.record()
+        assert applied.gains == {s: g for s, g in enumerate(report.gains) if any(g.values())}
+        record = applied.record
+
+
+def test_illegal_action_raises_invalid_argument_naming_the_field(client):
+    game = Position.new(players=2, seed=5)
+    seat = game.to_act
+    tile = game.observation(seat)["seats"][seat]["hand"][0]
+    with pytest.raises(CacaoClientError) as caught:
+        client.apply_action(game, Action.place(seat, tile, 40, 40, 0))
+    error = caught.value
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.reason == "ILLEGAL_ACTION"
+    assert any(f.startswith("action.place") for f, _ in error.field_violations)
+    assert "40" in error.message
+
+
+def test_suggest_from_an_observation_returns_a_legal_action(client):
+    game = random_game(8, stop_at=7)
+    seat = game.to_act
+    suggestion = client.suggest(game.observation(seat), FAST, seed=1, max_candidates=3)
+    assert suggestion.seat == seat
+    assert suggestion.action in game.legal_actions()
+    evaluation = suggestion.evaluation
+    assert evaluation.final and evaluation.best_action == suggestion.action
+    assert len(evaluation.candidates) <= 3
+    assert len(evaluation.seats) == 2
+
+
+def test_suggest_for_a_seat_whose_hand_is_hidden_fails_its_precondition(client):
+    game = Position.new(players=2, seed=5)
+    other = 1 - game.to_act
+    with pytest.raises(CacaoClientError) as caught:
+        client.suggest(game.observation(other), FAST)
+    assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert caught.value.preconditions
+
+
+def test_unknown_level_is_invalid_argument_on_the_level_field(client):
+    with pytest.raises(CacaoClientError) as caught:
+        client.suggest(Position.new(players=2, seed=1), "no-such-level")
+    assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert [f for f, _ in caught.value.field_violations] == ["level"]
+
+
+def test_analyze_streams_reports_ending_with_one_final(client):
+    game = Position.new(players=2, seed=9)
+    reports = list(client.analyze(game, Strength(iterations=3000), report_interval=0.05, seed=3))
+    assert reports and reports[-1].evaluation.final
+    assert [r.sequence for r in reports] == list(range(len(reports)))
+    assert not any(r.evaluation.final for r in reports[:-1])
+
+
+def test_leaving_an_analysis_early_cancels_it_quietly(client):
+    game = Position.new(players=2, seed=9)
+    for report in client.analyze(game, Strength(time_s=20), report_interval=0.05):
+        assert report.sequence == 0
+        break
+    assert client.get_server_info().api_version == "cacao.v1"  # the channel still works
+
+
+def test_validate_record_reports_the_first_illegal_action(client):
+    record = random_game(4).record()
+    good = client.validate_record(record)
+    assert good.valid and good.result == record["result"]
+    assert good.actions_replayed == len(record["actions"])
+    bad = json.loads(json.dumps(record))
+    bad["actions"][2]["x"] = 40
+    answer = client.validate_record(json.dumps(bad))
+    assert not answer.valid and answer.error_index == 2 and answer.actions_replayed == 2
+
+
+def test_a_server_that_is_down_gives_unavailable_after_bounded_retries():
+    target = f"127.0.0.1:{free_port()}"
+    start = time.monotonic()
+    with CacaoClient(target, timeout=2.0, retries=2, backoff=0.05) as c:
+        with pytest.raises(CacaoClientError) as caught:
+            c.get_server_info()
+    error = caught.value
+    assert error.code == grpc.StatusCode.UNAVAILABLE
+    assert error.attempts == 3
+    assert target in error.message and "after 3 attempts" in error.message
+    assert time.monotonic() - start < 10
+
+
+def test_an_expired_deadline_is_deadline_exceeded_and_not_retried(client):
+    game = Position.new(players=2, seed=2)
+    with pytest.raises(CacaoClientError) as caught:
+        client.suggest(game, Strength(time_s=5.0), timeout=0.001)
+    assert caught.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert caught.value.attempts == 1
+    assert "deadline" in caught.value.message
+
+
+def test_strength_text_reads_levels_iterations_and_time():
+    assert Strength.parse("strong") == Strength(level="strong")
+    assert Strength.parse("500") == Strength(iterations=500)
+    assert Strength.parse("2s") == Strength(time_s=2.0)
+    assert Strength.parse("250ms") == Strength(time_s=0.25)
+    assert Strength.parse("iterations=5000,time=3,threads=2") == Strength(
+        iterations=5000, time_s=3.0, threads=2)
+    assert Strength.parse("") == Strength()
+    for s in (Strength(level="max"), Strength(iterations=7, time_s=1.5)):
+        assert Strength.parse(s.spec()) == s
+    with pytest.raises(ValueError, match="level name"):
+        Strength.parse("fast=3")
+    with pytest.raises(ValueError):
+        Strength.parse("strong,500")
+    with pytest.raises(ValueError, match="2.5s for seconds"):
+        Strength.parse("2.5")
+
+
+# --- notation and board -------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_legal_action_written_in_notation_reads_back(players):
+    rng = random.Random(players)
+    for seed in range(3):
+        game = Position.new(players=players, seed=seed + 10 * players)
+        while not game.is_over:
+            legal = game.legal_actions()
+            seat = game.to_act
+            view = game.observation(seat)
+            for action in legal:
+                parsed = notation.parse(notation.write(action, legal), legal, view, seat)
+                assert parsed.action == action, (notation.write(action, legal), parsed)
+            game.apply(rng.choice(legal))
+
+
+def test_list_numbers_pick_the_legal_action_in_order():
+    game = Position.new(players=2, seed=3)
+    legal = game.legal_actions()
+    view = game.observation(game.to_act)
+    assert notation.parse("2", legal, view, game.to_act).action == legal[1]
+    assert "no action number" in notation.parse("999", legal, view, game.to_act).error
+
+
+def test_mistakes_get_messages_that_say_what_is_wrong():
+    game = Position.new(players=2, seed=3)
+    seat = game.to_act
+    legal = game.legal_actions()
+    view = game.observation(seat)
+    hand = view["seats"][seat]["hand"]
+    missing = next(t for t in notation.WORKER_TILES if t not in hand)
+
+    def error(text: str) -> str:
+        parsed = notation.parse(text, legal, view, seat)
+        assert parsed.action is None and parsed.error, text
+        return parsed.error
+
+    assert "no " + missing + " in hand" in error(f"{missing} 0,1 r0")
+    assert "already holds a plantation-1" in error(f"{hand[0]} 0,0")
+    assert "not next to any jungle tile" in error(f"{hand[0]} 9,9 r1")
+    assert "0 to 3" in error(f"{hand[0]} 0,1 r7")
+    assert "not a worker tile" in error("1234 0,1")
+    assert "don't understand" in error("fly away")
+    assert "No resolution" in error("r 2")
+
+
+def test_missing_parts_leave_choices_to_pick_from():
+    game = Position.new(players=2, seed=3)
+    seat = game.to_act
+    legal = game.legal_actions()
+    view = game.observation(seat)
+    tile = next(t for t in view["seats"][seat]["hand"] if t != "1111")
+    cell = next((a.x, a.y) for a in legal if a.tile == tile)
+    parsed = notation.parse(f"{tile} {cell[0]},{cell[1]}", legal, view, seat)
+    assert parsed.action is None and len(parsed.choices) >= 4
+    assert all(a.tile == tile and (a.x, a.y) == cell for a in parsed.choices)
+    oriented = "".join(map(str, board.faces(tile, 1)))
+    picked = notation.parse(f"{tile} at ({cell[0]}, {cell[1]}) {oriented}", legal, view, seat)
+    assert picked.choices == [] or all(a.rot == 1 for a in picked.choices)
+    assert picked.action is None or picked.action.rot == 1
+    same = notation.parse(f"{tile}@{cell[0]},{cell[1]} r1", legal, view, seat)
+    assert (same.action, same.choices) == (picked.action, picked.choices)
+
+
+def test_board_shows_tiles_open_cells_and_owners():
+    game = random_game(6, stop_at=6)
+    view = game.observation(0)
+    open_cells = {(a.x, a.y) for a in game.legal_actions() if a.type == "place"}
+    plain = board.draw_position(view, ["you", "AI 1"], open_cells, viewer=0)
+    for x, y in open_cells:
+        assert f"{x},{y}" in plain
+    assert "plant" in plain and "market" in plain
+    assert re.search(r"\[[01]\]", plain)
+    assert "Your hand:" in plain and "gold" in plain and "water" in plain
+    coloured = board.draw_position(view, ["you", "AI 1"], open_cells, viewer=0, colour=True)
+    assert "\x1b[41" in coloured and "\x1b[42" in coloured
+    assert "\x1b" not in plain
+
+
+def test_saved_record_text_is_the_record():
+    record = random_game(2).record()
+    assert json.loads(record_text(record)) == record
+    assert Position.from_record(record_text(record)).is_over
+
+
+# --- cacao-play through its real input ---------------------------------------
+
+class Terminal:
+    """Drives a program through pipes: wait for its prompt, then type a line."""
+
+    PROMPT = re.compile(r"(your move|your choice|game over[^\n]*|[^\n]*cancel|[^\n]*quit)> $")
+
+    def __init__(self, args: list[str], cwd: Path):
+        self.proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        self.text = ""
+
+    def prompt(self, timeout: float = 30.0) -> str:
+        """Output up to and including the next prompt."""
+        start = len(self.text)
+        deadline = time.monotonic() + timeout
+        while not self.PROMPT.search(self.text[start:]):
+            left = deadline - time.monotonic()
+            assert left > 0, f"no prompt; output so far:\n{self.text[-3000:]}"
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                assert chunk, f"the program ended:\n{self.text[-3000:]}"
+                self.text += chunk.decode()
+        return self.text[start:]
+
+    def type(self, line: str) -> str:
+        """Types a line and returns the output up to the next prompt."""
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+        return self.prompt()
+
+    def close(self, line: str = "quit") -> int:
+        rest, _ = self.proc.communicate((line + "\n").encode(), timeout=30)
+        self.text += rest.decode()
+        return self.proc.returncode
+
+
+def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_server, tmp_path):
+    term = Terminal([*command("cacao-play"), "--server", cacao_server[1], "--iterations", "20",
+                     "--seed", "11", "--players", "2", "--color", "never"], tmp_path)
+    try:
+        first = term.prompt()
+        assert "Your hand:" in first and "x=" in first and "<" in first
+        assert "not next to any jungle tile" in term.type("2101 99,99 r1")
+        assert "I don't understand 'zz'" in term.type("zz 1,1")
+        assert "win chances" in term.type("hint")
+        assert "1)" in term.type("list")
+        out = term.type("1")
+        assert "You place" in out or "You take" in out
+        assert "Took back" in term.type("undo")
+        term.type("1")
+        assert "Saved" in term.type("save mid.json")
+        out = ""
+        for _ in range(3):  # play on a little, then go back to the saved game
+            out = term.type("1")
+        assert "Loaded mid.json" in term.type("load mid.json")
+        moves = 0
+        while "game over" not in out:
+            out = term.type("1")
+            moves += 1
+            assert moves < 100
+        assert "Game over." in term.text and "gold" in out
+        assert "Saved" in term.type("save final.json")
+    finally:
+        code = term.close("quit")
+    assert code == 0, term.text[-2000:]
+    mid = json.loads((tmp_path / "mid.json").read_text())
+    final = json.loads((tmp_path / "final.json").read_text())
+    assert Position.from_record(mid).turn > 0
+    assert Position.from_record(final).is_over and "result" in final
+    assert final["actions"][: len(mid["actions"])] == mid["actions"]
+
+
+def test_cacao_play_starts_its_own_server_without_one_given(tmp_path):
+    done = subprocess.run([*command("cacao-play"), "--iterations", "20", "--seed", "1"],
+                          input="quit\n", capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Started a local Cacao server" in done.stdout and "Bye." in done.stdout
+
+
+def test_cacao_play_names_the_levels_for_an_unknown_one(cacao_server, tmp_path):
+    done = subprocess.run([*command("cacao-play"), "--server", cacao_server[1], "--level", "nope"],
+                          input="", capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "unknown level 'nope'" in done.stderr
+
+
+def test_cacao_play_reports_a_server_that_is_down(tmp_path):
+    done = subprocess.run([*command("cacao-play"), "--server", f"127.0.0.1:{free_port()}"],
+                          input="", capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 1 and "unavailable" in done.stderr
+
+
+# --- cacao-match and the embedding example -----------------------------------
+
+def test_cacao_match_plays_games_and_writes_valid_records(cacao_server, tmp_path):
+    out_dir = tmp_path / "games"
+    done = subprocess.run([*command("cacao-match"), "--server", cacao_server[1], "-s", "20",
+                           "-s", "iterations=40", "--games", "2", "--rotate", "--seed", "4",
+                           "--out", str(out_dir)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    files = sorted(out_dir.glob("game-*.json"))
+    assert [f.name for f in files] == ["game-001.json", "game-002.json"]
+    for f in files:
+        assert Position.from_record(f.read_text()).is_over
+    assert "Results over 2 games" in done.stdout and "won by" in done.stdout
+
+
+def test_the_embedding_example_plays_a_whole_game(cacao_server):
+    done = subprocess.run([sys.executable, str(EXAMPLE), "--server", cacao_server[1],
+                           "--iterations", "20", "--seed", "3"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "AI seat 1:" in done.stdout and "valid" in done.stdout
