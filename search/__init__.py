@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from cacaoai.engine import Action, Position
 
@@ -61,6 +62,11 @@ class SearchLimits:
             gold) added to the win share in the tree's values.
         algorithm: "mcts", or "flat" for flat Monte Carlo (root children only,
             played round-robin).
+        expand_samples: a node expands the best (by one-step value) of this
+            many untried actions drawn at random; 1 draws one.
+        widen: when > 0, the root considers only its ceil(widen * sqrt(visits))
+            best actions by the greedy bot's one-step value (progressive
+            widening); 0 considers all.
         floor: see `temperature`.
         max_nodes: node pool limit per tree (88 bytes a node); beyond it the
             tree stops growing and the search goes on with playouts.
@@ -72,10 +78,12 @@ class SearchLimits:
     playout: str = "informed"
     temperature: float = 0.0
     exploration: float = 0.7
-    samples: int = 4
-    margin_weight: float = 0.0
+    samples: int = 8
+    margin_weight: float = 1.0
     margin_scale: float = 20.0
     algorithm: str = "mcts"
+    expand_samples: int = 4
+    widen: float = 2.0
     floor: float = 0.25
     max_nodes: int = 2_000_000
 
@@ -96,6 +104,10 @@ class SearchLimits:
             raise ValueError(f"exploration: must be >= 0, got {self.exploration!r}")
         if not 1 <= self.samples <= 64:
             raise ValueError(f"samples: must be in 1..64, got {self.samples!r}")
+        if not 1 <= self.expand_samples <= 64:
+            raise ValueError(f"expand_samples: must be in 1..64, got {self.expand_samples!r}")
+        if not self.widen >= 0:
+            raise ValueError(f"widen: must be >= 0, got {self.widen!r}")
         if not 0 <= self.floor <= 1:
             raise ValueError(f"floor: must be in 0..1, got {self.floor!r}")
         if self.max_nodes < 2:
@@ -239,6 +251,7 @@ def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | N
                    playout=PLAYOUTS[limits.playout], samples=limits.samples,
                    flat=limits.algorithm == "flat", exploration=limits.exploration,
                    margin_weight=limits.margin_weight, margin_scale=limits.margin_scale,
+                   expand_samples=limits.expand_samples, widen=limits.widen,
                    max_nodes=limits.max_nodes)
         trees.append(tree)
     budgets = [-1] * n
@@ -251,7 +264,7 @@ def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | N
     def work(i: int) -> None:
         try:
             reasons[i] = trees[i].run(budgets[i], deadline, stop)
-        except BaseException as exc:  # re-raised in the caller's thread
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(exc)
 
     if n == 1:

@@ -35,6 +35,9 @@ ctypedef struct config_t:
     double exploration      # UCB constant c in mean + c * sqrt(ln(avail) / visits)
     double margin_weight    # value = win share + margin_weight * margin / margin_scale
     double margin_scale
+    int expand_samples      # >1: expand the best of this many untried actions by one-step value
+    double widen            # >0: the root considers only its ceil(widen * sqrt(visits)) best
+                            # actions by one-step value (progressive widening)
 
 # One tree node: the information set reached by `action` from its parent.
 # Values are sums over the playouts through the node, per seat.

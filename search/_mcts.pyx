@@ -14,12 +14,18 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012). Every iteration
    the children; a child that is legal now counts one more *availability*, and
    the seat to act picks by UCB with availability counts,
    ``mean + c * sqrt(ln(avail) / visits)``, maximising its own value. A legal
-   action without a child is expanded (one per iteration);
+   action without a child is expanded (one per iteration): the best, by
+   one-step value, of ``expand_samples`` untried actions drawn at random.
+   At the root, progressive widening considers only the
+   ``ceil(widen * sqrt(visits))`` best actions by the greedy bot's one-step
+   value (taken without the jungle deck, so nothing hidden is read);
 3. plays out to the end, with the engine's uniform random playout or the
    informed playout below;
 4. adds the final values for every seat to the nodes on the path: the win share
    (1 / number of winners, or 0) and the gold margin (final gold minus the best
-   other seat's final gold).
+   other seat's final gold). The tree maximises
+   ``win share + margin_weight * margin / margin_scale``: the margin is a
+   denser signal than the win alone, which matters at small budgets.
 
 Blind draws are chance: they are fixed by the determinization, so the tree never
 branches on them. Resolve decisions are ordinary decisions of the seat that
@@ -204,6 +210,33 @@ cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* un
 
 # --- the tree -----------------------------------------------------------------
 
+cdef void _sort_root(tree_t* t) noexcept nogil:
+    """Order the root actions by the greedy bot's one-step value, best first
+    (stable). Values are taken without the jungle deck, as the greedy bot does,
+    so they depend only on the board, the public counts and the mover's hand."""
+    cdef position_t* p = &t.work
+    cdef double* value = <double*>malloc(t.n_root * sizeof(double) + 1)
+    cdef int i, j, seat = t.root.to_act
+    cdef double v
+    cdef action_t a
+    if value == NULL:
+        return                                      # unsorted: only weaker, still correct
+    p.deck_pos = p.deck_end
+    for i in range(t.n_root):
+        value[i] = action_value(p, t.root_actions[i], seat, t.undo)
+    for i in range(1, t.n_root):
+        v = value[i]
+        a = t.root_actions[i]
+        j = i - 1
+        while j >= 0 and value[j] < v:
+            value[j + 1] = value[j]
+            t.root_actions[j + 1] = t.root_actions[j]
+            j -= 1
+        value[j + 1] = v
+        t.root_actions[j + 1] = a
+    free(value)
+
+
 cdef int32_t _new_node(tree_t* t, int32_t parent, action_t a, int seat) noexcept nogil:
     """Append a child to `parent`; -1 when out of memory, -2 when the pool is full."""
     cdef node_t* grown
@@ -324,6 +357,38 @@ cdef void _backpropagate(tree_t* t, const position_t* s, int depth) noexcept nog
             nd.margin[k] += margin[k]
 
 
+cdef inline int _nth_untried(const int32_t* child_of, int n, int r) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if child_of[i] < 0:
+            if r == 0:
+                return i
+            r -= 1
+    return n - 1
+
+
+cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int32_t* child_of,
+                       int n, int u, int seat) noexcept nogil:
+    """An untried action: uniform, or the best one-step value of a few uniform picks."""
+    cdef int i = _nth_untried(child_of, n, rng_below(&t.rng, u)), j, k
+    cdef double v, best
+    if t.cfg.expand_samples <= 1 or u == 1:
+        return i
+    best = action_value(s, acts[i], seat, t.undo)
+    for j in range(1, t.cfg.expand_samples):
+        k = _nth_untried(child_of, n, rng_below(&t.rng, u))
+        v = action_value(s, acts[k], seat, t.undo)
+        if v > best:
+            best = v
+            i = k
+    return i
+
+
+cdef inline int _root_width(tree_t* t) noexcept nogil:
+    cdef int w = <int>(t.cfg.widen * sqrt(<double>t.nodes[0].visits + 1.0)) + 1
+    return w if w < t.n_root else t.n_root
+
+
 cdef int tree_iterate(tree_t* t) noexcept nogil:
     """One determinize-select-expand-playout-backpropagate pass; -1: out of memory."""
     cdef position_t* s = &t.work
@@ -339,6 +404,8 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             acts = t.root_actions
             child_of = t.root_child
             n = t.n_root
+            if t.cfg.widen > 0:
+                n = _root_width(t)
         else:
             if t.cfg.flat and node != 0:
                 break
@@ -352,12 +419,7 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             if child_of[i] < 0:
                 u += 1
         if u > 0:
-            r = rng_below(&t.rng, u)
-            for i in range(n):
-                if child_of[i] < 0:
-                    if r == 0:
-                        break
-                    r -= 1
+            i = _pick_untried(t, s, acts, child_of, n, u, seat)
             child = _new_node(t, node, acts[i], seat)
             if child == -1:
                 return -1
@@ -461,10 +523,10 @@ cdef class Tree:
         free(self.t.undo)
 
     def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
-              int playout=PLAYOUT_INFORMED, int samples=4, bint flat=False,
-              double exploration=0.7, double margin_weight=0.0, double margin_scale=20.0,
-              int max_nodes=2_000_000):
-        """Start a new search from `core` for `observer`."""
+              int playout=PLAYOUT_INFORMED, int samples=8, bint flat=False,
+              double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
+              int expand_samples=4, double widen=2.0, int max_nodes=2_000_000):
+        """Start a new search from `core` for `observer` (settings: SearchLimits)."""
         cdef tree_t* t = &self.t
         cdef int i
         if core.pos.phase == PHASE_OVER:
@@ -481,6 +543,8 @@ cdef class Tree:
         t.cfg.exploration = exploration
         t.cfg.margin_weight = margin_weight
         t.cfg.margin_scale = margin_scale if margin_scale > 0 else 1.0
+        t.cfg.expand_samples = expand_samples
+        t.cfg.widen = widen
         t.max_nodes = max_nodes
         rng_seed(&t.rng, seed)
         t.root = core.pos
@@ -500,6 +564,8 @@ cdef class Tree:
             t.n_root = position_legal_actions(&t.work, t.root_actions)
             for i in range(t.n_root):
                 t.root_child[i] = -1
+            if widen > 0:
+                _sort_root(t)
 
     def run(self, long long max_iterations=-1, double deadline=0.0, StopFlag stop=None):
         """Iterate until `max_iterations` (total, < 0: no limit), `deadline`

@@ -20,7 +20,8 @@ import multiprocessing
 import os
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from cacaoai.engine import Position
 
@@ -136,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="cacao-arena", description="Play Cacao bots against each other.",
         epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
                "(beginner, casual, strong, max). Settings: iterations, time, threads, "
-               "playout, temperature, exploration, samples, margin_weight, floor.")
+               "playout, temperature, exploration, samples, margin_weight, expand_samples, "
+               "widen, floor.")
     parser.add_argument("bots", nargs="+", help="one bot spec per seat")
     parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")
     parser.add_argument("--games", type=int, default=100)

@@ -30,14 +30,14 @@ from cacaoai.engine import Action, Position
 from . import SearchLimits, search
 from ._mcts import greedy_code
 
-__all__ = ["Bot", "FlatMonteCarloBot", "GreedyBot", "LEVELS", "MCTSBot", "RandomBot", "parse_bot"]
+__all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "MCTSBot", "RandomBot", "parse_bot"]
 
 # Named strength levels, weakest first; each is measurably stronger than the
 # one before (README, "Strength levels").
 LEVELS: dict[str, str] = {
-    "beginner": "mcts:iterations=100,temperature=1.0",
-    "casual": "mcts:iterations=400,temperature=0.5",
-    "strong": "mcts:iterations=2000",
+    "beginner": "mcts:iterations=50,temperature=1.0",
+    "casual": "mcts:iterations=250,temperature=0.5",
+    "strong": "mcts:iterations=1500",
     "max": "mcts:iterations=10000,threads=2",
 }
 
@@ -89,7 +89,9 @@ class MCTSBot(Bot):
 
 
 class FlatMonteCarloBot(MCTSBot):
-    """Flat Monte Carlo: playouts spread evenly over the root actions."""
+    """Flat Monte Carlo: no tree; playouts go round-robin over the root actions
+    (with the same playouts and root widening as MCTS, so that a match between
+    the two measures the tree alone)."""
 
     def __init__(self, limits: SearchLimits, spec: str = ""):
         super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits))
@@ -100,6 +102,7 @@ _KEYS: dict[str, tuple[str, type]] = {
     "threads": ("threads", int), "playout": ("playout", str), "temperature": ("temperature", float),
     "exploration": ("exploration", float), "samples": ("samples", int),
     "margin_weight": ("margin_weight", float), "margin_scale": ("margin_scale", float),
+    "expand_samples": ("expand_samples", int), "widen": ("widen", float),
     "floor": ("floor", float), "max_nodes": ("max_nodes", int),
 }
 
@@ -154,7 +157,6 @@ def _limits_spec(name: str, limits: SearchLimits) -> str:
         if key == "time":
             continue
         value = getattr(limits, field)
-        if field == "iterations" or value != getattr(default, field):
-            if value is not None:
-                parts.append(f"{key}={value}")
+        if value is not None and (field == "iterations" or value != getattr(default, field)):
+            parts.append(f"{key}={value}")
     return f"{name}:{','.join(parts)}"

@@ -14,11 +14,16 @@ import pytest
 engine = pytest.importorskip("cacaoai.engine")
 search_pkg = pytest.importorskip("cacaoai.search")
 
-from cacaoai.engine import Position  # noqa: E402
-from cacaoai.search import SearchLimits, StopFlag, search  # noqa: E402
-from cacaoai.search import _mcts  # noqa: E402
-from cacaoai.search.arena import run as arena_run, wilson  # noqa: E402
-from cacaoai.search.bots import LEVELS, GreedyBot, MCTSBot, RandomBot, parse_bot  # noqa: E402
+from cacaoai.engine import Position
+from cacaoai.search import (
+    SearchLimits,
+    StopFlag,
+    _mcts,
+    search,
+)
+from cacaoai.search.arena import run as arena_run
+from cacaoai.search.arena import wilson
+from cacaoai.search.bots import LEVELS, GreedyBot, MCTSBot, RandomBot, parse_bot
 
 FAST = SearchLimits(iterations=200)
 
@@ -107,7 +112,7 @@ def test_the_iteration_budget_is_exact(threads):
 def test_the_time_budget_is_honoured():
     result = search(Position.new(2, 5), SearchLimits(time_s=0.25), seed=1)
     assert result.stopped_by == "time"
-    assert 0.25 <= result.elapsed_s < 0.6
+    assert 0.25 <= result.elapsed_s < 1.25
     assert result.iterations > 0
 
 
@@ -117,7 +122,7 @@ def test_the_stop_flag_ends_a_search_from_another_thread():
     started = time.monotonic()
     timer.start()
     result = search(Position.new(2, 6), SearchLimits(time_s=30, threads=2), seed=1, stop=stop)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.0
     assert result.stopped_by == "stop"
     assert stop.is_set()
     assert result.best_action in Position.new(2, 6).legal_actions()
@@ -191,7 +196,7 @@ def test_evaluations_are_in_range_and_consistent():
         assert result.candidates[0].visits >= result.candidates[-1].visits
         for c in result.candidates:
             assert 0.0 <= c.win_probability <= 1.0
-            assert c.mean_value == pytest.approx(c.win_probability)   # margin_weight 0
+            assert c.mean_value == pytest.approx(c.win_probability + c.score_lead / 20)
         assert result.best_action == result.candidates[0].action
         assert result.principal_variation[0] == result.best_action
         assert result.iterations_per_second > 0
@@ -246,6 +251,33 @@ def test_hidden_information_is_not_used_when_searching_for_a_seat_not_to_act():
     assert a.seat == seat
 
 
+def test_known_hands_are_used_when_given():
+    original = played(2, 60, 5)
+    seat = original.to_act
+    opponent = 1 - seat
+    view = original.observation(seat)
+    hand = original.snapshot()["seats"][opponent]["hand"]
+    other = next(p for p in (Position.from_observation(view, seed=k) for k in range(50))
+                 if p.snapshot()["seats"][opponent]["hand"] != hand)
+    limits = SearchLimits(iterations=300)
+    a = search(original, limits, seed=1, known_hands=[opponent])
+    b = search(other, limits, seed=1, known_hands=[opponent])
+    assert comparable(a) != comparable(b)
+    with pytest.raises(ValueError):
+        search(original, limits, seed=1, known_hands=[7])
+
+
+def test_bad_limits_are_refused():
+    for bad in ({"iterations": 0}, {"time_s": -1}, {"threads": 0}, {"playout": "psychic"},
+                {"algorithm": "alphabeta"}, {"temperature": -1}, {"samples": 0}):
+        with pytest.raises(ValueError):
+            SearchLimits(**bad)
+    with pytest.raises(ValueError):
+        search(Position.new(2, 1), FAST, seed=-1)
+    with pytest.raises(ValueError):
+        search(Position.new(2, 1), FAST, seed=1, seat=2)
+
+
 # --- instant answers --------------------------------------------------------------------
 
 
@@ -253,7 +285,7 @@ def test_a_finished_game_answers_at_once_with_its_result():
     position = finished(3, 1)
     started = time.monotonic()
     result = search(position, SearchLimits(iterations=10**9), seed=1)
-    assert time.monotonic() - started < 0.05
+    assert time.monotonic() - started < 0.2
     assert result.best_action is None and result.stopped_by == "terminal"
     final = position.result()
     assert list(result.expected_gold) == [float(g) for g in final.gold]
@@ -265,7 +297,7 @@ def test_a_single_legal_action_answers_at_once():
     assert len(position.legal_actions()) == 1
     started = time.monotonic()
     result = search(position, SearchLimits(time_s=30), seed=1)
-    assert time.monotonic() - started < 0.05
+    assert time.monotonic() - started < 0.2
     assert result.best_action == position.legal_actions()[0]
     assert result.iterations == 0 and result.stopped_by == "single-action"
 

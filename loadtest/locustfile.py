@@ -1,0 +1,241 @@
+"""Locust load test of the Cacao gRPC service, through the project's client library.
+
+    locust -f loadtest/locustfile.py --headless -u 4 -r 4 -t 30s --host 127.0.0.1:50051
+    python loadtest/run.py --users 4 --duration 30s        # starts a server too (run.py)
+
+Follows locust's documented pattern for non-HTTP protocols: gRPC is made
+gevent-friendly with ``grpc.experimental.gevent.init_gevent()`` before any
+channel exists, and every call of :class:`cacaoai.client.CacaoClient` is timed
+by a thin wrapper that fires locust's ``request`` event (name, response time,
+response length, exception). The client is built with ``retries=0`` so that one
+locust request is exactly one RPC.
+
+Each simulated user picks, per step, one operation at random by weight:
+
+- ``SuggestAction 50ms`` / ``SuggestAction 500ms``: a search of a sampled
+  observation (``positions.jsonl``) with a short or a normal time budget;
+- ``ListLegalActions``: the legal actions of a sampled observation;
+- ``ApplyAction``: the move the recorded game went on with, applied to the
+  complete position.
+
+The default weights (3 short and 1 normal suggestion per 4 legal-action lists
+and 4 moves applied) are one game client's traffic per move: it lists the
+moves, applies the chosen one, and asks for a hint or a bot move about every
+time, mostly at the short budget.
+
+Settings are locust custom arguments, each also an environment variable (run
+``locust -f loadtest/locustfile.py --help``): budgets ``--suggest-short-ms`` /
+``--suggest-normal-ms``, weights ``--weight-suggest-short``,
+``--weight-suggest-normal``, ``--weight-legal``, ``--weight-apply``, think time
+``--think-ms``, the pause after a rejection ``--reject-backoff-ms``, deadlines
+``--call-timeout``, the data ``--positions`` and ``--raw-latencies`` (a file
+that receives one line per request with the exact latency in microseconds:
+locust's own statistics round below 100 ms).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import grpc.experimental.gevent as grpc_gevent
+
+# before any gRPC object exists (locust has already monkey-patched the stdlib)
+grpc_gevent.init_gevent()
+
+from locust import User, events, task  # noqa: E402
+
+from cacaoai.client import CacaoClient, CacaoClientError, Strength  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+RAW_HEADER = "start_unix_s,name,latency_us,status,response_bytes,iterations\n"
+
+
+@events.init_command_line_parser.add_listener
+def _arguments(parser: Any) -> None:
+    group = parser.add_argument_group("Cacao load test")
+    group.add_argument("--positions", env_var="CACAO_LOAD_POSITIONS",
+                       default=str(HERE / "positions.jsonl"),
+                       help="sampled positions (loadtest/positions.py writes them)")
+    group.add_argument("--suggest-short-ms", type=float, env_var="CACAO_LOAD_SUGGEST_SHORT_MS",
+                       default=50.0, help="time budget of a short SuggestAction, ms")
+    group.add_argument("--suggest-normal-ms", type=float, env_var="CACAO_LOAD_SUGGEST_NORMAL_MS",
+                       default=500.0, help="time budget of a normal SuggestAction, ms")
+    group.add_argument("--weight-suggest-short", type=float, env_var="CACAO_LOAD_W_SUGGEST_SHORT",
+                       default=3.0, help="weight of short suggestions")
+    group.add_argument("--weight-suggest-normal", type=float, env_var="CACAO_LOAD_W_SUGGEST_NORMAL",
+                       default=1.0, help="weight of normal suggestions")
+    group.add_argument("--weight-legal", type=float, env_var="CACAO_LOAD_W_LEGAL",
+                       default=4.0, help="weight of ListLegalActions")
+    group.add_argument("--weight-apply", type=float, env_var="CACAO_LOAD_W_APPLY",
+                       default=4.0, help="weight of ApplyAction")
+    group.add_argument("--think-ms", type=float, env_var="CACAO_LOAD_THINK_MS", default=0.0,
+                       help="pause of a user between two calls, ms (0: closed loop)")
+    group.add_argument("--reject-backoff-ms", type=float, env_var="CACAO_LOAD_REJECT_BACKOFF_MS",
+                       default=100.0, help="pause of a user after a RESOURCE_EXHAUSTED answer, ms "
+                                           "(a polite client retries later)")
+    group.add_argument("--call-timeout", type=float, env_var="CACAO_LOAD_CALL_TIMEOUT",
+                       default=5.0, help="deadline of a call, s (a search: its budget plus this)")
+    group.add_argument("--raw-latencies", env_var="CACAO_LOAD_RAW", default="",
+                       help="file for one CSV line per request with its exact latency "
+                            "(the process id is added to the name)")
+
+
+# --- exact latencies -----------------------------------------------------------
+
+class RawLatencies:
+    """Appends one CSV line per request: locust rounds response times to whole ms."""
+
+    def __init__(self) -> None:
+        self.file: Any = None
+
+    def open(self, path: str) -> None:
+        stem, dot, ext = path.rpartition(".")
+        target = f"{stem}.{os.getpid()}.{ext}" if dot else f"{path}.{os.getpid()}"
+        self.file = open(target, "w", buffering=1 << 16)
+        self.file.write(RAW_HEADER)
+
+    def record(self, request_type: str, name: str, response_time: float, response_length: int,
+               exception: BaseException | None = None, context: dict | None = None,
+               start_time: float | None = None, **_: Any) -> None:
+        if self.file is None:
+            return
+        status = "OK" if exception is None else _status(exception)
+        context = context or {}
+        self.file.write(f"{start_time or 0.0:.6f},{name},{round(response_time * 1000)},{status},"
+                        f"{response_length},{context.get('iterations', '')}\n")
+
+    def close(self, **_: Any) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+RAW = RawLatencies()
+
+
+@events.init.add_listener
+def _open_raw(environment: Any, **_: Any) -> None:
+    path = getattr(environment.parsed_options, "raw_latencies", "")
+    if path:
+        RAW.open(path)
+        environment.events.request.add_listener(RAW.record)
+
+
+events.quitting.add_listener(RAW.close)
+
+
+def _status(error: BaseException) -> str:
+    """The gRPC status name of a failed call, else the exception's type."""
+    if isinstance(error, CacaoClientError):
+        return error.code.name
+    return type(error).__name__
+
+
+# --- the positions --------------------------------------------------------------
+
+_POSITIONS: dict[str, list[dict[str, Any]]] = {}
+
+
+def positions(path: str) -> list[dict[str, Any]]:
+    """The sampled positions of ``path``, read once per process."""
+    if path not in _POSITIONS:
+        with open(path) as f:
+            _POSITIONS[path] = [json.loads(line) for line in f if line.strip()]
+        if not _POSITIONS[path]:
+            raise ValueError(f"{path} holds no positions")
+    return _POSITIONS[path]
+
+
+class _ResponseSize(grpc.UnaryUnaryClientInterceptor):
+    """Remembers the size of the last unary response (one user, one call at a time)."""
+
+    def __init__(self) -> None:
+        self.last = 0
+
+    def intercept_unary_unary(self, continuation: Callable, details: Any, request: Any) -> Any:
+        outcome = continuation(details, request)
+        try:
+            self.last = outcome.result().ByteSize()
+        except grpc.RpcError:
+            self.last = 0
+        return outcome
+
+
+# --- the user --------------------------------------------------------------------
+
+class CacaoUser(User):
+    """A game client: lists moves, applies them and asks the AI, on sampled positions."""
+
+    host = "127.0.0.1:50051"
+
+    def on_start(self) -> None:
+        options = self.environment.parsed_options
+        self.positions = positions(options.positions)
+        self.timeout = options.call_timeout
+        self.think_s = options.think_ms / 1000
+        self.reject_backoff_s = options.reject_backoff_ms / 1000
+        self.operations = [
+            (f"SuggestAction {options.suggest_short_ms:g}ms",
+             options.weight_suggest_short, options.suggest_short_ms / 1000),
+            (f"SuggestAction {options.suggest_normal_ms:g}ms",
+             options.weight_suggest_normal, options.suggest_normal_ms / 1000),
+            ("ListLegalActions", options.weight_legal, None),
+            ("ApplyAction", options.weight_apply, None),
+        ]
+        self.operations = [op for op in self.operations if op[1] > 0]
+        if not self.operations:
+            raise ValueError("every weight is 0: nothing to do")
+        self.sizes = _ResponseSize()
+        channel = grpc.intercept_channel(grpc.insecure_channel(self.host), self.sizes)
+        self.client = CacaoClient(self.host, channel=channel, timeout=self.timeout, retries=0)
+
+    def on_stop(self) -> None:
+        self.client.close()
+
+    @task
+    def step(self) -> None:
+        name, _, budget_s = random.choices(self.operations,
+                                           weights=[op[1] for op in self.operations])[0]
+        sample = random.choice(self.positions)
+        if name == "ListLegalActions":
+            error = self._timed(name, lambda: self.client.legal_actions(sample["observation"]))
+        elif name == "ApplyAction":
+            error = self._timed(name, lambda: self.client.apply_action(sample["position"], sample["action"]))
+        else:
+            error = self._timed(name, lambda: self.client.suggest(
+                sample["observation"], Strength(time_s=budget_s),
+                timeout=budget_s + self.timeout))
+        rejected = isinstance(error, CacaoClientError) and (
+            error.code == grpc.StatusCode.RESOURCE_EXHAUSTED)
+        if rejected and self.reject_backoff_s:
+            time.sleep(self.reject_backoff_s)
+        elif self.think_s:
+            time.sleep(self.think_s)
+
+    def _timed(self, name: str, call: Callable[[], Any]) -> BaseException | None:
+        """Runs one client call, reports it to locust as one request; returns its error."""
+        context: dict[str, Any] = {}
+        exception: BaseException | None = None
+        result = None
+        start = time.time()
+        begin = time.perf_counter()
+        try:
+            result = call()
+        except Exception as error:  # a failed request is a statistic, not a crash
+            exception = error
+        elapsed_ms = (time.perf_counter() - begin) * 1000
+        evaluation = getattr(result, "evaluation", None)
+        if evaluation is not None:
+            context["iterations"] = evaluation.iterations
+        self.environment.events.request.fire(
+            request_type="grpc", name=name, response_time=elapsed_ms,
+            response_length=self.sizes.last if exception is None else 0,
+            exception=exception, context=context, start_time=start)
+        return exception

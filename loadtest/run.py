@@ -1,0 +1,584 @@
+"""Run the Cacao load test in one command and summarise it.
+
+    python loadtest/run.py --users 4 --duration 30s            # own server on a free port
+    python loadtest/run.py --users 1 --weights suggest_short=1,suggest_normal=0,legal=0,apply=0
+    python loadtest/run.py --overload                          # 16 users against 2 search slots
+    python loadtest/run.py --users 4 --host 127.0.0.1:50051    # a server that is already running
+
+Steps: start ``cacao-server`` on a free loopback port (unless ``--host`` names
+one), wait until its health check says SERVING, run locust headless on
+``loadtest/locustfile.py`` as a subprocess (``--headless -u -r -t --csv
+--only-summary``) while sampling the server's CPU time from ``/proc/PID/stat``
+and probing its health every second, then probe it once more (health and a
+50 ms suggestion) after the load has stopped, stop it with SIGTERM, and write
+
+    OUT/locust_stats.csv, locust_failures.csv, ...   locust's own CSV files
+    OUT/raw.<pid>.csv      one line per request, exact latency in microseconds
+    OUT/summary.json       the summary printed as a table at the end
+    OUT/server.log, OUT/locust.log
+
+Percentiles come from the raw latencies (locust rounds below 100 ms).
+RESOURCE_EXHAUSTED answers to SuggestAction are *rejections*: counted
+separately, with their own latencies. They are expected with ``--overload`` (or
+``--allow-rejections``) and failures otherwise. DEADLINE_EXCEEDED answers are
+also counted as *timeouts*.
+
+Exit status 0 only when every request succeeded (rejections aside where
+allowed), locust ran cleanly, and the server answered its health check and a
+suggestion after the load. Only loopback targets are accepted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+import numpy as np
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+HERE = Path(__file__).resolve().parent
+LOCUSTFILE = HERE / "locustfile.py"
+POSITIONS = HERE / "positions.jsonl"
+WEIGHT_KEYS = ("suggest_short", "suggest_normal", "legal", "apply")
+DEFAULT_WEIGHTS = "suggest_short=3,suggest_normal=1,legal=4,apply=4"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|localhost|\[::1\]):\d+$")
+
+
+# --- settings ------------------------------------------------------------------
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="loadtest/run.py", description="Load-test the Cacao gRPC service with locust.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--users", "-u", type=int, default=None,
+                        help="simulated users (default 4; 16 with --overload)")
+    parser.add_argument("--spawn-rate", "-r", type=float, default=None,
+                        help="users started per second (default: all at once)")
+    parser.add_argument("--duration", "-t", default="30s", help="run time, locust's form (30s, 2m)")
+    parser.add_argument("--host", default=None,
+                        help="target host:port of a running server (loopback only); "
+                             "default: start one on a free port")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default loadtest/out/<time>-u<users>)")
+    parser.add_argument("--overload", action="store_true",
+                        help="more users than search slots: rejections are expected "
+                             "(default 16 users, --max-searches 2)")
+    parser.add_argument("--allow-rejections", action="store_true",
+                        help="count RESOURCE_EXHAUSTED as expected rejections, not failures")
+    server = parser.add_argument_group("the server started here")
+    server.add_argument("--max-searches", type=int, default=None,
+                        help="searches at once (default: the number of users, so that no "
+                             "search is refused; 2 with --overload)")
+    server.add_argument("--search-threads", type=int, default=1, help="threads per search")
+    server.add_argument("--worker-threads", type=int, default=None,
+                        help="RPC threads (default: max-searches + 8)")
+    traffic = parser.add_argument_group("traffic (passed to the locustfile)")
+    traffic.add_argument("--suggest-short-ms", type=float, default=50.0)
+    traffic.add_argument("--suggest-normal-ms", type=float, default=500.0)
+    traffic.add_argument("--weights", default=DEFAULT_WEIGHTS,
+                         help=f"operation weights, keys {', '.join(WEIGHT_KEYS)}")
+    traffic.add_argument("--think-ms", type=float, default=0.0,
+                         help="pause of a user between calls (0: closed loop)")
+    traffic.add_argument("--reject-backoff-ms", type=float, default=100.0,
+                         help="pause of a user after a rejection")
+    traffic.add_argument("--processes", type=int, default=1,
+                         help="locust worker processes (-1: one per core)")
+    traffic.add_argument("--positions", default=str(POSITIONS))
+    args = parser.parse_args(argv)
+    args.users = args.users or (16 if args.overload else 4)
+    args.spawn_rate = args.spawn_rate or float(args.users)
+    if args.max_searches is None:
+        args.max_searches = 2 if args.overload else max(args.users, 2)
+    args.allow_rejections = args.allow_rejections or args.overload
+    args.duration_s = parse_duration(args.duration)
+    args.weight_values = parse_weights(args.weights)
+    if args.users < 1 or args.spawn_rate <= 0:
+        parser.error("--users and --spawn-rate must be positive")
+    if args.host and not LOOPBACK.match(args.host):
+        parser.error(f"--host {args.host}: only loopback targets (127.x.x.x:PORT, localhost:PORT)")
+    return args
+
+
+def parse_duration(text: str) -> float:
+    """Seconds of a locust run time: "30s", "2m", "1h30m", "45"."""
+    if re.fullmatch(r"\d+", text):
+        return float(text)
+    parts = re.findall(r"(\d+)\s*([hms])", text)
+    if not parts or "".join(n + u for n, u in parts) != text.replace(" ", ""):
+        raise argparse.ArgumentTypeError(f"bad duration {text!r}: use 30s, 2m or 1h30m")
+    return float(sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts))
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    weights = dict(kv.split("=", 1) for kv in text.replace(" ", "").split(",") if kv)
+    unknown = set(weights) - set(WEIGHT_KEYS)
+    if unknown:
+        raise SystemExit(f"--weights: unknown {', '.join(sorted(unknown))}; "
+                         f"keys are {', '.join(WEIGHT_KEYS)}")
+    return {key: float(weights.get(key, 0)) for key in WEIGHT_KEYS}
+
+
+# --- the server ----------------------------------------------------------------
+
+class Server:
+    """A cacao-server subprocess on a free loopback port."""
+
+    def __init__(self, args: argparse.Namespace, out: Path):
+        self.log_path = out / "server.log"
+        command = [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1",
+                   "--port", "0", "--max-searches", str(args.max_searches),
+                   "--search-threads", str(args.search_threads),
+                   "--worker-threads", str(args.worker_threads or args.max_searches + 8)]
+        self.command = command
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        self.pid = self.process.pid
+        self.address = self._wait_for_address()
+
+    def _wait_for_address(self, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            match = re.search(r"serving on (\S+)", self.log_path.read_text())
+            if match:
+                return match.group(1)
+            if self.process.poll() is not None:
+                raise RuntimeError(f"cacao-server exited with {self.process.returncode}: "
+                                   f"{self.log_path.read_text()[-2000:]}")
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"cacao-server did not start within {timeout:g} s")
+
+    def stop(self, grace: float = 15.0) -> int:
+        """SIGTERM, then SIGKILL after ``grace`` seconds; returns the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(grace)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        return self.process.returncode
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process so far, from /proc/PID/stat.
+
+    With ``pid`` None: the busy time of the whole machine, from /proc/stat.
+    """
+    if pid is None:
+        with open("/proc/stat") as f:
+            ticks = [int(v) for v in f.readline().split()[1:]]
+        return (sum(ticks[:8]) - ticks[3] - ticks[4]) / CLOCK_TICKS  # all but idle, iowait
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+
+
+class CpuSampler(threading.Thread):
+    """Samples a process's (or with None the machine's) CPU time while running."""
+
+    def __init__(self, pid: int | None, interval: float = 0.5):
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.samples: list[tuple[float, float]] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            cpu = cpu_seconds(self.pid)
+            if cpu is None:
+                return
+            self.samples.append((time.time(), cpu))
+            self.done.wait(self.interval)
+
+    def summary(self, start: float, end: float) -> dict[str, Any]:
+        """CPU% (100 = one core) over [start, end]: mean, and peak over 1 s windows."""
+        inside = [(t, c) for t, c in self.samples if start <= t <= end]
+        if len(inside) < 2:
+            return {"samples": len(inside)}
+        (t0, c0), (t1, c1) = inside[0], inside[-1]
+        peaks = []
+        step = max(1, int(round(1.0 / self.interval)))
+        for (ta, ca), (tb, cb) in zip(inside, inside[step:], strict=False):
+            peaks.append(100 * (cb - ca) / (tb - ta))
+        return {"samples": len(inside), "mean_percent": round(100 * (c1 - c0) / (t1 - t0), 1),
+                "peak_1s_percent": round(max(peaks), 1) if peaks else None,
+                "seconds_above_100_percent": round(sum(p > 100 for p in peaks) * self.interval, 1)}
+
+
+class HealthProber(threading.Thread):
+    """Asks the server's health service once a second; with ``suggest`` also for a suggestion.
+
+    The suggestions come from a plain client outside the locust process, so
+    their latencies (admitted or rejected) carry no queueing inside locust's
+    event loop: a reference for the locust figures. They take a search slot,
+    so they are only asked where rejections are expected (overload).
+    """
+
+    def __init__(self, address: str, positions: str, budget_s: float, suggest: bool,
+                 interval: float = 1.0):
+        super().__init__(daemon=True)
+        self.address, self.interval, self.budget_s = address, interval, budget_s
+        self.suggest = suggest
+        with open(positions) as f:
+            self.samples = [json.loads(line)["observation"] for line in f if line.strip()]
+        self.results: list[tuple[str, float]] = []
+        self.suggestions: list[tuple[str, float]] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        from cacaoai.client import CacaoClient, CacaoClientError, Strength
+
+        strength = Strength(time_s=self.budget_s)
+        with grpc.insecure_channel(self.address) as channel, CacaoClient(
+                self.address, retries=0, timeout=5.0) as client:
+            n = 0
+            while not self.done.wait(self.interval):
+                self.results.append(health_check(channel))
+                if not self.suggest:
+                    continue
+                begin = time.perf_counter()
+                try:
+                    client.suggest(self.samples[n % len(self.samples)], strength,
+                                   timeout=self.budget_s + 5)
+                    status = "OK"
+                except CacaoClientError as error:
+                    status = error.code.name
+                self.suggestions.append((status, (time.perf_counter() - begin) * 1000))
+                n += 1
+
+    def summary(self) -> dict[str, Any]:
+        latencies = [ms for status, ms in self.results if status == "SERVING"]
+        out: dict[str, Any] = {
+            "probes": len(self.results), "serving": len(latencies), "p50_ms": _pct(latencies, 50),
+            "max_ms": round(max(latencies), 2) if latencies else None}
+        for status in sorted({s for s, _ in self.suggestions}):
+            ms = [m for s, m in self.suggestions if s == status]
+            out[f"suggest_{status.lower()}"] = {"n": len(ms), "p50_ms": _pct(ms, 50),
+                                                "max_ms": round(max(ms), 2)}
+        return out
+
+
+def health_check(channel: grpc.Channel, timeout: float = 2.0) -> tuple[str, float]:
+    """(status name, milliseconds) of one grpc.health.v1 Check of the whole server."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    begin = time.perf_counter()
+    try:
+        reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+        status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+    except grpc.RpcError as error:
+        status = error.code().name
+    return status, (time.perf_counter() - begin) * 1000
+
+
+def wait_until_serving(address: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        while time.monotonic() < deadline:
+            if health_check(channel, timeout=1.0)[0] == "SERVING":
+                return
+            time.sleep(0.1)
+    raise RuntimeError(f"{address} is not SERVING after {timeout:g} s")
+
+
+def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]:
+    """Health, then one suggestion, right after the load stopped: the recovery."""
+    from cacaoai.client import CacaoClient, CacaoClientError, Strength
+
+    with grpc.insecure_channel(address) as channel:
+        status, health_ms = health_check(channel)
+    with open(positions) as f:
+        sample = json.loads(next(line for line in f if line.strip()))
+    begin = time.perf_counter()
+    try:
+        with CacaoClient(address, retries=0, timeout=5.0) as client:
+            client.suggest(sample["observation"], Strength(time_s=budget_s), timeout=budget_s + 5)
+        suggest = "OK"
+    except CacaoClientError as error:
+        suggest = error.code.name
+    return {"health": status, "health_ms": round(health_ms, 2), "suggest": suggest,
+            "suggest_ms": round((time.perf_counter() - begin) * 1000, 2)}
+
+
+# --- locust --------------------------------------------------------------------
+
+def locust_command(args: argparse.Namespace, address: str, out: Path) -> list[str]:
+    w = args.weight_values
+    # let a user finish its call in flight (the longest search) when the time is up
+    stop_timeout = int(max(args.suggest_short_ms, args.suggest_normal_ms) / 1000) + 2
+    command = [
+        sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless",
+        "-u", str(args.users), "-r", f"{args.spawn_rate:g}", "-t", args.duration,
+        "--csv", str(out / "locust"), "--only-summary", "--host", address,
+        "--stop-timeout", f"{stop_timeout}s", "--exit-code-on-error", "1",
+        "--positions", args.positions, "--raw-latencies", str(out / "raw.csv"),
+        "--suggest-short-ms", f"{args.suggest_short_ms:g}",
+        "--suggest-normal-ms", f"{args.suggest_normal_ms:g}",
+        "--weight-suggest-short", f"{w['suggest_short']:g}",
+        "--weight-suggest-normal", f"{w['suggest_normal']:g}",
+        "--weight-legal", f"{w['legal']:g}", "--weight-apply", f"{w['apply']:g}",
+        "--think-ms", f"{args.think_ms:g}", "--reject-backoff-ms", f"{args.reject_backoff_ms:g}",
+    ]
+    if args.processes != 1:
+        command += ["--processes", str(args.processes)]
+    return command
+
+
+def run_locust(command: list[str], out: Path,
+               duration_s: float) -> tuple[int, float, float, CpuSampler]:
+    """Runs locust to its end (bounded).
+
+    Returns:
+        (exit status, start, end in Unix time, the CPU samples of the locust process).
+    """
+    start = time.time()
+    with open(out / "locust.log", "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE.parent)
+        sampler = CpuSampler(process.pid)
+        sampler.start()
+        try:
+            code = process.wait(duration_s + 90)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            code = -1
+    end = time.time()
+    sampler.done.set()
+    return code, start, end, sampler
+
+
+# --- the summary ---------------------------------------------------------------
+
+def _pct(values: list[float] | np.ndarray, q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 3) if len(values) else None
+
+
+def read_raw(out: Path) -> list[dict[str, Any]]:
+    rows = []
+    for path in sorted(glob.glob(str(out / "raw.*.csv"))):
+        with open(path) as f:
+            rows.extend(csv.DictReader(f))
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]], allow_rejections: bool) -> dict[str, Any]:
+    """Per RPC name: counts, rate, exact percentiles, rejections and failures."""
+    if not rows:
+        return {"requests": 0, "window_s": 0.0, "rpcs": {}, "failures": 0, "rejections": 0,
+                "timeouts": 0}
+    starts = np.array([float(r["start_unix_s"]) for r in rows])
+    ends = starts + np.array([int(r["latency_us"]) for r in rows]) / 1e6
+    window = float(ends.max() - starts.min()) or 1e-9
+    rpcs: dict[str, Any] = {}
+    totals = {"failures": 0, "rejections": 0, "timeouts": 0}
+    for name in sorted({r["name"] for r in rows}):
+        mine = [r for r in rows if r["name"] == name]
+        ok = np.array([int(r["latency_us"]) / 1000 for r in mine if r["status"] == "OK"])
+        rejected = np.array([int(r["latency_us"]) / 1000 for r in mine
+                             if r["status"] == "RESOURCE_EXHAUSTED"])
+        by_status: dict[str, int] = {}
+        for r in mine:
+            if r["status"] != "OK":
+                by_status[r["status"]] = by_status.get(r["status"], 0) + 1
+        failed = sum(n for s, n in by_status.items()
+                     if not (allow_rejections and s == "RESOURCE_EXHAUSTED"))
+        iterations = [int(r["iterations"]) for r in mine if r["iterations"]]
+        rpcs[name] = {
+            "requests": len(mine), "ok": len(ok), "failed": failed,
+            "rejected": len(rejected), "timeouts": by_status.get("DEADLINE_EXCEEDED", 0),
+            "statuses": by_status,
+            "per_s": round(len(mine) / window, 2), "ok_per_s": round(len(ok) / window, 2),
+            "p50_ms": _pct(ok, 50), "p95_ms": _pct(ok, 95), "p99_ms": _pct(ok, 99),
+            "max_ms": round(float(ok.max()), 2) if len(ok) else None,
+            "mean_iterations": round(float(np.mean(iterations))) if iterations else None,
+            "rejected_p50_ms": _pct(rejected, 50), "rejected_p99_ms": _pct(rejected, 99),
+            "rejected_max_ms": round(float(rejected.max()), 2) if len(rejected) else None,
+        }
+        totals["failures"] += failed
+        totals["rejections"] += len(rejected)
+        totals["timeouts"] += rpcs[name]["timeouts"]
+    return {"requests": len(rows), "window_s": round(window, 2),
+            "first_start": float(starts.min()), "last_end": float(ends.max()),
+            "requests_per_s": round(len(rows) / window, 2), "rpcs": rpcs, **totals}
+
+
+def locust_exceptions(out: Path) -> int:
+    """Rows of locust's exceptions CSV: errors raised in the locustfile itself."""
+    path = out / "locust_exceptions.csv"
+    if not path.exists():
+        return 0
+    with open(path) as f:
+        return sum(1 for _ in csv.DictReader(f))
+
+
+def print_table(summary: dict[str, Any]) -> None:
+    def cell(value: Any, fmt: str = "{:.1f}") -> str:
+        return "-" if value is None else fmt.format(value)
+
+    head = (f"{'RPC':<24}{'reqs':>7}{'req/s':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
+            f"{'max ms':>9}{'fail':>6}{'rej':>6}{'rej p99':>9}{'iters':>8}")
+    print(head)
+    print("-" * len(head))
+    for name, r in summary["load"]["rpcs"].items():
+        print(f"{name:<24}{r['requests']:>7}{r['per_s']:>8.1f}{cell(r['p50_ms']):>9}"
+              f"{cell(r['p95_ms']):>9}{cell(r['p99_ms']):>9}{cell(r['max_ms']):>9}"
+              f"{r['failed']:>6}{r['rejected']:>6}{cell(r['rejected_p99_ms']):>9}"
+              f"{cell(r['mean_iterations'], '{:.0f}'):>8}")
+    load = summary["load"]
+    print(f"{'all':<24}{load['requests']:>7}{load.get('requests_per_s', 0):>8.1f}"
+          f"   over {load['window_s']} s; failures {load['failures']}, "
+          f"rejections {load['rejections']}, timeouts {load['timeouts']}")
+    cpu = summary.get("server_cpu") or {}
+    if cpu.get("mean_percent") is not None:
+        print(f"server CPU: mean {cpu['mean_percent']}%, peak {cpu['peak_1s_percent']}% "
+              f"(100% = one core; {summary['machine']['cpus']} cores), "
+              f"{cpu['seconds_above_100_percent']} s above 100%")
+    client = summary.get("locust_cpu") or {}
+    if client.get("mean_percent") is not None:
+        print(f"locust CPU: mean {client['mean_percent']}%, peak {client['peak_1s_percent']}% "
+              "(the load generator shares the cores)")
+    whole = summary.get("machine_cpu") or {}
+    if whole.get("mean_percent") is not None:
+        others = whole["mean_percent"] - (cpu.get("mean_percent") or 0) - (
+            client.get("mean_percent") or 0)
+        print(f"machine CPU: mean {whole['mean_percent']}%, of which other processes "
+              f"about {max(others, 0):.0f}% (should be near 0 for a clean measurement)")
+    during, after = summary["health_during_load"], summary["after_load"]
+    print(f"health during load: {during['serving']}/{during['probes']} SERVING, "
+          f"p50 {cell(during['p50_ms'])} ms, max {cell(during['max_ms'])} ms")
+    probes = [f"{k[8:]} {v['n']} (p50 {cell(v['p50_ms'])} ms, max {cell(v['max_ms'])} ms)"
+              for k, v in during.items() if k.startswith("suggest_")]
+    if probes:
+        print("probe suggestions from outside locust: " + ", ".join(probes))
+    print(f"after load: health {after.get('health')} in {after.get('health_ms')} ms, "
+          f"suggestion {after.get('suggest')} in {after.get('suggest_ms')} ms")
+    print(f"load average before/after: {summary['machine']['loadavg_before']} / "
+          f"{summary['machine']['loadavg_after']}")
+    print(("PASS" if summary["ok"] else "FAIL") + ": " + "; ".join(summary["verdict"]))
+
+
+# --- main ----------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    tag = time.strftime("%Y%m%d-%H%M%S") + f"-u{args.users}" + ("-overload" if args.overload else "")
+    out = Path(args.out or HERE / "out" / tag).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    for old in glob.glob(str(out / "raw.*.csv")):
+        os.remove(old)
+    loadavg_before = [round(x, 2) for x in os.getloadavg()]
+    try:
+        server = Server(args, out) if args.host is None else None
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    address = server.address if server else args.host
+    summary: dict[str, Any] = {}
+    try:
+        try:
+            wait_until_serving(address)
+        except RuntimeError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        sampler = CpuSampler(server.pid) if server else None
+        machine = CpuSampler(None)
+        prober = HealthProber(address, args.positions, args.suggest_short_ms / 1000,
+                              suggest=args.allow_rejections,
+                              interval=0.5 if args.allow_rejections else 1.0)
+        machine.start()
+        if sampler:
+            sampler.start()
+        prober.start()
+        command = locust_command(args, address, out)
+        print(f"load test: {args.users} users against {address} for {args.duration} "
+              f"(output in {out})", flush=True)
+        code, start, end, locust_sampler = run_locust(command, out, args.duration_s)
+        prober.done.set()
+        machine.done.set()
+        if sampler:
+            sampler.done.set()
+        after = probe_after(address, args.positions, args.suggest_short_ms / 1000)
+        load = summarise(read_raw(out), args.allow_rejections)
+        # CPU use while requests were in flight (not locust's start-up and shut-down)
+        start, end = load.get("first_start", start), load.get("last_end", end)
+        summary = {
+            "target": address,
+            "settings": {
+                "users": args.users, "spawn_rate": args.spawn_rate, "duration": args.duration,
+                "suggest_short_ms": args.suggest_short_ms,
+                "suggest_normal_ms": args.suggest_normal_ms, "weights": args.weight_values,
+                "think_ms": args.think_ms, "reject_backoff_ms": args.reject_backoff_ms,
+                "overload": args.overload, "allow_rejections": args.allow_rejections,
+                "locust_processes": args.processes,
+            },
+            "server": ({"command": server.command[1:], "pid": server.pid,
+                        "max_searches": args.max_searches, "search_threads": args.search_threads}
+                       if server else {"external": True}),
+            "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before},
+            "locust_exit_code": code, "locust_exceptions": locust_exceptions(out),
+            "load": load,
+            "server_cpu": sampler.summary(start, end) if sampler else None,
+            "locust_cpu": locust_sampler.summary(start, end),
+            "machine_cpu": machine.summary(start, end),
+            "health_during_load": prober.summary(),
+            "after_load": after,
+        }
+    finally:
+        if server:
+            summary["server_exit_code"] = server.stop()
+    summary["machine"]["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    problems = problems_of(summary)
+    summary["ok"] = not problems
+    summary["verdict"] = problems or ["all requests succeeded"] + (
+        [f"{summary['load']['rejections']} rejections (expected)"]
+        if summary["load"]["rejections"] else [])
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print_table(summary)
+    print(f"summary: {out / 'summary.json'}")
+    return 0 if summary["ok"] else 1
+
+
+def problems_of(summary: dict[str, Any]) -> list[str]:
+    """What went wrong; empty when all went well."""
+    load, problems = summary["load"], []
+    if load["requests"] == 0:
+        problems.append("no request was made")
+    if load["failures"]:
+        problems.append(f"{load['failures']} requests failed")
+    if summary["locust_exit_code"] not in (0, 1):
+        problems.append(f"locust exited with {summary['locust_exit_code']}")
+    if summary["locust_exit_code"] == 1 and not (load["failures"] or load["rejections"]):
+        problems.append("locust reported errors (see locust.log)")
+    if summary["locust_exceptions"]:
+        problems.append(f"{summary['locust_exceptions']} exceptions in the locustfile")
+    after = summary["after_load"]
+    if after["health"] != "SERVING" or after["suggest"] != "OK":
+        problems.append(f"after the load: health {after['health']}, suggestion {after['suggest']}")
+    if summary.get("server_exit_code") not in (None, 0):
+        problems.append(f"the server exited with {summary['server_exit_code']}")
+    return problems
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The load test: its sampled positions, its summary, and a short real run.
+
+The smoke test runs ``loadtest/run.py`` as a user would: it starts a real
+cacao-server subprocess, drives it with locust for a few seconds and checks the
+summary it writes.
+"""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LOADTEST = Path(__file__).resolve().parents[1] / "loadtest"
+
+
+def _module(name):
+    spec = importlib.util.spec_from_file_location(f"loadtest_{name}", LOADTEST / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _positions():
+    with open(LOADTEST / "positions.jsonl") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_positions_cover_both_player_counts_and_every_stage_of_the_game():
+    samples = _positions()
+    assert {(s["players"], s["stage"]) for s in samples} == {
+        (p, stage) for p in (2, 4) for stage in ("opening", "middle", "end")}
+    assert len({s["id"] for s in samples}) == len(samples)
+    assert (LOADTEST / "positions.jsonl").stat().st_size < 400_000
+
+
+def test_positions_are_observations_of_their_complete_position_with_the_recorded_move_legal():
+    from cacaoai.engine import Action, Position
+
+    for s in _positions():
+        position = Position.from_snapshot(s["position"])
+        seat = position.to_act
+        assert s["observation"]["view"] == seat
+        assert position.observation(seat) == s["observation"]
+        legal = position.legal_actions()
+        assert len(legal) == s["legal_actions"] >= 2
+        assert Action.from_json(s["action"]) in legal
+
+
+def test_summary_counts_rejections_apart_from_failures_and_takes_exact_percentiles():
+    run = _module("run")
+    rows = [{"start_unix_s": str(100.0 + i / 100), "name": "SuggestAction 50ms",
+             "latency_us": str(50_000 + i), "status": "OK", "response_bytes": "10",
+             "iterations": "1000"} for i in range(100)]
+    rows += [{"start_unix_s": "100.5", "name": "SuggestAction 50ms", "latency_us": "1500",
+              "status": "RESOURCE_EXHAUSTED", "response_bytes": "0", "iterations": ""},
+             {"start_unix_s": "100.6", "name": "ApplyAction", "latency_us": "900",
+              "status": "DEADLINE_EXCEEDED", "response_bytes": "0", "iterations": ""}]
+    allowed = run.summarise(rows, allow_rejections=True)
+    suggest = allowed["rpcs"]["SuggestAction 50ms"]
+    assert (suggest["ok"], suggest["rejected"], suggest["failed"]) == (100, 1, 0)
+    assert suggest["p50_ms"] == pytest.approx(50.0495, abs=1e-3)  # not rounded to whole ms
+    assert suggest["rejected_max_ms"] == 1.5
+    assert (allowed["failures"], allowed["rejections"], allowed["timeouts"]) == (1, 1, 1)
+    assert run.summarise(rows, allow_rejections=False)["failures"] == 2
+
+
+def test_durations_read_as_locust_writes_them():
+    run = _module("run")
+    assert [run.parse_duration(t) for t in ("45", "30s", "2m", "1h30m")] == [45, 30, 120, 5400]
+
+
+def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_path):
+    # locust is a test dependency; it is not imported here: its gevent monkey
+    # patching would deadlock this process's gRPC threads. run.py runs it apart.
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [sys.executable, str(LOADTEST / "run.py"), "--users", "3", "--spawn-rate", "3",
+         "--duration", "4s", "--suggest-normal-ms", "200", "--out", str(out)],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    load = summary["load"]
+    assert summary["ok"] and load["failures"] == 0 and load["requests"] > 20
+    assert set(load["rpcs"]) == {"SuggestAction 50ms", "SuggestAction 200ms",
+                                 "ListLegalActions", "ApplyAction"}
+    assert all(r["ok"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0 for r in load["rpcs"].values())
+    assert summary["after_load"] == {**summary["after_load"], "health": "SERVING", "suggest": "OK"}
+    assert summary["server_exit_code"] == 0
+    assert (out / "locust_stats.csv").exists() and "PASS" in done.stdout
