@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from . import core
 from .actions import DIRECTIONS, JUNGLE_TILES, WORKER_TILES, Action, Fill
@@ -345,9 +345,3 @@ def _tile_json(x: int, y: int, b: int, covered: Mapping[tuple[int, int], int]) -
         tile["covers"] = {"tile": WORKER_TILES[(under >> 2) & 3], "rot": under & 3}
     return tile
 
-
-def play_codes(position: Position, codes: Iterable[int]) -> None:
-    """Apply trusted codes (from the engine itself) without checks."""
-    for code in codes:
-        position._history.append(position.decode(code))
-        position._core.apply_code(code)
