@@ -83,6 +83,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="searches at once (default: the number of users, so that no "
                              "search is refused; 2 with --overload)")
     server.add_argument("--search-threads", type=int, default=1, help="threads per search")
+    server.add_argument("--search-priority", default="idle", choices=("idle", "low", "normal"),
+                        help="CPU priority of searches against the RPC threads")
     server.add_argument("--worker-threads", type=int, default=None,
                         help="RPC threads (default: max-searches + 8)")
     traffic = parser.add_argument_group("traffic (passed to the locustfile)")
@@ -141,6 +143,7 @@ class Server:
         command = [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1",
                    "--port", "0", "--max-searches", str(args.max_searches),
                    "--search-threads", str(args.search_threads),
+                   "--search-priority", args.search_priority,
                    "--worker-threads", str(args.worker_threads or args.max_searches + 8)]
         self.command = command
         self.log = open(self.log_path, "w")

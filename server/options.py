@@ -12,6 +12,8 @@ import argparse
 import os
 from dataclasses import dataclass, fields
 
+from .priority import DEFAULT_PRIORITY, PRIORITIES
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
 
@@ -32,6 +34,8 @@ class ServerOptions:
         default_level: the level of a SuggestAction that names no budget (None:
             "casual" if the search has it, else its first level).
         deadline_margin_s: time kept back from a client's deadline for the reply.
+        search_priority: CPU priority of searches against the RPC threads:
+            "idle", "low" or "normal" (see :mod:`.priority`).
     """
 
     worker_threads: int = 8
@@ -44,6 +48,7 @@ class ServerOptions:
     min_report_interval_s: float = 0.05
     default_level: str | None = None
     deadline_margin_s: float = 0.02
+    search_priority: str = DEFAULT_PRIORITY
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
@@ -55,6 +60,9 @@ class ServerOptions:
                 f"worker_threads ({self.worker_threads}) must exceed max_searches "
                 f"({self.max_searches}) so that quick calls are answered while searches run"
             )
+        if self.search_priority not in PRIORITIES:
+            raise ValueError(f"search_priority must be one of {', '.join(PRIORITIES)}, "
+                             f"got {self.search_priority!r}")
         if self.max_time_s <= 0 or self.grace_s < 0:
             raise ValueError("max_time_s must be positive and grace_s not negative")
 
@@ -71,6 +79,9 @@ _FLAGS = {
     "max-message-bytes": ("max_message_bytes", int, "largest message received or sent"),
     "grace": ("grace_s", float, "seconds in-flight calls may finish after SIGTERM"),
     "default-level": ("default_level", str, "strength level when a request names no budget"),
+    "search-priority": ("search_priority", str,
+                        "CPU priority of searches: idle (quick calls always come first), "
+                        "low (nice 19) or normal"),
 }
 
 

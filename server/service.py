@@ -27,7 +27,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position, RecordError
 from cacaoai.search import SearchLimits, StopFlag, search
 
-from . import convert, errors, positions, searching
+from . import convert, errors, positions, priority, searching
 from .options import ServerOptions
 from .positions import Loaded
 from .searching import Budget, Summary
@@ -194,13 +194,14 @@ class CacaoApi:
     # --- search ---
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
-        seed = request.seed if request.HasField("seed") else positions.random_seed()
-        loaded = positions.load(request, seed=seed)
-        _require_not_over(loaded.position)
-        _require_decider_visible(loaded)
-        budget = searching.resolve_budget(request, self.levels, self.options, self.default_level)
-        budget = searching.fit_deadline(budget, call.time_remaining(), self.options.deadline_margin_s)
-        with self.gate.slot():
+        with self.gate.slot():  # first: a refusal under overload costs next to nothing
+            seed = request.seed if request.HasField("seed") else positions.random_seed()
+            loaded = positions.load(request, seed=seed)
+            _require_not_over(loaded.position)
+            _require_decider_visible(loaded)
+            budget = searching.resolve_budget(request, self.levels, self.options, self.default_level)
+            budget = searching.fit_deadline(budget, call.time_remaining(),
+                                            self.options.deadline_margin_s)
             summary = self._search(loaded, budget, seed, call.stop)
         evaluation = searching.evaluation(summary, budget, final=True,
                                           max_candidates=request.max_candidates)
@@ -218,16 +219,16 @@ class CacaoApi:
         budget is spent, or when the client's deadline is near. A cancelled
         call ends without a final report (nobody is listening).
         """
-        seed = request.seed if request.HasField("seed") else positions.random_seed()
-        loaded = positions.load(request, seed=seed)
-        _require_not_over(loaded.position)
-        _require_decider_visible(loaded)
-        budget = searching.resolve_budget(request, self.levels, self.options, None)
-        interval = DEFAULT_REPORT_INTERVAL_S
-        if request.HasField("report_interval"):
-            interval = request.report_interval.ToNanoseconds() / 1e9
-        interval = max(interval, self.options.min_report_interval_s)
         with self.gate.slot():
+            seed = request.seed if request.HasField("seed") else positions.random_seed()
+            loaded = positions.load(request, seed=seed)
+            _require_not_over(loaded.position)
+            _require_decider_visible(loaded)
+            budget = searching.resolve_budget(request, self.levels, self.options, None)
+            interval = DEFAULT_REPORT_INTERVAL_S
+            if request.HasField("report_interval"):
+                interval = request.report_interval.ToNanoseconds() / 1e9
+            interval = max(interval, self.options.min_report_interval_s)
             yield from self._analysis(request, loaded, budget, interval, seed, call)
 
     def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
@@ -266,8 +267,9 @@ class CacaoApi:
                 return
 
     def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any) -> Summary:
-        result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
-                        seat=loaded.view, known_hands=loaded.known_hands)
+        result = priority.run_at(self.options.search_priority, lambda: search(
+            loaded.position, budget.to_search(), seed=seed, stop=stop,
+            seat=loaded.view, known_hands=loaded.known_hands))
         if result.best_action is None:  # only when no iteration ran; the actions are public
             return searching.summarize(result, loaded.position.legal_actions()[0])
         return searching.summarize(result, None)

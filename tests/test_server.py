@@ -32,7 +32,7 @@ from grpc_status import rpc_status
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
-from cacaoai.server import convert
+from cacaoai.server import convert, priority
 from cacaoai.server.options import ServerOptions, parse_args
 
 DATA = Path(__file__).parent / "data"
@@ -455,6 +455,9 @@ def test_too_many_searches_are_refused_at_once_and_cancel_frees_them(cacao_stub,
         position=analyze_request().position, limits=pb.SearchLimits(iterations=1)))
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and time.monotonic() - start < 0.2
     assert details["ErrorInfo"].reason == "TOO_MANY_SEARCHES"
+    # refused before the position is read: a refusal costs the server next to nothing
+    code, _, _ = error_of(cacao_stub.SuggestAction, pb.SuggestActionRequest())
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert cacao_stub.GetServerInfo(pb.GetServerInfoRequest()).api_version  # still responsive
     for stream in streams:
         stream.cancel()
@@ -509,6 +512,60 @@ def test_quick_calls_are_answered_while_a_search_runs(cacao_stub):
     assert time.monotonic() - start < 0.25 and listed.actions
     assert not future.done()
     assert future.result().evaluation.stopped_by == "time"
+
+
+def search_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("cacao-search-")]
+
+
+@pytest.mark.skipif(not priority.SUPPORTED, reason="thread priorities are Linux's")
+def test_a_search_runs_at_idle_priority_below_the_rpc_threads(cacao_stub):
+    message, _ = position_message(upto=6)
+    future = cacao_stub.SuggestAction.future(pb.SuggestActionRequest(
+        position=message, limits=pb.SearchLimits(time=seconds(2.0))))
+    deadline = time.monotonic() + 2
+    while not search_threads() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    policies = {os.sched_getscheduler(t.native_id) for t in search_threads()}
+    rpc_policies = {os.sched_getscheduler(t.native_id)
+                    for t in threading.enumerate() if t.name.startswith("cacao-rpc")}
+    future.cancel()
+    assert policies == {os.SCHED_IDLE}
+    assert rpc_policies == {os.SCHED_OTHER}
+
+
+@pytest.mark.skipif(not priority.SUPPORTED, reason="thread priorities are Linux's")
+@pytest.mark.parametrize("name, policy, nice", [
+    ("idle", "SCHED_IDLE", 0), ("low", "SCHED_OTHER", priority.LOW_NICE),
+    ("normal", "SCHED_OTHER", 0)])
+def test_run_at_lowers_only_the_work_and_the_threads_it_starts(name, policy, nice):
+    def where() -> tuple[int, int]:
+        return os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def work() -> tuple:
+        child = []
+        thread = threading.Thread(target=lambda: child.append(where()))
+        thread.start()
+        thread.join()
+        return where(), child[0]
+
+    before = where()
+    inside, child = priority.run_at(name, work)
+    assert inside == child == (getattr(os, policy), nice)
+    assert where() == before == (os.SCHED_OTHER, 0)
+
+
+def test_run_at_returns_the_result_and_raises_the_error_in_the_caller():
+    assert priority.run_at("idle", lambda: 42) == 42
+    with pytest.raises(ZeroDivisionError):
+        priority.run_at("low", lambda: 1 / 0)
+    with pytest.raises(ValueError, match="idle, low, normal"):
+        priority.run_at("urgent", lambda: 0)
+    with pytest.raises(ValueError, match="search_priority"):
+        ServerOptions(search_priority="urgent")
+    assert parse_args(["--search-priority", "low"], {})[2].search_priority == "low"
+    assert parse_args([], {"CACAO_SEARCH_PRIORITY": "normal"})[2].search_priority == "normal"
+    assert ServerOptions().search_priority == "idle"
 
 
 # --- health and reflection ------------------------------------------------------

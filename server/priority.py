@@ -1,0 +1,71 @@
+"""Searches at a lower CPU priority than the threads that answer RPCs.
+
+Why: a search keeps a core busy for its whole budget. When searches hold every
+core, the quick work (ListLegalActions, ApplyAction, health, and refusing one
+search too many with RESOURCE_EXHAUSTED) would otherwise wait behind them for
+the kernel's next time slice, several milliseconds each time. At a lower
+priority the searches give way at once and lose only the little CPU time that
+quick work takes; their time budgets still hold, since they end by the clock.
+
+Linux lets a thread lower its own priority but, without CAP_SYS_NICE, not
+raise it again; so :func:`run_at` runs the search in a short-lived thread that
+lowers itself first (about 0.1 ms per search). Threads that the search starts
+inherit the priority. Elsewhere than Linux every priority runs as "normal".
+
+Priorities:
+    idle: SCHED_IDLE, the search runs only when nothing else wants a core.
+    low: nice 19 (SCHED_OTHER), still a small share of a busy core.
+    normal: the caller's own thread and priority.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+PRIORITIES = ("idle", "low", "normal")
+DEFAULT_PRIORITY = "idle"
+LOW_NICE = 19
+
+SUPPORTED = hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE")
+
+
+def lower_this_thread(priority: str) -> None:
+    """Lowers the calling thread (only it: Linux schedules threads one by one)."""
+    if priority == "idle":
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    elif priority == "low":
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOW_NICE)
+    elif priority != "normal":
+        raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {priority!r}")
+
+
+def run_at(priority: str, work: Callable[[], T]) -> T:
+    """``work()`` in a thread of the given priority; its result or its exception.
+
+    Raises:
+        ValueError: an unknown priority.
+    """
+    if priority not in PRIORITIES:
+        raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {priority!r}")
+    if priority == "normal" or not SUPPORTED:
+        return work()
+    outcome: list = []
+
+    def body() -> None:
+        try:
+            lower_this_thread(priority)
+            outcome.append((True, work()))
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome.append((False, error))
+
+    thread = threading.Thread(target=body, name=f"cacao-search-{priority}", daemon=True)
+    thread.start()
+    thread.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
