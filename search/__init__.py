@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cacaoai.engine import Action, Position
@@ -150,7 +150,8 @@ class SearchResult:
         principal_variation: the most visited line, up to 8 plies. Plies after
             the first are decoded in one determinization in which they are legal,
             so the tiles they take from a future display are a guess.
-        stopped_by: "iterations", "time", "stop", "single-action" or "terminal".
+        stopped_by: "iterations", "time", "stop", "single-action" or "terminal";
+            "" in a report of a search that goes on (see `search`'s on_report).
     """
 
     best_action: Action | None
@@ -189,7 +190,9 @@ def _list(values: tuple[float, ...] | None) -> list[float] | None:
 
 def search(position: Position, limits: SearchLimits, *, seed: int,
            stop: StopFlag | None = None, seat: int | None = None,
-           known_hands: Sequence[int] = ()) -> SearchResult:
+           known_hands: Sequence[int] = (),
+           on_report: Callable[[SearchResult], None] | None = None,
+           report_every_s: float = 0.5) -> SearchResult:
     """Search `position` for `seat` (default: the seat to act) and report.
 
     The search sees only `seat`'s observation, plus the hands of the seats in
@@ -205,6 +208,12 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
         stop: a flag that ends the search when set (from any thread).
         seat: the observer.
         known_hands: seats whose hands the observer may see.
+        on_report: called in the searching thread with the result so far
+            every `report_every_s` seconds while the search goes on (not at
+            its end: the final result is returned). The trees go on growing
+            between reports, so reports only add to each other, and the
+            final result is the one the same search gives without reports.
+        report_every_s: seconds between reports (positive).
 
     Returns:
         A SearchResult. A finished game returns at once with its exact
@@ -219,6 +228,8 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
         raise ValueError("limits: give iterations, time_s or a stop flag")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed: must be an integer in 0..2**64-1, got {seed!r}")
+    if on_report is not None and not report_every_s > 0:
+        raise ValueError(f"report_every_s: must be positive, got {report_every_s!r}")
     observer = position.to_act if seat is None else seat
     if position.is_over:
         return _terminal(position, 0 if observer is None else observer, start, limits.threads)
@@ -236,13 +247,24 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
         if len(codes) == 1:
             return _single(position, observer, codes[0], start, limits.threads)
 
-    trees = _run(position, limits, seed, stop, observer, mask, start)
-    return _report(position, limits, seed, observer, mask, trees, start)
+    def report(trees: list[tuple[Tree, str]]) -> SearchResult:
+        return _report(position, limits, seed, observer, mask, trees, start)
+
+    trees = _run(position, limits, seed, stop, observer, mask, start,
+                 (lambda trees: on_report(replace(report(trees), stopped_by="")))
+                 if on_report else None, report_every_s)
+    return report(trees)
 
 
 def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | None,
-         observer: int, mask: int, start: float) -> list[tuple[Tree, str]]:
-    """Run `limits.threads` trees to the budget; [(tree, why it stopped)]."""
+         observer: int, mask: int, start: float,
+         on_pause: Callable[[list[tuple[Tree, str]]], None] | None = None,
+         pause_every_s: float = 0.0) -> list[tuple[Tree, str]]:
+    """Run `limits.threads` trees to the budget; [(tree, why it stopped)].
+
+    With `on_pause`, the trees stop every `pause_every_s` seconds for
+    `on_pause(trees)` and then go on where they were.
+    """
     n = limits.threads
     trees = []
     for i in range(n):
@@ -261,23 +283,34 @@ def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | N
     reasons = [""] * n
     errors: list[BaseException] = []
 
-    def work(i: int) -> None:
+    def work(i: int, until: float) -> None:
         try:
-            reasons[i] = trees[i].run(budgets[i], deadline, stop)
+            reasons[i] = trees[i].run(budgets[i], until, stop)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(exc)
 
-    if n == 1:
-        work(0)
-    else:
-        workers = [threading.Thread(target=work, args=(i,), name=f"cacao-search-{i}") for i in range(n)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    if errors:
-        raise errors[0]
-    return list(zip(trees, reasons))
+    while True:
+        until = deadline
+        if on_pause is not None:
+            pause = monotonic() + pause_every_s
+            if deadline == 0.0 or pause < deadline:
+                until = pause
+        if n == 1:
+            work(0, until)
+        else:
+            workers = [threading.Thread(target=work, args=(i, until), name=f"cacao-search-{i}")
+                       for i in range(n)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+        if errors:
+            raise errors[0]
+        paused = until != deadline and "time" in reasons and "stop" not in reasons
+        if not paused:
+            return list(zip(trees, reasons))
+        assert on_pause is not None
+        on_pause(list(zip(trees, reasons)))
 
 
 def _merge(trees: list[tuple[Tree, str]], path: Sequence[int] = ()) -> dict[int, list[Any]]:

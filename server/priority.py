@@ -8,20 +8,21 @@ priority the searches give way at once and lose only the little CPU time that
 quick work takes; their time budgets still hold, since they end by the clock.
 
 Linux lets a thread lower its own priority but, without CAP_SYS_NICE, not
-raise it again; so :func:`run_at` runs the search in a short-lived thread that
-lowers itself first (about 0.1 ms per search). Threads that the search starts
-inherit the priority. Elsewhere than Linux every priority runs as "normal".
+raise it again; so each search runs in a short-lived thread that lowers itself
+first (:func:`start_at`, :func:`run_at`; about 0.1 ms per search). Threads
+that the search starts inherit the priority. Elsewhere than Linux every priority runs as "normal".
 
 Priorities:
     idle: SCHED_IDLE, the search runs only when nothing else wants a core.
     low: nice 19 (SCHED_OTHER), still a small share of a busy core.
-    normal: the caller's own thread and priority.
+    normal: unchanged (:func:`run_at` runs the work in the caller's thread).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import Future
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
@@ -43,29 +44,35 @@ def lower_this_thread(priority: str) -> None:
         raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {priority!r}")
 
 
-def run_at(priority: str, work: Callable[[], T]) -> T:
-    """``work()`` in a thread of the given priority; its result or its exception.
+def start_at(priority: str, work: Callable[[], T]) -> Future[T]:
+    """Starts ``work()`` in a new thread of the given priority; its future.
 
     Raises:
         ValueError: an unknown priority.
     """
     if priority not in PRIORITIES:
         raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {priority!r}")
-    if priority == "normal" or not SUPPORTED:
-        return work()
-    outcome: list = []
+    future: Future[T] = Future()
 
     def body() -> None:
+        future.set_running_or_notify_cancel()
         try:
-            lower_this_thread(priority)
-            outcome.append((True, work()))
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
-            outcome.append((False, error))
+            if SUPPORTED:
+                lower_this_thread(priority)
+            future.set_result(work())
+        except BaseException as error:  # noqa: BLE001 - the caller's future raises it
+            future.set_exception(error)
 
-    thread = threading.Thread(target=body, name=f"cacao-search-{priority}", daemon=True)
-    thread.start()
-    thread.join()
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value
+    threading.Thread(target=body, name=f"cacao-search-{priority}", daemon=True).start()
+    return future
+
+
+def run_at(priority: str, work: Callable[[], T]) -> T:
+    """``work()`` at the given priority: its result, or its exception raised here.
+
+    Raises:
+        ValueError: an unknown priority.
+    """
+    if priority == "normal":
+        return work()
+    return start_at(priority, work).result()

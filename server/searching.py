@@ -5,10 +5,8 @@
   deadline (minus a margin for the reply).
 - :class:`SearchGate` bounds the searches running at once; one more is refused
   at once with RESOURCE_EXHAUSTED (never queued).
-- :class:`Summary` is a search result in plain values; :func:`merge` pools the
-  root statistics of several searches of one position (root parallelisation,
-  Chaslot, Winands and van den Herik 2008), which is how AnalyzePosition
-  reports progress from successive time slices.
+- :class:`Summary` is a search result in plain values, and
+  :func:`evaluation` its API message.
 
 Thread-safety: SearchGate is shared by all RPC threads and is thread-safe;
 everything else is per-request.
@@ -223,59 +221,6 @@ def summarize(result: SearchResult, fallback: Any) -> Summary:
         elapsed_s=result.elapsed_s,
         stopped_by=result.stopped_by,
     )
-
-
-def merge(parts: list[Summary], elapsed_s: float) -> Summary:
-    """Pools the root statistics of several searches of one position.
-
-    Visits add up; values and win probabilities are visit-weighted means; the
-    best action is the most visited; the principal variation is the latest one
-    that starts with it.
-    """
-    if len(parts) == 1:
-        return replace(parts[0], elapsed_s=elapsed_s)
-    pooled: dict[str, CandidateStats] = {}
-    for part in parts:
-        for c in part.candidates:
-            key = convert.action_key(c.action)
-            seen = pooled.get(key)
-            if seen is None:
-                pooled[key] = replace(c)
-                continue
-            total = seen.visits + c.visits
-            if total:
-                seen.mean_value = (seen.mean_value * seen.visits + c.mean_value * c.visits) / total
-                seen.win_probability = (seen.win_probability * seen.visits
-                                        + c.win_probability * c.visits) / total
-                seen.score_lead = (seen.score_lead * seen.visits + c.score_lead * c.visits) / total
-            seen.visits = total
-    candidates = sorted(pooled.values(), key=lambda c: (-c.visits, -c.mean_value))
-    searched = [p for p in parts if p.win_probability]
-    best = candidates[0].action if candidates else parts[-1].best
-    pv = next((p.principal_variation for p in reversed(parts)
-               if p.principal_variation and p.principal_variation[0] == best), [best])
-    return Summary(
-        best=best,
-        win_probability=_weighted(searched, "win_probability"),
-        expected_gold=_weighted(searched, "expected_gold"),
-        score_lead=_weighted(searched, "score_lead"),
-        candidates=candidates,
-        principal_variation=pv,
-        iterations=sum(p.iterations for p in parts),
-        elapsed_s=elapsed_s,
-        stopped_by=parts[-1].stopped_by,
-    )
-
-
-def _weighted(parts: list[Summary], name: str) -> list[float]:
-    """Iteration-weighted mean of a per-seat list over the parts."""
-    if not parts:
-        return []
-    weights = [max(p.iterations, 1) for p in parts]
-    total = sum(weights)
-    seats = len(getattr(parts[0], name))
-    return [sum(w * getattr(p, name)[s] for w, p in zip(weights, parts)) / total
-            for s in range(seats)]
 
 
 def evaluation(summary: Summary, budget: Budget, *, final: bool, max_candidates: int) -> pb.Evaluation:

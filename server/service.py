@@ -14,18 +14,19 @@ concurrent searches use all cores.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import queue
 import socket
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Callable, Iterator
 
 from cacaoai import engine
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position, RecordError
-from cacaoai.search import SearchLimits, StopFlag, search
+from cacaoai.search import SearchLimits, SearchResult, StopFlag, search
 
 from . import convert, errors, positions, priority, searching
 from .options import ServerOptions
@@ -34,7 +35,6 @@ from .searching import Budget, Summary
 
 API_VERSION = "cacao.v1"
 DEFAULT_REPORT_INTERVAL_S = 0.5
-SLICE_SEED_STEP = 0x9E3779B97F4A7C15  # keeps slice seeds apart when a search uses seed + thread
 INSTANCE = f"{socket.gethostname()}/{os.getpid()}"
 
 
@@ -202,7 +202,8 @@ class CacaoApi:
             budget = searching.resolve_budget(request, self.levels, self.options, self.default_level)
             budget = searching.fit_deadline(budget, call.time_remaining(),
                                             self.options.deadline_margin_s)
-            summary = self._search(loaded, budget, seed, call.stop)
+            summary = priority.run_at(self.options.search_priority,
+                                      lambda: self._search(loaded, budget, seed, call.stop))
         evaluation = searching.evaluation(summary, budget, final=True,
                                           max_candidates=request.max_candidates)
         return pb.SuggestActionResponse(
@@ -211,13 +212,12 @@ class CacaoApi:
 
     def analyze_position(self, request: pb.AnalyzePositionRequest,
                          call: Call) -> Iterator[pb.AnalyzePositionResponse]:
-        """Streams pooled evaluations of successive search slices.
+        """Streams the evaluation of one growing search, every report interval.
 
-        Each slice searches for one report interval with its own seed; the
-        reports pool the root statistics of all slices so far (see
-        :func:`searching.merge`). The last report is marked final: after the
-        budget is spent, or when the client's deadline is near. A cancelled
-        call ends without a final report (nobody is listening).
+        Each report adds to the one before (the same trees go on growing);
+        the last one is final: when the budget is spent, or in time for the
+        client's deadline. A cancelled call ends without a final report
+        (nobody is listening).
         """
         with self.gate.slot():
             seed = request.seed if request.HasField("seed") else positions.random_seed()
@@ -225,6 +225,8 @@ class CacaoApi:
             _require_not_over(loaded.position)
             _require_decider_visible(loaded)
             budget = searching.resolve_budget(request, self.levels, self.options, None)
+            budget = searching.fit_deadline(budget, call.time_remaining(),
+                                            self.options.deadline_margin_s)
             interval = DEFAULT_REPORT_INTERVAL_S
             if request.HasField("report_interval"):
                 interval = request.report_interval.ToNanoseconds() / 1e9
@@ -233,46 +235,45 @@ class CacaoApi:
 
     def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
                   interval: float, seed: int, call: Call) -> Iterator[pb.AnalyzePositionResponse]:
-        start = time.monotonic()
-        pooled: Summary | None = None
-        sequence = 0
-        while True:
-            elapsed = time.monotonic() - start
-            slice_s = min(interval, budget.time_s - elapsed)
-            last = slice_s >= budget.time_s - elapsed - 1e-3
-            remaining = call.time_remaining()
-            if remaining is not None:
-                usable = remaining - self.options.deadline_margin_s - 0.05 * remaining
-                if usable <= slice_s:
-                    slice_s, last = max(usable, 0.001), True
-            done = pooled.iterations if pooled else 0
-            part = replace(budget, iterations=budget.iterations - done, time_s=max(slice_s, 0.001))
-            slice_seed = (seed + sequence * SLICE_SEED_STEP) % 2**64
-            summary = self._search(loaded, part, slice_seed, call.stop)
-            if call.stop.is_set():
-                return
-            pooled = summary if pooled is None else searching.merge([pooled, summary], 0.0)
-            pooled.elapsed_s = time.monotonic() - start
-            last = (last or pooled.iterations >= budget.iterations
-                    or summary.stopped_by == "single-action")
-            yield pb.AnalyzePositionResponse(
-                position_hash=loaded.hash,
-                seat=loaded.position.to_act,
-                sequence=sequence,
-                evaluation=searching.evaluation(pooled, budget, final=last,
-                                                max_candidates=request.max_candidates),
-            )
-            sequence += 1
-            if last:
-                return
+        reports: queue.SimpleQueue = queue.SimpleQueue()
+        running = priority.start_at(self.options.search_priority, lambda: self._search(
+            loaded, budget, seed, call.stop,
+            on_report=lambda summary: reports.put((False, summary)), report_every_s=interval))
+        running.add_done_callback(lambda _: reports.put((True, None)))
+        try:
+            for sequence in itertools.count():
+                final, summary = reports.get()
+                if final:
+                    summary = running.result()
+                if call.stop.is_set():
+                    return
+                yield pb.AnalyzePositionResponse(
+                    position_hash=loaded.hash,
+                    seat=loaded.position.to_act,
+                    sequence=sequence,
+                    evaluation=searching.evaluation(summary, budget, final=final,
+                                                    max_candidates=request.max_candidates),
+                )
+                if final:
+                    return
+        finally:
+            call.stop.set()  # ends the search when the stream ends early
+            running.exception()  # keeps the gate slot until the search has ended
 
-    def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any) -> Summary:
-        result = priority.run_at(self.options.search_priority, lambda: search(
-            loaded.position, budget.to_search(), seed=seed, stop=stop,
-            seat=loaded.view, known_hands=loaded.known_hands))
-        if result.best_action is None:  # only when no iteration ran; the actions are public
-            return searching.summarize(result, loaded.position.legal_actions()[0])
-        return searching.summarize(result, None)
+    def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any,
+                on_report: Callable[[Summary], None] | None = None,
+                report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> Summary:
+        """Searches `loaded` in the calling thread; its Summary (and the interim ones)."""
+        def summarize(result: SearchResult) -> Summary:
+            # only when no iteration ran is there no best action; the actions are public then
+            fallback = loaded.position.legal_actions()[0] if result.best_action is None else None
+            return searching.summarize(result, fallback)
+
+        result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
+                        seat=loaded.view, known_hands=loaded.known_hands,
+                        on_report=(lambda r: on_report(summarize(r))) if on_report else None,
+                        report_every_s=report_every_s)
+        return summarize(result)
 
 
 # --- helpers ------------------------------------------------------------------

@@ -116,6 +116,25 @@ def test_the_time_budget_is_honoured():
     assert result.iterations > 0
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reports_while_searching_leave_the_result_unchanged(threads):
+    position = played(2, 4, 3)
+    limits = SearchLimits(iterations=6000, threads=threads)
+    reports = []
+    a = search(position, limits, seed=9)
+    b = search(position, limits, seed=9, on_report=reports.append, report_every_s=0.02)
+    assert comparable(a) == comparable(b) and b.stopped_by == "iterations"
+    assert len(reports) >= 2, "the search should have paused at least twice"
+    counts = [r.iterations for r in reports] + [b.iterations]
+    assert counts == sorted(set(counts)) and counts[-1] == 6000
+    assert {r.stopped_by for r in reports} == {""}
+    for r in reports:  # the trees only grow: no root action loses visits
+        visits = {c.action: c.visits for c in b.candidates}
+        assert all(c.visits <= visits.get(c.action, 0) for c in r.candidates)
+    with pytest.raises(ValueError, match="report_every_s"):
+        search(position, limits, seed=9, on_report=reports.append, report_every_s=0)
+
+
 def test_the_stop_flag_ends_a_search_from_another_thread():
     stop = StopFlag()
     timer = threading.Timer(0.15, stop.set)

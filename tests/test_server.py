@@ -307,6 +307,28 @@ def test_analyze_position_with_an_iteration_budget_ends_when_it_is_spent(cacao_s
     assert reports[-1].evaluation.final and reports[-1].evaluation.iterations == 300
 
 
+def test_an_analysis_grows_one_search_and_ends_where_a_suggestion_does(cacao_stub):
+    """The reports come from one search that goes on growing, so with the same
+    seed and iterations its final evaluation is SuggestAction's."""
+    message, _ = position_message(upto=8)
+    limits = pb.SearchLimits(iterations=20_000)
+    reports = list(cacao_stub.AnalyzePosition(pb.AnalyzePositionRequest(
+        position=message, limits=limits, report_interval=seconds(0.05), seed=17)))
+    suggested = cacao_stub.SuggestAction(pb.SuggestActionRequest(
+        position=message, limits=limits, seed=17)).evaluation
+    assert len(reports) >= 2, "a 20,000-iteration search should outlast one 50 ms report"
+    final = reports[-1].evaluation
+    assert final.best_action == suggested.best_action
+    assert [(c.action, c.visits) for c in final.candidates] == \
+        [(c.action, c.visits) for c in suggested.candidates]
+    assert [s.win_probability for s in final.seats] == [s.win_probability for s in suggested.seats]
+    for report in reports[:-1]:
+        assert not report.evaluation.final and report.evaluation.stopped_by == ""
+        best = {c.action.SerializeToString(): c.visits for c in final.candidates}
+        for c in report.evaluation.candidates:  # visits only grow
+            assert c.visits <= best.get(c.action.SerializeToString(), c.visits)
+
+
 # --- bad input ------------------------------------------------------------------
 
 def test_a_missing_position_is_invalid_argument(cacao_stub):

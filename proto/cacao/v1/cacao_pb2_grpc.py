@@ -114,7 +114,8 @@ class CacaoServiceServicer:
 
     def AnalyzePosition(self, request, context):
         """Searches the position and streams an evaluation every `report_interval`
-        until the budget is spent or the client cancels. The stream always ends
+        until the budget is spent or the client cancels. The reports are of one
+        search that goes on growing: each adds to the one before. The stream always ends
         with exactly one evaluation marked `final` (unless the client cancelled
         or its deadline passed, when nothing more can be delivered).
         """
