@@ -24,6 +24,7 @@ its trees); a :class:`StopFlag` may be set from any thread.
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 from collections.abc import Callable, Sequence
@@ -34,7 +35,8 @@ from cacaoai.engine import Action, Position
 
 from ._mcts import StopFlag, Tree, greedy_code, monotonic
 
-__all__ = ["Candidate", "SearchLimits", "SearchResult", "StopFlag", "search"]
+__all__ = ["Candidate", "Runner", "SearchLimits", "SearchResult", "StopFlag", "run_in_threads",
+           "search"]
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
@@ -192,7 +194,7 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
            stop: StopFlag | None = None, seat: int | None = None,
            known_hands: Sequence[int] = (),
            on_report: Callable[[SearchResult], None] | None = None,
-           report_every_s: float = 0.5) -> SearchResult:
+           report_every_s: float = 0.5, runner: Runner | None = None) -> SearchResult:
     """Search `position` for `seat` (default: the seat to act) and report.
 
     The search sees only `seat`'s observation, plus the hands of the seats in
@@ -214,6 +216,11 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
             between reports, so reports only add to each other, and the
             final result is the one the same search gives without reports.
         report_every_s: seconds between reports (positive).
+        runner: runs the trees' jobs and returns when all have returned
+            (default :func:`run_in_threads`). A job releases the GIL at once
+            and holds it again only to return, so a runner may put the jobs
+            on threads of a lower CPU priority without slowing the Python
+            work of the search, which stays in the calling thread.
 
     Returns:
         A SearchResult. A finished game returns at once with its exact
@@ -252,14 +259,29 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
 
     trees = _run(position, limits, seed, stop, observer, mask, start,
                  (lambda trees: on_report(replace(report(trees), stopped_by="")))
-                 if on_report else None, report_every_s)
+                 if on_report else None, report_every_s, runner or run_in_threads)
     return report(trees)
+
+
+Runner = Callable[[Sequence[Callable[[], None]]], None]
+
+
+def run_in_threads(jobs: Sequence[Callable[[], None]]) -> None:
+    """The default runner: one job in the calling thread, more in threads of their own."""
+    if len(jobs) == 1:
+        jobs[0]()
+        return
+    workers = [threading.Thread(target=job, name=f"cacao-search-{i}") for i, job in enumerate(jobs)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
 
 
 def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | None,
          observer: int, mask: int, start: float,
          on_pause: Callable[[list[tuple[Tree, str]]], None] | None = None,
-         pause_every_s: float = 0.0) -> list[tuple[Tree, str]]:
+         pause_every_s: float = 0.0, runner: Runner = run_in_threads) -> list[tuple[Tree, str]]:
     """Run `limits.threads` trees to the budget; [(tree, why it stopped)].
 
     With `on_pause`, the trees stop every `pause_every_s` seconds for
@@ -295,15 +317,7 @@ def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | N
             pause = monotonic() + pause_every_s
             if deadline == 0.0 or pause < deadline:
                 until = pause
-        if n == 1:
-            work(0, until)
-        else:
-            workers = [threading.Thread(target=work, args=(i, until), name=f"cacao-search-{i}")
-                       for i in range(n)]
-            for w in workers:
-                w.start()
-            for w in workers:
-                w.join()
+        runner([functools.partial(work, i, until) for i in range(n)])
         if errors:
             raise errors[0]
         paused = until != deadline and "time" in reasons and "stop" not in reasons

@@ -29,6 +29,7 @@ GAME_OVER = "GAME_OVER"
 HIDDEN_INFORMATION = "HIDDEN_INFORMATION"
 POSITION_MISMATCH = "POSITION_MISMATCH"
 TOO_MANY_SEARCHES = "TOO_MANY_SEARCHES"
+DEADLINE_TOO_SHORT = "DEADLINE_TOO_SHORT"
 
 
 @dataclass
@@ -118,6 +119,11 @@ def failed_precondition(subject: str, description: str, reason: str) -> ApiError
 def resource_exhausted(description: str) -> ApiError:
     """RESOURCE_EXHAUSTED: no capacity now; the client may retry later or elsewhere."""
     return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, description, TOO_MANY_SEARCHES)
+
+
+def deadline_exceeded(description: str) -> ApiError:
+    """DEADLINE_EXCEEDED: the call's deadline leaves no time for the work."""
+    return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, description, DEADLINE_TOO_SHORT)
 
 
 class Violations:

@@ -8,22 +8,25 @@ priority the searches give way at once and lose only the little CPU time that
 quick work takes; their time budgets still hold, since they end by the clock.
 
 Linux lets a thread lower its own priority but, without CAP_SYS_NICE, not
-raise it again; so each search runs in a short-lived thread that lowers itself
-first (:func:`start_at`, :func:`run_at`; about 0.1 ms per search). Threads
-that the search starts inherit the priority. Elsewhere than Linux every priority runs as "normal".
+raise it again; so the trees of each search run in short-lived threads that
+lower themselves first (:func:`run_all_at`, the search's runner; about 0.1 ms
+per thread). Only the trees' GIL-free work runs there: a low-priority thread
+holding the GIL would stall every RPC thread waiting for it (priority
+inversion), so the search's Python work stays in the RPC thread. Elsewhere
+than Linux every priority runs as "normal".
 
 Priorities:
     idle: SCHED_IDLE, the search runs only when nothing else wants a core.
     low: nice 19 (SCHED_OTHER), still a small share of a busy core.
-    normal: unchanged (:func:`run_at` runs the work in the caller's thread).
+    normal: unchanged.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future
-from typing import Callable, TypeVar
+from concurrent.futures import Future, wait
+from typing import Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -44,7 +47,7 @@ def lower_this_thread(priority: str) -> None:
         raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {priority!r}")
 
 
-def start_at(priority: str, work: Callable[[], T]) -> Future[T]:
+def start_at(priority: str, work: Callable[[], T], name: str = "") -> Future[T]:
     """Starts ``work()`` in a new thread of the given priority; its future.
 
     Raises:
@@ -63,16 +66,18 @@ def start_at(priority: str, work: Callable[[], T]) -> Future[T]:
         except BaseException as error:  # noqa: BLE001 - the caller's future raises it
             future.set_exception(error)
 
-    threading.Thread(target=body, name=f"cacao-search-{priority}", daemon=True).start()
+    threading.Thread(target=body, name=name or f"cacao-search-{priority}", daemon=True).start()
     return future
 
 
-def run_at(priority: str, work: Callable[[], T]) -> T:
-    """``work()`` at the given priority: its result, or its exception raised here.
+def run_all_at(priority: str, jobs: Sequence[Callable[[], object]]) -> None:
+    """Runs every job in a thread of its own at the given priority; returns when all
+    have returned, raising the first job's exception if any failed.
 
-    Raises:
-        ValueError: an unknown priority.
+    This is a search runner (``cacaoai.search.search(runner=...)``): only the
+    trees' GIL-free work runs at the lower priority.
     """
-    if priority == "normal":
-        return work()
-    return start_at(priority, work).result()
+    running = [start_at(priority, job) for job in jobs]
+    wait(running)
+    for future in running:
+        future.result()

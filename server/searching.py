@@ -29,6 +29,7 @@ from . import convert, errors
 from .options import ServerOptions
 
 DEFAULT_CANDIDATES = 5
+MIN_DEADLINE_S = 0.002  # a reply takes about 1-2 ms on loopback
 
 
 @dataclass(frozen=True)
@@ -125,9 +126,18 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
 
 
 def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
-    """The budget cut so that the reply leaves before the client's deadline."""
+    """The budget cut so that the reply leaves before the client's deadline.
+
+    Raises:
+        errors.ApiError: DEADLINE_EXCEEDED when less than MIN_DEADLINE_S is
+            left: no reply could arrive in time, so nothing is searched.
+    """
     if time_remaining is None:
         return budget
+    if time_remaining < MIN_DEADLINE_S:
+        raise errors.deadline_exceeded(
+            f"the call's deadline leaves {max(time_remaining, 0.0) * 1000:.1f} ms: no time to "
+            f"search and reply (at least {MIN_DEADLINE_S * 1000:g} ms)")
     usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
     if usable < budget.time_s:
         return replace(budget, time_s=usable)

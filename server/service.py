@@ -14,6 +14,7 @@ concurrent searches use all cores.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -82,6 +83,8 @@ class CacaoApi:
     def __init__(self, options: ServerOptions | None = None):
         self.options = options or ServerOptions()
         self.gate = searching.SearchGate(self.options.max_searches)
+        self._runner = (None if self.options.search_priority == "normal" else
+                        functools.partial(priority.run_all_at, self.options.search_priority))
         self.levels = searching.level_budgets(search_levels(), self.options)
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
@@ -202,8 +205,7 @@ class CacaoApi:
             budget = searching.resolve_budget(request, self.levels, self.options, self.default_level)
             budget = searching.fit_deadline(budget, call.time_remaining(),
                                             self.options.deadline_margin_s)
-            summary = priority.run_at(self.options.search_priority,
-                                      lambda: self._search(loaded, budget, seed, call.stop))
+            summary = self._search(loaded, budget, seed, call.stop)
         evaluation = searching.evaluation(summary, budget, final=True,
                                           max_candidates=request.max_candidates)
         return pb.SuggestActionResponse(
@@ -236,9 +238,10 @@ class CacaoApi:
     def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
                   interval: float, seed: int, call: Call) -> Iterator[pb.AnalyzePositionResponse]:
         reports: queue.SimpleQueue = queue.SimpleQueue()
-        running = priority.start_at(self.options.search_priority, lambda: self._search(
+        running = priority.start_at("normal", lambda: self._search(
             loaded, budget, seed, call.stop,
-            on_report=lambda summary: reports.put((False, summary)), report_every_s=interval))
+            on_report=lambda summary: reports.put((False, summary)), report_every_s=interval),
+            name="cacao-analysis")
         running.add_done_callback(lambda _: reports.put((True, None)))
         try:
             for sequence in itertools.count():
@@ -263,7 +266,11 @@ class CacaoApi:
     def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any,
                 on_report: Callable[[Summary], None] | None = None,
                 report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> Summary:
-        """Searches `loaded` in the calling thread; its Summary (and the interim ones)."""
+        """Searches `loaded`; its Summary (and the interim ones to `on_report`).
+
+        The search's Python work runs in the calling thread, its trees at the
+        server's search priority (see :mod:`.priority`).
+        """
         def summarize(result: SearchResult) -> Summary:
             # only when no iteration ran is there no best action; the actions are public then
             fallback = loaded.position.legal_actions()[0] if result.best_action is None else None
@@ -272,7 +279,7 @@ class CacaoApi:
         result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
                         seat=loaded.view, known_hands=loaded.known_hands,
                         on_report=(lambda r: on_report(summarize(r))) if on_report else None,
-                        report_every_s=report_every_s)
+                        report_every_s=report_every_s, runner=self._runner)
         return summarize(result)
 
 

@@ -32,7 +32,8 @@ from grpc_status import rpc_status
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
-from cacaoai.server import convert, priority
+from cacaoai.server import convert, errors, priority
+from cacaoai.server.service import Call
 from cacaoai.server.options import ServerOptions, parse_args
 
 DATA = Path(__file__).parent / "data"
@@ -461,6 +462,18 @@ def test_a_deadline_sizes_the_search(cacao_stub):
     assert response.evaluation.iterations > 0
 
 
+def test_a_deadline_too_short_to_reply_is_deadline_exceeded_without_a_search(cacao_server):
+    api = cacao_server[0].cacao_api
+    message, _ = position_message(upto=6)
+    request = pb.SuggestActionRequest(position=message, limits=pb.SearchLimits(iterations=1))
+    with pytest.raises(errors.ApiError) as caught:
+        api.suggest_action(request, Call(time_remaining=lambda: 0.0015))
+    assert caught.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert caught.value.reason == errors.DEADLINE_TOO_SHORT and "1.5 ms" in caught.value.message
+    assert api.gate.running == 0
+    assert api.suggest_action(request, Call(time_remaining=lambda: 0.5)).evaluation.iterations == 1
+
+
 def test_an_analysis_ends_with_a_final_report_before_the_deadline(cacao_stub):
     reports = list(cacao_stub.AnalyzePosition(analyze_request(), timeout=0.5))
     assert reports[-1].evaluation.final
@@ -549,7 +562,7 @@ def test_a_search_runs_at_idle_priority_below_the_rpc_threads(cacao_stub):
     while not search_threads() and time.monotonic() < deadline:
         time.sleep(0.005)
     policies = {os.sched_getscheduler(t.native_id) for t in search_threads()}
-    rpc_policies = {os.sched_getscheduler(t.native_id)
+    rpc_policies = {os.sched_getscheduler(t.native_id)  # the search's Python part runs there
                     for t in threading.enumerate() if t.name.startswith("cacao-rpc")}
     future.cancel()
     assert policies == {os.SCHED_IDLE}
@@ -560,29 +573,32 @@ def test_a_search_runs_at_idle_priority_below_the_rpc_threads(cacao_stub):
 @pytest.mark.parametrize("name, policy, nice", [
     ("idle", "SCHED_IDLE", 0), ("low", "SCHED_OTHER", priority.LOW_NICE),
     ("normal", "SCHED_OTHER", 0)])
-def test_run_at_lowers_only_the_work_and_the_threads_it_starts(name, policy, nice):
+def test_run_all_at_lowers_only_the_jobs_and_the_threads_they_start(name, policy, nice):
     def where() -> tuple[int, int]:
         return os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
-    def work() -> tuple:
-        child = []
-        thread = threading.Thread(target=lambda: child.append(where()))
+    seen = []
+
+    def job() -> None:
+        thread = threading.Thread(target=lambda: seen.append(where()))
         thread.start()
         thread.join()
-        return where(), child[0]
+        seen.append(where())
 
     before = where()
-    inside, child = priority.run_at(name, work)
-    assert inside == child == (getattr(os, policy), nice)
+    priority.run_all_at(name, [job, job])
+    assert seen == [(getattr(os, policy), nice)] * 4
     assert where() == before == (os.SCHED_OTHER, 0)
 
 
-def test_run_at_returns_the_result_and_raises_the_error_in_the_caller():
-    assert priority.run_at("idle", lambda: 42) == 42
+def test_run_all_at_waits_for_every_job_and_raises_in_the_caller():
+    done = []
     with pytest.raises(ZeroDivisionError):
-        priority.run_at("low", lambda: 1 / 0)
+        priority.run_all_at("idle", [lambda: 1 / 0, lambda: (time.sleep(0.05), done.append(1))])
+    assert done == [1]
+    assert priority.start_at("low", lambda: 42).result() == 42
     with pytest.raises(ValueError, match="idle, low, normal"):
-        priority.run_at("urgent", lambda: 0)
+        priority.run_all_at("urgent", [lambda: 0])
     with pytest.raises(ValueError, match="search_priority"):
         ServerOptions(search_priority="urgent")
     assert parse_args(["--search-priority", "low"], {})[2].search_priority == "low"
