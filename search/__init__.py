@@ -13,8 +13,9 @@ seat maximises its own value), plays out to the end and backs up the win share
 and the gold margin of every seat. See ``_mcts.pyx`` for the details.
 
 Threads: ``SearchLimits.threads = N`` runs N independent trees (root
-parallelism), each in its own Python thread with the GIL released, seeded
-``seed + i``, and sums their root statistics. Unlike a shared tree this needs
+parallelism), each on a C thread of its own that never takes the GIL (at the
+CPU priority the caller asks for), seeded ``seed + i``, and sums their root
+statistics. Unlike a shared tree this needs
 no locks, scales almost linearly on these machines, and with an iteration
 budget stays deterministic for any N (the budget is split evenly).
 
@@ -24,19 +25,16 @@ its trees); a :class:`StopFlag` may be set from any thread.
 
 from __future__ import annotations
 
-import functools
 import random
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from cacaoai.engine import Action, Position
 
-from ._mcts import StopFlag, Tree, greedy_code, monotonic
+from ._mcts import PRIORITIES, StopFlag, Tree, greedy_code, monotonic, run_trees
 
-__all__ = ["Candidate", "Runner", "SearchLimits", "SearchResult", "StopFlag", "run_in_threads",
-           "search"]
+__all__ = ["PRIORITIES", "Candidate", "SearchLimits", "SearchResult", "StopFlag", "search"]
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
@@ -194,7 +192,7 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
            stop: StopFlag | None = None, seat: int | None = None,
            known_hands: Sequence[int] = (),
            on_report: Callable[[SearchResult], None] | None = None,
-           report_every_s: float = 0.5, runner: Runner | None = None) -> SearchResult:
+           report_every_s: float = 0.5, priority: str = "normal") -> SearchResult:
     """Search `position` for `seat` (default: the seat to act) and report.
 
     The search sees only `seat`'s observation, plus the hands of the seats in
@@ -216,11 +214,11 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
             between reports, so reports only add to each other, and the
             final result is the one the same search gives without reports.
         report_every_s: seconds between reports (positive).
-        runner: runs the trees' jobs and returns when all have returned
-            (default :func:`run_in_threads`). A job releases the GIL at once
-            and holds it again only to return, so a runner may put the jobs
-            on threads of a lower CPU priority without slowing the Python
-            work of the search, which stays in the calling thread.
+        priority: CPU priority of the threads that grow the trees: "normal",
+            "low" (nice 19) or "idle" (Linux's SCHED_IDLE: only when nothing
+            else wants a core). A server lowers its searches so that quick
+            calls never wait for a core; those threads never take the GIL,
+            and the search's Python work stays in the calling thread.
 
     Returns:
         A SearchResult. A finished game returns at once with its exact
@@ -235,6 +233,8 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
         raise ValueError("limits: give iterations, time_s or a stop flag")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed: must be an integer in 0..2**64-1, got {seed!r}")
+    if priority not in PRIORITIES:
+        raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
     if on_report is not None and not report_every_s > 0:
         raise ValueError(f"report_every_s: must be positive, got {report_every_s!r}")
     observer = position.to_act if seat is None else seat
@@ -259,29 +259,14 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
 
     trees = _run(position, limits, seed, stop, observer, mask, start,
                  (lambda trees: on_report(replace(report(trees), stopped_by="")))
-                 if on_report else None, report_every_s, runner or run_in_threads)
+                 if on_report else None, report_every_s, priority)
     return report(trees)
-
-
-Runner = Callable[[Sequence[Callable[[], None]]], None]
-
-
-def run_in_threads(jobs: Sequence[Callable[[], None]]) -> None:
-    """The default runner: one job in the calling thread, more in threads of their own."""
-    if len(jobs) == 1:
-        jobs[0]()
-        return
-    workers = [threading.Thread(target=job, name=f"cacao-search-{i}") for i, job in enumerate(jobs)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
 
 
 def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | None,
          observer: int, mask: int, start: float,
          on_pause: Callable[[list[tuple[Tree, str]]], None] | None = None,
-         pause_every_s: float = 0.0, runner: Runner = run_in_threads) -> list[tuple[Tree, str]]:
+         pause_every_s: float = 0.0, priority: str = "normal") -> list[tuple[Tree, str]]:
     """Run `limits.threads` trees to the budget; [(tree, why it stopped)].
 
     With `on_pause`, the trees stop every `pause_every_s` seconds for
@@ -302,24 +287,13 @@ def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | N
     if limits.iterations is not None:
         budgets = [limits.iterations // n + (1 if i < limits.iterations % n else 0) for i in range(n)]
     deadline = start + limits.time_s if limits.time_s is not None else 0.0
-    reasons = [""] * n
-    errors: list[BaseException] = []
-
-    def work(i: int, until: float) -> None:
-        try:
-            reasons[i] = trees[i].run(budgets[i], until, stop)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            errors.append(exc)
-
     while True:
         until = deadline
         if on_pause is not None:
             pause = monotonic() + pause_every_s
             if deadline == 0.0 or pause < deadline:
                 until = pause
-        runner([functools.partial(work, i, until) for i in range(n)])
-        if errors:
-            raise errors[0]
+        reasons = run_trees(trees, budgets, until, stop, priority)
         paused = until != deadline and "time" in reasons and "stop" not in reasons
         if not paused:
             return list(zip(trees, reasons))

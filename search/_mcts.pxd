@@ -23,6 +23,12 @@ cdef enum:
     STOP_FLAG = 2
     STOP_ERROR = 3          # out of memory: raised as MemoryError with the GIL
 
+# CPU priority of the search threads (see run_trees in _mcts.pyx).
+cdef enum:
+    PRIORITY_NORMAL = 0
+    PRIORITY_LOW = 1        # nice 19
+    PRIORITY_IDLE = 2       # SCHED_IDLE: runs only when nothing else wants a core
+
 cdef enum:
     MAX_DEPTH = 512         # plies from the root; a game has fewer than 200
 
@@ -80,6 +86,17 @@ ctypedef struct tree_t:
 cdef int tree_iterate(tree_t* t) noexcept nogil
 cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
                   const int* stop) noexcept nogil
+
+# One tree's share of run_trees: run `tree` on a thread of `priority`.
+ctypedef struct job_t:
+    tree_t* tree
+    uint64_t limit
+    double deadline
+    const int* stop
+    int priority
+    int reason
+
+cdef void* job_main(void* job) noexcept nogil
 cdef double seat_value(const position_t* pos, int seat) noexcept nogil
 cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil
 cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil

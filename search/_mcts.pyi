@@ -5,6 +5,7 @@ from collections.abc import Iterable, Sequence
 from cacaoai.engine.core import CorePosition
 
 STOP_REASONS: dict[int, str]
+PRIORITIES: dict[str, int]
 
 def monotonic() -> float: ...
 
@@ -31,6 +32,8 @@ class Tree:
     def children(self, path: Sequence[int] = ...) -> list[
         tuple[int, int, int, int, list[float], list[float]]]: ...
 
+def run_trees(trees: list[Tree], budgets: list[int], deadline: float = ...,
+              stop: StopFlag | None = ..., priority: str = ...) -> list[str]: ...
 def greedy_code(core: CorePosition, seed: int) -> int: ...
 def action_values(core: CorePosition, codes: Iterable[int], seat: int,
                   blind: bool = ...) -> list[float]: ...

@@ -68,6 +68,38 @@ cdef extern from *:
     int cacao_load_flag(const int* p) noexcept nogil
     void cacao_store_flag(int* p, int v) noexcept nogil
 
+cdef extern from *:
+    """
+    #include <pthread.h>
+    #include <sched.h>
+    #include <sys/resource.h>
+    #include <sys/syscall.h>
+    #include <unistd.h>
+    #ifndef SCHED_IDLE
+    #define SCHED_IDLE 5
+    #endif
+    /* Lowers the calling thread only (Linux schedules threads one by one). */
+    static void cacao_lower_thread(int priority) {
+    #ifdef __linux__
+        if (priority == 2) {
+            struct sched_param param = {0};
+            sched_setscheduler(0, SCHED_IDLE, &param);
+        } else if (priority == 1) {
+            setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+        }
+    #endif
+    }
+    typedef void *(*cacao_thread_main)(void *);
+    static int cacao_thread_start(pthread_t *thread, cacao_thread_main main, void *arg) {
+        return pthread_create(thread, NULL, main, arg);
+    }
+    """
+    ctypedef unsigned long pthread_t
+    ctypedef void* (*cacao_thread_main)(void*) noexcept nogil
+    void cacao_lower_thread(int priority) noexcept nogil
+    int cacao_thread_start(pthread_t* thread, cacao_thread_main main, void* arg) noexcept nogil
+    int pthread_join(pthread_t thread, void** result) noexcept nogil
+
 
 # --- tables -----------------------------------------------------------------
 
@@ -485,6 +517,72 @@ cdef class StopFlag:
 
 
 STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "stop"}
+PRIORITIES = {"normal": PRIORITY_NORMAL, "low": PRIORITY_LOW, "idle": PRIORITY_IDLE}
+
+
+cdef void* job_main(void* arg) noexcept nogil:
+    cdef job_t* job = <job_t*>arg
+    cacao_lower_thread(job.priority)
+    job.reason = tree_run(job.tree, job.limit, job.deadline, job.stop)
+    return NULL
+
+
+def run_trees(list trees, list budgets, double deadline=0.0, StopFlag stop=None,
+              str priority="normal"):
+    """Run each tree until its budget (total iterations, < 0: none), `deadline`
+    (monotonic() seconds, 0: none) or `stop`; returns why each stopped.
+
+    Each tree runs on a C thread of its own at `priority` ("normal", "low":
+    nice 19, "idle": SCHED_IDLE on Linux) that never takes the GIL, while the
+    calling thread waits without it; one tree at normal priority runs in the
+    calling thread. Only these threads are lowered: a lowered thread holding
+    the GIL would stall every thread waiting for it.
+    """
+    cdef int n = len(trees), i, level
+    cdef Tree tree
+    cdef job_t* jobs
+    cdef pthread_t* threads
+    cdef int* started
+    if priority not in PRIORITIES:
+        raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
+    if len(budgets) != n:
+        raise ValueError("one budget per tree")
+    level = PRIORITIES[priority]
+    jobs = <job_t*>malloc(n * sizeof(job_t))
+    threads = <pthread_t*>malloc(n * sizeof(pthread_t))
+    started = <int*>malloc(n * sizeof(int))
+    try:
+        if n and (jobs == NULL or threads == NULL or started == NULL):
+            raise MemoryError()
+        for i in range(n):
+            tree = trees[i]
+            if tree.t.n_nodes == 0:
+                raise ValueError("reset() the tree first")
+            jobs[i].tree = &tree.t
+            jobs[i].limit = <uint64_t>budgets[i] if budgets[i] >= 0 else <uint64_t>-1
+            jobs[i].deadline = deadline
+            jobs[i].stop = &stop.flag if stop is not None else NULL
+            jobs[i].priority = level
+            jobs[i].reason = STOP_ERROR
+        with nogil:
+            if n == 1 and level == PRIORITY_NORMAL:
+                job_main(&jobs[0])
+            else:
+                for i in range(n):
+                    started[i] = cacao_thread_start(&threads[i], job_main, &jobs[i]) == 0
+                    if not started[i]:  # no thread to be had: run it here, unlowered
+                        jobs[i].priority = PRIORITY_NORMAL
+                        job_main(&jobs[i])
+                for i in range(n):
+                    if started[i]:
+                        pthread_join(threads[i], NULL)
+        if any(jobs[i].reason == STOP_ERROR for i in range(n)):
+            raise MemoryError("search tree")
+        return [STOP_REASONS[jobs[i].reason] for i in range(n)]
+    finally:
+        free(jobs)
+        free(threads)
+        free(started)
 
 
 cdef class Tree:

@@ -12,7 +12,9 @@ import argparse
 import os
 from dataclasses import dataclass, fields
 
-from .priority import DEFAULT_PRIORITY, PRIORITIES
+from cacaoai.search import PRIORITIES
+
+DEFAULT_PRIORITY = "idle"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
@@ -34,8 +36,9 @@ class ServerOptions:
         default_level: the level of a SuggestAction that names no budget (None:
             "casual" if the search has it, else its first level).
         deadline_margin_s: time kept back from a client's deadline for the reply.
-        search_priority: CPU priority of searches against the RPC threads:
-            "idle", "low" or "normal" (see :mod:`.priority`).
+        search_priority: CPU priority of the search threads against the RPC
+            threads: "idle" (default: a quick call never waits for a core),
+            "low" or "normal" (see ``cacaoai.search.search``).
     """
 
     worker_threads: int = 8

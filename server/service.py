@@ -14,25 +14,28 @@ concurrent searches use all cores.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import os
 import queue
 import socket
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from cacaoai import engine
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position, RecordError
 from cacaoai.search import SearchLimits, SearchResult, StopFlag, search
 
-from . import convert, errors, positions, priority, searching
+from . import convert, errors, positions, searching
 from .options import ServerOptions
 from .positions import Loaded
 from .searching import Budget, Summary
+
+T = TypeVar("T")
 
 API_VERSION = "cacao.v1"
 DEFAULT_REPORT_INTERVAL_S = 0.5
@@ -83,8 +86,6 @@ class CacaoApi:
     def __init__(self, options: ServerOptions | None = None):
         self.options = options or ServerOptions()
         self.gate = searching.SearchGate(self.options.max_searches)
-        self._runner = (None if self.options.search_priority == "normal" else
-                        functools.partial(priority.run_all_at, self.options.search_priority))
         self.levels = searching.level_budgets(search_levels(), self.options)
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
@@ -238,10 +239,9 @@ class CacaoApi:
     def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
                   interval: float, seed: int, call: Call) -> Iterator[pb.AnalyzePositionResponse]:
         reports: queue.SimpleQueue = queue.SimpleQueue()
-        running = priority.start_at("normal", lambda: self._search(
+        running = _start_thread("cacao-analysis", lambda: self._search(
             loaded, budget, seed, call.stop,
-            on_report=lambda summary: reports.put((False, summary)), report_every_s=interval),
-            name="cacao-analysis")
+            on_report=lambda summary: reports.put((False, summary)), report_every_s=interval))
         running.add_done_callback(lambda _: reports.put((True, None)))
         try:
             for sequence in itertools.count():
@@ -268,8 +268,8 @@ class CacaoApi:
                 report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> Summary:
         """Searches `loaded`; its Summary (and the interim ones to `on_report`).
 
-        The search's Python work runs in the calling thread, its trees at the
-        server's search priority (see :mod:`.priority`).
+        The search's Python work runs in the calling thread, its trees on
+        threads at the server's search priority.
         """
         def summarize(result: SearchResult) -> Summary:
             # only when no iteration ran is there no best action; the actions are public then
@@ -279,11 +279,27 @@ class CacaoApi:
         result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
                         seat=loaded.view, known_hands=loaded.known_hands,
                         on_report=(lambda r: on_report(summarize(r))) if on_report else None,
-                        report_every_s=report_every_s, runner=self._runner)
+                        report_every_s=report_every_s,
+                        priority=self.options.search_priority)
         return summarize(result)
 
 
 # --- helpers ------------------------------------------------------------------
+
+def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
+    """Runs ``work()`` on a new daemon thread; its future."""
+    future: Future[T] = Future()
+
+    def body() -> None:
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(work())
+        except BaseException as error:  # noqa: BLE001 - the future raises it in the caller
+            future.set_exception(error)
+
+    threading.Thread(target=body, name=name, daemon=True).start()
+    return future
+
 
 def _require_not_over(position: Position) -> None:
     if position.is_over:

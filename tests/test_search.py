@@ -5,7 +5,9 @@ Runs against the installed package; budgets are small so the file stays fast.
 """
 
 import json
+import os
 import random
+import sys
 import threading
 import time
 
@@ -133,6 +135,45 @@ def test_reports_while_searching_leave_the_result_unchanged(threads):
         assert all(c.visits <= visits.get(c.action, 0) for c in r.candidates)
     with pytest.raises(ValueError, match="report_every_s"):
         search(position, limits, seed=9, on_report=reports.append, report_every_s=0)
+
+
+def _task_priorities() -> dict[int, tuple[int, int]]:
+    out = {}
+    for tid in map(int, os.listdir("/proc/self/task")):
+        try:
+            out[tid] = (os.sched_getscheduler(tid), os.getpriority(os.PRIO_PROCESS, tid))
+        except OSError:  # the thread has just ended
+            pass
+    return out
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="thread priorities are Linux's")
+@pytest.mark.parametrize("priority, lowered", [("idle", "SCHED_IDLE"), ("low", "SCHED_OTHER")])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, threads):
+    normal = (os.SCHED_OTHER, 0)
+    expected = (getattr(os, lowered), 0 if priority == "idle" else 19)
+    before = _task_priorities()
+    assert set(before.values()) == {normal}
+    seen: dict[int, tuple[int, int]] = {}
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.update({t: p for t, p in _task_priorities().items() if p != normal})
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    result = search(Position.new(2, 3), SearchLimits(time_s=0.3, threads=threads), seed=1,
+                    priority=priority)
+    done.set()
+    watcher.join()
+    assert result.iterations > 0
+    assert sorted(seen.values()) == [expected] * threads  # only the search's own threads
+    assert set(_task_priorities().values()) == {normal}   # and they are gone
+    with pytest.raises(ValueError, match="priority"):
+        search(Position.new(2, 3), SearchLimits(iterations=1), seed=1, priority="urgent")
 
 
 def test_the_stop_flag_ends_a_search_from_another_thread():

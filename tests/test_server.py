@@ -32,7 +32,7 @@ from grpc_status import rpc_status
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
-from cacaoai.server import convert, errors, priority
+from cacaoai.server import convert, errors
 from cacaoai.server.service import Call
 from cacaoai.server.options import ServerOptions, parse_args
 
@@ -549,61 +549,44 @@ def test_quick_calls_are_answered_while_a_search_runs(cacao_stub):
     assert future.result().evaluation.stopped_by == "time"
 
 
-def search_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith("cacao-search-")]
+def lowered_tasks() -> list[int]:
+    """Threads of this process (server included) at SCHED_IDLE."""
+    out = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            if os.sched_getscheduler(int(tid)) == os.SCHED_IDLE:
+                out.append(int(tid))
+        except OSError:  # the thread has just ended
+            pass
+    return out
 
 
-@pytest.mark.skipif(not priority.SUPPORTED, reason="thread priorities are Linux's")
-def test_a_search_runs_at_idle_priority_below_the_rpc_threads(cacao_stub):
+@pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
+def test_a_search_grows_its_trees_at_idle_priority_below_the_rpc_threads(cacao_stub):
+    assert ServerOptions().search_priority == "idle"
     message, _ = position_message(upto=6)
     future = cacao_stub.SuggestAction.future(pb.SuggestActionRequest(
         position=message, limits=pb.SearchLimits(time=seconds(2.0))))
     deadline = time.monotonic() + 2
-    while not search_threads() and time.monotonic() < deadline:
+    while not lowered_tasks() and time.monotonic() < deadline:
         time.sleep(0.005)
-    policies = {os.sched_getscheduler(t.native_id) for t in search_threads()}
+    lowered = lowered_tasks()
     rpc_policies = {os.sched_getscheduler(t.native_id)  # the search's Python part runs there
                     for t in threading.enumerate() if t.name.startswith("cacao-rpc")}
     future.cancel()
-    assert policies == {os.SCHED_IDLE}
+    assert len(lowered) == 1  # one search, one thread
     assert rpc_policies == {os.SCHED_OTHER}
+    deadline = time.monotonic() + 2
+    while lowered_tasks() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert lowered_tasks() == []  # the search thread ended with the search
 
 
-@pytest.mark.skipif(not priority.SUPPORTED, reason="thread priorities are Linux's")
-@pytest.mark.parametrize("name, policy, nice", [
-    ("idle", "SCHED_IDLE", 0), ("low", "SCHED_OTHER", priority.LOW_NICE),
-    ("normal", "SCHED_OTHER", 0)])
-def test_run_all_at_lowers_only_the_jobs_and_the_threads_they_start(name, policy, nice):
-    def where() -> tuple[int, int]:
-        return os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    seen = []
-
-    def job() -> None:
-        thread = threading.Thread(target=lambda: seen.append(where()))
-        thread.start()
-        thread.join()
-        seen.append(where())
-
-    before = where()
-    priority.run_all_at(name, [job, job])
-    assert seen == [(getattr(os, policy), nice)] * 4
-    assert where() == before == (os.SCHED_OTHER, 0)
-
-
-def test_run_all_at_waits_for_every_job_and_raises_in_the_caller():
-    done = []
-    with pytest.raises(ZeroDivisionError):
-        priority.run_all_at("idle", [lambda: 1 / 0, lambda: (time.sleep(0.05), done.append(1))])
-    assert done == [1]
-    assert priority.start_at("low", lambda: 42).result() == 42
-    with pytest.raises(ValueError, match="idle, low, normal"):
-        priority.run_all_at("urgent", [lambda: 0])
+def test_the_search_priority_is_a_flag_and_an_environment_variable():
     with pytest.raises(ValueError, match="search_priority"):
         ServerOptions(search_priority="urgent")
     assert parse_args(["--search-priority", "low"], {})[2].search_priority == "low"
     assert parse_args([], {"CACAO_SEARCH_PRIORITY": "normal"})[2].search_priority == "normal"
-    assert ServerOptions().search_priority == "idle"
 
 
 # --- health and reflection ------------------------------------------------------
