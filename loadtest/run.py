@@ -9,7 +9,8 @@ Steps: start ``cacao-server`` on a free loopback port (unless ``--host`` names
 one), wait until its health check says SERVING, run locust headless on
 ``loadtest/locustfile.py`` as a subprocess (``--headless -u -r -t --csv
 --only-summary``) while sampling the server's CPU time from ``/proc/PID/stat``
-and probing its health every second, then probe it once more (health and a
+and probing its health every second (under overload ten times a second, with a
+50 ms suggestion from a plain client each time), then probe it once more (health and a
 50 ms suggestion) after the load has stopped, stop it with SIGTERM, and write
 
     OUT/locust_stats.csv, locust_failures.csv, ...   locust's own CSV files
@@ -227,7 +228,7 @@ class CpuSampler(threading.Thread):
 
 
 class HealthProber(threading.Thread):
-    """Asks the server's health service once a second; with ``suggest`` also for a suggestion.
+    """Asks the server's health every ``interval`` s; with ``suggest`` also for a suggestion.
 
     The suggestions come from a plain client outside the locust process, so
     their latencies (admitted or rejected) carry no queueing inside locust's
@@ -275,6 +276,7 @@ class HealthProber(threading.Thread):
         for status in sorted({s for s, _ in self.suggestions}):
             ms = [m for s, m in self.suggestions if s == status]
             out[f"suggest_{status.lower()}"] = {"n": len(ms), "p50_ms": _pct(ms, 50),
+                                                "p95_ms": _pct(ms, 95), "p99_ms": _pct(ms, 99),
                                                 "max_ms": round(max(ms), 2)}
         return out
 
@@ -470,7 +472,8 @@ def print_table(summary: dict[str, Any]) -> None:
     during, after = summary["health_during_load"], summary["after_load"]
     print(f"health during load: {during['serving']}/{during['probes']} SERVING, "
           f"p50 {cell(during['p50_ms'])} ms, max {cell(during['max_ms'])} ms")
-    probes = [f"{k[8:]} {v['n']} (p50 {cell(v['p50_ms'])} ms, max {cell(v['max_ms'])} ms)"
+    probes = [f"{k[8:]} {v['n']} (p50 {cell(v['p50_ms'])} ms, p99 {cell(v['p99_ms'])} ms, "
+              f"max {cell(v['max_ms'])} ms)"
               for k, v in during.items() if k.startswith("suggest_")]
     if probes:
         print("probe suggestions from outside locust: " + ", ".join(probes))
@@ -508,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         machine = CpuSampler(None)
         prober = HealthProber(address, args.positions, args.suggest_short_ms / 1000,
                               suggest=args.allow_rejections,
-                              interval=0.5 if args.allow_rejections else 1.0)
+                              interval=0.1 if args.allow_rejections else 1.0)
         machine.start()
         if sampler:
             sampler.start()
