@@ -15,9 +15,9 @@ and the gold margin of every seat. See ``_mcts.pyx`` for the details.
 Threads: ``SearchLimits.threads = N`` runs N independent trees (root
 parallelism), each on a C thread of its own that never takes the GIL (at the
 CPU priority the caller asks for), seeded ``seed + i``, and sums their root
-statistics. Unlike a shared tree this needs
-no locks, scales almost linearly on these machines, and with an iteration
-budget stays deterministic for any N (the budget is split evenly).
+statistics. Unlike a shared tree this needs no locks, scales almost linearly
+on these machines, and with an iteration budget stays deterministic for any
+N (the budget is split evenly).
 
 Thread-safety: ``search`` may run in several threads at once (each call owns
 its trees); a :class:`StopFlag` may be set from any thread.
