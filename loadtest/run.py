@@ -195,20 +195,45 @@ def cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
 
 
-class CpuSampler(threading.Thread):
-    """Samples a process's (or with None the machine's) CPU time while running."""
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its live descendants (locust's worker processes), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    tree = [pid]
+    for member in tree:
+        tree.extend(children.get(member, []))
+    return tree
 
-    def __init__(self, pid: int | None, interval: float = 0.5):
+
+class CpuSampler(threading.Thread):
+    """Samples a process's (or with None the machine's) CPU time while running.
+
+    With ``tree``, the process's live descendants count too.
+    """
+
+    def __init__(self, pid: int | None, interval: float = 0.5, tree: bool = False):
         super().__init__(daemon=True)
-        self.pid, self.interval = pid, interval
+        self.pid, self.interval, self.tree = pid, interval, tree
         self.samples: list[tuple[float, float]] = []
         self.done = threading.Event()
 
     def run(self) -> None:
+        children: dict[int, float] = {}  # last CPU time seen of each child, kept after it exits
         while not self.done.is_set():
             cpu = cpu_seconds(self.pid)
             if cpu is None:
                 return
+            if self.tree and self.pid is not None:
+                for child in process_tree(self.pid)[1:]:
+                    children[child] = cpu_seconds(child) or children.get(child, 0.0)
+                cpu += sum(children.values())
             self.samples.append((time.time(), cpu))
             self.done.wait(self.interval)
 
@@ -351,12 +376,12 @@ def run_locust(command: list[str], out: Path,
     """Runs locust to its end (bounded).
 
     Returns:
-        (exit status, start, end in Unix time, the CPU samples of the locust process).
+        (exit status, start, end in Unix time, the CPU samples of locust and its workers).
     """
     start = time.time()
     with open(out / "locust.log", "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE.parent)
-        sampler = CpuSampler(process.pid)
+        sampler = CpuSampler(process.pid, tree=True)  # with --processes, the workers too
         sampler.start()
         try:
             code = process.wait(duration_s + 90)
