@@ -90,3 +90,19 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
     assert summary["after_load"] == {**summary["after_load"], "health": "SERVING", "suggest": "OK"}
     assert summary["server_exit_code"] == 0
     assert (out / "locust_stats.csv").exists() and "PASS" in done.stdout
+
+
+def test_the_plain_probe_times_quick_calls_while_searches_run():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = subprocess.run(
+        [sys.executable, str(LOADTEST / "plain_probe.py"), "--searches", "1", "--seconds", "3",
+         "--port", str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("1 searches at idle: "), line
+    count = int(line.split(": ")[1].split()[0])
+    assert count >= 20  # one call every 10 ms for about 1 s, each answered
