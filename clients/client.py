@@ -301,6 +301,7 @@ class ServerLimits:
     max_concurrent_searches: int
     max_message_bytes: int
     min_report_interval_s: float
+    search_priority: str = ""
 
 
 @dataclass(frozen=True)
@@ -638,7 +639,7 @@ class CacaoClient:
             record_format=r.record_format, position_format=r.position_format,
             limits=ServerLimits(lim.max_iterations, _secs(lim.max_time), lim.search_threads,
                                 lim.max_concurrent_searches, lim.max_message_bytes,
-                                _secs(lim.min_report_interval)),
+                                _secs(lim.min_report_interval), lim.search_priority),
             levels={level.name: SearchBudget.from_proto(level.limits) for level in r.levels},
             default_level=r.default_level, instance=r.instance)
 

@@ -102,6 +102,7 @@ class CacaoApi:
             search_threads=o.search_threads,
             max_concurrent_searches=o.max_searches,
             max_message_bytes=o.max_message_bytes,
+            search_priority=o.search_priority,
         )
         limits.max_time.CopyFrom(searching.seconds_to_duration(o.max_time_s))
         limits.min_report_interval.CopyFrom(searching.seconds_to_duration(o.min_report_interval_s))

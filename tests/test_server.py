@@ -109,6 +109,7 @@ def test_server_info_names_versions_limits_and_levels(cacao_stub):
     assert info.limits.max_iterations == 200_000
     assert info.limits.max_time.ToNanoseconds() == 5 * 10**9
     assert info.limits.max_concurrent_searches == 2
+    assert info.limits.search_priority == "idle"
     names = [level.name for level in info.levels]
     assert {"beginner", "casual", "strong", "max"} <= set(names)
     assert info.default_level in names
