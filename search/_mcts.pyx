@@ -667,19 +667,9 @@ cdef class Tree:
 
     def run(self, long long max_iterations=-1, double deadline=0.0, StopFlag stop=None):
         """Iterate until `max_iterations` (total, < 0: no limit), `deadline`
-        (monotonic() seconds, 0: none) or `stop`; returns why it stopped."""
-        cdef uint64_t limit = <uint64_t>max_iterations if max_iterations >= 0 else <uint64_t>-1
-        cdef const int* flag = NULL
-        cdef int reason
-        if self.t.n_nodes == 0:
-            raise ValueError("reset() the tree first")
-        if stop is not None:
-            flag = &stop.flag
-        with nogil:
-            reason = tree_run(&self.t, limit, deadline, flag)
-        if reason == STOP_ERROR:
-            raise MemoryError("search tree")
-        return STOP_REASONS[reason]
+        (monotonic() seconds, 0: none) or `stop`, in the calling thread with
+        the GIL released; returns why it stopped (see run_trees)."""
+        return run_trees([self], [max_iterations], deadline, stop)[0]
 
     @property
     def iterations(self):
