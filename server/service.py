@@ -200,13 +200,7 @@ class CacaoApi:
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
         with self.gate.slot():  # first: a refusal under overload costs next to nothing
-            seed = request.seed if request.HasField("seed") else positions.random_seed()
-            loaded = positions.load(request, seed=seed)
-            _require_not_over(loaded.position)
-            _require_decider_visible(loaded)
-            budget = searching.resolve_budget(request, self.levels, self.options, self.default_level)
-            budget = searching.fit_deadline(budget, call.time_remaining(),
-                                            self.options.deadline_margin_s)
+            seed, loaded, budget = self._prepare(request, call, self.default_level)
             summary = self._search(loaded, budget, seed, call.stop)
         evaluation = searching.evaluation(summary, budget, final=True,
                                           max_candidates=request.max_candidates)
@@ -224,18 +218,24 @@ class CacaoApi:
         (nobody is listening).
         """
         with self.gate.slot():
-            seed = request.seed if request.HasField("seed") else positions.random_seed()
-            loaded = positions.load(request, seed=seed)
-            _require_not_over(loaded.position)
-            _require_decider_visible(loaded)
-            budget = searching.resolve_budget(request, self.levels, self.options, None)
-            budget = searching.fit_deadline(budget, call.time_remaining(),
-                                            self.options.deadline_margin_s)
+            seed, loaded, budget = self._prepare(request, call, None)
             interval = DEFAULT_REPORT_INTERVAL_S
             if request.HasField("report_interval"):
                 interval = request.report_interval.ToNanoseconds() / 1e9
             interval = max(interval, self.options.min_report_interval_s)
             yield from self._analysis(request, loaded, budget, interval, seed, call)
+
+    def _prepare(self, request: Any, call: Call,
+                 default_level: str | None) -> tuple[int, Loaded, Budget]:
+        """A search request's seed, position and budget (fitted to the deadline), checked."""
+        seed = request.seed if request.HasField("seed") else positions.random_seed()
+        loaded = positions.load(request, seed=seed)
+        _require_not_over(loaded.position)
+        _require_decider_visible(loaded)
+        budget = searching.resolve_budget(request, self.levels, self.options, default_level)
+        budget = searching.fit_deadline(budget, call.time_remaining(),
+                                        self.options.deadline_margin_s)
+        return seed, loaded, budget
 
     def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
                   interval: float, seed: int, call: Call) -> Iterator[pb.AnalyzePositionResponse]:
