@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from .logs import configure
 from .options import parse_args
 from .servicer import serve
 
@@ -19,7 +20,7 @@ from .servicer import serve
 def main(argv: list[str] | None = None) -> int:
     """Parses flags and environment, then serves until SIGTERM; returns 0."""
     host, port, options = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure(options.log_format)
     try:
         return serve(host, port, options)
     except (OSError, ValueError) as error:  # a port in use, an unknown default level

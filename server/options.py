@@ -39,6 +39,9 @@ class ServerOptions:
         search_priority: CPU priority of the search threads against the RPC
             threads: "idle" (default: a quick call never waits for a core),
             "low" or "normal" (see ``cacaoai.search.search``).
+        metrics_port: port of the Prometheus ``/metrics`` endpoint (None: off;
+            0: any free port), on the server's host.
+        log_format: "text", or "json" (one JSON object a line, one line per call).
     """
 
     worker_threads: int = 8
@@ -52,6 +55,8 @@ class ServerOptions:
     default_level: str | None = None
     deadline_margin_s: float = 0.02
     search_priority: str = DEFAULT_PRIORITY
+    metrics_port: int | None = None
+    log_format: str = "text"
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
@@ -66,6 +71,8 @@ class ServerOptions:
         if self.search_priority not in PRIORITIES:
             raise ValueError(f"search_priority must be one of {', '.join(PRIORITIES)}, "
                              f"got {self.search_priority!r}")
+        if self.log_format not in ("text", "json"):
+            raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
         if self.max_time_s <= 0 or self.grace_s < 0:
             raise ValueError("max_time_s must be positive and grace_s not negative")
 
@@ -85,6 +92,9 @@ _FLAGS = {
     "search-priority": ("search_priority", str,
                         "CPU priority of searches: idle (quick calls always come first), "
                         "low (nice 19) or normal"),
+    "metrics-port": ("metrics_port", int, "port of the Prometheus /metrics endpoint "
+                     "(0: any free port; unset: no metrics)"),
+    "log-format": ("log_format", str, "text, or json: one JSON object a line and a line per call"),
 }
 
 

@@ -29,6 +29,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
 from cacaoai.search import StopFlag
 
+from . import observe
 from .errors import ApiError
 from .options import ServerOptions
 from .service import CacaoApi, Call
@@ -120,6 +121,7 @@ def create_server(address: str = "127.0.0.1:0",
     """
     options = options or ServerOptions()
     api = CacaoApi(options)
+    observers, metrics = observe.build(options, api.gate)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=options.worker_threads,
                                    thread_name_prefix="cacao-rpc"),
@@ -130,6 +132,7 @@ def create_server(address: str = "127.0.0.1:0",
         ],
         # a bound on queued calls too: beyond it gRPC answers RESOURCE_EXHAUSTED
         maximum_concurrent_rpcs=4 * options.worker_threads,
+        interceptors=[observe.ObservingInterceptor(observers)] if observers.hooks else None,
     )
     pb_grpc.add_CacaoServiceServicer_to_server(CacaoServicer(api), server)
     health_servicer = health.HealthServicer(
@@ -150,6 +153,7 @@ def create_server(address: str = "127.0.0.1:0",
         raise OSError(f"cannot listen on {address}")
     server.cacao_health = health_servicer  # type: ignore[attr-defined]
     server.cacao_api = api  # type: ignore[attr-defined]
+    server.cacao_metrics = metrics  # type: ignore[attr-defined]
     return server, port
 
 
@@ -163,7 +167,9 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
 
     On the signal, health turns NOT_SERVING, new calls are refused, and calls
     in flight get ``options.grace_s`` seconds to finish; after that they are
-    cancelled (their searches stop at once).
+    cancelled (their searches stop at once). SIGUSR1 turns health NOT_SERVING
+    while the server keeps answering (draining: balancers that check health
+    stop sending calls), SIGUSR2 turns it back to SERVING.
 
     Returns:
         0, the exit status.
@@ -180,8 +186,19 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         done = server.stop(options.grace_s)
         threading.Thread(target=lambda: (done.wait(), stopped.set()), daemon=True).start()
 
+    def set_health(status: int) -> None:
+        for name in ("", SERVICE_NAME):
+            server.cacao_health.set(name, status)
+        log.info("health: %s", health_pb2.HealthCheckResponse.ServingStatus.Name(status))
+
     signal.signal(signal.SIGTERM, shut_down)
     signal.signal(signal.SIGINT, shut_down)
+    # drain without stopping (a balancer that polls health sends no new calls), and undo
+    signal.signal(signal.SIGUSR1, lambda *_: set_health(health_pb2.HealthCheckResponse.NOT_SERVING))
+    signal.signal(signal.SIGUSR2, lambda *_: set_health(health_pb2.HealthCheckResponse.SERVING))
+    if server.cacao_metrics is not None and options.metrics_port is not None:
+        metrics_port = server.cacao_metrics.serve(host, options.metrics_port)
+        log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
     server.start()
     log.info("serving on %s", format_address(host, bound))
     while not stopped.wait(0.5):

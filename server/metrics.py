@@ -1,0 +1,106 @@
+"""Prometheus metrics of a server: calls, errors, latency, searches, search slots.
+
+The call metrics follow the names of go-grpc-prometheus, so the usual gRPC
+dashboards read them:
+
+- ``grpc_server_handled_total{grpc_service, grpc_method, grpc_code}``: finished
+  calls by status code (errors are the codes other than OK);
+- ``grpc_server_handling_seconds{grpc_service, grpc_method}``: latency histogram;
+
+and the search adds:
+
+- ``cacao_search_iterations{grpc_method}`` and ``cacao_search_seconds{grpc_method}``:
+  histograms of each finished search (the final evaluation of a call);
+- ``cacao_search_slots_in_use`` and ``cacao_search_slots``: searches running now
+  and the ``--max-searches`` limit (read from the search gate at scrape time);
+- ``cacao_search_refusals_total{grpc_method}``: search calls refused with
+  RESOURCE_EXHAUSTED because every slot was taken.
+
+Each server has its own registry, so several servers in one process (tests)
+never mix their counts. :meth:`Metrics.serve` exposes ``/metrics`` over HTTP.
+
+Thread-safety: prometheus_client's metrics are thread-safe; :meth:`Metrics.__call__`
+is the call hook and runs in the RPC threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import start_http_server
+
+from .observe import SEARCH_METHODS, CallRecord
+
+#: Latency buckets, seconds: quick calls (~1 ms) up to long searches (60 s).
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                   10.0, 30.0, 60.0)
+#: Iteration buckets: beginner (~100) up to the 2,000,000 default limit.
+ITERATION_BUCKETS = (10, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000,
+                     2_000_000)
+
+_LABELS = ("grpc_service", "grpc_method")
+
+
+class Metrics:
+    """The metrics of one server, fed by the call hook and read from its search gate.
+
+    Args:
+        gate: the server's search gate (``running`` and ``limit`` are read at scrape time).
+        registry: where the metrics live (default: a new registry of their own).
+    """
+
+    def __init__(self, gate: Any = None, registry: CollectorRegistry | None = None):
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.started = Counter("grpc_server_started", "Calls received (counted when they end).",
+                               _LABELS, registry=r)
+        self.handled = Counter("grpc_server_handled", "Calls finished, by status code.",
+                               (*_LABELS, "grpc_code"), registry=r)
+        self.latency = Histogram("grpc_server_handling_seconds",
+                                 "Time from a call's arrival to its end.", _LABELS,
+                                 buckets=LATENCY_BUCKETS, registry=r)
+        self.iterations = Histogram("cacao_search_iterations", "Iterations of each finished search.",
+                                    ("grpc_method",), buckets=ITERATION_BUCKETS, registry=r)
+        self.search_seconds = Histogram("cacao_search_seconds", "Time of each finished search.",
+                                        ("grpc_method",), buckets=LATENCY_BUCKETS, registry=r)
+        self.refusals = Counter("cacao_search_refusals",
+                                "Search calls refused because every search slot was taken.",
+                                ("grpc_method",), registry=r)
+        self.http_port: int | None = None
+        self._http: Any = None
+        if gate is not None:
+            Gauge("cacao_search_slots_in_use", "Searches running now.",
+                  registry=r).set_function(lambda: gate.running)
+            Gauge("cacao_search_slots", "Searches allowed at once (--max-searches).",
+                  registry=r).set_function(lambda: gate.limit)
+
+    def __call__(self, call: CallRecord) -> None:
+        """The call hook: counts and times one finished call."""
+        labels = (call.service, call.method)
+        self.started.labels(*labels).inc()
+        self.handled.labels(*labels, call.code).inc()
+        self.latency.labels(*labels).observe(call.seconds)
+        if call.method in SEARCH_METHODS:
+            if call.code == "RESOURCE_EXHAUSTED":
+                self.refusals.labels(call.method).inc()
+            elif call.iterations:
+                self.iterations.labels(call.method).observe(call.iterations)
+                self.search_seconds.labels(call.method).observe(call.search_seconds)
+
+    def exposition(self) -> bytes:
+        """The metrics in Prometheus' text format (what ``/metrics`` answers)."""
+        return generate_latest(self.registry)
+
+    def serve(self, host: str, port: int) -> int:
+        """Serves ``/metrics`` over HTTP on a daemon thread; returns the bound port."""
+        self._http, _thread = start_http_server(port, addr=host, registry=self.registry)
+        self.http_port = self._http.server_address[1]
+        return self.http_port
+
+    def close(self) -> None:
+        """Stops the HTTP endpoint, if any."""
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+            self._http = None

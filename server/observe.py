@@ -1,0 +1,164 @@
+"""Watching calls: one :class:`CallRecord` per finished call, handed to hooks.
+
+A hook is any ``Callable[[CallRecord], None]``: :class:`.metrics.Metrics`
+counts and times calls for Prometheus, :class:`.logs.CallLog` writes one
+structured log line per call. Hooks know nothing of gRPC, so another transport
+(an HTTP front, say) reuses them by building a :class:`CallRecord` with
+:func:`call_record` and calling :meth:`Observers.finish`.
+
+:class:`ObservingInterceptor` is the gRPC side: a server interceptor that
+times each call, reads its status code and its reply, and calls the hooks.
+
+Thread-safety: :class:`Observers` and the interceptor hold only immutable
+state after construction; hooks must be thread-safe (both shipped ones are).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+import grpc
+
+log = logging.getLogger("cacaoai.server")
+
+#: The RPCs that run a search (their RESOURCE_EXHAUSTED is a search-slot refusal).
+SEARCH_METHODS = frozenset({"SuggestAction", "AnalyzePosition"})
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What one finished call did, in plain values.
+
+    Attributes:
+        service: full service name, e.g. ``cacao.v1.CacaoService``.
+        method: method name, e.g. ``SuggestAction``.
+        code: status code name, e.g. ``OK``, ``INVALID_ARGUMENT``.
+        seconds: wall time from the call's arrival to its end.
+        position_hash: the hash of the position in the (last) reply, or "".
+        iterations: search iterations of the (last) reply's evaluation, or 0.
+        search_seconds: search time of that evaluation, or 0.
+        stopped_by: why that search stopped ("iterations", "time", ...), or "".
+        peer: the client's address as the transport names it.
+    """
+
+    service: str
+    method: str
+    code: str
+    seconds: float
+    position_hash: str = ""
+    iterations: int = 0
+    search_seconds: float = 0.0
+    stopped_by: str = ""
+    peer: str = ""
+
+
+CallHook = Callable[[CallRecord], None]
+
+
+def call_record(full_method: str, code: str, seconds: float, reply: Any = None,
+                peer: str = "") -> CallRecord:
+    """A CallRecord from a ``/package.Service/Method`` name and a cacao.v1 reply (or None)."""
+    service, _, method = full_method.lstrip("/").rpartition("/")
+    position_hash = getattr(reply, "position_hash", "") if reply is not None else ""
+    iterations, search_seconds, stopped_by = 0, 0.0, ""
+    evaluation = getattr(reply, "evaluation", None)
+    if evaluation is not None and reply.HasField("evaluation"):
+        iterations = evaluation.iterations
+        search_seconds = evaluation.elapsed.ToTimedelta().total_seconds()
+        stopped_by = evaluation.stopped_by
+    return CallRecord(service=service, method=method, code=code, seconds=seconds,
+                      position_hash=position_hash, iterations=iterations,
+                      search_seconds=search_seconds, stopped_by=stopped_by, peer=peer)
+
+
+class Observers:
+    """The hooks of one server; a hook that fails is logged and never fails the call."""
+
+    def __init__(self, hooks: Sequence[CallHook] = ()):
+        self.hooks = tuple(hooks)
+
+    def finish(self, record: CallRecord) -> None:
+        """Hands a finished call to every hook."""
+        for hook in self.hooks:
+            try:
+                hook(record)
+            except Exception:  # observing must never break serving
+                log.exception("call hook %r failed", hook)
+
+
+def _code(context: grpc.ServicerContext, failed: bool) -> str:
+    code = context.code()
+    if code is None:  # no status set: ended normally, cancelled, or raised
+        if not context.is_active():
+            return grpc.StatusCode.CANCELLED.name
+        return grpc.StatusCode.UNKNOWN.name if failed else grpc.StatusCode.OK.name
+    return code.name if isinstance(code, grpc.StatusCode) else str(code)
+
+
+class ObservingInterceptor(grpc.ServerInterceptor):
+    """Times every unary and server-streaming call and reports it to the observers."""
+
+    def __init__(self, observers: Observers):
+        self.observers = observers
+
+    def intercept_service(self, continuation: Callable[[Any], Any],
+                          handler_call_details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        method = handler_call_details.method
+        if handler.response_streaming:
+            return handler._replace(unary_stream=self._stream(method, handler.unary_stream))
+        return handler._replace(unary_unary=self._unary(method, handler.unary_unary))
+
+    def _finish(self, method: str, context: grpc.ServicerContext, started: float,
+                failed: bool, reply: Any) -> None:
+        self.observers.finish(call_record(method, _code(context, failed),
+                                          time.perf_counter() - started, reply, context.peer()))
+
+    def _unary(self, method: str, behaviour: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def observed(request: Any, context: grpc.ServicerContext) -> Any:
+            started = time.perf_counter()
+            reply, failed = None, True
+            try:
+                reply = behaviour(request, context)
+                failed = False
+                return reply
+            finally:
+                self._finish(method, context, started, failed, reply)
+        return observed
+
+    def _stream(self, method: str,
+                behaviour: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
+        def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            started = time.perf_counter()
+            reply, failed = None, True
+            try:
+                for reply in behaviour(request, context):
+                    yield reply
+                failed = False
+            finally:
+                self._finish(method, context, started, failed, reply)
+        return observed
+
+
+def build(options: Any, gate: Any = None) -> tuple[Observers, Any]:
+    """The observers a server's options ask for, and its Metrics (or None).
+
+    Metrics are kept when ``options.metrics_port`` is set; the call log when
+    ``options.log_format`` is "json".
+    """
+    from .logs import CallLog
+    from .metrics import Metrics
+
+    hooks: list[CallHook] = []
+    metrics = None
+    if getattr(options, "metrics_port", None) is not None:
+        metrics = Metrics(gate)
+        hooks.append(metrics)
+    if getattr(options, "log_format", "text") == "json":
+        hooks.append(CallLog())
+    return Observers(hooks), metrics

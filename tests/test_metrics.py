@@ -1,0 +1,180 @@
+"""Metrics and call logs: a real server counts, times and logs its calls.
+
+In-process servers show what each metric counts; a cacao-server process shows
+the flags, the HTTP ``/metrics`` endpoint and the JSON log lines end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import grpc
+import pytest
+from google.protobuf import duration_pb2
+from prometheus_client.parser import text_string_to_metric_families
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.engine import Position
+from cacaoai.server import ServerOptions, create_server
+from cacaoai.server.logs import CALL_LOGGER, JsonFormatter
+from cacaoai.server.observe import Observers, call_record
+from cacaoai.server.options import parse_args
+
+SERVICE = "cacao.v1.CacaoService"
+
+
+def value(text: str, name: str, **labels: str) -> float:
+    """The value of one sample in a Prometheus text exposition (0 if absent)."""
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    return 0.0
+
+
+def position() -> pb.Position:
+    from cacaoai.server import convert
+
+    pos = Position.new(players=2, seed=3)
+    for _ in range(4):
+        pos.apply(pos.legal_actions()[0])
+    return convert.position_from_json(pos.snapshot())
+
+
+@pytest.fixture
+def observed_server():
+    """An in-process server with metrics and the JSON call log, one search slot."""
+    options = ServerOptions(worker_threads=4, max_searches=1, max_time_s=5.0, grace_s=0.0,
+                            metrics_port=0, log_format="json")
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield server, cacao_pb2_grpc.CacaoServiceStub(channel)
+    server.stop(None).wait()
+
+
+def test_calls_errors_latency_and_searches_are_counted(observed_server, caplog):
+    server, stub = observed_server
+    metrics = server.cacao_metrics
+    caplog.set_level(logging.INFO, logger=CALL_LOGGER)
+    stub.GetServerInfo(pb.GetServerInfoRequest())
+    game = stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    with pytest.raises(grpc.RpcError) as bad:
+        stub.NewGame(pb.NewGameRequest(players=9))
+    assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    reply = stub.SuggestAction(pb.SuggestActionRequest(
+        position=position(), limits=pb.SearchLimits(iterations=300), seed=1))
+    text = metrics.exposition().decode()
+
+    def handled(method: str, code: str) -> float:
+        return value(text, "grpc_server_handled_total", grpc_service=SERVICE,
+                     grpc_method=method, grpc_code=code)
+
+    assert handled("GetServerInfo", "OK") == 1
+    assert handled("NewGame", "OK") == 1 and handled("NewGame", "INVALID_ARGUMENT") == 1
+    assert handled("SuggestAction", "OK") == 1
+    assert value(text, "grpc_server_handling_seconds_count", grpc_method="NewGame") == 2
+    assert value(text, "grpc_server_handling_seconds_sum", grpc_method="SuggestAction") > 0
+    assert value(text, "cacao_search_iterations_sum", grpc_method="SuggestAction") == 300
+    assert value(text, "cacao_search_iterations_bucket", grpc_method="SuggestAction",
+                 le="1000.0") == 1
+    assert value(text, "cacao_search_seconds_count", grpc_method="SuggestAction") == 1
+    assert value(text, "cacao_search_slots") == 1
+
+    lines = [r for r in caplog.records if r.name == CALL_LOGGER]
+    assert [r.method.rsplit("/", 1)[1] for r in lines] == [
+        "GetServerInfo", "NewGame", "NewGame", "SuggestAction"]
+    assert [r.code for r in lines] == ["OK", "OK", "INVALID_ARGUMENT", "OK"]
+    assert lines[1].position_hash == game.position_hash and lines[2].position_hash == ""
+    assert lines[3].position_hash == reply.position_hash and lines[3].iterations == 300
+    entry = json.loads(JsonFormatter().format(lines[3]))
+    assert entry["method"] == f"{SERVICE}/SuggestAction" and entry["duration_ms"] > 0
+    assert entry["stopped_by"] == "iterations" and entry["level"] == "INFO"
+
+
+def test_slot_occupancy_and_refusals_are_counted(observed_server):
+    server, stub = observed_server
+    metrics = server.cacao_metrics
+    stream = stub.AnalyzePosition(pb.AnalyzePositionRequest(
+        position=position(), report_interval=duration_pb2.Duration(nanos=50_000_000),
+        limits=pb.SearchLimits(time=duration_pb2.Duration(seconds=4))))
+    next(stream)  # the one slot is taken
+    assert value(metrics.exposition().decode(), "cacao_search_slots_in_use") == 1
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.SuggestAction(pb.SuggestActionRequest(position=position(),
+                                                   limits=pb.SearchLimits(iterations=1)))
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    stream.cancel()
+    deadline = time.monotonic() + 5
+    while server.cacao_api.gate.running and time.monotonic() < deadline:
+        time.sleep(0.01)
+    text = metrics.exposition().decode()
+    assert value(text, "cacao_search_refusals_total", grpc_method="SuggestAction") == 1
+    assert value(text, "cacao_search_slots_in_use") == 0
+    assert value(text, "grpc_server_handled_total", grpc_method="AnalyzePosition",
+                 grpc_code="CANCELLED") == 1
+
+
+def test_a_failing_hook_is_logged_and_the_other_hooks_still_run(caplog):
+    seen = []
+
+    def broken(_call):
+        raise RuntimeError("boom")
+
+    Observers([broken, seen.append]).finish(call_record("/s.S/M", "OK", 0.01))
+    assert [c.method for c in seen] == ["M"]
+    assert "call hook" in caplog.text
+
+
+def test_without_the_flags_nothing_is_observed():
+    server, _ = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1))
+    assert server.cacao_metrics is None
+
+
+def test_metrics_and_log_format_are_flags_and_environment_variables():
+    _, _, options = parse_args(["--metrics-port", "9100", "--log-format", "json"], {})
+    assert (options.metrics_port, options.log_format) == (9100, "json")
+    _, _, options = parse_args([], {"CACAO_METRICS_PORT": "0", "CACAO_LOG_FORMAT": "json"})
+    assert (options.metrics_port, options.log_format) == (0, "json")
+    assert parse_args([], {})[2].metrics_port is None
+    with pytest.raises(SystemExit):
+        parse_args(["--log-format", "yaml"], {})
+
+
+def test_a_server_process_serves_metrics_over_http_and_logs_json_lines():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--metrics-port", "0",
+         "--log-format", "json", "--max-searches", "1"],
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        lines = [json.loads(process.stderr.readline()) for _ in range(2)]
+        metrics_url = re.search(r"http://\S+/metrics", lines[0]["message"]).group(0)
+        port = int(re.search(r"serving on 127\.0\.0\.1:(\d+)", lines[1]["message"]).group(1))
+        rest: list[str] = []
+        reader = threading.Thread(target=lambda: rest.extend(process.stderr), daemon=True)
+        reader.start()
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            game = cacao_pb2_grpc.CacaoServiceStub(channel).NewGame(
+                pb.NewGameRequest(players=3, seed=1))
+        text = urllib.request.urlopen(metrics_url, timeout=5).read().decode()
+        assert value(text, "grpc_server_handled_total", grpc_method="NewGame", grpc_code="OK") == 1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+        reader.join(timeout=5)
+        calls = [json.loads(line) for line in rest if '"logger": "cacaoai.server.calls"' in line]
+        assert len(calls) == 1
+        assert calls[0]["method"] == f"{SERVICE}/NewGame" and calls[0]["code"] == "OK"
+        assert calls[0]["position_hash"] == game.position_hash
+    finally:
+        if process.poll() is None:
+            process.kill()
