@@ -1,0 +1,237 @@
+"""Start nginx in front of N cacao-server replicas on loopback, and keep it in step with their health.
+
+    python scripts/replicas.py --replicas 2                       # nginx on 127.0.0.1:8080
+    python scripts/replicas.py --replicas 2 --port 0 -- --max-searches 1 --metrics-port 0
+
+Everything after ``--`` is passed to every ``cacao-server``. The script prints
+one line per event on stdout (tests and scripts read them):
+
+    replica 0 pid 1234 on 127.0.0.1:40001
+    nginx pid 1240 on 127.0.0.1:8080 (config in /tmp/cacao-nginx-xxxx)
+    upstream serving 0,1 down -
+    ready
+
+Health-check driven draining: open-source nginx has no active gRPC health
+checks, so this script is the health checker. Every ``--poll`` seconds it asks
+each replica's ``grpc.health.v1`` (service "") with a short deadline; when the
+set of SERVING replicas changes it rewrites ``upstream.conf`` (a replica that
+is not SERVING, or does not answer, is marked ``down``), reloads nginx with
+SIGHUP, waits until nginx's old worker has exited (so no new call reaches a
+drained replica), and prints the new ``upstream`` line. A replica is drained
+by ``kill -USR1 PID`` (health NOT_SERVING, calls in flight go on) and taken
+back by ``kill -USR2 PID``; SIGTERM drains it the same way before it stops.
+
+SIGTERM or SIGINT stops nginx and the replicas and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "nginx" / "nginx.conf"
+SERVING = health_pb2.HealthCheckResponse.SERVING
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+class Replica:
+    """One cacao-server process on a free loopback port; its log goes to our stderr."""
+
+    def __init__(self, index: int, flags: list[str], timeout: float = 60.0):
+        self.index = index
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1", "--port", "0",
+             *flags],
+            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.address = self._wait_for_address(timeout)
+        threading.Thread(target=self._copy_log, daemon=True).start()
+        self.channel = grpc.insecure_channel(self.address)
+        self.health = health_pb2_grpc.HealthStub(self.channel)
+
+    def _wait_for_address(self, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        assert self.process.stderr is not None
+        while time.monotonic() < deadline:
+            line = self.process.stderr.readline()
+            if not line:
+                break
+            sys.stderr.write(f"[replica {self.index}] {line}")
+            match = re.search(r"serving on (127\.0\.0\.1:\d+)", line)
+            if match:
+                return match.group(1)
+        self.process.kill()
+        raise RuntimeError(f"replica {self.index} did not start (exit {self.process.poll()})")
+
+    def _copy_log(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            sys.stderr.write(f"[replica {self.index}] {line}")
+
+    def serving(self, timeout: float) -> bool:
+        """Whether the replica answers its health check with SERVING."""
+        try:
+            reply = self.health.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+        except grpc.RpcError:
+            return False
+        return reply.status == SERVING
+
+    def stop(self, grace: float = 10.0) -> None:
+        self.channel.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(grace)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def children_of(pid: int) -> set[int]:
+    """Live child processes of ``pid`` (nginx's workers), from /proc."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry))
+    return found
+
+
+def upstream_lines(replicas: list[Replica], serving: set[int]) -> str:
+    return "".join(f"server {r.address} max_fails=1 fail_timeout=2s"
+                   f"{'' if r.index in serving else ' down'};\n" for r in replicas)
+
+
+class Nginx:
+    """nginx (master + one worker) in its own working folder, config from the template."""
+
+    def __init__(self, listen: str, replicas: list[Replica], binary: str = "nginx"):
+        self.prefix = Path(tempfile.mkdtemp(prefix="cacao-nginx-"))
+        self.prefix.chmod(0o755)  # workers may run as nobody
+        config = TEMPLATE.read_text().replace("@PREFIX@", str(self.prefix))
+        (self.prefix / "nginx.conf").write_text(config.replace("@LISTEN@", listen))
+        self.write_upstream(upstream_lines(replicas, {r.index for r in replicas}))
+        command = [binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
+                   "-e", str(self.prefix / "error.log"), "-g", "daemon off;"]
+        check = subprocess.run([*command[:-2], "-t"], capture_output=True, text=True)
+        if check.returncode:
+            raise RuntimeError(f"nginx -t failed: {check.stderr}")
+        self.process = subprocess.Popen(command)
+
+    def write_upstream(self, text: str) -> None:
+        path = self.prefix / "upstream.conf"
+        path.with_suffix(".tmp").write_text(text)
+        path.with_suffix(".tmp").replace(path)
+
+    def workers(self, timeout: float = 10.0) -> set[int]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = children_of(self.process.pid)
+            if found:
+                return found
+            time.sleep(0.02)
+        raise RuntimeError("nginx started no worker")
+
+    def reload(self, text: str, timeout: float = 30.0) -> None:
+        """New upstreams; returns once every old worker has exited."""
+        old = self.workers()
+        self.write_upstream(text)
+        self.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            now = children_of(self.process.pid)
+            if now and not now & old:
+                return
+            time.sleep(0.02)
+        sys.stderr.write("nginx: an old worker still holds connections after the reload\n")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)  # graceful
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threading.Event) -> None:
+    """Polls every replica's health and keeps nginx's upstreams equal to the SERVING ones."""
+    serving = {r.index for r in replicas}
+    while not stop.wait(poll):
+        now = {r.index for r in replicas if r.serving(timeout=max(poll, 0.2))}
+        if now != serving:
+            serving = now
+            nginx.reload(upstream_lines(replicas, serving))
+            down = sorted({r.index for r in replicas} - serving)
+            say(f"upstream serving {','.join(map(str, sorted(serving))) or '-'} "
+                f"down {','.join(map(str, down)) or '-'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    own, server_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) \
+        if "--" in argv else (argv, [])
+    parser = argparse.ArgumentParser(prog="scripts/replicas.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--host", default="127.0.0.1", help="nginx's listening address")
+    parser.add_argument("--port", type=int, default=8080, help="nginx's port (0: a free one)")
+    parser.add_argument("--poll", type=float, default=0.5, help="seconds between health checks")
+    parser.add_argument("--nginx", default="nginx", help="the nginx binary")
+    args = parser.parse_args(own)
+    if args.replicas < 1:
+        parser.error("--replicas must be at least 1")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    replicas: list[Replica] = []
+    nginx = None
+    try:
+        for i in range(args.replicas):
+            replicas.append(Replica(i, server_flags))
+            say(f"replica {i} pid {replicas[-1].process.pid} on {replicas[-1].address}")
+        listen = f"{args.host}:{args.port or free_port(args.host)}"
+        nginx = Nginx(listen, replicas, args.nginx)
+        nginx.workers()
+        say(f"nginx pid {nginx.process.pid} on {listen} (config in {nginx.prefix})")
+        say(f"upstream serving {','.join(str(r.index) for r in replicas)} down -")
+        say("ready")
+        supervise(nginx, replicas, args.poll, stop)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if nginx:
+            nginx.stop()
+        for replica in replicas:
+            replica.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
