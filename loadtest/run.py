@@ -4,11 +4,15 @@
     python loadtest/run.py --users 1 --weights suggest_short=1,suggest_normal=0,legal=0,apply=0
     python loadtest/run.py --overload                          # 16 users against 2 search slots
     python loadtest/run.py --users 4 --host 127.0.0.1:50051    # a server that is already running
+    python loadtest/run.py --users 4 --replicas 2 --max-searches 1 --workers 2
+                            # nginx + 2 replicas (scripts/replicas.py), locust master + 2 workers
 
 Steps: start ``cacao-server`` on a free loopback port (unless ``--host`` names
-one), wait until its health check says SERVING, run locust headless on
+one; with ``--replicas N``, nginx in front of N replicas by
+``scripts/replicas.py``, each with ``--max-searches`` slots), wait until its health check says SERVING, run locust headless on
 ``loadtest/locustfile.py`` as a subprocess (``--headless -u -r -t --csv
---only-summary``) while sampling the server's CPU time from ``/proc/PID/stat``
+--only-summary``; with ``--workers N`` in locust's distributed mode: a
+``--master`` and N ``--worker`` processes on loopback) while sampling the server's CPU time from ``/proc/PID/stat``
 and probing its health every second (under overload ten times a second, with a
 50 ms suggestion from a plain client each time), then probe it once more (health and a
 50 ms suggestion) after the load has stopped, stop it with SIGTERM, and write
@@ -50,6 +54,7 @@ import numpy as np
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 HERE = Path(__file__).resolve().parent
+REPLICAS_SCRIPT = HERE.parent / "scripts" / "replicas.py"
 LOCUSTFILE = HERE / "locustfile.py"
 POSITIONS = HERE / "positions.jsonl"
 WEIGHT_KEYS = ("suggest_short", "suggest_normal", "legal", "apply")
@@ -80,9 +85,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--allow-rejections", action="store_true",
                         help="count RESOURCE_EXHAUSTED as expected rejections, not failures")
     server = parser.add_argument_group("the server started here")
+    server.add_argument("--replicas", type=int, default=0,
+                        help="start nginx in front of this many replicas (scripts/replicas.py) "
+                             "and load that; 0: one server, no nginx")
+    server.add_argument("--balance", default="least_conn", choices=("least_conn", "round_robin"),
+                        help="nginx's balancing method with --replicas")
     server.add_argument("--max-searches", type=int, default=None,
-                        help="searches at once (default: the number of users, so that no "
-                             "search is refused; 2 with --overload)")
+                        help="searches at once, per replica (default: the number of users, so "
+                             "that no search is refused; 2 with --overload)")
     server.add_argument("--search-threads", type=int, default=1, help="threads per search")
     server.add_argument("--search-priority", default="idle", choices=("idle", "low", "normal"),
                         help="CPU priority of searches against the RPC threads")
@@ -99,6 +109,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          help="pause of a user after a rejection")
     traffic.add_argument("--processes", type=int, default=1,
                          help="locust worker processes (-1: one per core)")
+    traffic.add_argument("--workers", type=int, default=0,
+                         help="locust's distributed mode: a master and this many worker "
+                              "processes (0: one locust process, or --processes)")
     traffic.add_argument("--positions", default=str(POSITIONS))
     args = parser.parse_args(argv)
     args.users = args.users or (16 if args.overload else 4)
@@ -110,6 +123,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.weight_values = parse_weights(args.weights)
     if args.users < 1 or args.spawn_rate <= 0:
         parser.error("--users and --spawn-rate must be positive")
+    if args.workers and args.processes != 1:
+        parser.error("--workers and --processes are two ways to the same end: give one")
+    if args.host and args.replicas:
+        parser.error("--host loads a running server; --replicas starts its own: give one")
     if args.host and not LOOPBACK.match(args.host):
         parser.error(f"--host {args.host}: only loopback targets (127.x.x.x:PORT, localhost:PORT)")
     return args
@@ -136,16 +153,28 @@ def parse_weights(text: str) -> dict[str, float]:
 
 # --- the server ----------------------------------------------------------------
 
+def server_flags(args: argparse.Namespace) -> list[str]:
+    """The cacao-server flags of a replica started here."""
+    return ["--max-searches", str(args.max_searches),
+            "--search-threads", str(args.search_threads),
+            "--search-priority", args.search_priority,
+            "--worker-threads", str(args.worker_threads or args.max_searches + 8)]
+
+
 class Server:
-    """A cacao-server subprocess on a free loopback port."""
+    """A cacao-server subprocess on a free loopback port (with ``--replicas``:
+    scripts/replicas.py, nginx in front of that many; ``pid`` is then the
+    script's, whose process tree holds nginx and the replicas)."""
 
     def __init__(self, args: argparse.Namespace, out: Path):
         self.log_path = out / "server.log"
-        command = [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1",
-                   "--port", "0", "--max-searches", str(args.max_searches),
-                   "--search-threads", str(args.search_threads),
-                   "--search-priority", args.search_priority,
-                   "--worker-threads", str(args.worker_threads or args.max_searches + 8)]
+        if args.replicas:
+            command = [sys.executable, str(REPLICAS_SCRIPT), "--replicas", str(args.replicas),
+                       "--port", "0", "--balance", args.balance, "--", *server_flags(args)]
+        else:
+            command = [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1",
+                       "--port", "0", *server_flags(args)]
+        self.pattern = r"nginx pid \d+ on (\S+)" if args.replicas else r"serving on (\S+)"
         self.command = command
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
@@ -155,7 +184,7 @@ class Server:
     def _wait_for_address(self, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            match = re.search(r"serving on (\S+)", self.log_path.read_text())
+            match = re.search(self.pattern, self.log_path.read_text())
             if match:
                 return match.group(1)
             if self.process.poll() is not None:
@@ -167,15 +196,20 @@ class Server:
 
     def stop(self, grace: float = 15.0) -> int:
         """SIGTERM, then SIGKILL after ``grace`` seconds; returns the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(grace)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        code = replicas_module().stop_process(self.process, grace)
         self.log.close()
-        return self.process.returncode
+        return code
+
+
+def replicas_module() -> Any:
+    """scripts/replicas.py as a module (it is a script, not part of the package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cacao_replicas", REPLICAS_SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def cpu_seconds(pid: int | None) -> float | None:
@@ -218,9 +252,11 @@ class CpuSampler(threading.Thread):
     With ``tree``, the process's live descendants count too.
     """
 
-    def __init__(self, pid: int | None, interval: float = 0.5, tree: bool = False):
+    def __init__(self, pid: int | None, interval: float = 0.5, tree: bool = False,
+                 peers: list[int] | None = None):
         super().__init__(daemon=True)
         self.pid, self.interval, self.tree = pid, interval, tree
+        self.peers = peers or []
         self.samples: list[tuple[float, float]] = []
         self.done = threading.Event()
 
@@ -231,7 +267,8 @@ class CpuSampler(threading.Thread):
             if cpu is None:
                 return
             if self.tree and self.pid is not None:
-                for child in process_tree(self.pid)[1:]:
+                others = [p for peer in self.peers for p in process_tree(peer)]
+                for child in process_tree(self.pid)[1:] + others:
                     children[child] = cpu_seconds(child) or children.get(child, 0.0)
                 cpu += sum(children.values())
             self.samples.append((time.time(), cpu))
@@ -349,15 +386,31 @@ def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]
 
 # --- locust --------------------------------------------------------------------
 
-def locust_command(args: argparse.Namespace, address: str, out: Path) -> list[str]:
-    w = args.weight_values
+def locust_commands(args: argparse.Namespace, address: str, out: Path) -> list[list[str]]:
+    """The locust command, or with ``--workers`` the master's and then each worker's."""
     # let a user finish its call in flight (the longest search) when the time is up
     stop_timeout = int(max(args.suggest_short_ms, args.suggest_normal_ms) / 1000) + 2
     command = [
         sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless",
         "-u", str(args.users), "-r", f"{args.spawn_rate:g}", "-t", args.duration,
         "--csv", str(out / "locust"), "--only-summary", "--host", address,
-        "--stop-timeout", f"{stop_timeout}s", "--exit-code-on-error", "1",
+        "--stop-timeout", f"{stop_timeout}s", "--exit-code-on-error", "1", *traffic_flags(args, out)]
+    if args.processes != 1:
+        command += ["--processes", str(args.processes)]
+    if not args.workers:
+        return [command]
+    port = str(replicas_module().free_port())
+    master = [*command, "--master", "--expect-workers", str(args.workers),
+              "--master-bind-host", "127.0.0.1", "--master-bind-port", port]
+    worker = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--worker",
+              "--master-host", "127.0.0.1", "--master-port", port, *traffic_flags(args, out)]
+    return [master] + [worker] * args.workers
+
+
+def traffic_flags(args: argparse.Namespace, out: Path) -> list[str]:
+    """The locustfile's own flags (every locust process, master or worker, gets them)."""
+    w = args.weight_values
+    return [
         "--positions", args.positions, "--raw-latencies", str(out / "raw.csv"),
         "--suggest-short-ms", f"{args.suggest_short_ms:g}",
         "--suggest-normal-ms", f"{args.suggest_normal_ms:g}",
@@ -366,33 +419,30 @@ def locust_command(args: argparse.Namespace, address: str, out: Path) -> list[st
         "--weight-legal", f"{w['legal']:g}", "--weight-apply", f"{w['apply']:g}",
         "--think-ms", f"{args.think_ms:g}", "--reject-backoff-ms", f"{args.reject_backoff_ms:g}",
     ]
-    if args.processes != 1:
-        command += ["--processes", str(args.processes)]
-    return command
 
 
-def run_locust(command: list[str], out: Path,
+def run_locust(commands: list[list[str]], out: Path,
                duration_s: float) -> tuple[int, float, float, CpuSampler]:
-    """Runs locust to its end (bounded).
+    """Runs locust (the first command; any others are its workers) to its end (bounded).
 
     Returns:
-        (exit status, start, end in Unix time, the CPU samples of locust and its workers).
+        (exit status of the first, start, end in Unix time, the CPU samples of
+        locust and its workers).
     """
     start = time.time()
     with open(out / "locust.log", "w") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=HERE.parent)
-        sampler = CpuSampler(process.pid, tree=True)  # with --processes, the workers too
+        processes = [subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                      cwd=HERE.parent) for command in commands]
+        # with --processes the workers are the first one's children; with --workers, its peers
+        sampler = CpuSampler(processes[0].pid, tree=True, peers=[p.pid for p in processes[1:]])
         sampler.start()
         try:
-            code = process.wait(duration_s + 90)
+            code = processes[0].wait(duration_s + 90)
         except subprocess.TimeoutExpired:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
             code = -1
+        stop = replicas_module().stop_process
+        for process in processes:  # workers quit with their master; stop any that did not
+            stop(process, 10.0)
     end = time.time()
     sampler.done.set()
     return code, start, end, sampler
@@ -532,19 +582,20 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        sampler = CpuSampler(server.pid) if server else None
+        # with --replicas: the script, nginx and every replica
+        sampler = CpuSampler(server.pid, tree=bool(args.replicas)) if server else None
         machine = CpuSampler(None)
         prober = HealthProber(address, args.positions, args.suggest_short_ms / 1000,
-                              suggest=args.allow_rejections,
-                              interval=0.1 if args.allow_rejections else 1.0)
+                              suggest=args.overload,
+                              interval=0.1 if args.overload else 1.0)
         machine.start()
         if sampler:
             sampler.start()
         prober.start()
-        command = locust_command(args, address, out)
+        commands = locust_commands(args, address, out)
         print(f"load test: {args.users} users against {address} for {args.duration} "
               f"(output in {out})", flush=True)
-        code, start, end, locust_sampler = run_locust(command, out, args.duration_s)
+        code, start, end, locust_sampler = run_locust(commands, out, args.duration_s)
         prober.done.set()
         machine.done.set()
         if sampler:
@@ -561,9 +612,11 @@ def main(argv: list[str] | None = None) -> int:
                 "suggest_normal_ms": args.suggest_normal_ms, "weights": args.weight_values,
                 "think_ms": args.think_ms, "reject_backoff_ms": args.reject_backoff_ms,
                 "overload": args.overload, "allow_rejections": args.allow_rejections,
-                "locust_processes": args.processes,
+                "locust_processes": args.processes, "locust_workers": args.workers,
             },
             "server": ({"command": server.command[1:], "pid": server.pid,
+                        "replicas": args.replicas or 1,
+                        "balance": args.balance if args.replicas else None,
                         "max_searches": args.max_searches, "search_threads": args.search_threads}
                        if server else {"external": True}),
             "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before},

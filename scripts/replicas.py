@@ -92,13 +92,20 @@ class Replica:
 
     def stop(self, grace: float = 10.0) -> None:
         self.channel.close()
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(grace)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, grace)
+
+
+def stop_process(process: subprocess.Popen, grace: float = 10.0,
+                 sig: int = signal.SIGTERM) -> int:
+    """Sends ``sig``, then SIGKILL after ``grace`` seconds; returns the exit status."""
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -122,20 +129,27 @@ def children_of(pid: int) -> set[int]:
     return found
 
 
-def upstream_lines(replicas: list[Replica], serving: set[int]) -> str:
-    return "".join(f"server {r.address} max_fails=1 fail_timeout=2s"
+BALANCES = ("least_conn", "round_robin")
+
+
+def upstream_lines(replicas: list[Replica], serving: set[int], balance: str = "least_conn") -> str:
+    """upstream.conf: the balancing method and one server line per replica."""
+    method = "least_conn;\n" if balance == "least_conn" else ""  # round robin: nginx's default
+    return method + "".join(f"server {r.address} max_fails=1 fail_timeout=2s"
                    f"{'' if r.index in serving else ' down'};\n" for r in replicas)
 
 
 class Nginx:
     """nginx (master + one worker) in its own working folder, config from the template."""
 
-    def __init__(self, listen: str, replicas: list[Replica], binary: str = "nginx"):
+    def __init__(self, listen: str, replicas: list[Replica], binary: str = "nginx",
+                 balance: str = "least_conn"):
+        self.balance = balance
         self.prefix = Path(tempfile.mkdtemp(prefix="cacao-nginx-"))
         self.prefix.chmod(0o755)  # workers may run as nobody
         config = TEMPLATE.read_text().replace("@PREFIX@", str(self.prefix))
         (self.prefix / "nginx.conf").write_text(config.replace("@LISTEN@", listen))
-        self.write_upstream(upstream_lines(replicas, {r.index for r in replicas}))
+        self.write_upstream(upstream_lines(replicas, {r.index for r in replicas}, balance))
         command = [binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
                    "-e", str(self.prefix / "error.log"), "-g", "daemon off;"]
         check = subprocess.run([*command[:-2], "-t"], capture_output=True, text=True)
@@ -171,13 +185,7 @@ class Nginx:
         sys.stderr.write("nginx: an old worker still holds connections after the reload\n")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGQUIT)  # graceful
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, 10.0, signal.SIGQUIT)  # QUIT: nginx's graceful stop
 
 
 def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threading.Event) -> None:
@@ -187,7 +195,7 @@ def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threadin
         now = {r.index for r in replicas if r.serving(timeout=max(poll, 0.2))}
         if now != serving:
             serving = now
-            nginx.reload(upstream_lines(replicas, serving))
+            nginx.reload(upstream_lines(replicas, serving, nginx.balance))
             down = sorted({r.index for r in replicas} - serving)
             say(f"upstream serving {','.join(map(str, sorted(serving))) or '-'} "
                 f"down {','.join(map(str, down)) or '-'}")
@@ -203,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8080, help="nginx's port (0: a free one)")
     parser.add_argument("--poll", type=float, default=0.5, help="seconds between health checks")
     parser.add_argument("--nginx", default="nginx", help="the nginx binary")
+    parser.add_argument("--balance", choices=BALANCES, default="least_conn",
+                        help="least_conn: a call goes to the replica with the fewest calls in "
+                             "flight (a search lands on a free search slot); round_robin: in turn")
     args = parser.parse_args(own)
     if args.replicas < 1:
         parser.error("--replicas must be at least 1")
@@ -216,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
             replicas.append(Replica(i, server_flags))
             say(f"replica {i} pid {replicas[-1].process.pid} on {replicas[-1].address}")
         listen = f"{args.host}:{args.port or free_port(args.host)}"
-        nginx = Nginx(listen, replicas, args.nginx)
+        nginx = Nginx(listen, replicas, args.nginx, args.balance)
         nginx.workers()
         say(f"nginx pid {nginx.process.pid} on {listen} (config in {nginx.prefix})")
         say(f"upstream serving {','.join(str(r.index) for r in replicas)} down -")
