@@ -6,7 +6,11 @@
 Seats rotate: game g is played on deal g // players with bot i in seat
 (i + g) % players, so every deal is played once in every seating and seat
 order favours nobody (first player included, since the deal fixes it). Games
-run in worker processes; a progress bar goes to stderr. Every game is written
+run in local worker processes, or with ``--ray ADDRESS`` as tasks on a Ray
+cluster (``pip install 'cacaoai[ray]'``; ``--ray local`` starts a one-machine
+cluster); either way a game depends only on its seed and number, and the
+summary is taken in game order, so the results are the same. A progress bar
+goes to stderr. Every game is written
 as a cacao-record/1 file into the records folder. Shared wins count as a
 fraction (1 / number of winners); the 95% interval is Wilson's.
 """
@@ -20,7 +24,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from cacaoai.engine import Position
@@ -77,9 +81,52 @@ def _progress(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
+def _outcomes_local(tasks: list[Any], processes: int) -> Iterator[dict[str, Any]]:
+    """Games in this process (one process) or a pool of forked workers, as they finish."""
+    if processes == 1:
+        yield from map(play_game, tasks)
+        return
+    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    with ctx.Pool(processes) as pool:
+        yield from pool.imap_unordered(play_game, tasks)
+
+
+def _outcomes_ray(tasks: list[Any], address: str) -> Iterator[dict[str, Any]]:
+    """Games as Ray tasks, as they finish.
+
+    ``address`` is a Ray cluster address ("auto": the cluster this machine
+    belongs to; "ray://host:10001": a remote one) or "local" (start a
+    one-machine cluster, stopped afterwards). Every node needs cacaoai
+    installed (the same version).
+    """
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("--ray needs Ray: pip install 'cacaoai[ray]'") from None
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=None if address == "local" else address, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)
+    try:
+        remote_game = ray.remote(play_game)
+        pending = [remote_game.remote(task) for task in tasks]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        if started:
+            ray.shutdown()
+
+
 def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes: int | None = None,
-        records: str | None = None, progress: bool = True) -> dict[str, Any]:
-    """Play `games` games and return the summary (the --json object)."""
+        records: str | None = None, progress: bool = True,
+        ray_address: str | None = None) -> dict[str, Any]:
+    """Play `games` games and return the summary (the --json object).
+
+    Args:
+        ray_address: run the games as tasks on this Ray cluster ("local",
+            "auto" or an address) instead of local processes.
+    """
     for spec in specs:
         parse_bot(spec)                       # fail early on a bad spec
     if records:
@@ -103,26 +150,19 @@ def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes
                 json.dump(outcome["record"], f)
                 f.write("\n")
 
-    done = 0
     if progress:
         _progress(0, games, started)
-    if processes == 1:
-        outcomes = map(play_game, tasks)
-        for outcome in outcomes:
-            take(outcome)
-            done += 1
-            if progress:
-                _progress(done, games, started)
-    else:
-        ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-        with ctx.Pool(processes) as pool:
-            for outcome in pool.imap_unordered(play_game, tasks):
-                take(outcome)
-                done += 1
-                if progress:
-                    _progress(done, games, started)
+    finished: list[dict[str, Any]] = []
+    outcomes = (_outcomes_ray(tasks, ray_address) if ray_address
+                else _outcomes_local(tasks, processes))
+    for outcome in outcomes:
+        finished.append(outcome)
+        if progress:
+            _progress(len(finished), games, started)
     if progress:
         sys.stderr.write("\n")
+    for outcome in sorted(finished, key=lambda o: o["game"]):  # sums in one order: same results
+        take(outcome)
     bots = []
     for i, spec in enumerate(specs):
         n = seats[i]
@@ -144,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=None, help="default: one per core")
+    parser.add_argument("--ray", metavar="ADDRESS", default=None,
+                        help="run the games on a Ray cluster instead: auto, ray://HOST:PORT, "
+                             "or local (a one-machine cluster); needs cacaoai[ray]")
     parser.add_argument("--records", default=None,
                         help="folder for the game records (default: out/arena-<time>)")
     parser.add_argument("--no-records", action="store_true")
@@ -160,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     records = None if args.no_records else (args.records or time.strftime("out/arena-%Y%m%d-%H%M%S"))
     try:
         summary = run(args.bots, players, args.games, args.seed, args.processes, records,
-                      progress=not args.quiet)
+                      progress=not args.quiet, ray_address=args.ray)
     except ValueError as exc:
         parser.error(str(exc))
     if args.json:
