@@ -1,0 +1,28 @@
+"""The figure-printing scripts of the production section run and print their figures."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def run_script(name: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(SCRIPTS / name), *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_bench_nginx_times_calls_direct_and_through_nginx():
+    out = run_script("bench_nginx.py", "--calls", "20")
+    for call in ("GetServerInfo", "SuggestAction 1 iteration"):
+        for route in ("direct", "nginx", "+nginx"):
+            assert re.search(rf"^{re.escape(call)}\s+{re.escape(route)}\s", out, re.M), out
+
+
+def test_bench_observe_times_both_hooks():
+    out = run_script("bench_observe.py", "--calls", "200")
+    assert re.search(r"^metrics hook\s+[\d.]+ µs/call$", out, re.M), out
+    assert re.search(r"^JSON call log\s+[\d.]+ µs/call$", out, re.M), out
