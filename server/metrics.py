@@ -4,7 +4,8 @@ The call metrics follow the names of go-grpc-prometheus, so the usual gRPC
 dashboards read them:
 
 - ``grpc_server_handled_total{grpc_service, grpc_method, grpc_code}``: finished
-  calls by status code (errors are the codes other than OK);
+  calls by status code (errors are the codes other than OK; calls still running
+  are not counted);
 - ``grpc_server_handling_seconds{grpc_service, grpc_method}``: latency histogram;
 
 and the search adds:
@@ -53,8 +54,6 @@ class Metrics:
     def __init__(self, gate: Any = None, registry: CollectorRegistry | None = None):
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.started = Counter("grpc_server_started", "Calls received (counted when they end).",
-                               _LABELS, registry=r)
         self.handled = Counter("grpc_server_handled", "Calls finished, by status code.",
                                (*_LABELS, "grpc_code"), registry=r)
         self.latency = Histogram("grpc_server_handling_seconds",
@@ -78,7 +77,6 @@ class Metrics:
     def __call__(self, call: CallRecord) -> None:
         """The call hook: counts and times one finished call."""
         labels = (call.service, call.method)
-        self.started.labels(*labels).inc()
         self.handled.labels(*labels, call.code).inc()
         self.latency.labels(*labels).observe(call.seconds)
         if call.method in SEARCH_METHODS:

@@ -71,6 +71,8 @@ class ServerOptions:
         if self.search_priority not in PRIORITIES:
             raise ValueError(f"search_priority must be one of {', '.join(PRIORITIES)}, "
                              f"got {self.search_priority!r}")
+        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
+            raise ValueError(f"metrics_port must be 0-65535, got {self.metrics_port}")
         if self.log_format not in ("text", "json"):
             raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
         if self.max_time_s <= 0 or self.grace_s < 0:

@@ -147,8 +147,9 @@ def test_metrics_and_log_format_are_flags_and_environment_variables():
     _, _, options = parse_args([], {"CACAO_METRICS_PORT": "0", "CACAO_LOG_FORMAT": "json"})
     assert (options.metrics_port, options.log_format) == (0, "json")
     assert parse_args([], {})[2].metrics_port is None
-    with pytest.raises(SystemExit):
-        parse_args(["--log-format", "yaml"], {})
+    for bad in (["--log-format", "yaml"], ["--metrics-port", "70000"]):
+        with pytest.raises(SystemExit):
+            parse_args(bad, {})
 
 
 def test_a_server_process_serves_metrics_over_http_and_logs_json_lines():
