@@ -17,9 +17,10 @@ each replica's ``grpc.health.v1`` (service "") with a short deadline; when the
 set of SERVING replicas changes it rewrites ``upstream.conf`` (a replica that
 is not SERVING, or does not answer, is marked ``down``), reloads nginx with
 SIGHUP, waits until nginx's old worker has exited (so no new call reaches a
-drained replica), and prints the new ``upstream`` line. A replica is drained
-by ``kill -USR1 PID`` (health NOT_SERVING, calls in flight go on) and taken
-back by ``kill -USR2 PID``; SIGTERM drains it the same way before it stops.
+drained replica; at most 30 s, as long streams may hold it), and prints the
+new ``upstream`` line. A replica is drained by ``kill -USR1 PID`` (health
+NOT_SERVING, calls in flight go on) and taken back by ``kill -USR2 PID``;
+SIGTERM drains it the same way before it stops.
 
 SIGTERM or SIGINT stops nginx and the replicas and exits 0.
 """
@@ -192,6 +193,9 @@ def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threadin
     """Polls every replica's health and keeps nginx's upstreams equal to the SERVING ones."""
     serving = {r.index for r in replicas}
     while not stop.wait(poll):
+        if nginx.process.poll() is not None:
+            raise RuntimeError(f"nginx exited with {nginx.process.returncode} "
+                               f"(see {nginx.prefix / 'error.log'})")
         now = {r.index for r in replicas if r.serving(timeout=max(poll, 0.2))}
         if now != serving:
             serving = now
