@@ -196,8 +196,8 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
     # drain without stopping (a balancer that polls health sends no new calls), and undo
     signal.signal(signal.SIGUSR1, lambda *_: set_health(health_pb2.HealthCheckResponse.NOT_SERVING))
     signal.signal(signal.SIGUSR2, lambda *_: set_health(health_pb2.HealthCheckResponse.SERVING))
-    if server.cacao_metrics is not None and options.metrics_port is not None:
-        metrics_port = server.cacao_metrics.serve(host, options.metrics_port)
+    if server.cacao_metrics is not None:  # --metrics-port was given
+        metrics_port = server.cacao_metrics.serve(host, options.metrics_port or 0)
         log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
     server.start()
     log.info("serving on %s", format_address(host, bound))
