@@ -22,7 +22,9 @@ new ``upstream`` line. A replica is drained by ``kill -USR1 PID`` (health
 NOT_SERVING, calls in flight go on) and taken back by ``kill -USR2 PID``;
 SIGTERM drains it the same way before it stops.
 
-SIGTERM or SIGINT stops nginx and the replicas and exits 0.
+SIGTERM or SIGINT stops nginx and the replicas, removes nginx's folder (unless
+``--keep``: it holds the access log, with each call's replica and grpc-status)
+and exits 0.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -185,8 +188,11 @@ class Nginx:
             time.sleep(0.02)
         sys.stderr.write("nginx: an old worker still holds connections after the reload\n")
 
-    def stop(self) -> None:
+    def stop(self, keep: bool = False) -> None:
+        """Stops nginx gracefully; removes its working folder unless ``keep``."""
         stop_process(self.process, 10.0, signal.SIGQUIT)  # QUIT: nginx's graceful stop
+        if not keep:
+            shutil.rmtree(self.prefix, ignore_errors=True)
 
 
 def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threading.Event) -> None:
@@ -215,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8080, help="nginx's port (0: a free one)")
     parser.add_argument("--poll", type=float, default=0.5, help="seconds between health checks")
     parser.add_argument("--nginx", default="nginx", help="the nginx binary")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep nginx's folder (config, access and error logs) after the stop")
     parser.add_argument("--balance", choices=BALANCES, default="least_conn",
                         help="least_conn: a call goes to the replica with the fewest calls in "
                              "flight (a search lands on a free search slot); round_robin: in turn")
@@ -242,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         if nginx:
-            nginx.stop()
+            nginx.stop(keep=args.keep)
         for replica in replicas:
             replica.stop()
     return 0
