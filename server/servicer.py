@@ -3,7 +3,9 @@
 The transport is grpc.aio: one event loop receives every request and sends
 every answer, so a client that opens a call and never sends its request (or
 never reads its answer) holds no thread, and health keeps answering. The
-handlers of :class:`~.service.CacaoApi` run in a bounded thread pool
+handlers of :class:`~.service.CacaoApi` run on the loop when the request is
+small and nothing blocks (well under a millisecond: the GIL would serialise
+them anyway, and a thread switch costs more), else in a bounded thread pool
 (``worker_threads``); a search holds a pool thread (SuggestAction) or a
 thread of its own (AnalyzePosition), at most ``max_searches`` at once.
 
@@ -55,8 +57,9 @@ T = TypeVar("T")
 log = logging.getLogger("cacaoai.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["CacaoService"].full_name
+INLINE_REQUEST_BYTES = 8 * 1024  # handled on the loop: every real request but searches
 LARGE_REQUEST_BYTES = 32 * 1024  # five times the largest real record
-LARGE_REQUESTS = 2  # large requests converted at once
+LARGE_REQUESTS = 1  # large requests converted at once
 FINAL_REPORT_S = 0.5  # after a shutdown stops the searches: time for their answers
 
 
@@ -91,17 +94,22 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
             client=security.client_key(context.peer(), context.invocation_metadata(), self.tokens),
         )
 
-    async def _run(self, request: Any, work: Callable[[], T]) -> T:
-        """``work()`` in the pool; large requests wait for one of a few turns first."""
+    async def _run(self, request: Any, work: Callable[[], T], blocks: bool = False) -> T:
+        """``work()``: on the loop when it is quick (a small request that does
+        not search: two thread switches would cost more than the work), else
+        in the pool; large requests wait for their turn first."""
+        size = request.ByteSize()
+        if size <= INLINE_REQUEST_BYTES and not blocks:
+            return work()
         loop = asyncio.get_running_loop()
-        guard = self._large if request.ByteSize() > LARGE_REQUEST_BYTES else contextlib.nullcontext()
+        guard = self._large if size > LARGE_REQUEST_BYTES else contextlib.nullcontext()
         async with guard:
             return await loop.run_in_executor(self.pool, work)
 
     async def _unary(self, method: str, request: Any, work: Callable[[], Any],
                      context: grpc.aio.ServicerContext, call: Call | None = None) -> Any:
         try:
-            return await self._run(request, work)
+            return await self._run(request, work, blocks=call is not None)
         except ApiError as error:
             await _abort(context, error, method)
         except asyncio.CancelledError:
