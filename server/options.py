@@ -120,7 +120,7 @@ def _switch(text: str) -> bool:
     raise ValueError(f"{text!r} is not on or off")
 
 
-_switch.__name__ = "on/off value"
+_switch.__name__ = "on/off"
 
 
 _FLAGS = {

@@ -202,3 +202,28 @@ def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_the_transport_free_analysis_streams_to_a_final_report_and_closing_it_frees_the_slot(server):
+    """CacaoApi.analyze_position (for fronts other than gRPC) gives the same
+    reports; closing it early stops the search and gives back the slot."""
+    from cacaoai.server.service import Call
+
+    api = server[0].cacao_api
+    message, _ = position_message(upto=6)
+    request = pb.AnalyzePositionRequest(position=message, report_interval=seconds(0.02),
+                                        limits=pb.SearchLimits(iterations=3000), seed=3)
+    reports = list(api.analyze_position(request, Call()))
+    assert [r.evaluation.final for r in reports].count(True) == 1 and reports[-1].evaluation.final
+    assert reports[-1].evaluation.iterations == 3000
+    assert [r.sequence for r in reports] == list(range(len(reports)))
+    long = pb.AnalyzePositionRequest(position=message, report_interval=seconds(0.02),
+                                     limits=pb.SearchLimits(time=seconds(4.0)))
+    stream = api.analyze_position(long, Call())
+    next(stream)
+    assert api.gate.running == 1
+    stream.close()
+    limit = time.monotonic() + HANG_CHECK_S
+    while api.gate.running and time.monotonic() < limit:
+        time.sleep(0.01)
+    assert api.gate.running == 0
