@@ -313,6 +313,7 @@ class ServerLimits:
     search_priority: str = ""
     max_client_searches: int = 0
     max_concurrent_calls: int = 0
+    max_client_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -740,7 +741,8 @@ class CacaoClient:
             limits=ServerLimits(lim.max_iterations, _secs(lim.max_time), lim.search_threads,
                                 lim.max_concurrent_searches, lim.max_message_bytes,
                                 _secs(lim.min_report_interval), lim.search_priority,
-                                lim.max_client_searches, lim.max_concurrent_calls),
+                                lim.max_client_searches, lim.max_concurrent_calls,
+                                lim.max_client_calls),
             levels={level.name: SearchBudget.from_proto(level.limits) for level in r.levels},
             default_level=r.default_level, instance=r.instance)
 

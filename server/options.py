@@ -35,6 +35,10 @@ class ServerOptions:
             tokens are required, else its IP address); 0: only max_searches.
         max_calls: calls in progress at once (each costs no thread while it
             waits for its request); one more gets RESOURCE_EXHAUSTED.
+        max_client_calls: calls in progress at once of one client (as for
+            max_client_searches); 0: only max_calls.
+        request_timeout_s: how long a call may take to send its request
+            after opening; then it ends with DEADLINE_EXCEEDED.
         max_message_bytes: largest message received or sent (the largest
             real record is about 6 KB as JSON).
         drain_s: after SIGTERM, how long health answers NOT_SERVING while
@@ -69,6 +73,8 @@ class ServerOptions:
     max_searches: int = max(1, os.cpu_count() or 1)
     max_client_searches: int = 0
     max_calls: int = 100
+    max_client_calls: int = 0
+    request_timeout_s: float = 10.0
     max_message_bytes: int = 256 * 1024
     drain_s: float = 2.0
     grace_s: float = 5.0
@@ -97,8 +103,11 @@ class ServerOptions:
                              f"got {self.search_priority!r}")
         if self.max_time_s <= 0 or self.grace_s < 0 or self.drain_s < 0:
             raise ValueError("max_time_s must be positive, grace_s and drain_s not negative")
-        if self.max_client_searches < 0:
-            raise ValueError(f"max_client_searches must not be negative, got {self.max_client_searches}")
+        for name in ("max_client_searches", "max_client_calls"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.request_timeout_s <= 0:
+            raise ValueError(f"request_timeout_s must be positive, got {self.request_timeout_s}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ValueError("tls_cert and tls_key go together: give both or neither")
         if self.tls_client_ca and not self.tls_cert:
@@ -135,6 +144,11 @@ _FLAGS = {
     "max-client-searches": ("max_client_searches", int,
                             "searches at once of one client (token, else IP address); 0: no limit"),
     "max-calls": ("max_calls", int, "calls in progress at once; more get RESOURCE_EXHAUSTED"),
+    "max-client-calls": ("max_client_calls", int,
+                         "calls in progress at once of one client (token, else IP address); "
+                         "0: no limit"),
+    "request-timeout": ("request_timeout_s", float,
+                        "seconds a call may take to send its request after opening"),
     "max-message-bytes": ("max_message_bytes", int, "largest message received or sent"),
     "drain": ("drain_s", float,
               "seconds health says NOT_SERVING after SIGTERM while calls are still served"),

@@ -106,6 +106,7 @@ class CacaoApi:
             search_priority=o.search_priority,
             max_client_searches=o.max_client_searches,
             max_concurrent_calls=o.max_calls,
+            max_client_calls=o.max_client_calls,
         )
         limits.max_time.CopyFrom(searching.seconds_to_duration(o.max_time_s))
         limits.min_report_interval.CopyFrom(searching.seconds_to_duration(o.min_report_interval_s))

@@ -9,6 +9,12 @@ them anyway, and a thread switch costs more), else in a bounded thread pool
 (``worker_threads``); a search holds a pool thread (SuggestAction) or a
 thread of its own (AnalyzePosition), at most ``max_searches`` at once.
 
+:meth:`CacaoServicer.generic_handler` serves every method as one that
+streams its requests, so that a guard runs as soon as a call opens: it
+counts the call against ``max_client_calls`` of its client, gives the
+request ``request_timeout_s`` to arrive, and answers INVALID_ARGUMENT for
+bytes that do not decode.
+
 :class:`CacaoServicer` is a thin adapter: it turns the gRPC context into a
 :class:`~.service.Call` (deadline, client, and a stop flag that the client's
 cancellation sets), runs :class:`~.service.CacaoApi` in the pool, and turns
@@ -39,6 +45,7 @@ from concurrent import futures
 from typing import Any, Callable, Coroutine, TypeVar
 
 import grpc
+from google.protobuf import message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
@@ -47,7 +54,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
 from cacaoai.search import StopFlag
 
-from . import security
+from . import errors, security
 from .errors import ApiError
 from .options import ServerOptions
 from .service import CacaoApi, Call
@@ -61,6 +68,8 @@ INLINE_REQUEST_BYTES = 8 * 1024  # handled on the loop: every real request but s
 LARGE_REQUEST_BYTES = 32 * 1024  # five times the largest real record
 LARGE_REQUESTS = 1  # large requests converted at once
 FINAL_REPORT_S = 0.5  # after a shutdown stops the searches: time for their answers
+TOO_MANY_CLIENT_CALLS = "TOO_MANY_CLIENT_CALLS"
+REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: ApiError, method: str) -> None:
@@ -119,6 +128,66 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
         finally:
             if call is not None:
                 call.stop.set()  # a cancelled call's search ends at once
+
+    def generic_handler(self, max_client_calls: int, request_timeout_s: float) -> grpc.GenericRpcHandler:
+        """The service's handlers, each guarded by :meth:`_guard`.
+
+        Every method is served as one that streams its requests (the wire
+        format is the same; clients see the unary methods of the proto), so
+        that the guard runs as soon as a call opens, before its request
+        arrives: it counts the call against its client's limit and gives
+        the request ``request_timeout_s`` seconds to come.
+        """
+        counts: dict[str, int] = {}
+        handlers = {}
+        for method in pb.DESCRIPTOR.services_by_name["CacaoService"].methods:
+            request_class = message_factory.GetMessageClass(method.input_type)
+            behavior = self._guard(method.name, getattr(self, method.name), request_class,
+                                   counts, max_client_calls, request_timeout_s)
+            kind = (grpc.stream_stream_rpc_method_handler if method.server_streaming
+                    else grpc.stream_unary_rpc_method_handler)
+            handlers[method.name] = kind(behavior, request_deserializer=request_class.FromString,
+                                         response_serializer=lambda m: m.SerializeToString())
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+    def _guard(self, name: str, implementation: Callable[[Any, Any], Coroutine[Any, Any, Any]],
+               request_class: type, counts: dict[str, int], max_client_calls: int,
+               request_timeout_s: float) -> Callable[[Any, Any], Coroutine[Any, Any, Any]]:
+        """The behavior of one method: limits, then read the one request, then answer."""
+        async def behavior(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+            client = security.client_key(context.peer(), context.invocation_metadata(), self.tokens)
+            if max_client_calls and counts.get(client, 0) >= max_client_calls:
+                await _abort(context, ApiError(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"this client ({client}) already has its maximum of {max_client_calls} calls "
+                    "in progress; wait for one to end", TOO_MANY_CLIENT_CALLS), name)
+            counts[client] = counts.get(client, 0) + 1
+            try:
+                try:
+                    request = await asyncio.wait_for(context.read(), request_timeout_s)
+                except asyncio.TimeoutError:
+                    request = None
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # the bytes do not decode as the request message
+                    await _abort(context, ApiError(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        f"the request is not a valid {request_class.DESCRIPTOR.full_name} message",
+                        errors.INVALID_REQUEST), name)
+                if request is None:
+                    await _abort(context, ApiError(
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        f"the request did not arrive within {request_timeout_s:g} s of the call",
+                        REQUEST_TIMEOUT), name)
+                if request is grpc.aio.EOF:
+                    await _abort(context, errors.invalid("request", "the call sent no request"), name)
+                return await implementation(request, context)
+            finally:
+                counts[client] -= 1
+                if not counts[client]:
+                    del counts[client]
+
+        return behavior
 
     async def GetServerInfo(self, request, context):
         return await self._unary("GetServerInfo", request, lambda: self.api.get_server_info(request),
@@ -219,8 +288,9 @@ class CacaoServer:
             # calls waiting for a request or a turn hold no thread; this bounds their memory
             maximum_concurrent_rpcs=o.max_calls,
         )
-        pb_grpc.add_CacaoServiceServicer_to_server(
-            CacaoServicer(self.cacao_api, self._pool, self.tokens), self._server)
+        servicer = CacaoServicer(self.cacao_api, self._pool, self.tokens)
+        self._server.add_generic_rpc_handlers(
+            (servicer.generic_handler(o.max_client_calls, o.request_timeout_s),))
         self.cacao_health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.cacao_health, self._server)
         for name in ("", SERVICE_NAME):

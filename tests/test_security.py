@@ -139,10 +139,13 @@ def test_tls_flags_are_checked_and_have_environment_variables(certs):
                                                        "CACAO_REFLECTION": "off",
                                                        "CACAO_AUTH_TOKENS": "/t",
                                                        "CACAO_MAX_CLIENT_SEARCHES": "1",
-                                                       "CACAO_DRAIN": "0.5"})
+                                                       "CACAO_DRAIN": "0.5",
+                                                       "CACAO_MAX_CLIENT_CALLS": "7",
+                                                       "CACAO_REQUEST_TIMEOUT": "2.5"})
     assert (options.tls_cert, options.tls_key, options.tls) == ("c.pem", "k.pem", True)
     assert options.reflection is False and options.auth_tokens == "/t"
     assert options.max_client_searches == 1 and options.drain_s == 0.5
+    assert options.max_client_calls == 7 and options.request_timeout_s == 2.5
     with pytest.raises(ValueError, match="cannot read the TLS certificate"):
         create_server("127.0.0.1:0", ServerOptions(tls_cert=str(certs / "missing.pem"),
                                                    tls_key=str(certs / "server.key")))

@@ -72,6 +72,67 @@ def test_calls_that_never_send_their_request_wedge_nothing(server):
             call.cancel()
 
 
+def test_a_call_whose_request_never_comes_ends_after_the_request_timeout():
+    server, port = create_server("127.0.0.1:0", ServerOptions(grace_s=0.0, request_timeout_s=0.3))
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            silent = channel.stream_unary(f"/{SERVICE}/SuggestAction").future(never_ending())
+            error = silent.exception(timeout=HANG_CHECK_S)
+            assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert "did not arrive within 0.3 s" in error.details()
+    finally:
+        server.stop(0).wait()
+
+
+def test_one_client_cannot_hold_every_call():
+    """--max-client-calls: silent calls of one client count against it, and
+    its next call is refused with the reason; health still answers."""
+    options = ServerOptions(grace_s=0.0, max_client_calls=3)
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            silent = [channel.stream_unary(f"/{SERVICE}/NewGame").future(never_ending())
+                      for _ in range(3)]
+            stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+            limit = time.monotonic() + HANG_CHECK_S
+            refused = None
+            while refused is None and time.monotonic() < limit:  # until the three have arrived
+                try:
+                    stub.NewGame(pb.NewGameRequest(players=2, seed=1), timeout=HANG_CHECK_S)
+                    time.sleep(0.02)
+                except grpc.RpcError as error:
+                    refused = error
+            assert refused is not None and refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "maximum of 3 calls" in refused.details()
+            assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+            for call in silent:
+                call.cancel()
+            info = None
+            limit = time.monotonic() + HANG_CHECK_S
+            while info is None and time.monotonic() < limit:  # until the cancels have arrived
+                try:
+                    info = stub.GetServerInfo(pb.GetServerInfoRequest(), timeout=HANG_CHECK_S)
+                except grpc.RpcError:
+                    time.sleep(0.02)
+            assert info.limits.max_client_calls == 3
+    finally:
+        server.stop(0).wait()
+
+
+def test_undecodable_request_bytes_are_invalid_argument(server):
+    with grpc.insecure_channel(server[1]) as channel:
+        for method in ("NewGame", "SuggestAction", "AnalyzePosition"):
+            kind = channel.unary_stream if method == "AnalyzePosition" else channel.unary_unary
+            with pytest.raises(grpc.RpcError) as caught:
+                result = kind(f"/{SERVICE}/{method}")(b"\x08", timeout=HANG_CHECK_S)
+                list(result) if method == "AnalyzePosition" else None
+            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "is not a valid cacao.v1." in caught.value.details()
+        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+
+
 def test_analyses_nobody_reads_give_back_their_slots_when_their_budget_ends(server):
     api = server[0].cacao_api
     with grpc.insecure_channel(server[1]) as channel:
