@@ -27,6 +27,8 @@ from .client import (
     Strength,
     Suggestion,
     Validation,
+    add_connection_flags,
+    connection_settings,
     evaluation_lines,
 )
 
@@ -34,5 +36,5 @@ __all__ = [
     "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
     "Evaluation", "LegalActions", "NewGame", "Placement", "SearchBudget", "SeatOutlook",
     "ServerInfo", "ServerLimits", "Source", "Strength", "Suggestion", "Validation",
-    "evaluation_lines",
+    "add_connection_flags", "connection_settings", "evaluation_lines",
 ]

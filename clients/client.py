@@ -26,12 +26,21 @@ fields it named.
 Conversions between messages and JSON forms are the server's pure module
 :mod:`cacaoai.server.convert`, so both sides agree on every field.
 
+Security: ``tls=True`` (or a ``ca_cert``) speaks TLS, ``client_cert`` and
+``client_key`` present a client certificate (mutual TLS), and ``token``
+sends ``authorization: Bearer TOKEN`` with every call.
+:func:`add_connection_flags` and :func:`connection_settings` give command-line
+tools the same options (``--tls``, ``--tls-ca``, ``--tls-cert``,
+``--tls-key``, ``--token-file``; the token may also come from ``CACAO_TOKEN``).
+
 Thread-safety: a CacaoClient may be shared by threads (gRPC channels and stubs
 are thread-safe; the client keeps no other mutable state).
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -48,7 +57,7 @@ from cacaoai.engine import Action, Position
 from cacaoai.server import convert
 
 __all__ = [
-    "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
+    "add_connection_flags", "connection_settings", "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
     "Evaluation", "LegalActions", "NewGame", "Placement", "SearchBudget", "SeatOutlook",
     "ServerInfo", "ServerLimits", "Source", "Strength", "Suggestion", "Validation",
     "evaluation_lines",
@@ -302,6 +311,9 @@ class ServerLimits:
     max_message_bytes: int
     min_report_interval_s: float
     search_priority: str = ""
+    max_client_searches: int = 0
+    max_concurrent_calls: int = 0
+    max_client_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -535,6 +547,74 @@ def _placement(message: pb.TilePlacement) -> Placement:
     return Placement(tile.x, tile.y, convert.JUNGLE_NAMES.get(tile.jungle, "?"), source)
 
 
+# --- connection settings -------------------------------------------------------
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Adds ``authorization: Bearer TOKEN`` to every call's metadata."""
+
+    def __init__(self, token: str):
+        self._header = ("authorization", f"Bearer {token}")
+
+    def _with_token(self, details: Any) -> Any:
+        metadata = [*(details.metadata or ()), self._header]
+        return _CallDetails(details.method, details.timeout, metadata, details.credentials,
+                            getattr(details, "wait_for_ready", None),
+                            getattr(details, "compression", None))
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+
+@dataclass(frozen=True)
+class _CallDetails(grpc.ClientCallDetails):
+    method: str
+    timeout: float | None
+    metadata: Any
+    credentials: Any
+    wait_for_ready: Any
+    compression: Any
+
+
+def add_connection_flags(parser: argparse.ArgumentParser) -> None:
+    """Adds the TLS and token flags of the command-line clients to ``parser``."""
+    group = parser.add_argument_group("connection security")
+    group.add_argument("--tls", action="store_true",
+                       help="speak TLS to --server (system root certificates unless --tls-ca)")
+    group.add_argument("--tls-ca", metavar="PEM", help="CA certificate of the server (implies --tls)")
+    group.add_argument("--tls-cert", metavar="PEM", help="client certificate (mutual TLS)")
+    group.add_argument("--tls-key", metavar="PEM", help="key of the client certificate")
+    group.add_argument("--token-file", metavar="FILE",
+                       help="file holding the bearer token to send (default: $CACAO_TOKEN)")
+
+
+def connection_settings(args: argparse.Namespace,
+                        environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The CacaoClient keyword arguments of :func:`add_connection_flags`'s flags.
+
+    Raises:
+        ValueError: the token file cannot be read or is empty.
+    """
+    environ = os.environ if environ is None else environ
+    token = environ.get("CACAO_TOKEN") or None
+    if args.token_file:
+        try:
+            token = _read(args.token_file).decode().strip()
+        except OSError as error:
+            raise ValueError(f"cannot read the token file {args.token_file}: {error.strerror}") from None
+        if not token:
+            raise ValueError(f"the token file {args.token_file} is empty")
+    return {"tls": args.tls, "ca_cert": args.tls_ca, "client_cert": args.tls_cert,
+            "client_key": args.tls_key, "token": token}
+
+
 # --- the client ----------------------------------------------------------------
 
 class CacaoClient:
@@ -553,6 +633,12 @@ class CacaoClient:
         load_balancing: a gRPC load-balancing policy, such as "round_robin".
         channel: an existing channel to use instead of opening one (it is
             closed with the client all the same).
+        tls: speak TLS (with the system's root certificates unless ``ca_cert``).
+        ca_cert: PEM file of the CA that signed the server's certificate
+            (implies ``tls``).
+        client_cert, client_key: PEM files of a client certificate and its
+            key, for a server that asks for one (mutual TLS).
+        token: a bearer token sent with every call.
 
     Use as a context manager, or call :meth:`close`.
     """
@@ -560,7 +646,9 @@ class CacaoClient:
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 10.0,
                  search_timeout: float = 120.0, retries: int = 3, backoff: float = 0.1,
                  max_backoff: float = 2.0, load_balancing: str | None = None,
-                 channel: grpc.Channel | None = None):
+                 channel: grpc.Channel | None = None, tls: bool = False,
+                 ca_cert: str | None = None, client_cert: str | None = None,
+                 client_key: str | None = None, token: str | None = None):
         if retries < 0 or backoff < 0 or timeout <= 0 or search_timeout <= 0:
             raise ValueError("timeouts must be positive, retries and backoff not negative")
         self.target = target
@@ -569,8 +657,21 @@ class CacaoClient:
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        if bool(client_cert) != bool(client_key):
+            raise ValueError("client_cert and client_key go together")
         options = [("grpc.lb_policy_name", load_balancing)] if load_balancing else []
-        self._channel = channel or grpc.insecure_channel(target, options=options)
+        if channel is None:
+            if tls or ca_cert or client_cert:
+                credentials = grpc.ssl_channel_credentials(
+                    root_certificates=_read(ca_cert) if ca_cert else None,
+                    private_key=_read(client_key) if client_key else None,
+                    certificate_chain=_read(client_cert) if client_cert else None)
+                channel = grpc.secure_channel(target, credentials, options=options)
+            else:
+                channel = grpc.insecure_channel(target, options=options)
+        if token:
+            channel = grpc.intercept_channel(channel, _BearerToken(token))
+        self._channel = channel
         self._stub = pb_grpc.CacaoServiceStub(self._channel)
 
     # --- lifetime ---
@@ -639,7 +740,9 @@ class CacaoClient:
             record_format=r.record_format, position_format=r.position_format,
             limits=ServerLimits(lim.max_iterations, _secs(lim.max_time), lim.search_threads,
                                 lim.max_concurrent_searches, lim.max_message_bytes,
-                                _secs(lim.min_report_interval), lim.search_priority),
+                                _secs(lim.min_report_interval), lim.search_priority,
+                                lim.max_client_searches, lim.max_concurrent_calls,
+                                lim.max_client_calls),
             levels={level.name: SearchBudget.from_proto(level.limits) for level in r.levels},
             default_level=r.default_level, instance=r.instance)
 

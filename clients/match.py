@@ -29,7 +29,8 @@ from typing import Any, Callable, Sequence, TextIO, TypeVar
 
 import grpc
 
-from .client import CacaoClient, CacaoClientError, Strength
+from .client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
+                     connection_settings)
 from .play import LocalServer, record_text
 
 BUSY_RETRY_S = 0.2
@@ -167,6 +168,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--parallel", type=int, default=1, help="games at once (default 1)")
     parser.add_argument("--server", metavar="ADDR",
                         help="a running server (host:port); default: start one here")
+    add_connection_flags(parser)
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds to wait for one AI move (default 300)")
     return parser.parse_args(argv)
@@ -178,6 +180,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
         players = [Strength.parse(s) for s in (args.strength or ["beginner", "strong"])]
+        args.connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-match: {error}", file=sys.stderr)
         return 2
@@ -195,7 +198,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def _run(target: str, args: argparse.Namespace, players: list[Strength], seat_count: int,
          seed: int, out: TextIO) -> int:
-    with CacaoClient(target, search_timeout=args.timeout) as client:
+    with CacaoClient(target, search_timeout=args.timeout, **args.connection) as client:
         try:
             info = client.get_server_info()
             unknown = [p.level for p in players if p.level and p.level not in info.levels]

@@ -30,7 +30,8 @@ from typing import Any, Callable, Sequence, TextIO
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report
 
 from . import board, notation
-from .client import CacaoClient, CacaoClientError, Strength, evaluation_lines
+from .client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
+                     connection_settings, evaluation_lines)
 
 HELP = """\
 Actions (the board marks with <x,y> the empty cells you may play):
@@ -435,6 +436,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--load", metavar="FILE", help="go on with a saved game (cacao-record/1)")
     parser.add_argument("--server", metavar="ADDR",
                         help="a running server (host:port); default: start one here")
+    add_connection_flags(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="ANSI colours (default: when the output is a terminal)")
     parser.add_argument("--timeout", type=float, default=120.0,
@@ -520,6 +522,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
     try:
         strengths = _strengths(args)
         hint = Strength.parse(args.hint) if args.hint else strengths[0]
+        args.connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-play: {error}", file=sys.stderr)
         return 2
@@ -542,7 +545,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
 
 def _play(target: str, args: argparse.Namespace, players: int, strengths: list[Strength],
           hint: Strength, inp: TextIO, out: TextIO) -> int:
-    with CacaoClient(target, search_timeout=args.timeout) as client:
+    with CacaoClient(target, search_timeout=args.timeout, **args.connection) as client:
         try:
             every = [*strengths, hint]
             problem = check_strengths(client, every)

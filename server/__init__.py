@@ -7,6 +7,7 @@
 Layers: :mod:`.service` answers each RPC with plain functions (validate ->
 convert -> engine/search -> convert); :mod:`.servicer` adapts them to gRPC
 (deadlines, cancellation, rich errors, health, reflection, shutdown);
+:mod:`.security` holds TLS credentials, bearer tokens and client keys;
 :mod:`.main` is the ``cacao-server`` command.
 """
 

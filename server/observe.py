@@ -6,21 +6,19 @@ structured log line per call. Hooks know nothing of gRPC, so another transport
 (an HTTP front, say) reuses them by building a :class:`CallRecord` with
 :func:`call_record` and calling :meth:`Observers.finish`.
 
-:class:`ObservingInterceptor` is the gRPC side: a server interceptor that
-times each call, reads its status code and its reply, and calls the hooks.
+:class:`~.servicer.CacaoServicer` is the gRPC side: the guard of every
+method times the call, reads its status code and its (last) reply, and calls
+the hooks.
 
-Thread-safety: :class:`Observers` and the interceptor hold only immutable
-state after construction; hooks must be thread-safe (both shipped ones are).
+Thread-safety: :class:`Observers` holds only immutable state after
+construction; hooks must be thread-safe (both shipped ones are).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
-
-import grpc
+from typing import Any, Callable, Sequence
 
 log = logging.getLogger("cacaoai.server")
 
@@ -87,62 +85,6 @@ class Observers:
                 hook(record)
             except Exception:  # observing must never break serving
                 log.exception("call hook %r failed", hook)
-
-
-def _code(context: grpc.ServicerContext, failed: bool) -> str:
-    code = context.code()
-    if code is None:  # no status set: ended normally, cancelled, or raised
-        if not context.is_active():
-            return grpc.StatusCode.CANCELLED.name
-        return grpc.StatusCode.UNKNOWN.name if failed else grpc.StatusCode.OK.name
-    return code.name if isinstance(code, grpc.StatusCode) else str(code)
-
-
-class ObservingInterceptor(grpc.ServerInterceptor):
-    """Times every unary and server-streaming call and reports it to the observers."""
-
-    def __init__(self, observers: Observers):
-        self.observers = observers
-
-    def intercept_service(self, continuation: Callable[[Any], Any],
-                          handler_call_details: grpc.HandlerCallDetails) -> Any:
-        handler = continuation(handler_call_details)
-        if handler is None or handler.request_streaming:
-            return handler
-        method = handler_call_details.method
-        if handler.response_streaming:
-            return handler._replace(unary_stream=self._stream(method, handler.unary_stream))
-        return handler._replace(unary_unary=self._unary(method, handler.unary_unary))
-
-    def _finish(self, method: str, context: grpc.ServicerContext, started: float,
-                failed: bool, reply: Any) -> None:
-        self.observers.finish(call_record(method, _code(context, failed),
-                                          time.perf_counter() - started, reply, context.peer()))
-
-    def _unary(self, method: str, behaviour: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-        def observed(request: Any, context: grpc.ServicerContext) -> Any:
-            started = time.perf_counter()
-            reply, failed = None, True
-            try:
-                reply = behaviour(request, context)
-                failed = False
-                return reply
-            finally:
-                self._finish(method, context, started, failed, reply)
-        return observed
-
-    def _stream(self, method: str,
-                behaviour: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
-        def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            started = time.perf_counter()
-            reply, failed = None, True
-            try:
-                for reply in behaviour(request, context):
-                    yield reply
-                failed = False
-            finally:
-                self._finish(method, context, started, failed, reply)
-        return observed
 
 
 def build(options: Any, gate: Any = None) -> tuple[Observers, Any]:

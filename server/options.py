@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields
 
 from cacaoai.search import PRIORITIES
 
-DEFAULT_PRIORITY = "idle"
+DEFAULT_PRIORITY = "normal"
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
@@ -30,18 +31,42 @@ class ServerOptions:
         max_iterations: largest iteration budget of one search (larger: clamped).
         max_time_s: longest time budget of one search, seconds (longer: clamped).
         max_searches: searches at once; one more gets RESOURCE_EXHAUSTED.
-        max_message_bytes: largest message received or sent.
-        grace_s: how long in-flight RPCs may finish after SIGTERM.
+        max_client_searches: searches at once of one client (its token when
+            tokens are required, else its IP address); 0: only max_searches.
+        max_calls: calls in progress at once (each costs no thread while it
+            waits for its request); one more gets RESOURCE_EXHAUSTED.
+        max_client_calls: calls in progress at once of one client (as for
+            max_client_searches); 0: only max_calls.
+        request_timeout_s: how long a call may take to send its request
+            after opening; then it ends with DEADLINE_EXCEEDED.
+        max_message_bytes: largest message received or sent (the largest
+            real record is about 6 KB as JSON).
+        drain_s: after SIGTERM, how long health answers NOT_SERVING while
+            calls are still served, so that load balancers stop sending.
+        grace_s: how long in-flight RPCs may finish after the drain; then
+            searches stop and answer with what they have.
         min_report_interval_s: shortest AnalyzePosition report interval.
         default_level: the level of a SuggestAction that names no budget (None:
             "casual" if the search has it, else its first level).
         deadline_margin_s: time kept back from a client's deadline for the reply.
         search_priority: CPU priority of the search threads against the RPC
-            threads: "idle" (default: a quick call never waits for a core),
-            "low" or "normal" (see ``cacaoai.search.search``).
+            threads: "normal" (default), "low" or "idle" (a quick call never
+            waits for a core; see ``cacaoai.search.search``). A lowered
+            priority applies to searches bounded by iterations alone: a
+            search with a time budget or a deadline runs at normal priority,
+            as a lowered thread cannot keep a time promise next to busy
+            processes.
         metrics_port: port of the Prometheus ``/metrics`` endpoint (None: off;
             0: any free port), on the server's host.
         log_format: "text", or "json" (one JSON object a line, one line per call).
+        tls_cert, tls_key: PEM files of the server's certificate chain and
+            key (both or neither); None: plaintext.
+        tls_client_ca: PEM file of the CA that client certificates must be
+            signed by (mutual TLS); None: no client certificates.
+        auth_tokens: file of accepted bearer tokens, one a line, each
+            optionally followed by a space and a role ("all", the default,
+            or "rules": no searches); None: no token needed.
+        reflection: serve gRPC reflection (lists and describes the API).
     """
 
     worker_threads: int = 8
@@ -49,7 +74,12 @@ class ServerOptions:
     max_iterations: int = 2_000_000
     max_time_s: float = 60.0
     max_searches: int = max(1, os.cpu_count() or 1)
-    max_message_bytes: int = 4 * 1024 * 1024
+    max_client_searches: int = 0
+    max_calls: int = 100
+    max_client_calls: int = 0
+    request_timeout_s: float = 10.0
+    max_message_bytes: int = 256 * 1024
+    drain_s: float = 2.0
     grace_s: float = 5.0
     min_report_interval_s: float = 0.05
     default_level: str | None = None
@@ -57,10 +87,15 @@ class ServerOptions:
     search_priority: str = DEFAULT_PRIORITY
     metrics_port: int | None = None
     log_format: str = "text"
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_client_ca: str | None = None
+    auth_tokens: str | None = None
+    reflection: bool = True
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
-                     "max_message_bytes"):
+                     "max_message_bytes", "max_calls"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.worker_threads <= self.max_searches:
@@ -75,8 +110,35 @@ class ServerOptions:
             raise ValueError(f"metrics_port must be 0-65535, got {self.metrics_port}")
         if self.log_format not in ("text", "json"):
             raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
-        if self.max_time_s <= 0 or self.grace_s < 0:
-            raise ValueError("max_time_s must be positive and grace_s not negative")
+        if self.max_time_s <= 0 or self.grace_s < 0 or self.drain_s < 0:
+            raise ValueError("max_time_s must be positive, grace_s and drain_s not negative")
+        for name in ("max_client_searches", "max_client_calls"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.request_timeout_s <= 0:
+            raise ValueError(f"request_timeout_s must be positive, got {self.request_timeout_s}")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together: give both or neither")
+        if self.tls_client_ca and not self.tls_cert:
+            raise ValueError("tls_client_ca needs tls_cert and tls_key (mutual TLS is TLS)")
+
+    @property
+    def tls(self) -> bool:
+        """The server speaks TLS."""
+        return bool(self.tls_cert)
+
+
+def _switch(text: str) -> bool:
+    """A flag's on/off value: 1/0, true/false, yes/no, on/off."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is not on or off")
+
+
+_switch.__name__ = "on/off"
 
 
 _FLAGS = {
@@ -88,15 +150,34 @@ _FLAGS = {
     "max-iterations": ("max_iterations", int, "largest iteration budget of one search"),
     "max-time": ("max_time_s", float, "longest time budget of one search, seconds"),
     "max-searches": ("max_searches", int, "searches at once; more get RESOURCE_EXHAUSTED"),
+    "max-client-searches": ("max_client_searches", int,
+                            "searches at once of one client (token, else IP address); 0: no limit"),
+    "max-calls": ("max_calls", int, "calls in progress at once; more get RESOURCE_EXHAUSTED"),
+    "max-client-calls": ("max_client_calls", int,
+                         "calls in progress at once of one client (token, else IP address); "
+                         "0: no limit"),
+    "request-timeout": ("request_timeout_s", float,
+                        "seconds a call may take to send its request after opening"),
     "max-message-bytes": ("max_message_bytes", int, "largest message received or sent"),
-    "grace": ("grace_s", float, "seconds in-flight calls may finish after SIGTERM"),
+    "drain": ("drain_s", float,
+              "seconds health says NOT_SERVING after SIGTERM while calls are still served"),
+    "grace": ("grace_s", float,
+              "seconds in-flight calls may finish after the drain; then searches stop"),
     "default-level": ("default_level", str, "strength level when a request names no budget"),
     "search-priority": ("search_priority", str,
-                        "CPU priority of searches: idle (quick calls always come first), "
-                        "low (nice 19) or normal"),
+                        "CPU priority of searches bounded by iterations alone: normal, "
+                        "low (nice 19) or idle (quick calls always come first); searches "
+                        "with a time budget or a deadline always run at normal"),
     "metrics-port": ("metrics_port", int, "port of the Prometheus /metrics endpoint "
                      "(0: any free port; unset: no metrics)"),
     "log-format": ("log_format", str, "text, or json: one JSON object a line and a line per call"),
+    "tls-cert": ("tls_cert", str, "PEM certificate chain of the server (TLS on)"),
+    "tls-key": ("tls_key", str, "PEM private key of the server"),
+    "tls-client-ca": ("tls_client_ca", str,
+                      "PEM CA bundle: clients must present a certificate it signed (mutual TLS)"),
+    "auth-tokens": ("auth_tokens", str,
+                    "file of accepted bearer tokens, one a line, optional role: all or rules"),
+    "reflection": ("reflection", _switch, "serve gRPC reflection: on or off"),
 }
 
 
@@ -132,8 +213,9 @@ def parse_args(argv: list[str] | None = None,
                 default = kind(raw)
             except ValueError:
                 parser.error(f"{env_name(flag)}={raw!r} is not a valid {kind.__name__}")
+        shown = {True: "on", False: "off"}.get(default, default) if kind is _switch else default
         parser.add_argument(f"--{flag}", type=kind, default=default,
-                            help=f"{text} [{env_name(flag)}, default {default}]")
+                            help=f"{text} [{env_name(flag)}, default {shown}]")
     args = parser.parse_args(argv)
     values = {name: getattr(args, flag.replace("-", "_"))
               for flag, (name, _, _) in _FLAGS.items() if name}

@@ -3,8 +3,12 @@
 - :func:`resolve_budget` turns a request's limits or level into the budget
   actually searched: clamped to the server's maximums and cut to the client's
   deadline (minus a margin for the reply).
-- :class:`SearchGate` bounds the searches running at once; one more is refused
-  at once with RESOURCE_EXHAUSTED (never queued).
+- :class:`SearchGate` bounds the searches running at once, in all and per
+  client; one more is refused at once with RESOURCE_EXHAUSTED (never queued).
+  It also knows every running search's stop flag, so a shutdown can end them
+  all (each still gives its answer).
+- :func:`priority` picks the CPU priority a search may run at without
+  breaking its time promise.
 - :class:`Summary` is a search result in plain values, and
   :func:`evaluation` its API message.
 
@@ -14,6 +18,7 @@ everything else is per-request.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from contextlib import contextmanager
@@ -30,6 +35,7 @@ from .options import ServerOptions
 
 DEFAULT_CANDIDATES = 5
 MIN_DEADLINE_S = 0.002  # a reply takes about 1-2 ms on loopback
+TOO_MANY_CLIENT_SEARCHES = "TOO_MANY_CLIENT_SEARCHES"
 
 
 @dataclass(frozen=True)
@@ -42,12 +48,16 @@ class Budget:
         threads: search threads.
         settings: the level's other search settings (None: the search's
             defaults).
+        timed: the search promised a time: the request or its level set a
+            time, or the client set a deadline (the server's max_time cap
+            alone is no promise). See :func:`priority`.
     """
 
     iterations: int
     time_s: float
     threads: int
     settings: SearchLimits | None = None
+    timed: bool = False
 
     def to_proto(self) -> pb.SearchLimits:
         limits = pb.SearchLimits(iterations=self.iterations, threads=self.threads)
@@ -73,7 +83,8 @@ def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> di
     """The named levels of the search as clamped budgets."""
     out = {}
     for name, limits in levels.items():
-        requested = Budget(limits.iterations or 0, limits.time_s or 0.0, limits.threads, limits)
+        requested = Budget(limits.iterations or 0, limits.time_s or 0.0, limits.threads, limits,
+                           timed=bool(limits.time_s))
         out[name] = clamp(requested, options)
     return out
 
@@ -86,7 +97,7 @@ def clamp(budget: Budget, options: ServerOptions) -> Budget:
     iterations = min(iterations, options.max_iterations) if iterations > 0 else options.max_iterations
     time_s = min(time_s, options.max_time_s) if time_s > 0 else options.max_time_s
     threads = options.search_threads if budget.threads <= 0 else min(budget.threads, options.search_threads)
-    return Budget(iterations, time_s, threads, budget.settings)
+    return Budget(iterations, time_s, threads, budget.settings, budget.timed)
 
 
 def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptions,
@@ -122,7 +133,7 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
     if limits.threads < 0:
         out.add("limits.threads", f"{limits.threads} is negative")
     out.raise_if_any(errors.INVALID_REQUEST)
-    return clamp(Budget(limits.iterations, seconds, limits.threads), options)
+    return clamp(Budget(limits.iterations, seconds, limits.threads, timed=seconds > 0), options)
 
 
 def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
@@ -139,42 +150,100 @@ def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) 
             f"the call's deadline leaves {max(time_remaining, 0.0) * 1000:.1f} ms: no time to "
             f"search and reply (at least {MIN_DEADLINE_S * 1000:g} ms)")
     usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
-    if usable < budget.time_s:
-        return replace(budget, time_s=usable)
-    return budget
+    return replace(budget, time_s=min(usable, budget.time_s), timed=True)
+
+
+def priority(budget: Budget, configured: str) -> str:
+    """The CPU priority a search runs its trees at: ``configured`` unless the
+    search promised a time, then "normal".
+
+    A lowered thread ("idle", "low") only runs when the cores are free of
+    normal work: next to other busy processes it may not run for seconds,
+    and so cannot stop on time (a 0.2 s search took over 1 s). An
+    unprivileged thread cannot raise its priority again once lowered, so
+    there is no safe fall-back in the middle of a search: searches with a
+    time budget or a deadline run at normal priority from the start, and
+    only searches bounded by iterations alone run lowered.
+    """
+    return "normal" if budget.timed else configured
 
 
 class SearchGate:
-    """At most ``limit`` searches at once; one more is refused, never queued.
+    """At most ``limit`` searches at once, and ``per_client`` (0: no such
+    limit) for one client; one more is refused, never queued.
 
     Thread-safe.
     """
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, per_client: int = 0):
         self.limit = limit
-        self._slots = threading.BoundedSemaphore(limit)
+        self.per_client = per_client
         self._lock = threading.Lock()
-        self.running = 0
+        self._tickets = itertools.count()
+        self._running: dict[int, tuple[str, Any]] = {}  # ticket -> (client, stop flag)
+        self.stopping = False
 
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        """Holds one search slot for the body.
+    @property
+    def running(self) -> int:
+        """Searches running now."""
+        return len(self._running)
+
+    def check(self, client: str = "") -> None:
+        """Refuses at once when a search of ``client`` could not start now
+        (cheap: call it before reading a large request).
 
         Raises:
-            errors.ApiError: RESOURCE_EXHAUSTED when every slot is taken.
+            errors.ApiError: RESOURCE_EXHAUSTED, with the reason.
         """
-        if not self._slots.acquire(blocking=False):
+        with self._lock:
+            self._check(client)
+
+    def _check(self, client: str) -> None:
+        if len(self._running) >= self.limit:
             raise errors.resource_exhausted(
                 f"the server already runs its maximum of {self.limit} searches; "
                 "retry shortly or ask another replica")
+        if self.per_client and sum(c == client for c, _ in self._running.values()) >= self.per_client:
+            raise replace(errors.resource_exhausted(
+                f"this client ({client}) already runs its maximum of {self.per_client} "
+                "searches at once; wait for one to end"), reason=TOO_MANY_CLIENT_SEARCHES)
+
+    def acquire(self, client: str = "", stop: Any = None) -> int:
+        """Takes a slot for a search of ``client`` whose stop flag is ``stop``;
+        its ticket for :meth:`release`.
+
+        Raises:
+            errors.ApiError: RESOURCE_EXHAUSTED when no slot is free.
+        """
         with self._lock:
-            self.running += 1
+            self._check(client)
+            ticket = next(self._tickets)
+            self._running[ticket] = (client, stop)
+        if stop is not None and self.stopping:
+            stop.set()
+        return ticket
+
+    def release(self, ticket: int) -> None:
+        with self._lock:
+            self._running.pop(ticket, None)
+
+    @contextmanager
+    def slot(self, client: str = "", stop: Any = None) -> Iterator[None]:
+        """Holds one search slot for the body (see :meth:`acquire`)."""
+        ticket = self.acquire(client, stop)
         try:
             yield
         finally:
-            with self._lock:
-                self.running -= 1
-            self._slots.release()
+            self.release(ticket)
+
+    def stop_all(self) -> None:
+        """Stops every running search and any started from now on: each
+        ends at once with the best it has (a shutdown's last step)."""
+        with self._lock:
+            self.stopping = True
+            flags = [stop for _, stop in self._running.values() if stop is not None]
+        for stop in flags:
+            stop.set()
 
 
 # --- results ------------------------------------------------------------------

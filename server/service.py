@@ -14,10 +14,8 @@ concurrent searches use all cores.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import queue
 import socket
 import threading
 from concurrent.futures import Future
@@ -50,10 +48,13 @@ class Call:
         time_remaining: seconds left before the client's deadline, or None.
         stop: set when the client cancels or the server shuts down; searches
             poll it and end at once.
+        client: who the call counts as for the per-client search limit
+            (the transport decides: a token's id, an IP address).
     """
 
     time_remaining: Callable[[], float | None] = lambda: None
     stop: Any = field(default_factory=StopFlag)
+    client: str = ""
 
 
 def search_levels() -> dict[str, SearchLimits]:
@@ -85,7 +86,7 @@ class CacaoApi:
 
     def __init__(self, options: ServerOptions | None = None):
         self.options = options or ServerOptions()
-        self.gate = searching.SearchGate(self.options.max_searches)
+        self.gate = searching.SearchGate(self.options.max_searches, self.options.max_client_searches)
         self.levels = searching.level_budgets(search_levels(), self.options)
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
@@ -103,6 +104,9 @@ class CacaoApi:
             max_concurrent_searches=o.max_searches,
             max_message_bytes=o.max_message_bytes,
             search_priority=o.search_priority,
+            max_client_searches=o.max_client_searches,
+            max_concurrent_calls=o.max_calls,
+            max_client_calls=o.max_client_calls,
         )
         limits.max_time.CopyFrom(searching.seconds_to_duration(o.max_time_s))
         limits.min_report_interval.CopyFrom(searching.seconds_to_duration(o.min_report_interval_s))
@@ -199,8 +203,10 @@ class CacaoApi:
     # --- search ---
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
-        with self.gate.slot():  # first: a refusal under overload costs next to nothing
-            seed, loaded, budget = self._prepare(request, call, self.default_level)
+        self.gate.check(call.client)  # first: a refusal under overload costs next to nothing
+        # then the request is read and checked, without a slot: bad requests never hold one
+        seed, loaded, budget = self._prepare(request, call, self.default_level)
+        with self.gate.slot(call.client, call.stop):
             summary = self._search(loaded, budget, seed, call.stop)
         evaluation = searching.evaluation(summary, budget, final=True,
                                           max_candidates=request.max_candidates)
@@ -208,22 +214,54 @@ class CacaoApi:
             position_hash=loaded.hash, seat=loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
 
+    def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
+                       notify: Callable[[], None] = lambda: None) -> "Analysis":
+        """Checks an AnalyzePosition request and starts its search; the running Analysis.
+
+        The search runs on a thread of its own and holds its search slot
+        until its budget ends (or ``call.stop``), whether or not anybody
+        reads its reports. ``notify()`` is called from that thread whenever
+        a report is ready to :meth:`Analysis.take`.
+
+        Raises:
+            errors.ApiError: the request is refused (nothing runs).
+        """
+        self.gate.check(call.client)
+        seed, loaded, budget = self._prepare(request, call, None)
+        interval = DEFAULT_REPORT_INTERVAL_S
+        if request.HasField("report_interval"):
+            interval = request.report_interval.ToNanoseconds() / 1e9
+        interval = max(interval, self.options.min_report_interval_s)
+        analysis = Analysis(request, loaded, budget, notify)
+        ticket = self.gate.acquire(call.client, call.stop)
+        try:
+            running = _start_thread("cacao-analysis", lambda: self._search(
+                loaded, budget, seed, call.stop, on_report=analysis.report, report_every_s=interval))
+        except BaseException:
+            self.gate.release(ticket)
+            raise
+        running.add_done_callback(lambda done: (self.gate.release(ticket), analysis.finish(done)))
+        return analysis
+
     def analyze_position(self, request: pb.AnalyzePositionRequest,
                          call: Call) -> Iterator[pb.AnalyzePositionResponse]:
         """Streams the evaluation of one growing search, every report interval.
 
         Each report adds to the one before (the same trees go on growing);
-        the last one is final: when the budget is spent, or in time for the
-        client's deadline. A cancelled call ends without a final report
-        (nobody is listening).
+        the last one is final: when the budget is spent, in time for the
+        client's deadline, or when ``call.stop`` ends the search. A reader
+        slower than the reports gets the newest one (older ones are
+        dropped). Closing the iterator early stops the search.
         """
-        with self.gate.slot():
-            seed, loaded, budget = self._prepare(request, call, None)
-            interval = DEFAULT_REPORT_INTERVAL_S
-            if request.HasField("report_interval"):
-                interval = request.report_interval.ToNanoseconds() / 1e9
-            interval = max(interval, self.options.min_report_interval_s)
-            yield from self._analysis(request, loaded, budget, interval, seed, call)
+        ready = threading.Event()
+        analysis = self.start_analysis(request, call, ready.set)
+        try:
+            while not analysis.finished:
+                ready.wait()
+                ready.clear()
+                yield from analysis.take()
+        finally:
+            call.stop.set()  # ends the search when the stream ends early
 
     def _prepare(self, request: Any, call: Call,
                  default_level: str | None) -> tuple[int, Loaded, Budget]:
@@ -237,40 +275,14 @@ class CacaoApi:
                                         self.options.deadline_margin_s)
         return seed, loaded, budget
 
-    def _analysis(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
-                  interval: float, seed: int, call: Call) -> Iterator[pb.AnalyzePositionResponse]:
-        reports: queue.SimpleQueue = queue.SimpleQueue()
-        running = _start_thread("cacao-analysis", lambda: self._search(
-            loaded, budget, seed, call.stop,
-            on_report=lambda summary: reports.put((False, summary)), report_every_s=interval))
-        running.add_done_callback(lambda _: reports.put((True, None)))
-        try:
-            for sequence in itertools.count():
-                final, summary = reports.get()
-                if final:
-                    summary = running.result()
-                if call.stop.is_set():
-                    return
-                yield pb.AnalyzePositionResponse(
-                    position_hash=loaded.hash,
-                    seat=loaded.position.to_act,
-                    sequence=sequence,
-                    evaluation=searching.evaluation(summary, budget, final=final,
-                                                    max_candidates=request.max_candidates),
-                )
-                if final:
-                    return
-        finally:
-            call.stop.set()  # ends the search when the stream ends early
-            running.exception()  # keeps the gate slot until the search has ended
-
     def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any,
                 on_report: Callable[[Summary], None] | None = None,
                 report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> Summary:
         """Searches `loaded`; its Summary (and the interim ones to `on_report`).
 
         The search's Python work runs in the calling thread, its trees on
-        threads at the server's search priority.
+        threads at the server's search priority (normal when the budget
+        promised a time: see :func:`.searching.priority`).
         """
         def summarize(result: SearchResult) -> Summary:
             # only when no iteration ran is there no best action; the actions are public then
@@ -281,8 +293,65 @@ class CacaoApi:
                         seat=loaded.view, known_hands=loaded.known_hands,
                         on_report=(lambda r: on_report(summarize(r))) if on_report else None,
                         report_every_s=report_every_s,
-                        priority=self.options.search_priority)
+                        priority=searching.priority(budget, self.options.search_priority))
         return summarize(result)
+
+
+class Analysis:
+    """A running AnalyzePosition search and the reports it has ready.
+
+    The search thread calls :meth:`report` and :meth:`finish`; the stream
+    calls :meth:`take`. Only the newest report waits to be taken: a client
+    slower than the search skips reports, and memory stays bounded.
+
+    Thread-safe.
+    """
+
+    def __init__(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
+                 notify: Callable[[], None]):
+        self._request, self._loaded, self._budget = request, loaded, budget
+        self._notify = notify
+        self._lock = threading.Lock()
+        self._latest: Summary | None = None
+        self._final: Future[Summary] | None = None
+        self._sequence = 0
+        self.finished = False  # the final report has been taken
+
+    def report(self, summary: Summary) -> None:
+        with self._lock:
+            self._latest = summary
+        self._notify()
+
+    def finish(self, done: Future[Summary]) -> None:
+        with self._lock:
+            self._final = done
+        self._notify()
+
+    def take(self) -> list[pb.AnalyzePositionResponse]:
+        """The reports ready now: the newest interim one, or the final one.
+
+        Raises:
+            Exception: the search's own error, with the final report.
+        """
+        with self._lock:
+            if self.finished:
+                return []
+            if self._final is not None:
+                self.finished = True
+                summary, final = self._final.result(), True
+            elif self._latest is not None:
+                summary, final = self._latest, False
+            else:
+                return []
+            self._latest = None
+            sequence, self._sequence = self._sequence, self._sequence + 1
+        return [pb.AnalyzePositionResponse(
+            position_hash=self._loaded.hash,
+            seat=self._loaded.position.to_act,
+            sequence=sequence,
+            evaluation=searching.evaluation(summary, self._budget, final=final,
+                                            max_candidates=self._request.max_candidates),
+        )]
 
 
 # --- helpers ------------------------------------------------------------------

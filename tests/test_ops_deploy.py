@@ -122,7 +122,8 @@ def test_the_dockerfile_runs_a_real_entry_point_with_real_variables(server_help)
 
 def test_the_nginx_template_fits_the_server_limits():
     text = (DEPLOY / "nginx" / "nginx.conf").read_text()
-    body = int(re.search(r"client_max_body_size (\d+)m;", text).group(1)) * 1024 * 1024
+    size, unit = re.search(r"client_max_body_size (\d+)([km]);", text).groups()
+    body = int(size) * 1024 ** {"k": 1, "m": 2}[unit]
     assert body == ServerOptions().max_message_bytes
     read_timeout = int(re.search(r"grpc_read_timeout (\d+)s;", text).group(1))
     assert read_timeout > ServerOptions().max_time_s

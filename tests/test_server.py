@@ -34,6 +34,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.server import convert, errors
 from cacaoai.server.service import Call
+from cacaoai.server import create_server
 from cacaoai.server.options import ServerOptions, parse_args
 
 DATA = Path(__file__).parent / "data"
@@ -109,7 +110,7 @@ def test_server_info_names_versions_limits_and_levels(cacao_stub):
     assert info.limits.max_iterations == 200_000
     assert info.limits.max_time.ToNanoseconds() == 5 * 10**9
     assert info.limits.max_concurrent_searches == 2
-    assert info.limits.search_priority == "idle"
+    assert info.limits.search_priority == "normal" and info.limits.max_concurrent_calls == 100
     names = [level.name for level in info.levels]
     assert {"beginner", "casual", "strong", "max"} <= set(names)
     assert info.default_level in names
@@ -562,12 +563,36 @@ def lowered_tasks() -> list[int]:
     return out
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
-def test_a_search_grows_its_trees_at_idle_priority_below_the_rpc_threads(cacao_stub):
-    assert ServerOptions().search_priority == "idle"
+@pytest.fixture
+def idle_stub():
+    """A stub of a fresh server whose searches may run at idle priority."""
+    options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=200_000,
+                            max_time_s=5.0, grace_s=0.0, search_priority="idle")
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield cacao_pb2_grpc.CacaoServiceStub(channel)
+    server.stop(0).wait()
+
+
+def lowered_while_searching(stub, limits: pb.SearchLimits, timeout: float | None) -> list[int]:
+    """The lowered threads seen while a SuggestAction with ``limits`` runs."""
     message, _ = position_message(upto=6)
-    future = cacao_stub.SuggestAction.future(pb.SuggestActionRequest(
-        position=message, limits=pb.SearchLimits(time=seconds(2.0))))
+    future = stub.SuggestAction.future(
+        pb.SuggestActionRequest(position=message, limits=limits), timeout=timeout)
+    seen: set[int] = set()
+    while not future.done():
+        seen.update(lowered_tasks())
+        time.sleep(0.005)
+    assert future.result().evaluation.iterations > 0
+    return sorted(seen)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
+def test_an_idle_search_bounded_by_iterations_grows_its_trees_below_the_rpc_threads(idle_stub):
+    message, _ = position_message(upto=6)
+    future = idle_stub.SuggestAction.future(pb.SuggestActionRequest(
+        position=message, limits=pb.SearchLimits(iterations=200_000)))
     deadline = time.monotonic() + 2
     while not lowered_tasks() and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -581,6 +606,16 @@ def test_a_search_grows_its_trees_at_idle_priority_below_the_rpc_threads(cacao_s
     while lowered_tasks() and time.monotonic() < deadline:
         time.sleep(0.005)
     assert lowered_tasks() == []  # the search thread ended with the search
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
+def test_a_search_that_promised_a_time_runs_at_normal_priority_even_on_an_idle_server(idle_stub):
+    """A lowered thread next to busy processes misses its time (issue 10, item 6):
+    a time budget or a deadline keeps the trees at normal priority."""
+    assert ServerOptions().search_priority == "normal"
+    assert lowered_while_searching(idle_stub, pb.SearchLimits(time=seconds(0.3)), None) == []
+    # the budget of the test above, cut by a deadline
+    assert lowered_while_searching(idle_stub, pb.SearchLimits(iterations=200_000), 2.0) == []
 
 
 def test_the_search_priority_is_a_flag_and_an_environment_variable():
@@ -657,19 +692,16 @@ def test_round_robin_over_two_server_processes_uses_both():
         assert [process.wait(timeout=10) for process, _ in processes] == [0, 0]
 
 
-def test_sigterm_cancels_a_running_search_after_the_grace_period_and_exits_0():
-    process, port = start_server_process("--grace", "0.3")
+def test_sigterm_stops_a_running_search_after_the_grace_period_and_exits_0():
+    process, port = start_server_process("--grace", "0.3", "--drain", "0")
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
             stream = stub.AnalyzePosition(analyze_request(seconds_budget=30))
             next(stream)
-            start = time.monotonic()
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=5) == 0
-            assert time.monotonic() - start < 2.0
-            with pytest.raises(grpc.RpcError):
-                list(stream)
+            assert list(stream)[-1].evaluation.final  # stopped, answered, not cut
     finally:
         if process.poll() is None:
             process.kill()

@@ -34,7 +34,8 @@ from typing import Sequence
 
 # The client library: one class for the connection, small typed results, and
 # one exception type carrying the gRPC status code and the server's message.
-from cacaoai.client import CacaoClient, CacaoClientError, Strength
+from cacaoai.client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
+                            connection_settings)
 
 # The rules engine: the front end's own copy of the game.
 from cacaoai.engine import Action, Position
@@ -115,12 +116,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--level", help="AI level (default: the server's default level)")
     parser.add_argument("--iterations", type=int, help="AI iterations per move instead of a level")
     parser.add_argument("--seed", type=int, default=1)
+    add_connection_flags(parser)  # --tls, --tls-ca, --tls-cert, --tls-key, --token-file
     args = parser.parse_args(argv)
     strength = Strength(level=args.level, iterations=args.iterations)
 
     server = None
     target = args.server
-    if args.local:
+    security = {}  # TLS and token settings, for a remote server only
+    if not args.local:
+        security = connection_settings(args)
+    else:
         # create_server(address) -> (server, port): port 0 picks a free port.
         from cacaoai.server import create_server
 
@@ -133,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # (UNAVAILABLE) is retried ``retries`` times with exponential backoff
     # before CacaoClientError is raised.
     try:
-        with CacaoClient(target, timeout=10.0, retries=3, backoff=0.2) as client:
+        with CacaoClient(target, timeout=10.0, retries=3, backoff=0.2, **security) as client:
             info = client.get_server_info()
             print(f"server {info.server_version} ({info.instance}), API {info.api_version}, "
                   f"levels: {', '.join(info.levels)}")

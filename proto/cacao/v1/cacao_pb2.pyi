@@ -112,7 +112,7 @@ class GetServerInfoResponse(_message.Message):
     def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority")
+    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority", "max_client_searches", "max_concurrent_calls", "max_client_calls")
     MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_FIELD_NUMBER: _ClassVar[int]
     SEARCH_THREADS_FIELD_NUMBER: _ClassVar[int]
@@ -120,6 +120,9 @@ class ServerLimits(_message.Message):
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     MIN_REPORT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     SEARCH_PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    MAX_CLIENT_SEARCHES_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONCURRENT_CALLS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CLIENT_CALLS_FIELD_NUMBER: _ClassVar[int]
     max_iterations: int
     max_time: _duration_pb2.Duration
     search_threads: int
@@ -127,7 +130,10 @@ class ServerLimits(_message.Message):
     max_message_bytes: int
     min_report_interval: _duration_pb2.Duration
     search_priority: str
-    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_priority: _Optional[str] = ...) -> None: ...
+    max_client_searches: int
+    max_concurrent_calls: int
+    max_client_calls: int
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_priority: _Optional[str] = ..., max_client_searches: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., max_client_calls: _Optional[int] = ...) -> None: ...
 
 class StrengthLevel(_message.Message):
     __slots__ = ("name", "limits")

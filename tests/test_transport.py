@@ -1,0 +1,290 @@
+"""Transport hardening (issue 10, items 5-7): nothing a client does or fails to
+do wedges the server, bad requests never hold a search slot, and a shutdown
+drains. Real servers on real ports; hang checks are call deadlines, not
+timed asserts."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent import futures
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.server import ServerOptions, create_server
+
+from test_server import analyze_request, position_message, seconds
+
+SERVICE = "cacao.v1.CacaoService"
+HANG_CHECK_S = 10.0  # a call's deadline: far above its time, only to catch a hang
+
+
+@pytest.fixture
+def server():
+    """A fresh server (8 RPC threads, 2 searches) and its address."""
+    options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=200_000,
+                            max_time_s=5.0, grace_s=0.0, min_report_interval_s=0.02)
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    yield server, f"127.0.0.1:{port}"
+    server.stop(0).wait()
+
+
+def never_ending():
+    """A request iterator that never yields: the call is open, its request never comes."""
+    threading.Event().wait()
+    yield b""  # pragma: no cover
+
+
+def health_status(channel: grpc.Channel, service: str = "") -> int:
+    stub = health_pb2_grpc.HealthStub(channel)
+    return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=HANG_CHECK_S).status
+
+
+def test_calls_that_never_send_their_request_wedge_nothing(server):
+    """Twice as many silent calls as RPC threads: health, quick calls and a
+    search are still answered."""
+    with grpc.insecure_channel(server[1]) as channel:
+        silent = []
+        for method in ("NewGame", "SuggestAction", "ApplyAction", "ValidateRecord"):
+            call = channel.stream_unary(f"/{SERVICE}/{method}")
+            silent += [call.future(never_ending()) for _ in range(4)]
+        time.sleep(0.2)  # the calls have reached the server
+        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+        stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+        assert stub.NewGame(pb.NewGameRequest(players=2, seed=1), timeout=HANG_CHECK_S).position_hash
+        message, _ = position_message(upto=6)
+        suggestion = stub.SuggestAction(pb.SuggestActionRequest(
+            position=message, limits=pb.SearchLimits(iterations=50)), timeout=HANG_CHECK_S)
+        assert suggestion.evaluation.iterations == 50
+        assert not any(call.done() for call in silent)
+        for call in silent:
+            call.cancel()
+
+
+def test_a_call_whose_request_never_comes_ends_after_the_request_timeout():
+    server, port = create_server("127.0.0.1:0", ServerOptions(grace_s=0.0, request_timeout_s=0.3))
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            silent = channel.stream_unary(f"/{SERVICE}/SuggestAction").future(never_ending())
+            error = silent.exception(timeout=HANG_CHECK_S)
+            assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert "did not arrive within 0.3 s" in error.details()
+    finally:
+        server.stop(0).wait()
+
+
+def test_one_client_cannot_hold_every_call():
+    """--max-client-calls: silent calls of one client count against it, and
+    its next call is refused with the reason; health still answers."""
+    options = ServerOptions(grace_s=0.0, max_client_calls=3)
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            silent = [channel.stream_unary(f"/{SERVICE}/NewGame").future(never_ending())
+                      for _ in range(3)]
+            stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+            limit = time.monotonic() + HANG_CHECK_S
+            refused = None
+            while refused is None and time.monotonic() < limit:  # until the three have arrived
+                try:
+                    stub.NewGame(pb.NewGameRequest(players=2, seed=1), timeout=HANG_CHECK_S)
+                    time.sleep(0.02)
+                except grpc.RpcError as error:
+                    refused = error
+            assert refused is not None and refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "maximum of 3 calls" in refused.details()
+            assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+            for call in silent:
+                call.cancel()
+            info = None
+            limit = time.monotonic() + HANG_CHECK_S
+            while info is None and time.monotonic() < limit:  # until the cancels have arrived
+                try:
+                    info = stub.GetServerInfo(pb.GetServerInfoRequest(), timeout=HANG_CHECK_S)
+                except grpc.RpcError:
+                    time.sleep(0.02)
+            assert info.limits.max_client_calls == 3
+    finally:
+        server.stop(0).wait()
+
+
+def test_undecodable_request_bytes_are_invalid_argument(server):
+    with grpc.insecure_channel(server[1]) as channel:
+        for method in ("NewGame", "SuggestAction", "AnalyzePosition"):
+            kind = channel.unary_stream if method == "AnalyzePosition" else channel.unary_unary
+            with pytest.raises(grpc.RpcError) as caught:
+                result = kind(f"/{SERVICE}/{method}")(b"\x08", timeout=HANG_CHECK_S)
+                list(result) if method == "AnalyzePosition" else None
+            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert "is not a valid cacao.v1." in caught.value.details()
+        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_analyses_nobody_reads_give_back_their_slots_when_their_budget_ends(server):
+    api = server[0].cacao_api
+    with grpc.insecure_channel(server[1]) as channel:
+        stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+        message, _ = position_message(upto=6)
+        request = pb.AnalyzePositionRequest(position=message, report_interval=seconds(0.02),
+                                            max_candidates=100,
+                                            limits=pb.SearchLimits(time=seconds(1.5)))
+        streams = [stub.AnalyzePosition(request) for _ in range(2)]  # never read
+        time.sleep(0.2)
+        assert api.gate.running == 2
+        limit = time.monotonic() + HANG_CHECK_S
+        while api.gate.running and time.monotonic() < limit:
+            time.sleep(0.02)
+        assert api.gate.running == 0  # both budgets ended; nobody read a report
+        suggestion = stub.SuggestAction(pb.SuggestActionRequest(
+            position=message, limits=pb.SearchLimits(iterations=20)), timeout=HANG_CHECK_S)
+        assert suggestion.evaluation.iterations == 20
+        for stream in streams:  # read late: the newest reports, then exactly one final
+            reports = list(stream)
+            assert [r.evaluation.final for r in reports].count(True) == 1
+            assert reports[-1].evaluation.final
+            assert [r.sequence for r in reports] == list(range(len(reports)))
+
+
+def bad_large_position() -> pb.Position:
+    """A position far above the large-request size, with a board no game reaches."""
+    message, _ = position_message(upto=6)
+    for i in range(6000):
+        message.board.add(x=1000 + i, y=-7, jungle=message.board[-1].jungle)
+    assert message.ByteSize() > 32 * 1024
+    return message
+
+
+def test_bad_large_positions_never_take_a_search_slot(server):
+    """Sixteen bad 60 KB positions at once against two slots: every one is
+    INVALID_ARGUMENT (none refused for capacity), no slot is ever taken, and a
+    real search right after runs."""
+    api = server[0].cacao_api
+    bad = pb.SuggestActionRequest(position=bad_large_position(), limits=pb.SearchLimits(iterations=10))
+    seen = []
+    done = threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.append(api.gate.running)
+            time.sleep(0.001)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    with grpc.insecure_channel(server[1]) as channel:
+        stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+
+        def send(_):
+            try:
+                stub.SuggestAction(bad, timeout=HANG_CHECK_S)
+            except grpc.RpcError as error:
+                return error.code()
+            return grpc.StatusCode.OK
+
+        with futures.ThreadPoolExecutor(16) as pool:
+            codes = list(pool.map(send, range(16)))
+        done.set()
+        watcher.join()
+        assert codes == [grpc.StatusCode.INVALID_ARGUMENT] * 16
+        assert max(seen) == 0
+        message, _ = position_message(upto=6)
+        assert stub.SuggestAction(pb.SuggestActionRequest(
+            position=message, limits=pb.SearchLimits(iterations=30)),
+            timeout=HANG_CHECK_S).evaluation.iterations == 30
+
+
+def test_a_request_above_the_message_limit_is_refused_by_the_transport(server):
+    options = server[0].options
+    with grpc.insecure_channel(server[1]) as channel:
+        stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+        info = stub.GetServerInfo(pb.GetServerInfoRequest(), timeout=HANG_CHECK_S)
+        assert info.limits.max_message_bytes == options.max_message_bytes == 256 * 1024
+        request = pb.ValidateRecordRequest(record_json="x" * (options.max_message_bytes + 1))
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.ValidateRecord(request, timeout=HANG_CHECK_S)
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+
+
+# --- shutdown ----------------------------------------------------------------------
+
+def start_process(*flags: str) -> tuple[subprocess.Popen, int, queue.SimpleQueue]:
+    """A cacao-server process on a free port: (process, port, its log lines)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", *flags],
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    lines: queue.SimpleQueue = queue.SimpleQueue()
+    port = None
+    for line in process.stderr:
+        lines.put(line)
+        match = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
+        if match:
+            port = int(match.group(1))
+            break
+    assert port, "the server did not start"
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
+    return process, port, lines
+
+
+def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
+    """Health says NOT_SERVING while calls are still answered (the drain); then
+    a running analysis ends with exactly one final report, and the process exits 0."""
+    process, port, _ = start_process("--drain", "1.0", "--grace", "0.2")
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+            stream = stub.AnalyzePosition(analyze_request(seconds_budget=30), timeout=60)
+            first = next(stream)
+            assert not first.evaluation.final
+            assert health_status(channel, SERVICE) == health_pb2.HealthCheckResponse.SERVING
+            process.send_signal(signal.SIGTERM)
+            limit = time.monotonic() + HANG_CHECK_S
+            while (health_status(channel, SERVICE) == health_pb2.HealthCheckResponse.SERVING
+                   and time.monotonic() < limit):
+                time.sleep(0.02)
+            assert health_status(channel) == health_pb2.HealthCheckResponse.NOT_SERVING
+            assert stub.NewGame(pb.NewGameRequest(players=3, seed=2), timeout=HANG_CHECK_S).position_hash
+            rest = list(stream)  # no error: the stream ends with its final report
+            assert [r.evaluation.final for r in rest].count(True) == 1 and rest[-1].evaluation.final
+            assert rest[-1].evaluation.stopped_by == "stop" and rest[-1].evaluation.iterations > 0
+        assert process.wait(timeout=HANG_CHECK_S) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def test_the_transport_free_analysis_streams_to_a_final_report_and_closing_it_frees_the_slot(server):
+    """CacaoApi.analyze_position (for fronts other than gRPC) gives the same
+    reports; closing it early stops the search and gives back the slot."""
+    from cacaoai.server.service import Call
+
+    api = server[0].cacao_api
+    message, _ = position_message(upto=6)
+    request = pb.AnalyzePositionRequest(position=message, report_interval=seconds(0.02),
+                                        limits=pb.SearchLimits(iterations=3000), seed=3)
+    reports = list(api.analyze_position(request, Call()))
+    assert [r.evaluation.final for r in reports].count(True) == 1 and reports[-1].evaluation.final
+    assert reports[-1].evaluation.iterations == 3000
+    assert [r.sequence for r in reports] == list(range(len(reports)))
+    long = pb.AnalyzePositionRequest(position=message, report_interval=seconds(0.02),
+                                     limits=pb.SearchLimits(time=seconds(4.0)))
+    stream = api.analyze_position(long, Call())
+    next(stream)
+    assert api.gate.running == 1
+    stream.close()
+    limit = time.monotonic() + HANG_CHECK_S
+    while api.gate.running and time.monotonic() < limit:
+        time.sleep(0.01)
+    assert api.gate.running == 0
