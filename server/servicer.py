@@ -29,6 +29,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
 from cacaoai.search import StopFlag
 
+from . import errors
 from .errors import ApiError
 from .options import ServerOptions
 from .service import CacaoApi, Call
@@ -54,6 +55,47 @@ def _abort(context: grpc.ServicerContext, error: ApiError, method: str) -> None:
 def _internal(context: grpc.ServicerContext, method: str) -> None:
     log.exception("%s failed", method)
     context.abort(grpc.StatusCode.INTERNAL, "internal error; the server log has the details")
+
+
+class _Undecodable:
+    """What the guarded deserializer returns for bytes that are no request message."""
+
+    def __init__(self, message: str, error: Exception):
+        self.error = errors.invalid(
+            "request", f"the request bytes are not a valid {message} message: {error}",
+            errors.UNDECODABLE_REQUEST)
+
+
+class RequestDecoding(grpc.ServerInterceptor):
+    """Undecodable request bytes answer INVALID_ARGUMENT naming the message.
+
+    gRPC answers INTERNAL when a request deserializer raises; this interceptor
+    wraps each unary-request handler's deserializer so that a decode failure
+    reaches the handler as :class:`_Undecodable` and is refused there.
+    """
+
+    def intercept_service(self, continuation, handler_call_details):
+        handler = continuation(handler_call_details)
+        if handler is None or handler.request_streaming or handler.request_deserializer is None:
+            return handler
+        decode = handler.request_deserializer
+        message = getattr(getattr(decode, "__self__", None), "DESCRIPTOR", None)
+        name = message.full_name if message is not None else handler_call_details.method
+        kind = "unary_stream" if handler.response_streaming else "unary_unary"
+        behavior = getattr(handler, kind)
+
+        def deserialize(data: bytes) -> Any:
+            try:
+                return decode(data)
+            except Exception as error:  # DecodeError, and anything a parser may raise
+                return _Undecodable(name, error)
+
+        def guarded(request: Any, context: grpc.ServicerContext) -> Any:
+            if isinstance(request, _Undecodable):
+                _abort(context, request.error, handler_call_details.method)
+            return behavior(request, context)
+
+        return handler._replace(request_deserializer=deserialize, **{kind: guarded})
 
 
 class CacaoServicer(pb_grpc.CacaoServiceServicer):
@@ -130,6 +172,7 @@ def create_server(address: str = "127.0.0.1:0",
         ],
         # a bound on queued calls too: beyond it gRPC answers RESOURCE_EXHAUSTED
         maximum_concurrent_rpcs=4 * options.worker_threads,
+        interceptors=[RequestDecoding()],
     )
     pb_grpc.add_CacaoServiceServicer_to_server(CacaoServicer(api), server)
     health_servicer = health.HealthServicer(
