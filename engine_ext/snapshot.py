@@ -182,6 +182,9 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
 def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
     if not isinstance(board, list):
         raise SnapshotError("board", "must be a list")
+    most = sum(deck_tiles(n).values()) + len(START_TILES) + n * sum(seat_tiles(n).values())
+    if len(board) > most:
+        raise SnapshotError("board", f"holds {len(board)} tiles; a {n}-player game has at most {most}")
     tiles: dict[tuple[int, int], int] = {}
     covered: dict[tuple[int, int], int] = {}
     for i, t in enumerate(board):

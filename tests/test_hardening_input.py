@@ -194,6 +194,15 @@ def test_a_board_no_placement_order_can_build_is_refused():
     assert info.value.field == "board" and "cannot be reached" in info.value.reason
 
 
+def test_a_board_with_more_tiles_than_a_game_has_is_refused_before_any_board_check():
+    snap = Position.new(4, 3).snapshot()
+    snap["board"] += [{"x": x, "y": y, "tile": "1111", "seat": 0, "rot": 0}
+                      for x in range(-28, 29) for y in range(-28, 29) if (x + y) % 2 and (x, y) != (1, 0)]
+    with pytest.raises(SnapshotError) as info:
+        Position.from_snapshot(snap)
+    assert info.value.field == "board" and "at most 64" in info.value.reason
+
+
 def test_gains_must_fit_the_worker_tiles_laid():
     snap = Position.new(2, 7).snapshot()
     for key, value in (("gold", 9999), ("gold", 1), ("cacao", 1), ("sun", 1), ("water", 1)):
