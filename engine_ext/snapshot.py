@@ -166,6 +166,8 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
         raise SnapshotError("display", "must hold 2 tiles while the jungle deck has tiles")
     if covered and (deck or display):
         raise SnapshotError("board", "an overbuild is only possible once the jungle deck and display are empty")
+    if reachable and (deck or display):
+        _check_filled(dict(((x, y), b) for x, y, b in tiles))
 
     seats = _check_seats(d["seats"], n, tiles, covered, view, first, turn, mover, phase, reachable)
     pending = _check_pending(d["pending"], n, phase, mover)
@@ -254,6 +256,15 @@ def _check_reachable(tiles: Mapping[tuple[int, int], int]) -> None:
             raise SnapshotError("board", f"the tile at ({x},{y}) cannot be reached from the start "
                                 "tiles: no order of placements builds this board")
         waiting = rest
+
+
+def _check_filled(tiles: Mapping[tuple[int, int], int]) -> None:
+    """While jungle tiles remain, an empty cell next to two worker tiles has been
+    filled (RULES.md: the placement that closes it fills it)."""
+    for x, y in {(x + dx, y + dy) for (x, y), b in tiles.items() if b >= 0x80 for dx, dy in DIRECTIONS}:
+        if (x, y) not in tiles and sum(tiles.get((x + dx, y + dy), 0) >= 0x80 for dx, dy in DIRECTIONS) >= 2:
+            raise SnapshotError("board", f"the empty cell ({x},{y}) touches 2 or more worker tiles "
+                                "but was not filled while jungle tiles remain")
 
 
 def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, mover: int,

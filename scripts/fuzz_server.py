@@ -41,8 +41,10 @@ def report(args, process, address: str) -> int:
 
     def progress(done: int, outcomes: fuzz_requests.Outcomes) -> None:
         if done % 1000 == 0:
+            rss = f", server RSS {server_process.rss_kib(process.pid) / 1024:.0f} MiB" \
+                if process and process.poll() is None else ""
             print(f"  {done} requests, {time.monotonic() - start:.0f} s, "
-                  f"failures {outcomes.failed()}", file=sys.stderr, flush=True)
+                  f"failures {outcomes.failed()}{rss}", file=sys.stderr, flush=True)
 
     alive = (lambda: process.poll() is None) if process else (lambda: True)
     outcomes = fuzz_requests.run(address, args.seed, args.requests, progress=progress, alive=alive)

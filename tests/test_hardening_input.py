@@ -9,6 +9,7 @@ import copy
 import json
 import logging
 import random
+from collections import Counter
 
 import grpc
 import pytest
@@ -201,6 +202,29 @@ def test_a_board_with_more_tiles_than_a_game_has_is_refused_before_any_board_che
     with pytest.raises(SnapshotError) as info:
         Position.from_snapshot(snap)
     assert info.value.field == "board" and "at most 64" in info.value.reason
+
+
+def test_taking_any_laid_jungle_tile_back_into_the_deck_is_refused():
+    """A cell next to two worker tiles is filled while jungle tiles remain, so a
+    real position without one of its jungle tiles is never valid."""
+    records = [json.loads(line) for line in (_data() / "records.jsonl").read_text().splitlines()[:6]]
+    reasons = Counter()
+    for record in records:
+        for upto in (12, 18, 24):
+            snap = Position.from_record(record, upto=upto).snapshot()
+            if not snap["jungle_deck"]:
+                continue
+            for tile in snap["board"]:
+                if "seat" in tile or (tile["x"], tile["y"]) in ((0, 0), (1, 1)):
+                    continue
+                bad = copy.deepcopy(snap)
+                bad["board"].remove(tile)
+                bad["jungle_deck"].append(tile["tile"])
+                bad["jungle_deck_count"] += 1
+                with pytest.raises(SnapshotError) as info:
+                    Position.from_snapshot(bad)
+                reasons[info.value.reason.split(" ")[-1]] += 1
+    assert reasons["remain"] > 0, reasons  # "... was not filled while jungle tiles remain"
 
 
 def test_gains_must_fit_the_worker_tiles_laid():
