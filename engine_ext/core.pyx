@@ -1195,8 +1195,7 @@ def _check_load(players, first_player, turn, mover, phase, tiles, covered, displ
         else:
             _require(WORKER_BIT <= b <= 0xFF and (b >> 4) & 3 < players, f"bad tile byte {b}")
             n_workers += 1
-    _require(n_jungle <= MAX_JUNGLE and n_workers <= MAX_WORKER_TILES
-             and len(covered) <= MAX_WORKER_TILES, "too many tiles")
+    _require(n_jungle + len(display) + len(deck) <= MAX_JUNGLE, "too many jungle tiles")
     for (x, y), b in covered.items():
         _require((x, y) in cells and WORKER_BIT <= b <= 0xFF, f"bad covered tile at ({x},{y})")
     _require(len(display) <= 2 and len(deck) <= DECK_MAX
@@ -1209,6 +1208,10 @@ def _check_load(players, first_player, turn, mover, phase, tiles, covered, displ
                  and all(0 <= n <= PILE_MAX for n in list(seat["hand"]) + list(seat["discarded"]))
                  and len(seat["pile"]) <= PILE_MAX and all(0 <= t < 4 for t in seat["pile"]),
                  "bad seat")
+    # every tile still in a hand or pile may yet be laid, on a free cell or by an overbuild
+    unlaid = sum(sum(seat["hand"]) + len(seat["pile"]) for seat in seats)
+    _require(n_workers + unlaid <= MAX_WORKER_TILES and len(covered) + unlaid <= MAX_WORKER_TILES,
+             "too many worker tiles")
     _require(len(pending) <= MAX_SEATS and (phase == PHASE_RESOLVE) == bool(pending),
              "bad pending resolutions")
     for s, results in pending:

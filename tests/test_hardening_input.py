@@ -276,6 +276,11 @@ def test_the_engine_loads_nothing_off_its_grid_and_never_walks_off_it():
         core.CorePosition().load(**dict(parts, tiles=[(0, 0, 1)], display=[1, 2, 3]))
     with pytest.raises(ValueError):
         core.CorePosition().load(**dict(parts, tiles=[(0, 0, 1)], players=5))
+    with pytest.raises(ValueError):  # more jungle tiles to lay than position_t holds
+        core.CorePosition().load(**dict(parts, tiles=[(0, 0, 1)], deck=[3] * 26))
+    with pytest.raises(ValueError):  # more worker tiles to lay than position_t holds
+        core.CorePosition().load(**dict(parts, tiles=[(0, 0, 1)], seats=[dict(
+            parts["seats"][0], hand=[11, 11, 0, 0], pile=[0] * 11)] * 2))
     # a board at the edge of what load accepts, far from a real game: random play
     # from it keeps every tile within the grid's placement reach
     for seed in range(20):
