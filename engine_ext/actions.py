@@ -106,7 +106,7 @@ class Action:
         if not isinstance(data, Mapping):
             raise ActionFormatError("action must be a JSON object")
         kind = data.get("type")
-        if kind not in _FIELDS:
+        if not isinstance(kind, str) or kind not in _FIELDS:
             raise ActionFormatError(f"type: must be one of {', '.join(ACTION_TYPES)}, got {kind!r}")
         allowed = _FIELDS[kind]
         for key in data:
@@ -119,7 +119,7 @@ class Action:
         if kind == "resolve":
             return cls.resolve(seat, _int(data, "gold", 0, 255), _int(data, "cacao", 0, 5))
         tile = data["tile"]
-        if tile not in WORKER_TYPE:
+        if not isinstance(tile, str) or tile not in WORKER_TYPE:
             raise ActionFormatError(f"tile: must be a worker tile ({', '.join(WORKER_TILES)}), got {tile!r}")
         if kind == "discard":
             return cls.discard(seat, tile)
@@ -133,7 +133,7 @@ class Action:
         for i, f in enumerate(fills):
             if not isinstance(f, Mapping) or set(f) != {"x", "y", "tile"}:
                 raise ActionFormatError(f"fills[{i}]: must be an object with exactly x, y and tile")
-            if f["tile"] not in JUNGLE_KIND:
+            if not isinstance(f["tile"], str) or f["tile"] not in JUNGLE_KIND:
                 raise ActionFormatError(f"fills[{i}].tile: not a jungle tile: {f['tile']!r}")
             parsed.append(Fill(_int(f, "x", field=f"fills[{i}].x"), _int(f, "y", field=f"fills[{i}].y"), f["tile"]))
         return cls.place(seat, tile, x, y, rot, parsed)

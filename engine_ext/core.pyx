@@ -152,6 +152,18 @@ cdef void _sorted_remove(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
             return
 
 
+# Placement cells stay within |x|, |y| <= PLACE_REACH whatever position the engine
+# is given, so tiles stay within PLACE_REACH + 1 and every neighbour read or
+# written stays inside the grid (a legal game keeps to |x|, |y| <= 28).
+cdef enum:
+    PLACE_REACH = GRID_REACH - 1
+
+
+cdef inline bint _placeable(int cell) noexcept nogil:
+    return (-PLACE_REACH <= cell_x(cell) <= PLACE_REACH
+            and -PLACE_REACH <= cell_y(cell) <= PLACE_REACH)
+
+
 cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
     """Lay a jungle tile; its empty neighbours become placement cells."""
     cdef int d, nb
@@ -160,7 +172,7 @@ cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
     pos.n_jungle += 1
     for d in range(4):
         nb = cell + DELTA[d]
-        if pos.grid[nb] == EMPTY:
+        if pos.grid[nb] == EMPTY and _placeable(nb):
             pos.grid[nb] = FRONTIER
             _sorted_insert(pos.frontier, &pos.n_frontier, nb)
 
@@ -903,6 +915,7 @@ cdef class CorePosition:
         """A fresh game dealt by the seeded RNG."""
         cdef CorePosition core = CorePosition()
         cdef rng_t rng
+        _require(2 <= players <= MAX_SEATS, "players must be 2, 3 or 4")
         rng_seed(&rng, seed)
         position_deal(&core.pos, players, &rng)
         return core
@@ -915,6 +928,10 @@ cdef class CorePosition:
         cdef int lengths[MAX_SEATS]
         cdef uint8_t deck_bytes[DECK_MAX]
         cdef int s, i
+        _require(2 <= players <= MAX_SEATS and 0 <= first_player < players
+                 and len(piles) == players and len(deck) <= DECK_MAX
+                 and all(len(p) <= PILE_MAX and all(0 <= t < 4 for t in p) for p in piles)
+                 and all(0 < k < N_KINDS for k in deck), "not a deal")
         for s in range(players):
             lengths[s] = len(piles[s])
             for i in range(lengths[s]):
@@ -969,8 +986,9 @@ cdef class CorePosition:
         return {(cell_x(self.pos.covered_cell[j]), cell_y(self.pos.covered_cell[j])):
                 self.pos.covered_tile[j] for j in range(self.pos.n_covered)}
 
-    def cell(self, int x, int y):
-        if abs(x) > GRID_REACH or abs(y) > GRID_REACH:
+    def cell(self, x, y):
+        """The grid byte at board (x, y); EMPTY off the grid (x, y: any Python ints)."""
+        if not (-GRID_REACH <= x <= GRID_REACH and -GRID_REACH <= y <= GRID_REACH):
             return EMPTY
         return self.pos.grid[cell_of(x, y)]
 
@@ -981,8 +999,8 @@ cdef class CorePosition:
         """Remaining jungle deck, next draw first."""
         return [self.pos.deck[i] for i in range(self.pos.deck_pos, self.pos.deck_end)]
 
-    def seat(self, int s):
-        cdef seat_t* st = &self.pos.seats[s]
+    def seat(self, s):
+        cdef seat_t* st = &self.pos.seats[self._seat_index(s)]
         return {
             "gold": st.gold, "cacao": st.cacao, "sun": st.sun, "water": st.water,
             "hand": [st.hand[t] for t in range(4)],
@@ -990,9 +1008,15 @@ cdef class CorePosition:
             "discarded": [st.discarded[t] for t in range(4)],
         }
 
-    def full_pile(self, int s):
+    def full_pile(self, s):
         """Seat s's whole draw order from the deal (hand first), as types."""
-        return [self.pos.seats[s].pile[i] for i in range(self.pos.seats[s].pile_end)]
+        cdef seat_t* st = &self.pos.seats[self._seat_index(s)]
+        return [st.pile[i] for i in range(st.pile_end)]
+
+    def _seat_index(self, s):
+        if not 0 <= s < self.pos.n_seats:
+            raise IndexError(f"seat {s!r} is not in 0..{self.pos.n_seats - 1}")
+        return s
 
     def full_deck(self):
         """The whole jungle deck order from the deal (display first), as kinds."""
@@ -1044,8 +1068,25 @@ cdef class CorePosition:
     def count_actions(self):
         return position_count_actions(&self.pos)
 
-    def apply_code(self, action_t code):
-        position_apply(&self.pos, code)
+    def apply_code(self, code):
+        """Apply a legal code; any other value raises ValueError (the C trusts its input)."""
+        cdef action_t* buf
+        cdef int i, n
+        cdef bint legal = False
+        if not 0 <= code <= 0xFFFFFFFF:
+            raise ValueError(f"code {code!r} is not an action code")
+        buf = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+        if buf == NULL:
+            raise MemoryError()
+        n = position_legal_actions(&self.pos, buf)
+        for i in range(n):
+            if buf[i] == <action_t>code:
+                legal = True
+                break
+        free(buf)
+        if not legal:
+            raise ValueError(f"code {code} is not a legal action here")
+        position_apply(&self.pos, <action_t>code)
 
     def random_code(self, unsigned long long seed):
         cdef rng_t rng
@@ -1066,6 +1107,7 @@ cdef class CorePosition:
 
     def determinize(self, int seat, int known_hands, unsigned long long seed):
         cdef rng_t rng
+        self._seat_index(seat)
         rng_seed(&rng, seed)
         position_determinize(&self.pos, seat, known_hands, &rng)
 
@@ -1079,6 +1121,8 @@ cdef class CorePosition:
         cdef position_t* pos = &self.pos
         cdef seat_t* st
         cdef int i, s
+        _check_load(players, first_player, turn, mover, phase, tiles, covered, display, deck,
+                    seats, pending)
         memset(pos, 0, sizeof(position_t))
         pos.n_seats = players
         pos.first_player = first_player
@@ -1122,3 +1166,54 @@ cdef class CorePosition:
                 pos.result_cacao[i][j] = c
         pos.n_pending = len(pending)
         pos.to_act = pos.pending_seat[0] if pending else mover
+
+
+# --- guards: whatever Python passes, the C never reads or writes outside its arrays ---
+
+def _require(bint ok, str what):
+    if not ok:
+        raise ValueError(what)
+
+
+def _check_load(players, first_player, turn, mover, phase, tiles, covered, display, deck,
+                seats, pending):
+    """ValueError unless CorePosition.load's parts fit the position_t arrays and grid.
+
+    Tiles must lie within |x|, |y| <= PLACE_REACH - 1 (the snapshot check keeps them
+    to 28), so the cells a move can reach stay inside the grid."""
+    reach = PLACE_REACH - 1
+    _require(2 <= players <= MAX_SEATS and 0 <= first_player < players and 0 <= mover < players
+             and 0 <= turn <= 0xFFFF and PHASE_TURN <= phase <= PHASE_OVER, "bad header")
+    cells = set()
+    n_jungle = n_workers = 0
+    for x, y, b in tiles:
+        _require(-reach <= x <= reach and -reach <= y <= reach, f"tile ({x},{y}) off the board")
+        _require((x, y) not in cells, f"two tiles at ({x},{y})")
+        cells.add((x, y))
+        if 0 < b < N_KINDS:
+            n_jungle += 1
+        else:
+            _require(WORKER_BIT <= b <= 0xFF and (b >> 4) & 3 < players, f"bad tile byte {b}")
+            n_workers += 1
+    _require(n_jungle + len(display) + len(deck) <= MAX_JUNGLE, "too many jungle tiles")
+    for (x, y), b in covered.items():
+        _require((x, y) in cells and WORKER_BIT <= b <= 0xFF, f"bad covered tile at ({x},{y})")
+    _require(len(display) <= 2 and len(deck) <= DECK_MAX
+             and all(0 < k < N_KINDS for k in list(display) + list(deck)), "bad display or deck")
+    _require(len(seats) == players, "one seat per player")
+    for seat in seats:
+        _require(all(0 <= seat[k] <= hi for k, hi in
+                     (("gold", 0x7FFF), ("cacao", 5), ("sun", 3), ("water", 8)))
+                 and len(seat["hand"]) == 4 and len(seat["discarded"]) == 4
+                 and all(0 <= n <= PILE_MAX for n in list(seat["hand"]) + list(seat["discarded"]))
+                 and len(seat["pile"]) <= PILE_MAX and all(0 <= t < 4 for t in seat["pile"]),
+                 "bad seat")
+    # every tile still in a hand or pile may yet be laid, on a free cell or by an overbuild
+    unlaid = sum(sum(seat["hand"]) + len(seat["pile"]) for seat in seats)
+    _require(n_workers + unlaid <= MAX_WORKER_TILES and len(covered) + unlaid <= MAX_WORKER_TILES,
+             "too many worker tiles")
+    _require(len(pending) <= MAX_SEATS and (phase == PHASE_RESOLVE) == bool(pending),
+             "bad pending resolutions")
+    for s, results in pending:
+        _require(0 <= s < players and 0 < len(results) <= MAX_RESULTS
+                 and all(0 <= g <= 0xFF and 0 <= c <= 5 for g, c in results), "bad pending result")

@@ -102,11 +102,14 @@ class Position:
         return replay(record, upto)
 
     @classmethod
-    def from_snapshot(cls, snapshot: Mapping[str, Any] | str) -> "Position":
-        """A complete position from a cacao-position/1 snapshot. Raises SnapshotError."""
+    def from_snapshot(cls, snapshot: Mapping[str, Any] | str, reachable: bool = True) -> "Position":
+        """A complete position from a cacao-position/1 snapshot. Raises SnapshotError.
+
+        reachable=False also accepts hand-made positions no game reaches (for
+        rule tests; see snapshot.load_snapshot)."""
         from .snapshot import load_snapshot
 
-        return cls(load_snapshot(snapshot))
+        return cls(load_snapshot(snapshot, reachable))
 
     @classmethod
     def from_observation(cls, observation: Mapping[str, Any] | str, seed: int) -> "Position":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .actions import JUNGLE_TILES, WORKER_TILES, Action, ActionFormatError
 from .errors import CacaoError, RecordError
@@ -20,6 +20,17 @@ JUNGLE_DECK = {
     3: (5, 2, 1, 4, 1, 2, 1, 3, 2, 5),
     4: (5, 2, 1, 4, 1, 2, 1, 3, 2, 5),
 }
+
+
+def load_json(text: str | bytes, error: Callable[[str], Exception]) -> Any:
+    """Parse JSON text; anything unparsable (bad syntax or encoding, nesting too
+    deep, an integer too long to convert) raises ``error(reason)``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise error("not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int digit limit
+        raise error(f"not valid JSON: {str(exc)[:200]}") from None
 
 
 def seat_tiles(players: int) -> Counter[str]:
@@ -75,10 +86,7 @@ def check_deal(header: Mapping[str, Any]) -> None:
 def parse_record(record: Mapping[str, Any] | str) -> dict[str, Any]:
     """JSON text or dict -> dict with a checked header and an action list."""
     if isinstance(record, (str, bytes)):
-        try:
-            record = json.loads(record)
-        except json.JSONDecodeError as exc:
-            raise RecordError(-1, f"not valid JSON: {exc}") from None
+        record = load_json(record, lambda why: RecordError(-1, why))
     if not isinstance(record, Mapping):
         raise RecordError(-1, "a record must be a JSON object")
     for key in record:

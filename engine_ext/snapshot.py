@@ -16,7 +16,7 @@ from . import core
 from .actions import DIRECTIONS, JUNGLE_KIND, JUNGLE_TILES, WORKER_TILES, WORKER_TYPE
 from .errors import SnapshotError
 from .position import PHASES, _tile_json
-from .records import deck_tiles, seat_tiles
+from .records import deck_tiles, load_json, seat_tiles
 
 SNAPSHOT_FORMAT = "cacao-position/1"
 TOP_FIELDS = ("format", "view", "players", "first_player", "turn", "mover", "phase", "to_act",
@@ -64,9 +64,13 @@ def dump_snapshot(c: core.CorePosition, view: int | None = None) -> dict[str, An
 
 # --- loading ---
 
-def load_snapshot(data: Mapping[str, Any] | str) -> core.CorePosition:
-    """A checked complete position. Raises SnapshotError(field, reason)."""
-    parts = _check(_parse(data), observation=False)
+def load_snapshot(data: Mapping[str, Any] | str, reachable: bool = True) -> core.CorePosition:
+    """A checked complete position. Raises SnapshotError(field, reason).
+
+    With reachable=False, a hand-made position that no game reaches (a board no
+    order of placements builds, gains its worker tiles cannot have earned) is
+    accepted too, for rule tests; the engine stays within its grid either way."""
+    parts = _check(_parse(data), observation=False, reachable=reachable)
     return _build(parts)
 
 
@@ -84,10 +88,7 @@ def load_observation(data: Mapping[str, Any] | str, seed: int) -> core.CorePosit
 
 def _parse(data: Mapping[str, Any] | str) -> Mapping[str, Any]:
     if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise SnapshotError("(document)", f"not valid JSON: {exc}") from None
+        data = load_json(data, lambda why: SnapshotError("(document)", why))
     if not isinstance(data, Mapping):
         raise SnapshotError("(document)", "a position must be a JSON object")
     return data
@@ -105,12 +106,17 @@ def _names(value: Any, field: str, allowed: Mapping[str, int]) -> list[str]:
     if not isinstance(value, list):
         raise SnapshotError(field, "must be a list")
     for i, name in enumerate(value):
-        if name not in allowed:
+        if not _known(name, allowed):
             raise SnapshotError(f"{field}[{i}]", f"unknown tile {name!r}")
     return list(value)
 
 
-def _check(d: Mapping[str, Any], observation: bool) -> dict[str, Any]:
+def _known(name: Any, allowed: Mapping[str, int]) -> bool:
+    """Whether `name` (any JSON value) is a key of `allowed`."""
+    return isinstance(name, str) and name in allowed
+
+
+def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> dict[str, Any]:
     """Check a snapshot/observation; return its parts as engine ids."""
     for key in d:
         if key not in TOP_FIELDS:
@@ -135,7 +141,7 @@ def _check(d: Mapping[str, Any], observation: bool) -> dict[str, Any]:
         raise SnapshotError("phase", f"must be one of {', '.join(PHASES)}, got {d['phase']!r}")
     phase = PHASES.index(d["phase"])
 
-    tiles, covered = _check_board(d["board"], n)
+    tiles, covered = _check_board(d["board"], n, reachable)
     display = _names(d["display"], "display", JUNGLE_KIND)
     if len(display) > 2:
         raise SnapshotError("display", f"holds at most 2 tiles, got {len(display)}")
@@ -160,12 +166,14 @@ def _check(d: Mapping[str, Any], observation: bool) -> dict[str, Any]:
         raise SnapshotError("display", "must hold 2 tiles while the jungle deck has tiles")
     if covered and (deck or display):
         raise SnapshotError("board", "an overbuild is only possible once the jungle deck and display are empty")
+    if reachable and (deck or display):
+        _check_filled(dict(((x, y), b) for x, y, b in tiles))
 
-    seats = _check_seats(d["seats"], n, tiles, covered, view, first, turn, mover, phase)
+    seats = _check_seats(d["seats"], n, tiles, covered, view, first, turn, mover, phase, reachable)
     pending = _check_pending(d["pending"], n, phase, mover)
     to_act = d["to_act"]
     want = None if phase == 2 else (pending[0][0] if pending else mover)
-    if to_act != want:
+    if to_act != want or isinstance(to_act, bool):
         raise SnapshotError("to_act", f"must be {json.dumps(want)} in this position, got {to_act!r}")
     return {"players": n, "view": view, "first_player": first, "turn": turn, "mover": mover,
             "phase": phase, "tiles": tiles, "covered": covered,
@@ -173,9 +181,12 @@ def _check(d: Mapping[str, Any], observation: bool) -> dict[str, Any]:
             "seats": seats, "pending": pending}
 
 
-def _check_board(board: Any, n: int) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
+def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
     if not isinstance(board, list):
         raise SnapshotError("board", "must be a list")
+    most = sum(deck_tiles(n).values()) + len(START_TILES) + n * sum(seat_tiles(n).values())
+    if len(board) > most:
+        raise SnapshotError("board", f"holds {len(board)} tiles; a {n}-player game has at most {most}")
     tiles: dict[tuple[int, int], int] = {}
     covered: dict[tuple[int, int], int] = {}
     for i, t in enumerate(board):
@@ -186,13 +197,13 @@ def _check_board(board: Any, n: int) -> tuple[list[tuple[int, int, int]], dict[t
         if (x, y) in tiles:
             raise SnapshotError(f, f"a second tile at ({x},{y})")
         name = t.get("tile")
-        if name in JUNGLE_KIND:
+        if _known(name, JUNGLE_KIND):
             if set(t) != {"x", "y", "tile"}:
                 raise SnapshotError(f, "a jungle tile has exactly x, y and tile")
             if (x + y) % 2:
                 raise SnapshotError(f, f"jungle tiles lie on cells with x+y even, not ({x},{y})")
             tiles[(x, y)] = JUNGLE_KIND[name]
-        elif name in WORKER_TYPE:
+        elif _known(name, WORKER_TYPE):
             if not set(t) <= {"x", "y", "tile", "seat", "rot", "covers"} or "seat" not in t or "rot" not in t:
                 raise SnapshotError(f, "a worker tile has x, y, tile, seat, rot and optionally covers")
             if (x + y) % 2 == 0:
@@ -202,7 +213,7 @@ def _check_board(board: Any, n: int) -> tuple[list[tuple[int, int, int]], dict[t
             byte = 0x80 | seat << 4 | WORKER_TYPE[name] << 2 | rot
             if "covers" in t:
                 under = t["covers"]
-                if not isinstance(under, Mapping) or set(under) != {"tile", "rot"} or under["tile"] not in WORKER_TYPE:
+                if not isinstance(under, Mapping) or set(under) != {"tile", "rot"} or not _known(under["tile"], WORKER_TYPE):
                     raise SnapshotError(f + ".covers", "must be {tile, rot} of a worker tile")
                 urot = _int(under["rot"], f + ".covers.rot", 0, 0 if under["tile"] == "1111" else 3)
                 covered[(x, y)] = 0x80 | seat << 4 | WORKER_TYPE[under["tile"]] << 2 | urot
@@ -219,11 +230,45 @@ def _check_board(board: Any, n: int) -> tuple[list[tuple[int, int, int]], dict[t
             raise SnapshotError("board", f"the worker tile at ({x},{y}) touches no jungle tile")
         if b < 0x80 and (x, y) not in START_TILES and sum(v >= 0x80 for v in near) < 2:
             raise SnapshotError("board", f"the jungle tile at ({x},{y}) has fewer than 2 worker tiles around it")
+    if reachable:
+        _check_reachable(tiles)
     return [(x, y, b) for (x, y), b in tiles.items()], covered
 
 
+def _check_reachable(tiles: Mapping[tuple[int, int], int]) -> None:
+    """Every tile must be placeable in some order from the start tiles: a worker
+    tile next to a jungle tile already there, a jungle tile next to two worker
+    tiles already there (RULES.md). This keeps boards connected and within the
+    reach of a real game."""
+    laid = set(START_TILES)
+    waiting = [cell for cell in tiles if cell not in laid]
+    while waiting:
+        rest = []
+        for x, y in waiting:
+            near = [(x + dx, y + dy) for dx, dy in DIRECTIONS]
+            if tiles[(x, y)] >= 0x80:
+                ok = any(c in laid and tiles[c] < 0x80 for c in near)
+            else:
+                ok = sum(c in laid and tiles[c] >= 0x80 for c in near) >= 2
+            (laid.add((x, y)) if ok else rest.append((x, y)))
+        if len(rest) == len(waiting):
+            x, y = min(rest, key=lambda c: abs(c[0]) + abs(c[1]))
+            raise SnapshotError("board", f"the tile at ({x},{y}) cannot be reached from the start "
+                                "tiles: no order of placements builds this board")
+        waiting = rest
+
+
+def _check_filled(tiles: Mapping[tuple[int, int], int]) -> None:
+    """While jungle tiles remain, an empty cell next to two worker tiles has been
+    filled (RULES.md: the placement that closes it fills it)."""
+    for x, y in {(x + dx, y + dy) for (x, y), b in tiles.items() if b >= 0x80 for dx, dy in DIRECTIONS}:
+        if (x, y) not in tiles and sum(tiles.get((x + dx, y + dy), 0) >= 0x80 for dx, dy in DIRECTIONS) >= 2:
+            raise SnapshotError("board", f"the empty cell ({x},{y}) touches 2 or more worker tiles "
+                                "but was not filled while jungle tiles remain")
+
+
 def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, mover: int,
-                 phase: int) -> list[dict[str, Any]]:
+                 phase: int, reachable: bool) -> list[dict[str, Any]]:
     if not isinstance(raw, list) or len(raw) != n:
         raise SnapshotError("seats", f"must be a list of {n} seats")
     total = sum(seat_tiles(n).values())
@@ -248,11 +293,12 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         hand_count = _int(st["hand_count"], f + ".hand_count", 0, 3)
         pile_count = _int(st["pile_count"], f + ".pile_count", 0, total)
         discarded = _names(st["discarded"], f + ".discarded", WORKER_TYPE)
-        placed = Counter(WORKER_TILES[(b >> 2) & 3] for _, _, b in tiles if b >= 0x80 and (b >> 4) & 3 == s)
-        placed += Counter(WORKER_TILES[(b >> 2) & 3] for b in covered.values() if (b >> 4) & 3 == s)
+        placed = Counter(WORKER_TILES[(b >> 2) & 3] for b in placed_bytes(tiles, covered, s))
         unplaced = seat_tiles(n) - placed - Counter(discarded)
         if placed + Counter(discarded) - seat_tiles(n):
             raise SnapshotError(f, "more worker tiles placed and discarded than the seat has")
+        if reachable:
+            _check_gains(f, sum(placed.values()), gold, cacao, sun, water)
         # turns this seat completed, and whether it has used a tile in the current turn
         done = sum(1 for i in range(turn) if (first + i) % n == s)
         used = done + (1 if phase == 1 and s == mover else 0)
@@ -288,6 +334,31 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
     if phase == 0 and not any(sum(st["hand"]) for st in seats):
         raise SnapshotError("phase", "no seat has worker tiles left: the phase must be over")
     return seats
+
+
+# Most a worker tile can bring (RULES.md): 4 workers, each side activating at most
+# once; per worker at most 4 gold (market-4), 1 water step.
+GOLD_PER_TILE = 16
+WATER_PER_TILE = 4
+
+
+def placed_bytes(tiles, covered, seat: int) -> list[int]:
+    """The grid bytes of every worker tile `seat` has laid, covered ones included."""
+    laid = [b for _, _, b in tiles if b >= 0x80 and (b >> 4) & 3 == seat]
+    return laid + [b for b in covered.values() if (b >> 4) & 3 == seat]
+
+
+def _check_gains(f: str, laid: int, gold: int, cacao: int, sun: int, water: int) -> None:
+    """A seat gains only through its own worker tiles: its tokens must fit them."""
+    if laid == 0 and (gold, cacao, sun, water) != (0, 0, 0, 0):
+        raise SnapshotError(f, "has gained gold, cacao, sun or water but has no worker tile "
+                            "on the board (every seat starts with none)")
+    if gold > GOLD_PER_TILE * laid:
+        raise SnapshotError(f + ".gold", f"{gold} gold is more than {laid} worker tiles can "
+                            f"have earned (at most {GOLD_PER_TILE} each)")
+    if water > WATER_PER_TILE * laid:
+        raise SnapshotError(f + ".water", f"water space {water} is more than {laid} worker "
+                            f"tiles can have moved (at most {WATER_PER_TILE} each)")
 
 
 def _check_pending(raw: Any, n: int, phase: int, mover: int) -> list[tuple[int, list[tuple[int, int]]]]:

@@ -16,7 +16,19 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from cacaoai.engine.errors import clip
+
 DOMAIN = "cacao.v1"
+
+# An error answer travels in the response trailers (grpc-message and
+# grpc-status-details-bin), which gRPC limits to 8 KiB by default: beyond it the
+# client sees RESOURCE_EXHAUSTED instead. Whatever a request holds, an answer
+# stays well under that: texts are clipped and at most MAX_VIOLATIONS listed.
+# Non-ASCII characters are written as escapes so that a character counts as a byte.
+MAX_MESSAGE_CHARS = 600
+MAX_FIELD_CHARS = 100
+MAX_DESCRIPTION_CHARS = 300
+MAX_VIOLATIONS = 6
 
 # Stable machine-readable reasons (ErrorInfo.reason).
 INVALID_REQUEST = "INVALID_REQUEST"
@@ -28,6 +40,7 @@ UNKNOWN_LEVEL = "UNKNOWN_LEVEL"
 GAME_OVER = "GAME_OVER"
 HIDDEN_INFORMATION = "HIDDEN_INFORMATION"
 POSITION_MISMATCH = "POSITION_MISMATCH"
+UNDECODABLE_REQUEST = "UNDECODABLE_REQUEST"
 TOO_MANY_SEARCHES = "TOO_MANY_SEARCHES"
 DEADLINE_TOO_SHORT = "DEADLINE_TOO_SHORT"
 
@@ -50,6 +63,11 @@ class ApiError(Exception):
     reason: str = INVALID_REQUEST
     violations: list[tuple[str, str]] = field(default_factory=list)
     preconditions: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.message = _text(self.message, MAX_MESSAGE_CHARS)
+        self.violations = _clip_items(self.violations)
+        self.preconditions = _clip_items(self.preconditions)
 
     def __str__(self) -> str:
         return f"{self.code.name}: {self.message}"
@@ -79,6 +97,21 @@ class ApiError(Exception):
         return status_pb2.Status(
             code=getattr(code_pb2, self.code.name), message=self.message, details=details
         )
+
+
+def _text(value: object, limit: int) -> str:
+    """`value` as ASCII text (other characters escaped), clipped to `limit` characters."""
+    return clip(str(value).encode("ascii", "backslashreplace").decode("ascii"), limit)
+
+
+def _clip_items(items: list) -> list:
+    """At most MAX_VIOLATIONS items with clipped texts (the last text is the
+    description); a last item counts those left out."""
+    out = [tuple(_text(v, MAX_FIELD_CHARS) for v in item[:-1])
+           + (_text(item[-1], MAX_DESCRIPTION_CHARS),) for item in items[:MAX_VIOLATIONS]]
+    if len(items) > MAX_VIOLATIONS:
+        out.append(out[-1][:-1] + (f"and {len(items) - MAX_VIOLATIONS} more problems not listed",))
+    return out
 
 
 def _pack(message) -> any_pb2.Any:

@@ -196,11 +196,11 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
                     request = None
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # the bytes do not decode as the request message
-                    await _abort(context, ApiError(
-                        grpc.StatusCode.INVALID_ARGUMENT,
-                        f"the request is not a valid {request_class.DESCRIPTOR.full_name} message",
-                        errors.INVALID_REQUEST), name)
+                except Exception as error:  # the bytes do not decode as the request message
+                    await _abort(context, errors.invalid(
+                        "request", f"the request bytes are not a valid "
+                        f"{request_class.DESCRIPTOR.full_name} message: {error}",
+                        errors.UNDECODABLE_REQUEST), name)
                 if request is None:
                     await _abort(context, ApiError(
                         grpc.StatusCode.DEADLINE_EXCEEDED,

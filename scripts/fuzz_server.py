@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Long fuzz run against a real cacao-server process (issue 10's "done when").
+
+Sends N mutated requests (all seven RPCs, raw bytes, oversized messages; see
+tests/fuzz_requests.py) one at a time to a server started for the run, then
+prints the status counts, the server's RSS before and after, and the failures:
+crashes (the process died), INTERNAL/UNKNOWN answers and hangs (a call past its
+20 s deadline). Exit status 1 on any failure.
+
+    python scripts/fuzz_server.py --requests 12000 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+
+import fuzz_requests  # noqa: E402
+import server_process  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=12000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--address", help="fuzz a server already running here instead")
+    args = parser.parse_args(argv)
+    if args.address:
+        return report(args, None, args.address)
+    with server_process.running(*fuzz_requests.SERVER_FLAGS) as (process, address):
+        return report(args, process, address)
+
+
+def report(args, process, address: str) -> int:
+    rss_before = server_process.rss_kib(process.pid) if process else 0
+    start = time.monotonic()
+
+    def progress(done: int, outcomes: fuzz_requests.Outcomes) -> None:
+        if done % 1000 == 0:
+            rss = f", server RSS {server_process.rss_kib(process.pid) / 1024:.0f} MiB" \
+                if process and process.poll() is None else ""
+            print(f"  {done} requests, {time.monotonic() - start:.0f} s, "
+                  f"failures {outcomes.failed()}{rss}", file=sys.stderr, flush=True)
+
+    alive = (lambda: process.poll() is None) if process else (lambda: True)
+    outcomes = fuzz_requests.run(address, args.seed, args.requests, progress=progress, alive=alive)
+    elapsed = time.monotonic() - start
+    crashed = process is not None and process.poll() is not None
+    serving = not crashed and server_process.serving(address)
+    print(f"requests: {outcomes.requests} in {elapsed:.0f} s (seed {args.seed})")
+    for name, n in sorted(outcomes.counts.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:20s} {n}")
+    if process:
+        rss_after = server_process.rss_kib(process.pid) if not crashed else 0
+        print(f"server RSS: {rss_before / 1024:.0f} MiB before, {rss_after / 1024:.0f} MiB after")
+    print(f"crashes: {int(crashed)}, INTERNAL/UNKNOWN: "
+          f"{outcomes.counts['INTERNAL'] + outcomes.counts['UNKNOWN']}, "
+          f"hangs: {outcomes.counts['HANG']}, serving after: {serving}")
+    for outcome, method, data in outcomes.failures[:20]:
+        print(f"FAIL {outcome} {method} {data[:120]!r}")
+    return 1 if crashed or outcomes.failed() or not serving else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
