@@ -18,6 +18,12 @@ DEFAULT_PRIORITY = "idle"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
+DEFAULT_HTTP_PORT = 8080
+
+
+def http_port(text: str) -> int:
+    """The --http-port value: a port, or 0/"off" for no HTTP server."""
+    return 0 if text.strip().lower() == "off" else int(text)
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,8 @@ class ServerOptions:
         search_priority: CPU priority of the search threads against the RPC
             threads: "idle" (default: a quick call never waits for a core),
             "low" or "normal" (see ``cacaoai.search.search``).
+        http_port: port of the HTTP server (Connect API and board page) on the
+            same host; 0: none (cacao-server's flag defaults to 8080).
     """
 
     worker_threads: int = 8
@@ -52,6 +60,7 @@ class ServerOptions:
     default_level: str | None = None
     deadline_margin_s: float = 0.02
     search_priority: str = DEFAULT_PRIORITY
+    http_port: int = 0
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
@@ -85,6 +94,8 @@ _FLAGS = {
     "search-priority": ("search_priority", str,
                         "CPU priority of searches: idle (quick calls always come first), "
                         "low (nice 19) or normal"),
+    "http-port": ("http_port", http_port,
+                  "port of the HTTP API (Connect) and the board page; 0 or off: none"),
 }
 
 
@@ -113,7 +124,8 @@ def parse_args(argv: list[str] | None = None,
         epilog="Every flag can also be set by its environment variable, e.g. CACAO_PORT=50052.",
     )
     for flag, (name, kind, text) in _FLAGS.items():
-        default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT}.get(flag, defaults.get(name or ""))
+        default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
+                   "http-port": DEFAULT_HTTP_PORT}.get(flag, defaults.get(name or ""))
         raw = environ.get(env_name(flag))
         if raw is not None:
             try:

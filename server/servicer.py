@@ -30,6 +30,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
 from cacaoai.search import StopFlag
 
 from .errors import ApiError
+from .http import start_page
 from .options import ServerOptions
 from .service import CacaoApi, Call
 
@@ -184,7 +185,10 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
     signal.signal(signal.SIGINT, shut_down)
     server.start()
     log.info("serving on %s", format_address(host, bound))
+    web = start_page(server.cacao_api, host, options.http_port)
     while not stopped.wait(0.5):
         pass
+    if web is not None:
+        web.shutdown()
     log.info("stopped")
     return 0
