@@ -29,6 +29,7 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-network
                   "--disable-quic", "--no-first-run", "--disable-component-update",
                   "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
+TARGET = "#board g.cell:has(> rect.target)"  # a cell the chosen tile may go to
 
 
 def free_port() -> int:
@@ -124,7 +125,7 @@ class BoardPage:
             page.locator("#choices button.choice").first.click()
         else:
             page.locator("#seats svg.mini.choosable").first.click()
-            page.locator("#board rect.target").first.click()
+            page.locator(TARGET).first.click()
             page.wait_for_timeout(50)
             if page.locator("#choices button.choice").count():  # which display tile goes where
                 page.locator("#choices button.choice").first.click()
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def mid(moves: int) -> None:
             if moves == 9:
-                target = page.locator("#board rect.target").first
+                target = page.locator(TARGET).first
                 if target.count():
                     target.hover()  # the ghost of the chosen tile over a legal cell
                 page.screenshot(path=str(out / "board-mid.png"))

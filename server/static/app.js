@@ -16,19 +16,18 @@ var ApiError = class extends Error {
     return out.length ? out : [this.message];
   }
 };
-function headers(contentType, timeoutMs) {
-  const h = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
-  if (timeoutMs) h["Connect-Timeout-Ms"] = String(Math.round(timeoutMs));
-  return h;
+function headers(contentType) {
+  return { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
 }
 function toError(body, status) {
   return new ApiError(body?.code ?? "unknown", body?.message ?? `HTTP ${status}`, body?.details ?? []);
 }
-async function call(method, request, timeoutMs) {
+async function call(method, request, signal) {
   const reply = await fetch(SERVICE + method, {
     method: "POST",
-    headers: headers("application/json", timeoutMs),
-    body: JSON.stringify(request)
+    headers: headers("application/json"),
+    body: JSON.stringify(request),
+    signal
   });
   const text = await reply.text();
   let body = null;
@@ -324,6 +323,8 @@ var state = {
   // several actions for one click (which display tile goes where)
   thinking: null,
   analysis: null,
+  quick: null,
+  // the evaluation bar's search
   evaluation: null,
   evalSeq: 0,
   message: "",
@@ -490,6 +491,8 @@ function stopThinking() {
 function stopAnalysis() {
   state.analysis?.abort();
   state.analysis = null;
+  state.quick?.abort();
+  state.quick = null;
 }
 async function aiMove(seat) {
   const g = state.game;
@@ -498,48 +501,66 @@ async function aiMove(seat) {
   state.evalSeq = 0;
   render();
   let last = null;
-  try {
-    await stream("AnalyzePosition", {
-      position: observation(g.position, seat),
-      ...budget(seatKind(seat)),
-      seed: String(g.seed + (g.record.actions?.length ?? 0)),
-      maxCandidates: 5,
-      reportInterval: "0.2s"
-    }, (m) => {
-      last = m.evaluation;
-      showEvaluation(m.evaluation, seat, num(m.sequence));
-    }, controller.signal);
-  } catch (e) {
-    if (controller.signal.aborted) return;
-    state.thinking = null;
-    explain(e);
+  for (let attempt = 0; !last && attempt <= 100; attempt++) {
+    try {
+      await stream("AnalyzePosition", {
+        position: observation(g.position, seat),
+        ...budget(seatKind(seat)),
+        seed: String(g.seed + (g.record.actions?.length ?? 0)),
+        maxCandidates: 5,
+        reportInterval: "0.2s"
+      }, (m) => {
+        last = m.evaluation;
+        showEvaluation(m.evaluation, seat, num(m.sequence));
+      }, controller.signal);
+    } catch (e) {
+      if (controller.signal.aborted) return;
+      if (e instanceof ApiError && e.code === "resource_exhausted" && attempt < 100) {
+        say("the service is busy with other searches: asking again shortly");
+        await sleep(250 + 50 * attempt);
+        if (controller.signal.aborted) return;
+        continue;
+      }
+      state.thinking = null;
+      state.busy = false;
+      explain(e);
+      render();
+      return;
+    }
+  }
+  if (state.thinking !== controller) return;
+  state.thinking = null;
+  if (!last) {
+    state.busy = false;
+    say("the service gave no answer for the AI seat: start a new game or undo", true);
     render();
     return;
   }
-  if (state.thinking !== controller || !last) return;
-  state.thinking = null;
   const action = last.bestAction;
   if (await apply(action)) say(`${SEAT_NAMES[seat]} (AI): ${describe(action)}`);
   await advance();
 }
-async function evaluate(position, iterations) {
+async function evaluate(position, iterations, signal) {
   const reply = await call("SuggestAction", {
     position: observation(position, position.toAct),
     limits: { iterations },
     seed: "1",
     maxCandidates: 5
-  });
+  }, signal);
   return reply.evaluation;
 }
 async function quickEvaluation() {
   const g = state.game;
-  const hash = g.hash;
+  const hash = g.hash, controller = new AbortController();
+  state.quick = controller;
   try {
-    const ev = await evaluate(g.position, 1500);
+    const ev = await evaluate(g.position, 1500, controller.signal);
     if (state.game?.hash === hash && !state.analysis) showEvaluation(ev, g.position.toAct, 0);
   } catch (e) {
   }
+  if (state.quick === controller) state.quick = null;
 }
+var sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function analyse() {
   if (state.analysis) {
     stopAnalysis();
@@ -578,7 +599,7 @@ async function undo() {
   state.busy = true;
   const actions = g.record.actions ?? [];
   let i = actions.length - 1;
-  while (i >= 0 && !isHuman(actions[i].seat)) i--;
+  while (i >= 0 && !isHuman(actions[i].seat ?? 0)) i--;
   if (i < 0) {
     say("nothing to undo: no move of a human seat yet");
     return advance();
@@ -838,8 +859,9 @@ function renderSeats() {
     if (shown) {
       const choosable = state.mode === "play" && p.toAct === i && isHuman(i) && p.phase === "PHASE_TURN";
       const usable = handTiles();
-      for (const t of tiles) {
-        const mini = miniTile(t, i, 0, t === state.tile && choosable ? "chosen" : "");
+      const chosen = choosable && state.tile ? tiles.indexOf(state.tile) : -1;
+      tiles.forEach((t, k) => {
+        const mini = miniTile(t, i, 0, k === chosen ? "chosen" : "");
         mini.dataset.tile = workerName(t);
         if (choosable && usable.includes(t)) {
           mini.classList.add("choosable");
@@ -850,7 +872,7 @@ function renderSeats() {
           });
         }
         hand.appendChild(mini);
-      }
+      });
     } else {
       hand.textContent = `${num(s.handCount)} tiles in hand`;
     }
@@ -921,7 +943,7 @@ function renderEvaluation(seat) {
   bar.replaceChildren();
   details.replaceChildren();
   if (!ev) {
-    details.textContent = "no evaluation yet: press Analyse";
+    details.textContent = currentPosition()?.phase === "PHASE_OVER" ? "the game is over" : "no evaluation yet: press Analyse";
     return;
   }
   for (const s of ev.seats ?? []) {

@@ -59,10 +59,8 @@ export class ApiError extends Error {
   }
 }
 
-function headers(contentType: string, timeoutMs?: number): Record<string, string> {
-  const h: Record<string, string> = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
-  if (timeoutMs) h["Connect-Timeout-Ms"] = String(Math.round(timeoutMs));
-  return h;
+function headers(contentType: string): Record<string, string> {
+  return { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
 }
 
 function toError(body: any, status: number): ApiError {
@@ -70,9 +68,9 @@ function toError(body: any, status: number): ApiError {
 }
 
 /** One unary call; rejects with an ApiError. */
-export async function call<T>(method: string, request: object, timeoutMs?: number): Promise<T> {
+export async function call<T>(method: string, request: object, signal?: AbortSignal): Promise<T> {
   const reply = await fetch(SERVICE + method, {
-    method: "POST", headers: headers("application/json", timeoutMs), body: JSON.stringify(request),
+    method: "POST", headers: headers("application/json"), body: JSON.stringify(request), signal,
   });
   const text = await reply.text();
   let body: any = null;

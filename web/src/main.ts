@@ -24,6 +24,7 @@ const state = {
   choices: null as Action[] | null, // several actions for one click (which display tile goes where)
   thinking: null as AbortController | null,
   analysis: null as AbortController | null,
+  quick: null as AbortController | null, // the evaluation bar's search
   evaluation: null as Evaluation | null,
   evalSeq: 0,
   message: "",
@@ -175,7 +176,7 @@ async function apply(action: Action): Promise<boolean> {
 
 async function humanMove(action: Action): Promise<void> {
   if (state.busy) return;
-  stopAnalysis();
+  stopAnalysis(); // and the evaluation bar's search: the position changes
   state.choices = null;
   state.busy = true; // until the next human decision (or the end) is ready
   if (await apply(action)) {
@@ -188,7 +189,10 @@ async function humanMove(action: Action): Promise<void> {
 }
 
 function stopThinking(): void { state.thinking?.abort(); state.thinking = null; }
-function stopAnalysis(): void { state.analysis?.abort(); state.analysis = null; }
+function stopAnalysis(): void {
+  state.analysis?.abort(); state.analysis = null;
+  state.quick?.abort(); state.quick = null;
+}
 
 async function aiMove(seat: number): Promise<void> {
   const g = state.game!;
@@ -197,45 +201,64 @@ async function aiMove(seat: number): Promise<void> {
   state.evalSeq = 0;
   render();
   let last: Evaluation | null = null;
-  try {
-    await stream<{ evaluation: Evaluation; sequence?: number }>("AnalyzePosition", {
-      position: observation(g.position, seat), ...budget(seatKind(seat)),
-      seed: String(g.seed + (g.record.actions?.length ?? 0)), maxCandidates: 5, reportInterval: "0.2s",
-    }, (m) => {
-      last = m.evaluation;
-      showEvaluation(m.evaluation, seat, num(m.sequence));
-    }, controller.signal);
-  } catch (e) {
-    if (controller.signal.aborted) return;
-    state.thinking = null;
-    explain(e);
+  for (let attempt = 0; !last && attempt <= 100; attempt++) {
+    try {
+      await stream<{ evaluation: Evaluation; sequence?: number }>("AnalyzePosition", {
+        position: observation(g.position, seat), ...budget(seatKind(seat)),
+        seed: String(g.seed + (g.record.actions?.length ?? 0)), maxCandidates: 5, reportInterval: "0.2s",
+      }, (m) => {
+        last = m.evaluation;
+        showEvaluation(m.evaluation, seat, num(m.sequence));
+      }, controller.signal);
+    } catch (e) {
+      if (controller.signal.aborted) return;
+      if (e instanceof ApiError && e.code === "resource_exhausted" && attempt < 100) {
+        say("the service is busy with other searches: asking again shortly");
+        await sleep(250 + 50 * attempt); // the service asks for a retry shortly
+        if (controller.signal.aborted) return;
+        continue;
+      }
+      state.thinking = null;
+      state.busy = false;
+      explain(e);
+      render();
+      return;
+    }
+  }
+  if (state.thinking !== controller) return;
+  state.thinking = null;
+  if (!last) {
+    state.busy = false;
+    say("the service gave no answer for the AI seat: start a new game or undo", true);
     render();
     return;
   }
-  if (state.thinking !== controller || !last) return;
-  state.thinking = null;
   const action = (last as Evaluation).bestAction!;
   if (await apply(action)) say(`${SEAT_NAMES[seat]} (AI): ${describe(action)}`);
   await advance();
 }
 
 /** A short search (fixed seed and iterations) from the view of the seat to act. */
-async function evaluate(position: Position, iterations: number): Promise<Evaluation> {
+async function evaluate(position: Position, iterations: number, signal?: AbortSignal): Promise<Evaluation> {
   const reply = await call<{ evaluation: Evaluation }>("SuggestAction", {
     position: observation(position, position.toAct!), limits: { iterations }, seed: "1", maxCandidates: 5,
-  });
+  }, signal);
   return reply.evaluation;
 }
 
-/** The evaluation bar after each move. */
+/** The evaluation bar after each move (dropped when the position changes). */
 async function quickEvaluation(): Promise<void> {
   const g = state.game!;
-  const hash = g.hash;
+  const hash = g.hash, controller = new AbortController();
+  state.quick = controller;
   try {
-    const ev = await evaluate(g.position, 1500);
+    const ev = await evaluate(g.position, 1500, controller.signal);
     if (state.game?.hash === hash && !state.analysis) showEvaluation(ev, g.position.toAct!, 0);
   } catch (e) { /* the bar keeps its last value */ }
+  if (state.quick === controller) state.quick = null;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** On demand: a 3-second streaming analysis for the seat to act. */
 async function analyse(): Promise<void> {
@@ -271,7 +294,7 @@ async function undo(): Promise<void> {
   state.busy = true;
   const actions = g.record.actions ?? [];
   let i = actions.length - 1;
-  while (i >= 0 && !isHuman(actions[i].seat)) i--;
+  while (i >= 0 && !isHuman(actions[i].seat ?? 0)) i--;
   if (i < 0) { say("nothing to undo: no move of a human seat yet"); return advance(); }
   const record = { ...g.record, actions: actions.slice(0, i), result: undefined };
   const reply = await call<{ position: Position; positionHash: string }>("ValidateRecord", { record });
@@ -541,15 +564,16 @@ function renderSeats(): void {
     if (shown) {
       const choosable = state.mode === "play" && p.toAct === i && isHuman(i) && p.phase === "PHASE_TURN";
       const usable = handTiles();
-      for (const t of tiles) {
-        const mini = miniTile(t, i, 0, t === state.tile && choosable ? "chosen" : "");
+      const chosen = choosable && state.tile ? tiles.indexOf(state.tile) : -1;
+      tiles.forEach((t, k) => {
+        const mini = miniTile(t, i, 0, k === chosen ? "chosen" : "");
         mini.dataset.tile = workerName(t);
         if (choosable && usable.includes(t)) {
           mini.classList.add("choosable");
           mini.addEventListener("click", () => { state.tile = t; state.rotation = 0; render(); });
         }
         hand.appendChild(mini);
-      }
+      });
     } else {
       hand.textContent = `${num(s.handCount)} tiles in hand`;
     }
@@ -620,7 +644,10 @@ function renderEvaluation(seat: number | undefined): void {
   const details = $("evaluation");
   bar.replaceChildren();
   details.replaceChildren();
-  if (!ev) { details.textContent = "no evaluation yet: press Analyse"; return; }
+  if (!ev) {
+    details.textContent = currentPosition()?.phase === "PHASE_OVER" ? "the game is over" : "no evaluation yet: press Analyse";
+    return;
+  }
   for (const s of ev.seats ?? []) {
     const part = document.createElement("div");
     const p = s.winProbability ?? 0;
