@@ -32,6 +32,7 @@ Thread-safety: one thread per connection (``ThreadingHTTPServer``); the shared
 from __future__ import annotations
 
 import base64
+import contextlib
 import inspect
 import json
 import logging
@@ -208,6 +209,7 @@ class Handler(BaseHTTPRequestHandler):
     """One HTTP connection: Connect calls by POST, page files by GET."""
 
     protocol_version = "HTTP/1.1"
+    timeout = 120  # seconds a connection may stay silent (an idle keep-alive, a stalled upload)
     server: "CacaoHttpServer"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
@@ -268,7 +270,12 @@ class Handler(BaseHTTPRequestHandler):
             self._unary(method, request, codec, content_type)
 
     def _body(self) -> bytes:
-        size = int(self.headers.get("Content-Length") or 0)
+        length = (self.headers.get("Content-Length") or "0").strip()
+        if not length.isdigit():
+            self.close_connection = True
+            raise ConnectError("invalid_argument", f"Content-Length: {length!r} is not a number "
+                               "of bytes (chunked requests are not read)")
+        size = int(length)
         limit = self.server.api.options.max_message_bytes
         if size > limit:
             self.close_connection = True  # the unread body must not be taken for a request
@@ -368,26 +375,51 @@ def _internal() -> ConnectError:
 
 
 class CacaoHttpServer(ThreadingHTTPServer):
-    """An HTTP server that answers the Connect calls with one CacaoApi."""
+    """An HTTP server that answers the Connect calls with one CacaoApi.
+
+    Each connection has a thread; beyond ``max_connections`` at once a new
+    connection is answered 503 (Connect ``unavailable``) and closed, so a flood
+    of connections cannot take the process's threads.
+    """
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], api: CacaoApi):
+    def __init__(self, address: tuple[str, int], api: CacaoApi, max_connections: int = 0):
         self.api = api
         self.methods = methods(api)
+        self.max_connections = max_connections or 4 * api.options.worker_threads
+        self._connections = threading.BoundedSemaphore(self.max_connections)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, Handler)
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._connections.acquire(blocking=False):
+            body = json.dumps({"code": "unavailable", "message": f"more than "
+                               f"{self.max_connections} connections at once; retry shortly"})
+            with contextlib.suppress(OSError):
+                request.sendall(f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
+                                f"application/json\r\nContent-Length: {len(body)}\r\n"
+                                f"Connection: close\r\n\r\n{body}".encode())
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
 
-def start_http(api: CacaoApi, host: str, port: int) -> CacaoHttpServer:
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
+
+
+def start_http(api: CacaoApi, host: str, port: int, max_connections: int = 0) -> CacaoHttpServer:
     """Starts serving the API and the page on ``host:port`` (0: any free port)
     in a background thread; ``server.server_address[1]`` is the bound port.
 
     Raises:
         OSError: the address cannot be bound.
     """
-    server = CacaoHttpServer((host, port), api)
+    server = CacaoHttpServer((host, port), api, max_connections)
     threading.Thread(target=server.serve_forever, name="cacao-http", daemon=True).start()
     return server
 

@@ -205,7 +205,10 @@ def test_a_client_that_hangs_up_stops_its_search(http_server, cacao_server, caca
         sock.sendall(f"POST {PATH}AnalyzePosition HTTP/1.1\r\nHost: x\r\n"
                      f"Content-Type: application/connect+proto\r\n"
                      f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
-        assert sock.recv(4096).startswith(b"HTTP/1.1 200")  # headers, then reports
+        received = sock.recv(4096)
+        assert received.startswith(b"HTTP/1.1 200")  # headers, then reports
+        while received.count(b"\r\n") < 8:  # status, 3 headers, blank line, a first chunk
+            received += sock.recv(4096)
         assert gate.running == 1
     deadline = time.monotonic() + 20
     while gate.running and time.monotonic() < deadline:
@@ -261,3 +264,29 @@ def test_cacao_server_answers_the_readme_curl_command():
     finally:
         process.terminate()
         assert process.wait(timeout=15) == 0
+
+
+def test_a_bad_content_length_is_refused_and_the_server_goes_on(http_server):
+    with socket.create_connection(("127.0.0.1", http_server.server_address[1])) as sock:
+        sock.sendall(f"POST {PATH}NewGame HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     f"\r\nContent-Length: lots\r\n\r\n".encode())
+        reply = sock.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 400") and b"Content-Length" in reply
+    assert post_json(http_server, "NewGame", {"players": 2})[0] == 200
+
+
+def test_connections_beyond_the_limit_get_unavailable(cacao_server):
+    server = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0, max_connections=3)
+    try:
+        idle = [socket.create_connection(("127.0.0.1", server.server_address[1])) for _ in range(3)]
+        status, error = post_json(server, "NewGame", {"players": 2})
+        assert status == 503 and error["code"] == "unavailable"
+        for sock in idle:
+            sock.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and post_json(server, "NewGame", {"players": 2})[0] != 200:
+            time.sleep(0.05)
+        assert post_json(server, "NewGame", {"players": 2})[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()

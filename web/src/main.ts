@@ -670,6 +670,13 @@ function renderEvaluation(seat: number | undefined): void {
     `<tr><td style="color:${SEAT_COLOURS[s.seat ?? 0]}">${SEAT_NAMES[s.seat ?? 0]}</td>
      <td>${((s.winProbability ?? 0) * 100).toFixed(0)}%</td><td>${(s.expectedGold ?? 0).toFixed(1)}</td></tr>`).join("");
   details.appendChild(table);
+  if (state.mode === "play" && seat !== undefined && !isHuman(seat) && state.game?.seats.includes("human")) {
+    const note = document.createElement("p");
+    note.className = "small";
+    note.textContent = "The AI's candidate moves stay hidden: they would show its hand.";
+    details.appendChild(note);
+    return;
+  }
   const ol = document.createElement("ol");
   ol.className = "candidates";
   for (const c of ev.candidates ?? []) {
