@@ -170,7 +170,7 @@ function describe(a) {
   if (a.discard) return `discard ${workerName(a.discard.tile)}`;
   return `take ${a.resolve?.gold ?? 0} gold, keep ${a.resolve?.cacao ?? 0} cacao`;
 }
-var sameAction = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+var sameAction = (a, b) => (a.seat ?? 0) === (b.seat ?? 0) && describe(a) === describe(b);
 function temples(p) {
   const cells = /* @__PURE__ */ new Map();
   for (const t of p.board) cells.set(`${t.x ?? 0},${t.y ?? 0}`, t);
@@ -972,6 +972,14 @@ function renderEvaluation(seat) {
     note.textContent = "The AI's candidate moves stay hidden: they would show its hand.";
     details.appendChild(note);
     return;
+  }
+  const r = state.replay;
+  const next = state.mode === "replay" && r ? r.record.actions?.[r.index] : void 0;
+  if (next) {
+    const played = document.createElement("p");
+    const best = ev.bestAction && sameAction(ev.bestAction, next);
+    played.innerHTML = `<b>played next:</b> ${describe(next)}${best ? " \u2014 the AI's choice too" : ""}`;
+    details.appendChild(played);
   }
   const ol = document.createElement("ol");
   ol.className = "candidates";

@@ -88,7 +88,8 @@ export function describe(a: Action): string {
   return `take ${a.resolve?.gold ?? 0} gold, keep ${a.resolve?.cacao ?? 0} cacao`;
 }
 
-export const sameAction = (a: Action, b: Action) => JSON.stringify(a) === JSON.stringify(b);
+/** The same action, whichever fields at their defaults the two forms leave out. */
+export const sameAction = (a: Action, b: Action) => (a.seat ?? 0) === (b.seat ?? 0) && describe(a) === describe(b);
 
 /** Workers per seat facing each temple (the majorities scored at the end). */
 export function temples(p: Position): { x: number; y: number; workers: number[] }[] {

@@ -677,6 +677,14 @@ function renderEvaluation(seat: number | undefined): void {
     details.appendChild(note);
     return;
   }
+  const r = state.replay;
+  const next = state.mode === "replay" && r ? r.record.actions?.[r.index] : undefined;
+  if (next) {
+    const played = document.createElement("p");
+    const best = ev.bestAction && sameAction(ev.bestAction, next);
+    played.innerHTML = `<b>played next:</b> ${describe(next)}${best ? " — the AI's choice too" : ""}`;
+    details.appendChild(played);
+  }
   const ol = document.createElement("ol");
   ol.className = "candidates";
   for (const c of ev.candidates ?? []) {
