@@ -283,20 +283,23 @@ class Handler(BaseHTTPRequestHandler):
                                f"request: {size} bytes, more than the limit of {limit}")
         return self.rfile.read(size)
 
-    def _call(self) -> tuple[Call, _Watch]:
+    def _call(self, method: Method) -> tuple[Call, _Watch | None]:
+        """The Call of a request (its Connect-Timeout-Ms deadline), and for a
+        method that takes one, a watch that stops it when the client leaves."""
         stop = StopFlag()
         timeout_ms = self.headers.get("Connect-Timeout-Ms")
         time_remaining: Callable[[], float | None] = lambda: None
         if timeout_ms and timeout_ms.isdigit():
             deadline = time.monotonic() + int(timeout_ms) / 1000
             time_remaining = lambda: deadline - time.monotonic()  # noqa: E731
-        return Call(time_remaining=time_remaining, stop=stop), _Watch(self.connection, stop)
+        watch = _Watch(self.connection, stop) if method.takes_call else None
+        return Call(time_remaining=time_remaining, stop=stop), watch
 
     def _run(self, method: Method, request: Message, call: Call) -> Any:
         return method.handler(request, call) if method.takes_call else method.handler(request)
 
     def _unary(self, method: Method, request: Message, codec: str, content_type: str) -> None:
-        call, watch = self._call()
+        call, watch = self._call(method)
         try:
             response = self._run(method, request, call)
         except ApiError as error:
@@ -308,11 +311,12 @@ class Handler(BaseHTTPRequestHandler):
             self._send_error(_internal())
             return
         finally:
-            watch.close()
+            if watch is not None:
+                watch.close()
         self._send(200, _encode(response, codec), content_type)
 
     def _stream(self, method: Method, request: Message, codec: str, content_type: str) -> None:
-        call, watch = self._call()
+        call, watch = self._call(method)
         self._start_chunked(content_type)
         end: dict[str, Any] = {}
         try:
@@ -329,7 +333,8 @@ class Handler(BaseHTTPRequestHandler):
             log.exception("%s failed", method.descriptor.name)
             end = {"error": _internal().to_json()}
         finally:
-            watch.close()
+            if watch is not None:
+                watch.close()
         try:
             self._chunk(_envelope(END_STREAM, json.dumps(end).encode()))
             self._chunk(b"")
