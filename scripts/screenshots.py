@@ -1,4 +1,4 @@
-"""Screenshots of the board page at the start, mid-game and at the end.
+"""Screenshots of the board page at the start, mid-game, at the end and in the replay viewer.
 
 Starts ``cacao-server`` (gRPC and HTTP on free loopback ports), opens the page
 in headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright; no
@@ -6,7 +6,7 @@ browser is downloaded) and plays a game through the page as a person would:
 a human seat clicks its tiles and cells, the AI seats answer. The test suite
 drives the page with the same :class:`BoardPage`.
 
-    python scripts/screenshots.py                 # writes docs/img/board-*.png
+    python scripts/screenshots.py                 # writes docs/img/board-{start,mid,end,replay}.png
     python scripts/screenshots.py --out /tmp/shots --players 3
 """
 
@@ -168,7 +168,16 @@ def main(argv: list[str] | None = None) -> int:
 
         board.play_to_end(hint=True, on_move=mid)
         page.screenshot(path=str(out / "board-end.png"))
-    for name in ("board-start.png", "board-mid.png", "board-end.png"):
+        with tempfile.TemporaryDirectory() as folder:
+            with page.expect_download() as download:
+                page.click("#save")  # then load the record into the replay viewer, at action 12
+            download.value.save_as(Path(folder) / "game.json")
+            page.set_input_files("#load-file", str(Path(folder) / "game.json"))
+        page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
+        page.eval_on_selector("#r-slider", "s => { s.value = '12'; s.dispatchEvent(new Event('input')); }")
+        page.wait_for_function("window.cacao.replay.evals.has(12)", timeout=30_000)
+        page.screenshot(path=str(out / "board-replay.png"))
+    for name in ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png"):
         print(out / name)
     return 0
 

@@ -41,9 +41,18 @@ def test_a_complete_game_against_the_ai_through_the_page(board):
     result = page.inner_text("#result")
     assert "win" in result and "red:" in result and "yellow:" in result
     assert page.inner_text("#status") == "Game over"
-    record = board.state("s.game.record")
-    assert len(record["result"]["seats"]) == 2
+    assert len(board.state("s.game.record.result.seats")) == 2
     assert page.locator("#board g.worker:not(.ghost)").count() >= 20
+    # the finished game saved, loaded and replayed to its end shows the same result
+    with page.expect_download() as download:
+        page.click("#save")
+    record = json.loads(Path(download.value.path()).read_text())
+    assert set(record["result"]) == {"gold", "cacao", "winners"}  # RECORD.md's result
+    page.set_input_files("#load-file", download.value.path())  # the service accepts it
+    page.wait_for_function("window.cacao.mode === 'replay'")
+    page.click("#r-last")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result") == result
 
 
 def test_three_seats_two_humans_and_an_ai(board):

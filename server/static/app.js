@@ -102,8 +102,10 @@ function recordToFile(r) {
     actions: (r.actions ?? []).map(actionToFile)
   };
   if (r.result) {
+    const seats = r.result.seats;
     out.result = {
-      seats: r.result.seats.map((s) => ({ seat: s.seat ?? 0, gold: s.gold ?? 0, cacao: s.cacao ?? 0 })),
+      gold: seats.map((s) => s.gold ?? 0),
+      cacao: seats.map((s) => s.cacao ?? 0),
       winners: r.result.winners ?? []
     };
   }
@@ -150,7 +152,10 @@ function recordFromFile(f) {
       if (a.type === "discard") return { seat: a.seat, discard: { tile: workerEnum(a.tile) } };
       return { seat: a.seat, resolve: { gold: a.gold, cacao: a.cacao } };
     }),
-    result: f.result ? { seats: f.result.seats, winners: f.result.winners } : void 0
+    result: f.result ? {
+      seats: (f.result.gold ?? []).map((gold, seat) => ({ seat, gold, cacao: f.result.cacao?.[seat] })),
+      winners: f.result.winners
+    } : void 0
   };
 }
 function observation(p, seat) {

@@ -26,10 +26,9 @@ export function recordToFile(r: GameRecord): object {
     actions: (r.actions ?? []).map(actionToFile),
   };
   if (r.result) {
-    out.result = {
-      seats: r.result.seats.map((s) => ({ seat: s.seat ?? 0, gold: s.gold ?? 0, cacao: s.cacao ?? 0 })),
-      winners: r.result.winners ?? [],
-    };
+    const seats = r.result.seats;
+    out.result = { gold: seats.map((s) => s.gold ?? 0), cacao: seats.map((s) => s.cacao ?? 0),
+      winners: r.result.winners ?? [] };
   }
   return out;
 }
@@ -64,7 +63,10 @@ export function recordFromFile(f: any): GameRecord {
       if (a.type === "discard") return { seat: a.seat, discard: { tile: workerEnum(a.tile) } };
       return { seat: a.seat, resolve: { gold: a.gold, cacao: a.cacao } };
     }),
-    result: f.result ? { seats: f.result.seats, winners: f.result.winners } : undefined,
+    result: f.result ? {
+      seats: (f.result.gold ?? []).map((gold: number, seat: number) => ({ seat, gold, cacao: f.result.cacao?.[seat] })),
+      winners: f.result.winners,
+    } : undefined,
   };
 }
 
