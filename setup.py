@@ -77,7 +77,7 @@ def extensions() -> list:
 setup(
     packages=list(PACKAGES),
     package_dir=PACKAGES,
-    package_data={pkg: ["*.pxd", "*.pyx", "*.pyi", "py.typed"] for pkg in PACKAGES},
+    package_data={pkg: ["*.pxd", "*.pyx", "*.pyi", "py.typed", "static/*"] for pkg in PACKAGES},
     ext_modules=extensions(),
     options={"build": {"build_base": BUILD_DIR}},
 )

@@ -173,7 +173,7 @@ class Server:
                        "--port", "0", "--balance", args.balance, "--", *server_flags(args)]
         else:
             command = [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1",
-                       "--port", "0", *server_flags(args)]
+                       "--port", "0", "--http-port", "off", *server_flags(args)]
         self.pattern = r"nginx pid \d+ on (\S+)" if args.replicas else r"serving on (\S+)"
         self.command = command
         self.log = open(self.log_path, "w")

@@ -1,13 +1,13 @@
 """Start nginx in front of N cacao-server replicas on loopback, and keep it in step with their health.
 
-    python scripts/replicas.py --replicas 2                       # nginx on 127.0.0.1:8080
+    python scripts/replicas.py --replicas 2                       # nginx on 127.0.0.1:50050
     python scripts/replicas.py --replicas 2 --port 0 -- --max-searches 1 --metrics-port 0
 
 Everything after ``--`` is passed to every ``cacao-server``. The script prints
 one line per event on stdout (tests and scripts read them):
 
     replica 0 pid 1234 on 127.0.0.1:40001
-    nginx pid 1240 on 127.0.0.1:8080 (config in /tmp/cacao-nginx-xxxx)
+    nginx pid 1240 on 127.0.0.1:50050 (config in /tmp/cacao-nginx-xxxx)
     upstream serving 0,1 down -
     ready
 
@@ -59,7 +59,7 @@ class Replica:
     def __init__(self, index: int, flags: list[str], timeout: float = 60.0):
         self.index = index
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1", "--port", "0",
+            [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1", "--port", "0", "--http-port", "off",
              *flags],
             stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
         self.address = self._wait_for_address(timeout)
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/replicas.py", description=__doc__.split("\n")[0])
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--host", default="127.0.0.1", help="nginx's listening address")
-    parser.add_argument("--port", type=int, default=8080, help="nginx's port (0: a free one)")
+    parser.add_argument("--port", type=int, default=50050, help="nginx's port (0: a free one)")
     parser.add_argument("--poll", type=float, default=0.5, help="seconds between health checks")
     parser.add_argument("--nginx", default="nginx", help="the nginx binary")
     parser.add_argument("--keep", action="store_true",

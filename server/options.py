@@ -19,6 +19,12 @@ LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 50051
+DEFAULT_HTTP_PORT = 8080
+
+
+def http_port(text: str) -> int:
+    """The --http-port value: a port, or 0/"off" for no HTTP server."""
+    return 0 if text.strip().lower() == "off" else int(text)
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,8 @@ class ServerOptions:
             optionally followed by a space and a role ("all", the default,
             or "rules": no searches); None: no token needed.
         reflection: serve gRPC reflection (lists and describes the API).
+        http_port: port of the HTTP server (Connect API and board page) on the
+            same host; 0: none (cacao-server's flag defaults to 8080).
     """
 
     worker_threads: int = 8
@@ -92,6 +100,7 @@ class ServerOptions:
     tls_client_ca: str | None = None
     auth_tokens: str | None = None
     reflection: bool = True
+    http_port: int = 0
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
@@ -178,6 +187,8 @@ _FLAGS = {
     "auth-tokens": ("auth_tokens", str,
                     "file of accepted bearer tokens, one a line, optional role: all or rules"),
     "reflection": ("reflection", _switch, "serve gRPC reflection: on or off"),
+    "http-port": ("http_port", http_port,
+                  "port of the HTTP API (Connect) and the board page; 0 or off: none"),
 }
 
 
@@ -206,7 +217,8 @@ def parse_args(argv: list[str] | None = None,
         epilog="Every flag can also be set by its environment variable, e.g. CACAO_PORT=50052.",
     )
     for flag, (name, kind, text) in _FLAGS.items():
-        default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT}.get(flag, defaults.get(name or ""))
+        default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
+                   "http-port": DEFAULT_HTTP_PORT}.get(flag, defaults.get(name or ""))
         raw = environ.get(env_name(flag))
         if raw is not None:
             try:

@@ -1,7 +1,8 @@
 """Who may call: TLS credentials, bearer tokens, and the client key of a call.
 
 - :func:`server_credentials` reads the PEM files of ``--tls-cert``,
-  ``--tls-key`` and ``--tls-client-ca``.
+  ``--tls-key`` and ``--tls-client-ca`` for gRPC, :func:`ssl_context` the same
+  files for the HTTP side.
 - :class:`Tokens` holds the accepted bearer tokens and their roles;
   :class:`TokenInterceptor` refuses a call without a valid token
   (UNAUTHENTICATED) or whose token's role does not cover the method
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import ssl
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
@@ -57,6 +59,24 @@ def server_credentials(cert: str, key: str, client_ca: str | None) -> grpc.Serve
     roots = _read(client_ca, "client CA") if client_ca else None
     return grpc.ssl_server_credentials([(private, chain)], root_certificates=roots,
                                        require_client_auth=roots is not None)
+
+
+def ssl_context(cert: str, key: str, client_ca: str | None) -> ssl.SSLContext:
+    """The HTTP side's TLS context from the same files as :func:`server_credentials`.
+
+    Raises:
+        ValueError: a file cannot be read or does not hold what it should.
+    """
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(cert, key)
+        if client_ca:
+            context.load_verify_locations(client_ca)
+            context.verify_mode = ssl.CERT_REQUIRED
+    except (OSError, ssl.SSLError) as error:
+        raise ValueError(f"cannot use the TLS files {cert}, {key}"
+                         f"{', ' + client_ca if client_ca else ''}: {error}") from None
+    return context
 
 
 @dataclass(frozen=True)

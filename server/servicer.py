@@ -56,6 +56,7 @@ from cacaoai.search import StopFlag
 
 from . import errors, observe, security
 from .errors import ApiError
+from .http import start_page
 from .options import ServerOptions
 from .service import CacaoApi, Call
 
@@ -462,7 +463,10 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
     server.start()
     log.info("serving on %s%s", format_address(host, bound), " (TLS)" if options.tls else "")
+    web = start_page(server.cacao_api, host, options.http_port, server.tokens)
     while not stopped.wait(0.5):
         pass
+    if web is not None:
+        web.shutdown()
     log.info("stopped")
     return 0

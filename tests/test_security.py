@@ -312,3 +312,71 @@ def test_cacao_match_speaks_tls_with_a_token_file(certs, tokens, tmp_path):
         assert refused.returncode != 0 and "UNAUTHENTICATED" in refused.stdout + refused.stderr
     finally:
         stop(process)
+
+
+def test_the_http_side_needs_the_same_tokens_and_speaks_tls(certs, tokens):
+    """The Connect front is no way around --auth-tokens or --tls-*: HTTPS with the
+    same certificate, 401/403 without an accepted token, the page's files open."""
+    import http.client
+    import json
+    import ssl
+
+    from cacaoai.server.http import start_page
+    from cacaoai.server.security import Tokens
+
+    options = ServerOptions(tls_cert=str(certs / "server.pem"), tls_key=str(certs / "server.key"),
+                            auth_tokens=tokens, max_searches=2)
+    server, _ = create_server("127.0.0.1:0", options)
+    web = start_page(server.cacao_api, "127.0.0.1", free_port(), Tokens.load(tokens))
+    assert web is not None
+    context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+
+    def post(method: str, request: dict, token: str | None = None) -> tuple[int, dict]:
+        connection = http.client.HTTPSConnection("127.0.0.1", web.server_address[1],
+                                                 context=context, timeout=30)
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            connection.request("POST", f"/cacao.v1.CacaoService/{method}",
+                               json.dumps(request).encode(), headers)
+            reply = connection.getresponse()
+            return reply.status, json.loads(reply.read())
+        finally:
+            connection.close()
+
+    try:
+        status, body = post("NewGame", {"players": 2, "seed": 7})
+        assert (status, body["code"]) == (401, "unauthenticated")
+        status, body = post("NewGame", {"players": 2, "seed": 7}, "wrong-secret")
+        assert (status, body["code"]) == (401, "unauthenticated")
+        status, game = post("NewGame", {"players": 2, "seed": 7}, "alpha-secret")
+        assert status == 200 and game["position"]
+        status, body = post("SuggestAction", {"position": game["position"],
+                                              "limits": {"iterations": 10}}, "reader-secret")
+        assert (status, body["code"]) == (403, "permission_denied")
+        status, body = post("SuggestAction", {"position": game["position"],
+                                              "limits": {"iterations": 10}}, "alpha-secret")
+        assert status == 200 and body["action"]
+        page = http.client.HTTPSConnection("127.0.0.1", web.server_address[1], context=context,
+                                           timeout=30)
+        page.request("GET", "/")
+        assert page.getresponse().status == 200  # the page's files need no token
+        page.close()
+        plain = http.client.HTTPConnection("127.0.0.1", web.server_address[1], timeout=5)
+        with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):
+            plain.request("GET", "/")
+            plain.getresponse()
+        plain.close()
+    finally:
+        web.shutdown()
+        web.server_close()
+        server.stop(0).wait()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

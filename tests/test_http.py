@@ -1,0 +1,292 @@
+"""The cacao.v1 API over HTTP (Connect protocol) and the page's files.
+
+A real HTTP server on a free port answers with the same CacaoApi as the gRPC
+server; the answers are compared with the gRPC ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from google.protobuf import json_format
+from google.rpc import error_details_pb2
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.server.http import SERVICE, iter_stream, methods, start_http
+from cacaoai.server.options import parse_args
+
+PATH = "/cacao.v1.CacaoService/"
+
+
+@pytest.fixture(scope="module")
+def http_server(cacao_server):
+    """The HTTP side on a free port, over the gRPC fixture's CacaoApi (one search gate)."""
+    server = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0)
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def post(server, method: str, body: bytes, content_type: str = "application/json",
+         headers: dict | None = None) -> tuple[int, dict, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
+    try:
+        connection.request("POST", PATH + method, body,
+                           {"Content-Type": content_type, **(headers or {})})
+        reply = connection.getresponse()
+        return reply.status, dict(reply.getheaders()), reply.read()
+    finally:
+        connection.close()
+
+
+def post_json(server, method: str, request: dict, **kw) -> tuple[int, dict]:
+    status, _, body = post(server, method, json.dumps(request).encode(), **kw)
+    return status, json.loads(body)
+
+
+def envelope(payload: bytes, flags: int = 0) -> bytes:
+    return struct.pack(">BI", flags, len(payload)) + payload
+
+
+def detail(error: dict, kind: str):
+    """The decoded detail of type `kind` (a google.rpc message class) in a Connect error."""
+    for d in error.get("details", []):
+        if d["type"] == kind.DESCRIPTOR.full_name:
+            message = kind()
+            message.ParseFromString(base64.b64decode(d["value"] + "=" * (-len(d["value"]) % 4)))
+            assert json_format.MessageToDict(message) == d["debug"]
+            return message
+    raise AssertionError(f"no {kind.DESCRIPTOR.full_name} in {error}")
+
+
+def test_every_method_of_the_service_is_served_by_the_api_function_of_its_name(cacao_server):
+    served = methods(cacao_server[0].cacao_api)
+    assert sorted(served) == sorted(PATH + m.name for m in SERVICE.methods)
+    assert [m.descriptor.name for m in served.values() if m.streaming] == ["AnalyzePosition"]
+
+
+def test_new_game_over_json_is_the_grpc_answer(http_server, cacao_stub):
+    status, body = post_json(http_server, "NewGame", {"players": 2, "seed": 7})
+    assert status == 200
+    expected = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    assert json_format.ParseDict(body, pb.NewGameResponse()) == expected
+    assert body["positionHash"] == expected.position_hash
+
+
+def test_binary_protobuf_unary_call(http_server, cacao_stub):
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=3, seed=11))
+    request = pb.ListLegalActionsRequest(position=game.position)
+    status, headers, body = post(http_server, "ListLegalActions", request.SerializeToString(),
+                                 "application/proto")
+    assert status == 200 and headers["Content-Type"] == "application/proto"
+    reply = pb.ListLegalActionsResponse.FromString(body)
+    assert reply == cacao_stub.ListLegalActions(request) and len(reply.actions) > 0
+
+
+def test_an_error_keeps_its_code_field_violations_and_reason(http_server):
+    status, error = post_json(http_server, "NewGame", {"players": 5})
+    assert status == 400 and error["code"] == "invalid_argument"
+    assert "players" in error["message"]
+    bad = detail(error, error_details_pb2.BadRequest)
+    assert bad.field_violations[0].field == "players"
+    info = detail(error, error_details_pb2.ErrorInfo)
+    assert (info.domain, info.reason) == ("cacao.v1", "INVALID_REQUEST")
+
+
+def test_an_illegal_action_is_explained_with_the_field_at_fault(http_server, cacao_stub):
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    seat = game.position.to_act
+    tile = pb.WorkerTile.Name(game.position.seats[seat].hand[0])
+    request = {"record": json_format.MessageToDict(game.record),
+               "action": {"seat": seat, "place": {"tile": tile, "x": 5, "y": 6}}}
+    status, error = post_json(http_server, "ApplyAction", request)
+    assert status == 400 and error["code"] == "invalid_argument"
+    fields = [v.field for v in detail(error, error_details_pb2.BadRequest).field_violations]
+    assert fields == ["action.place.x", "action.place.y"], error
+    assert detail(error, error_details_pb2.ErrorInfo).reason == "ILLEGAL_ACTION"
+
+
+def test_failed_precondition_with_its_precondition_failure(http_server, cacao_stub):
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=3))
+    position = json_format.MessageToDict(game.position)
+    position["view"] = 0
+    legal = cacao_stub.ListLegalActions(pb.ListLegalActionsRequest(position=game.position))
+    request = {"position": position, "action": json_format.MessageToDict(legal.actions[0])}
+    status, error = post_json(http_server, "ApplyAction", request)
+    assert status == 400 and error["code"] == "failed_precondition"
+    failure = detail(error, error_details_pb2.PreconditionFailure)
+    assert failure.violations[0].subject == "position.view"
+
+
+def test_malformed_requests_name_the_problem(http_server):
+    status, error = post(http_server, "NewGame", b"{not json")[0], None
+    assert status == 400
+    status, error = post_json(http_server, "NewGame", {"players": 2, "colour": "red"})
+    assert status == 400 and error["code"] == "invalid_argument"
+    assert "cacao.v1.NewGameRequest" in error["message"] and "colour" in error["message"]
+    status, error = post_json(http_server, "NoSuchMethod", {})
+    assert status == 501 and error["code"] == "unimplemented"
+    status, headers, _ = post(http_server, "NewGame", b"{}", "text/plain")
+    assert status == 415 and "application/json" in headers["Accept-Post"]
+    status, error = post_json(http_server, "NewGame", {"players": 2},
+                              headers={"Content-Encoding": "gzip"})
+    assert status == 501 and "gzip" in error["message"]
+
+
+def test_a_too_short_connect_timeout_is_deadline_exceeded(http_server, cacao_stub):
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    request = {"position": json_format.MessageToDict(game.position), "level": "strong"}
+    status, error = post_json(http_server, "SuggestAction", request,
+                              headers={"Connect-Timeout-Ms": "0"})
+    assert status == 504 and error["code"] == "deadline_exceeded"
+    assert detail(error, error_details_pb2.ErrorInfo).reason == "DEADLINE_TOO_SHORT"
+
+
+def stream(server, request: pb.AnalyzePositionRequest, codec: str) -> tuple[list, dict]:
+    payload = (json_format.MessageToJson(request).encode() if codec == "json"
+               else request.SerializeToString())
+    status, headers, body = post(server, "AnalyzePosition", envelope(payload),
+                                 f"application/connect+{codec}")
+    assert status == 200 and headers["Content-Type"] == f"application/connect+{codec}"
+    frames = list(iter_stream(body))
+    assert [flags for flags, _ in frames] == [0] * (len(frames) - 1) + [2]
+    messages = [json_format.Parse(p, pb.AnalyzePositionResponse()) if codec == "json"
+                else pb.AnalyzePositionResponse.FromString(p) for _, p in frames[:-1]]
+    return messages, json.loads(frames[-1][1])
+
+
+@pytest.mark.parametrize("codec", ["json", "proto"])
+def test_analysis_streams_reports_and_ends_with_suggest_actions_answer(http_server, cacao_stub,
+                                                                      codec):
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    request = pb.AnalyzePositionRequest(position=game.position, seed=5,
+                                        limits=pb.SearchLimits(iterations=8_000))
+    request.report_interval.FromMilliseconds(50)
+    messages, end = stream(http_server, request, codec)
+    assert end == {}
+    assert [m.sequence for m in messages] == list(range(len(messages)))
+    assert len(messages) >= 2 and [m.evaluation.final for m in messages][-1]
+    assert not any(m.evaluation.final for m in messages[:-1])
+    iterations = [m.evaluation.iterations for m in messages]
+    assert iterations == sorted(iterations)
+    suggest = cacao_stub.SuggestAction(pb.SuggestActionRequest(
+        position=game.position, seed=5, limits=pb.SearchLimits(iterations=8_000)))
+    assert messages[-1].evaluation.best_action == suggest.action
+
+
+def test_a_stream_error_is_in_the_end_of_stream_message(http_server, cacao_stub):
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    request = pb.AnalyzePositionRequest(position=game.position, level="grandmaster")
+    messages, end = stream(http_server, request, "proto")
+    assert messages == []
+    assert end["error"]["code"] == "invalid_argument" and "grandmaster" in end["error"]["message"]
+    assert detail(end["error"], error_details_pb2.ErrorInfo).reason == "UNKNOWN_LEVEL"
+
+
+def test_a_client_that_hangs_up_stops_its_search(http_server, cacao_server, cacao_stub):
+    gate = cacao_server[0].cacao_api.gate
+    game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+    request = pb.AnalyzePositionRequest(position=game.position)
+    request.limits.time.FromSeconds(60)
+    request.report_interval.FromMilliseconds(50)
+    payload = envelope(request.SerializeToString())
+    with socket.create_connection(("127.0.0.1", http_server.server_address[1])) as sock:
+        sock.sendall(f"POST {PATH}AnalyzePosition HTTP/1.1\r\nHost: x\r\n"
+                     f"Content-Type: application/connect+proto\r\n"
+                     f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        received = sock.recv(4096)
+        assert received.startswith(b"HTTP/1.1 200")  # headers, then reports
+        while received.count(b"\r\n") < 8:  # status, 3 headers, blank line, a first chunk
+            received += sock.recv(4096)
+        assert gate.running == 1
+    deadline = time.monotonic() + 20
+    while gate.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gate.running == 0  # a 60-second search ended when its client left
+
+
+def test_the_page_and_its_files_are_served(http_server):
+    connection = http.client.HTTPConnection("127.0.0.1", http_server.server_address[1])
+    for path, kind, text in [("/", "text/html", b"app.js"), ("/app.js", "javascript", b"AnalyzePosition"),
+                             ("/rules.html", "text/html", b"Overbuilding")]:
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        body = reply.read()
+        assert reply.status == 200 and kind in reply.getheader("Content-Type"), path
+        assert text in body, path
+    for path in ("/../../setup.py", "/nothing.html", "/%2e%2e/http.py"):
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        reply.read()
+        assert reply.status == 404, path
+    connection.close()
+
+
+def test_http_port_flag_and_environment():
+    assert parse_args([], {})[2].http_port == 8080
+    assert parse_args(["--http-port", "off"], {})[2].http_port == 0
+    assert parse_args([], {"CACAO_HTTP_PORT": "9123"})[2].http_port == 9123
+    assert parse_args([], {"CACAO_HTTP_PORT": "off"})[2].http_port == 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_cacao_server_answers_the_readme_curl_command():
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--http-port", str(port)],
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        lines = [process.stderr.readline(), process.stderr.readline()]
+        assert re.search(rf"board page and Connect API on http://127\.0\.0\.1:{port}/", lines[1]), lines
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        curl = subprocess.run(
+            ["curl", "-s", "-H", "Content-Type: application/json", "-d", '{"players":2,"seed":7}',
+             f"http://127.0.0.1:{port}/cacao.v1.CacaoService/NewGame"],
+            capture_output=True, text=True, timeout=30, check=True)
+        body = json.loads(curl.stdout)
+        assert body["position"]["players"] == 2 and len(body["positionHash"]) == 16
+    finally:
+        process.terminate()
+        assert process.wait(timeout=15) == 0
+
+
+def test_a_bad_content_length_is_refused_and_the_server_goes_on(http_server):
+    with socket.create_connection(("127.0.0.1", http_server.server_address[1])) as sock:
+        sock.sendall(f"POST {PATH}NewGame HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     f"\r\nContent-Length: lots\r\n\r\n".encode())
+        reply = sock.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 400") and b"Content-Length" in reply
+    assert post_json(http_server, "NewGame", {"players": 2})[0] == 200
+
+
+def test_connections_beyond_the_limit_get_unavailable(cacao_server):
+    server = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0, max_connections=3)
+    try:
+        idle = [socket.create_connection(("127.0.0.1", server.server_address[1])) for _ in range(3)]
+        status, error = post_json(server, "NewGame", {"players": 2})
+        assert status == 503 and error["code"] == "unavailable"
+        for sock in idle:
+            sock.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and post_json(server, "NewGame", {"players": 2})[0] != 200:
+            time.sleep(0.05)
+        assert post_json(server, "NewGame", {"players": 2})[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
