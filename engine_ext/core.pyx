@@ -246,23 +246,18 @@ cdef inline int _display_state(const position_t* pos) noexcept nogil:
     return 3 if pos.display[0] == pos.display[1] else 2
 
 
-cdef inline bint _closes_any(const position_t* pos, int cell) noexcept nogil:
-    """Whether a worker tile on `cell` closes an empty jungle cell."""
+cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
+    """Empty jungle cells that a worker tile on `cell` closes (those around it
+    that already touch a worker tile): each takes a display tile or a blind draw."""
     cdef const uint8_t* g = pos.grid
     return ((<uint8_t>(g[cell - GRID_SIZE] - (HOLE + 1)) < 4)
-            | (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
-            | (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
-            | (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
+            + (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
+            + (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
+            + (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
 
 
 cdef inline int _count_fill_options(const position_t* pos, int cell, int display_state) noexcept nogil:
-    # cells to fill: empty jungle cells around `cell` that already touch a worker tile
-    cdef const uint8_t* g = pos.grid
-    cdef int n = ((<uint8_t>(g[cell - GRID_SIZE] - (HOLE + 1)) < 4)
-                  + (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
-                  + (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
-                  + (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
-    return FILL_COUNT[display_state][n]
+    return FILL_COUNT[display_state][_closing(pos, cell)]
 
 
 # --- setup ----------------------------------------------------------------
@@ -463,18 +458,17 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
         r = rng_below(rng, total)
         if n_cells and r < upto[n_cells - 1]:
             lo = 0                              # the first cell with upto > r
-            hi = n_cells - 1
-            while lo < hi:
-                i = (lo + hi) >> 1
-                if upto[i] > r:
-                    hi = i
-                else:
-                    lo = i + 1
+            hi = n_cells
+            while hi > 1:                       # (branch-free steps: r is random)
+                i = hi >> 1
+                lo += i if upto[lo + i] <= r else 0
+                hi -= i
+            lo += upto[lo] <= r
             if lo:
                 r -= upto[lo - 1]
             cell = pos.frontier[lo]
             fills[0] = 0
-            if _closes_any(pos, cell):
+            if _closing(pos, cell):
                 _fill_options(pos, cell, fills)
             out[j] = action_place(ACT_PLACE, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
                                   cell, fills[r // n_combos])
@@ -771,21 +765,30 @@ cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
         position_apply(pos, position_random_action(pos, rng))
 
 
+# What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
+# gold per worker (mines), water and sun steps per worker, and whether the
+# tile is a plantation or market (decided later, by the resolution).
+cdef int GAIN_GOLD[16]
+cdef int GAIN_WATER[16]
+cdef int GAIN_SUN[16]
+cdef int GAIN_RESOLVE[16]
+GAIN_GOLD[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+GAIN_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+GAIN_SUN[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+GAIN_RESOLVE[:] = [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
 cdef inline void _gain(int kind, int k, int* fixed, int* water, int* sun,
                        uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
-    """Take `k` workers' gain from a jungle tile of `kind`, as _collect_gains does."""
-    if kind == GOLD1:
-        fixed[0] += k
-    elif kind == GOLD2:
-        fixed[0] += 2 * k
-    elif kind == WATER:
-        water[0] = min(8, water[0] + k)
-    elif kind == SUN:
-        sun[0] = min(3, sun[0] + k)
-    elif kind <= MARKET4:
-        kinds[n_pm[0]] = <uint8_t>kind
-        workers[n_pm[0]] = <uint8_t>k
-        n_pm[0] += 1
+    """Take `k` workers' gain from a jungle tile of `kind` (without branches:
+    water and sun are capped once, at the end, which gives the same as capping
+    each step)."""
+    fixed[0] += GAIN_GOLD[kind] * k
+    water[0] += GAIN_WATER[kind] * k
+    sun[0] += GAIN_SUN[kind] * k
+    kinds[n_pm[0]] = <uint8_t>kind
+    workers[n_pm[0]] = <uint8_t>k
+    n_pm[0] += GAIN_RESOLVE[kind]
 
 
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
@@ -846,8 +849,8 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
                     _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
         if fresh == TEMPLE:
             award += _award_to(pos, nb, cell, own, mover)
-    out.water = <uint8_t>water
-    out.sun = <uint8_t>sun
+    out.water = <uint8_t>min(8, water)
+    out.sun = <uint8_t>min(3, sun)
     out.award_change = award
     if touched:
         out.n_results = <uint8_t>_resolutions(st.cacao, fixed, kinds, workers, n_pm,
