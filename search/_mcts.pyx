@@ -36,9 +36,14 @@ uniformly and plays the one with the best one-step value for the mover; a
 resolve decision takes the result with the most gold + 0.5 x cacao kept.
 The one-step value is the greedy bot's (bots.py): gold + water-track value +
 sun tokens + 0.5 x cacao + 0.5 x the temple awards the seat would get now.
-It is computed by applying the action in place and restoring the bytes the
-action can change (everything outside the grid, and the grid cells within two
-steps of the placed tile), which costs far less than copying the position.
+For a place or overbuild of the mover it is computed from
+``position_preview`` (the mover's gains read from the cells around the action,
+which is never applied); other actions (resolutions chosen in the tree) are
+applied in place and the bytes they can change restored. The k candidates of a
+playout turn are drawn with one count of the legal actions
+(``position_random_actions``). Both give exactly what applying gives
+(``check_values``), so the search is the same per iteration as before these
+shortcuts, only cheaper (search/README.md, "Where an iteration's time goes").
 
 Threads: the loop runs without the GIL and touches only its own ``tree_t``.
 Root-parallel search (one tree per thread, statistics merged at the root) lives
