@@ -115,6 +115,15 @@ ctypedef struct result_t:
     uint8_t winners             # bit mask of winning seats
     uint8_t n_winners
 
+# The mover's seat after a place or overbuild (position_preview).
+ctypedef struct preview_t:
+    uint8_t water               # water track space after
+    uint8_t sun                 # sun tokens after
+    int32_t award_change        # change of the mover's temple awards now
+    uint8_t n_results           # the resolution's (gold gained, cacao kept) results,
+    uint8_t result_gold[MAX_RESULTS]    # one when there is nothing to choose
+    uint8_t result_cacao[MAX_RESULTS]
+
 ctypedef struct position_t:
     uint8_t grid[GRID_CELLS]
     uint8_t n_seats
@@ -194,8 +203,12 @@ cdef void position_start(position_t* pos, int n_seats, int first_player,
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil
 cdef int position_count_actions(const position_t* pos) noexcept nogil
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil
+cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
+                                  action_t* out) noexcept nogil
 cdef void position_apply(position_t* pos, action_t a) noexcept nogil
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
+# What a place or overbuild (phase PHASE_TURN) would give the mover, unapplied.
+cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil
 cdef int water_value(int space) noexcept nogil

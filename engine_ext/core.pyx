@@ -258,14 +258,18 @@ cdef inline int _display_state(const position_t* pos) noexcept nogil:
     return 3 if pos.display[0] == pos.display[1] else 2
 
 
-cdef inline int _count_fill_options(const position_t* pos, int cell, int display_state) noexcept nogil:
-    # cells to fill: empty jungle cells around `cell` that already touch a worker tile
+cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
+    """Empty jungle cells that a worker tile on `cell` closes (those around it
+    that already touch a worker tile): each takes a display tile or a blind draw."""
     cdef const uint8_t* g = pos.grid
-    cdef int n = ((<uint8_t>(g[cell - GRID_SIZE] - (HOLE + 1)) < 4)
-                  + (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
-                  + (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
-                  + (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
-    return FILL_COUNT[display_state][n]
+    return ((<uint8_t>(g[cell - GRID_SIZE] - (HOLE + 1)) < 4)
+            + (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
+            + (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
+            + (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
+
+
+cdef inline int _count_fill_options(const position_t* pos, int cell, int display_state) noexcept nogil:
+    return FILL_COUNT[display_state][_closing(pos, cell)]
 
 
 # --- setup ----------------------------------------------------------------
@@ -418,52 +422,77 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
 
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
     """One legal action, uniform over position_legal_actions, without listing them."""
-    cdef int i, k, n_combos, total = 0, r, cell, n_cells, ds
+    cdef action_t a = 0
+    position_random_actions(pos, rng, 1, &a)
+    return a
+
+
+cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
+                                  action_t* out) noexcept nogil:
+    """`k` legal actions, each uniform over position_legal_actions and drawn
+    independently: the same draws as `k` calls of position_random_action, with
+    the actions counted once."""
+    cdef int i, j, lo, hi, n_combos, total = 0, r, cell, n_cells, ds, n_hand
     cdef uint8_t combos[12]
-    cdef int counts[MAX_FRONTIER]
+    cdef int upto[MAX_FRONTIER]                 # actions on frontier cells 0..i
     cdef uint32_t fills[6]
     cdef const seat_t* seat
     if pos.phase == PHASE_RESOLVE:
-        i = rng_below(rng, pos.n_results[0])
-        return action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
+        for j in range(k):
+            i = rng_below(rng, pos.n_results[0])
+            out[j] = action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
+        return
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
     n_cells = pos.n_frontier
     ds = _display_state(pos)
     for i in range(n_cells):
-        counts[i] = _count_fill_options(pos, pos.frontier[i], ds)
-        total += counts[i]
-    total *= n_combos
+        total += _count_fill_options(pos, pos.frontier[i], ds) * n_combos
+        upto[i] = total
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
             if _is_overbuild_target(pos, pos.workers[i], pos.mover):
                 total += n_combos
-    if total == 0:
-        k = 0
-        for i in range(4):
-            k += seat.hand[i] > 0
-        k = rng_below(rng, k)
-        for i in range(4):
-            if seat.hand[i]:
-                if k == 0:
-                    return action_discard(i)
-                k -= 1
-        return 0
-    r = rng_below(rng, total)
-    for i in range(n_cells):
-        k = counts[i] * n_combos
-        if r < k:
-            cell = pos.frontier[i]
-            _fill_options(pos, cell, fills)
-            k = r % n_combos
-            return action_place(ACT_PLACE, combos[k] >> 2, combos[k] & 3, cell, fills[r // n_combos])
-        r -= k
-    for i in range(pos.n_workers):
-        if _is_overbuild_target(pos, pos.workers[i], pos.mover):
-            if r < n_combos:
-                return action_place(ACT_OVERBUILD, combos[r] >> 2, combos[r] & 3, pos.workers[i], 0)
-            r -= n_combos
-    return 0
+    for j in range(k):
+        out[j] = 0
+        if total == 0:
+            n_hand = 0
+            for i in range(4):
+                n_hand += seat.hand[i] > 0
+            r = rng_below(rng, n_hand)
+            for i in range(4):
+                if seat.hand[i]:
+                    if r == 0:
+                        out[j] = action_discard(i)
+                        break
+                    r -= 1
+            continue
+        r = rng_below(rng, total)
+        if n_cells and r < upto[n_cells - 1]:
+            lo = 0                              # the first cell with upto > r
+            hi = n_cells
+            while hi > 1:                       # (branch-free steps: r is random)
+                i = hi >> 1
+                lo += i if upto[lo + i] <= r else 0
+                hi -= i
+            lo += upto[lo] <= r
+            if lo:
+                r -= upto[lo - 1]
+            cell = pos.frontier[lo]
+            fills[0] = 0
+            if _closing(pos, cell):
+                _fill_options(pos, cell, fills)
+            out[j] = action_place(ACT_PLACE, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
+                                  cell, fills[r // n_combos])
+            continue
+        r -= upto[n_cells - 1] if n_cells else 0
+        for i in range(pos.n_workers):
+            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
+                if r < n_combos:
+                    out[j] = action_place(ACT_OVERBUILD, combos[r] >> 2, combos[r] & 3,
+                                          pos.workers[i], 0)
+                    break
+                r -= n_combos
 
 
 # --- resolution -----------------------------------------------------------
@@ -748,45 +777,162 @@ cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
         position_apply(pos, position_random_action(pos, rng))
 
 
+# What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
+# gold per worker (mines), water and sun steps per worker, and whether the
+# tile is a plantation or market (decided later, by the resolution).
+cdef int GAIN_GOLD[16]
+cdef int GAIN_WATER[16]
+cdef int GAIN_SUN[16]
+cdef int GAIN_RESOLVE[16]
+GAIN_GOLD[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+GAIN_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+GAIN_SUN[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+GAIN_RESOLVE[:] = [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+cdef inline void _gain(int kind, int k, int* fixed, int* water, int* sun,
+                       uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
+    """Take `k` workers' gain from a jungle tile of `kind` (without branches:
+    water and sun are capped once, at the end, which gives the same as capping
+    each step)."""
+    fixed[0] += GAIN_GOLD[kind] * k
+    water[0] += GAIN_WATER[kind] * k
+    sun[0] += GAIN_SUN[kind] * k
+    kinds[n_pm[0]] = <uint8_t>kind
+    workers[n_pm[0]] = <uint8_t>k
+    n_pm[0] += GAIN_RESOLVE[kind]
+
+
+cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
+    """What the place or overbuild `a` (phase PHASE_TURN) would give the mover,
+    without applying it: the outcome of position_apply for the mover's seat,
+    blind draws included, and the change of its temple awards now. Costs a
+    fraction of an apply: no bookkeeping, no copy, only the cells around `a`."""
+    cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
+    cdef int d, d2, nb, w, k, slot, blind = 0, fixed = 0, n_pm = 0, water, sun
+    cdef int award = 0
+    cdef bint touched = False
+    cdef uint8_t own, v, fresh
+    cdef uint8_t kinds[MAX_ACTIVATIONS]
+    cdef uint8_t workers[MAX_ACTIVATIONS]
+    cdef const seat_t* st = &pos.seats[mover]
+    own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
+    water = st.water
+    sun = st.sun
+    if kind == ACT_OVERBUILD:
+        own |= COVERING_BIT
+        sun -= 1
+    for d in range(4):
+        nb = cell + DELTA[d]
+        v = pos.grid[nb]
+        if is_jungle(v):
+            # an old jungle tile: the new tile's side facing it is activated
+            k = SIDE_TABLE[own][d]
+            if k:
+                touched = True
+                _gain(v, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+            if v == TEMPLE:
+                award += (_award_to(pos, nb, cell, own, mover)
+                          - _award_to(pos, nb, cell, pos.grid[cell], mover))
+            continue
+        if kind != ACT_PLACE or v <= HOLE or v >= WORKER_BIT:
+            continue
+        # a closed cell takes a display tile or a blind draw, in direction order
+        slot = action_fill(a, d)
+        if slot:
+            fresh = pos.display[slot - 1]
+        elif pos.deck_pos + blind < pos.deck_end:
+            fresh = pos.deck[pos.deck_pos + blind]
+            blind += 1
+        else:
+            continue
+        k = SIDE_TABLE[own][d]
+        if k:
+            touched = True
+            _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+        # the mover's other tiles facing the new jungle tile
+        for d2 in range(4):
+            w = nb + DELTA[d2]
+            v = pos.grid[w]
+            if w != cell and is_worker(v) and ((v >> 4) & 3) == mover:
+                k = SIDE_TABLE[v][(d2 + 2) & 3]
+                if k:
+                    touched = True
+                    _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+        if fresh == TEMPLE:
+            award += _award_to(pos, nb, cell, own, mover)
+    out.water = <uint8_t>min(8, water)
+    out.sun = <uint8_t>min(3, sun)
+    out.award_change = award
+    if touched:
+        out.n_results = <uint8_t>_resolutions(st.cacao, fixed, kinds, workers, n_pm,
+                                              out.result_gold, out.result_cacao)
+    else:
+        out.n_results = 1
+        out.result_gold[0] = 0
+        out.result_cacao[0] = st.cacao
+
+
 # --- scoring --------------------------------------------------------------
+
+cdef inline void _temple_counts(const position_t* pos, int temple, int cell, uint8_t tile,
+                                int* count) noexcept nogil:
+    """Workers of each seat facing the temple at `temple`, with `tile` on `cell`."""
+    cdef int d, nb
+    cdef uint8_t v
+    count[0] = count[1] = count[2] = count[3] = 0
+    for d in range(4):
+        nb = temple + DELTA[d]
+        v = tile if nb == cell else pos.grid[nb]
+        if is_worker(v):
+            count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
+
+
+cdef void _temple_award(const int* count, int n_seats, int32_t* gold_out) noexcept nogil:
+    """Add one temple's majority award (RULES.md scoring 1) for `count` to gold_out[seat]."""
+    cdef int s, c, first = 0, second = 0, n_first = 0, n_second = 0
+    for s in range(n_seats):
+        c = count[s]
+        if c > first:
+            second = first
+            n_second = n_first
+            first = c
+            n_first = 1
+        elif c == first:
+            n_first += 1
+        elif c > second:
+            second = c
+            n_second = 1
+        elif c == second:
+            n_second += 1
+    if first == 0:
+        return
+    for s in range(n_seats):
+        if count[s] == first:
+            gold_out[s] += 6 // n_first
+        elif n_first == 1 and second and count[s] == second:
+            gold_out[s] += 3 // n_second
+
 
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
     """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
-    cdef int j, d, s, cell, first, second, n_first, n_second
+    cdef int j, cell
     cdef int count[MAX_SEATS]
-    cdef uint8_t v
     for j in range(pos.n_jungle):
         cell = pos.jungle[j]
-        if pos.grid[cell] != TEMPLE:
-            continue
-        count[0] = count[1] = count[2] = count[3] = 0
-        for d in range(4):
-            v = pos.grid[cell + DELTA[d]]
-            if is_worker(v):
-                count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
-        first = 0
-        for s in range(pos.n_seats):
-            first = max(first, count[s])
-        if first == 0:
-            continue
-        n_first = 0
-        second = 0
-        for s in range(pos.n_seats):
-            if count[s] == first:
-                n_first += 1
-            else:
-                second = max(second, count[s])
-        for s in range(pos.n_seats):
-            if count[s] == first:
-                gold_out[s] += 6 // n_first
-        if n_first > 1 or second == 0:
-            continue
-        n_second = 0
-        for s in range(pos.n_seats):
-            n_second += count[s] == second
-        for s in range(pos.n_seats):
-            if count[s] == second:
-                gold_out[s] += 3 // n_second
+        if pos.grid[cell] == TEMPLE:
+            _temple_counts(pos, cell, -1, 0, count)
+            _temple_award(count, pos.n_seats, gold_out)
+
+
+cdef int _award_to(const position_t* pos, int temple, int cell, uint8_t tile, int seat) noexcept nogil:
+    """The award of the temple at `temple` to `seat`, with `tile` on `cell`."""
+    cdef int count[MAX_SEATS]
+    cdef int32_t gold[MAX_SEATS]
+    gold[0] = gold[1] = gold[2] = gold[3] = 0
+    _temple_counts(pos, temple, cell, tile, count)
+    _temple_award(count, pos.n_seats, gold)
+    return gold[seat]
 
 
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:

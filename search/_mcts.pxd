@@ -31,6 +31,7 @@ cdef enum:
 
 cdef enum:
     MAX_DEPTH = 512         # plies from the root; a game has fewer than 200
+    MAX_SAMPLES = 64        # candidate actions per informed playout turn
 
 ctypedef struct config_t:
     int observer            # the seat whose information the search uses
@@ -98,5 +99,9 @@ ctypedef struct job_t:
 
 cdef void* job_main(void* job) noexcept nogil
 cdef double seat_value(const position_t* pos, int seat) noexcept nogil
+cdef double applied_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil
+cdef double place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
 cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil
+cdef void action_values_into(position_t* pos, const action_t* acts, int n, int seat,
+                             uint8_t* undo, double* out) noexcept nogil
 cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil

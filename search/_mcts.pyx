@@ -36,9 +36,14 @@ uniformly and plays the one with the best one-step value for the mover; a
 resolve decision takes the result with the most gold + 0.5 x cacao kept.
 The one-step value is the greedy bot's (bots.py): gold + water-track value +
 sun tokens + 0.5 x cacao + 0.5 x the temple awards the seat would get now.
-It is computed by applying the action in place and restoring the bytes the
-action can change (everything outside the grid, and the grid cells within two
-steps of the placed tile), which costs far less than copying the position.
+For a place or overbuild of the mover it is computed from
+``position_preview`` (the mover's gains read from the cells around the action,
+which is never applied); other actions (resolutions chosen in the tree) are
+applied in place and the bytes they can change restored. The k candidates of a
+playout turn are drawn with one count of the legal actions
+(``position_random_actions``). Both give exactly what applying gives
+(``check_values``), so the search is the same per iteration as before these
+shortcuts, only cheaper (search/README.md, "Where an iteration's time goes").
 
 Threads: the loop runs without the GIL and touches only its own ``tree_t``.
 Root-parallel search (one tree per thread, statistics merged at the root) lives
@@ -53,11 +58,11 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport (
     ACT_DISCARD, ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE,
-    MAX_ACTIONS, MAX_SEATS, PHASE_OVER, PHASE_RESOLVE, CorePosition, action_cell,
+    MAX_ACTIONS, MAX_SEATS, PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell,
     action_kind, action_resolve, action_t, position_apply, position_determinize,
-    position_legal_actions, position_playout, position_random_action, position_result,
-    position_t, position_temple_awards, result_t, rng_below, rng_next, rng_seed, rng_t,
-    seat_t, water_value,
+    position_legal_actions, position_playout, position_preview, position_random_action,
+    position_random_actions, position_result, position_t, position_temple_awards,
+    preview_t, result_t, rng_below, rng_next, rng_seed, rng_t, seat_t, water_value,
 )
 
 cdef extern from *:
@@ -183,8 +188,9 @@ cdef double seat_value(const position_t* pos, int seat) noexcept nogil:
     return value + cacao_part
 
 
-cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil:
-    """seat_value of `seat` after `a`; `pos` is left exactly as it was.
+cdef double applied_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil:
+    """seat_value of `seat` after `a`, by applying `a` in place; `pos` is left
+    exactly as it was.
 
     `undo` must hold TAIL_BYTES bytes. position_apply changes only the bytes
     after the grid and the grid cells within two steps of the placed tile (the
@@ -207,6 +213,54 @@ cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) n
     return v
 
 
+cdef inline bint _previewable(const position_t* pos, action_t a, int seat) noexcept nogil:
+    cdef int kind = action_kind(a)
+    return (pos.phase == PHASE_TURN and seat == pos.mover
+            and (kind == ACT_PLACE or kind == ACT_OVERBUILD))
+
+
+cdef inline int32_t _awards_of(const position_t* pos, int seat) noexcept nogil:
+    cdef int32_t awards[MAX_SEATS]
+    awards[0] = awards[1] = awards[2] = awards[3] = 0
+    position_temple_awards(pos, awards)
+    return awards[seat]
+
+
+cdef double place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
+    """seat_value of the mover after the place or overbuild `a`, from
+    position_preview; `awards` is the mover's temple awards before `a`.
+    Equal to applied_value (tests check it action by action)."""
+    cdef preview_t g
+    cdef const seat_t* st = &pos.seats[pos.mover]
+    cdef double best = -1e9, v
+    cdef int j
+    position_preview(pos, a, &g)
+    for j in range(g.n_results):
+        v = g.result_gold[j] + 0.5 * g.result_cacao[j]
+        if v > best:
+            best = v
+    return st.gold + water_value(g.water) + g.sun + 0.5 * (awards + g.award_change) + best
+
+
+cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil:
+    """seat_value of `seat` after `a`; `pos` is left exactly as it was."""
+    if _previewable(pos, a, seat):
+        return place_value(pos, a, _awards_of(pos, seat))
+    return applied_value(pos, a, seat, undo)
+
+
+cdef void action_values_into(position_t* pos, const action_t* acts, int n, int seat,
+                             uint8_t* undo, double* out) noexcept nogil:
+    """out[i] = action_value(pos, acts[i], seat), the temple awards counted once."""
+    cdef int i
+    cdef int32_t awards = _awards_of(pos, seat)
+    for i in range(n):
+        if _previewable(pos, acts[i], seat):
+            out[i] = place_value(pos, acts[i], awards)
+        else:
+            out[i] = applied_value(pos, acts[i], seat, undo)
+
+
 cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
     """The pending result of the seat to act with the most gold + 0.5 cacao."""
     cdef int j, best_j = 0
@@ -219,24 +273,40 @@ cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
     return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
 
 
+cdef inline bint _drawn_before(const action_t* cand, int j) noexcept nogil:
+    cdef int i
+    for i in range(j):
+        if cand[i] == cand[j]:
+            return True
+    return False
+
+
 cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil:
-    cdef action_t a, c
+    """Play to the end: each place decision takes the best one-step value among
+    `samples` uniform draws (first drawn wins ties); resolve by _resolve_choice."""
+    cdef action_t cand[MAX_SAMPLES]
+    cdef action_t a
     cdef double v, best
-    cdef int j, seat
+    cdef int j
+    if samples > MAX_SAMPLES:
+        samples = MAX_SAMPLES
     while pos.phase != PHASE_OVER:
         if pos.phase == PHASE_RESOLVE:
             a = _resolve_choice(pos)
         else:
-            a = position_random_action(pos, rng)
+            position_random_actions(pos, rng, samples, cand)
+            a = cand[0]
             if samples > 1 and action_kind(a) != ACT_DISCARD:
-                seat = pos.to_act
-                best = action_value(pos, a, seat, undo)
+                # the temple awards before the action add the same to every
+                # candidate's value (exactly: values are multiples of 0.5)
+                best = place_value(pos, a, 0)
                 for j in range(1, samples):
-                    c = position_random_action(pos, rng)
-                    v = action_value(pos, c, seat, undo)
+                    if _drawn_before(cand, j):
+                        continue                # same value: it cannot win
+                    v = place_value(pos, cand[j], 0)
                     if v > best:
                         best = v
-                        a = c
+                        a = cand[j]
         position_apply(pos, a)
 
 
@@ -254,8 +324,7 @@ cdef void _sort_root(tree_t* t) noexcept nogil:
     if value == NULL:
         return                                      # unsorted: only weaker, still correct
     p.deck_pos = p.deck_end
-    for i in range(t.n_root):
-        value[i] = action_value(p, t.root_actions[i], seat, t.undo)
+    action_values_into(p, t.root_actions, t.n_root, seat, t.undo, value)
     for i in range(1, t.n_root):
         v = value[i]
         a = t.root_actions[i]
@@ -402,18 +471,22 @@ cdef inline int _nth_untried(const int32_t* child_of, int n, int r) noexcept nog
 cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int32_t* child_of,
                        int n, int u, int seat) noexcept nogil:
     """An untried action: uniform, or the best one-step value of a few uniform picks."""
-    cdef int i = _nth_untried(child_of, n, rng_below(&t.rng, u)), j, k
-    cdef double v, best
-    if t.cfg.expand_samples <= 1 or u == 1:
-        return i
-    best = action_value(s, acts[i], seat, t.undo)
-    for j in range(1, t.cfg.expand_samples):
-        k = _nth_untried(child_of, n, rng_below(&t.rng, u))
-        v = action_value(s, acts[k], seat, t.undo)
-        if v > best:
-            best = v
-            i = k
-    return i
+    cdef int picks[MAX_SAMPLES]
+    cdef action_t cand[MAX_SAMPLES]
+    cdef double value[MAX_SAMPLES]
+    cdef int j, i = 0, m = t.cfg.expand_samples
+    picks[0] = _nth_untried(child_of, n, rng_below(&t.rng, u))
+    if m <= 1 or u == 1:
+        return picks[0]
+    for j in range(m):
+        if j:
+            picks[j] = _nth_untried(child_of, n, rng_below(&t.rng, u))
+        cand[j] = acts[picks[j]]
+    action_values_into(s, cand, m, seat, t.undo, value)
+    for j in range(1, m):
+        if value[j] > value[i]:
+            i = j
+    return picks[i]
 
 
 cdef inline int _root_width(tree_t* t) noexcept nogil:
@@ -636,12 +709,12 @@ cdef class Tree:
         t.cfg.observer = observer
         t.cfg.known_hands = known_hands | (1 << observer)
         t.cfg.playout = playout
-        t.cfg.samples = max(1, samples)
+        t.cfg.samples = min(max(1, samples), MAX_SAMPLES)
         t.cfg.flat = flat
         t.cfg.exploration = exploration
         t.cfg.margin_weight = margin_weight
         t.cfg.margin_scale = margin_scale if margin_scale > 0 else 1.0
-        t.cfg.expand_samples = expand_samples
+        t.cfg.expand_samples = min(max(1, expand_samples), MAX_SAMPLES)
         t.cfg.widen = widen
         t.max_nodes = max_nodes
         rng_seed(&t.rng, seed)
@@ -727,13 +800,14 @@ def greedy_code(CorePosition core, uint64_t seed):
     empty. The legal actions are the real position's (the mover's own hand)."""
     cdef position_t* blind = <position_t*>malloc(sizeof(position_t))
     cdef action_t* legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+    cdef double* value = <double*>malloc(MAX_ACTIONS * sizeof(double))
     cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
     cdef rng_t rng
     cdef int n, i, n_best = 0, seat
     cdef double v, best = -1e300
     cdef action_t choice = 0
     try:
-        if blind == NULL or legal == NULL or undo == NULL:
+        if blind == NULL or legal == NULL or value == NULL or undo == NULL:
             raise MemoryError()
         if core.pos.phase == PHASE_OVER:
             raise ValueError("the game is over")
@@ -743,8 +817,9 @@ def greedy_code(CorePosition core, uint64_t seed):
             blind[0] = core.pos
             blind.deck_pos = blind.deck_end
             seat = blind.to_act
+            action_values_into(blind, legal, n, seat, undo, value)
             for i in range(n):
-                v = action_value(blind, legal[i], seat, undo)
+                v = value[i]
                 if v > best:
                     best = v
                     n_best = 1
@@ -758,6 +833,7 @@ def greedy_code(CorePosition core, uint64_t seed):
     finally:
         free(blind)
         free(legal)
+        free(value)
         free(undo)
 
 
@@ -783,18 +859,24 @@ def value_now(CorePosition core, int seat):
     return seat_value(&core.pos, seat)
 
 
-def check_undo(CorePosition core, uint64_t seed, int plies):
+def check_values(CorePosition core, uint64_t seed, int plies, bint blind=False):
     """Play `plies` random actions from a copy of `core`; before each, evaluate
-    every legal action in place and count the evaluations that did not leave the
-    position byte-for-byte unchanged (the in-place evaluation's invariant)."""
+    every legal action (with or without the jungle deck) and count the
+    evaluations, those by applied_value that did not leave the position
+    byte-for-byte unchanged (the in-place evaluation's invariant), and the
+    places and overbuilds whose place_value (position_preview) differs from
+    applied_value. Returns (checked, changed, mismatched)."""
     cdef position_t* p = <position_t*>malloc(sizeof(position_t))
+    cdef position_t* view = <position_t*>malloc(sizeof(position_t))
     cdef position_t* before = <position_t*>malloc(sizeof(position_t))
     cdef action_t* legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
     cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
     cdef rng_t rng
-    cdef int n, i, k, bad = 0, checked = 0
+    cdef int n, i, k, changed = 0, mismatched = 0, checked = 0
+    cdef int32_t awards
+    cdef double v
     try:
-        if p == NULL or before == NULL or legal == NULL or undo == NULL:
+        if p == NULL or view == NULL or before == NULL or legal == NULL or undo == NULL:
             raise MemoryError()
         rng_seed(&rng, seed)
         p[0] = core.pos
@@ -802,17 +884,24 @@ def check_undo(CorePosition core, uint64_t seed, int plies):
             if p.phase == PHASE_OVER:
                 break
             n = position_legal_actions(p, legal)
-            before[0] = p[0]
+            view[0] = p[0]
+            if blind:
+                view.deck_pos = view.deck_end
+            before[0] = view[0]
+            awards = _awards_of(view, view.mover)
             for i in range(n):
-                action_value(p, legal[i], p.to_act, undo)
                 checked += 1
-                if memcmp(p, before, sizeof(position_t)) != 0:
-                    bad += 1
-                    p[0] = before[0]
+                v = applied_value(view, legal[i], view.to_act, undo)
+                if memcmp(view, before, sizeof(position_t)) != 0:
+                    changed += 1
+                    view[0] = before[0]
+                if _previewable(view, legal[i], view.to_act) and place_value(view, legal[i], awards) != v:
+                    mismatched += 1
             position_apply(p, legal[rng_below(&rng, n)])
-        return checked, bad
+        return checked, changed, mismatched
     finally:
         free(p)
+        free(view)
         free(before)
         free(legal)
         free(undo)

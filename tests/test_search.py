@@ -235,11 +235,16 @@ def test_search_and_bots_never_play_an_illegal_action():
     assert search(position, FAST, seed=1).best_action in legal
 
 
-def test_in_place_evaluation_leaves_every_position_unchanged():
+def test_one_step_values_leave_positions_unchanged_and_previews_agree():
+    # in-place evaluation restores the position byte for byte, and the
+    # playout's values from position_preview (the action is never applied)
+    # equal seat_value after position_apply, exactly
     for players in (2, 3, 4):
         for seed in range(3):
-            checked, bad = _mcts.check_undo(Position.new(players, seed).core, seed, 400)
-            assert checked > 1000 and bad == 0
+            for blind in (False, True):
+                checked, changed, mismatched = _mcts.check_values(
+                    Position.new(players, seed).core, seed, 400, blind)
+                assert checked > 1000 and changed == 0 and mismatched == 0
 
 
 # --- evaluations -----------------------------------------------------------------------

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Play bots of two builds of cacaoai against each other (2 players).
+
+Each side's moves come from a worker process that imports its own build: the
+"new" side from this interpreter's installed cacaoai, the "old" side from
+--old-path (a folder put first on PYTHONPATH, e.g. a build of an earlier
+commit installed with ``pip install --no-deps --target DIR``). The game itself
+is kept by the new build; a worker gets the position as a snapshot, asks its
+bot, and answers with the action code (codes are the same in both builds).
+Seats rotate as in cacao-arena: game g is deal g // 2 with the new bot in
+seat g % 2, so each deal is played once from each side. Time budgets
+(``mcts:time=0.05``) make "equal time per move" matches; both workers run one
+after the other, never at the same time, so they get the same machine.
+
+    git archive 4c2bd50 | tar -x -C /tmp/old
+    (cd /tmp/old && pip install -q --no-deps --target /tmp/old-site .)
+    python scripts/compare_builds.py --old-path /tmp/old-site --games 400 \\
+        --new mcts:time=0.05 --old mcts:time=0.05 [--processes 2] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+WORKER = r"""
+import json, sys, time
+import cacaoai.search
+from cacaoai.engine import Position
+from cacaoai.search.bots import parse_bot
+bot = parse_bot(sys.argv[1])
+print(json.dumps({"module": cacaoai.search.__file__}), flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    position = Position.from_snapshot(job["snapshot"])
+    start = time.perf_counter()
+    action = bot.choose(position, job["seed"])
+    spent = time.perf_counter() - start
+    print(json.dumps({"code": position.encode(action), "seconds": spent}), flush=True)
+"""
+
+
+class Worker:
+    """A process that answers positions with its build's bot."""
+
+    def __init__(self, spec: str, path: str | None):
+        env = dict(os.environ)
+        if path:
+            env["PYTHONPATH"] = path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        else:
+            env.pop("PYTHONPATH", None)
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, spec], env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/")
+        self.seconds = 0.0
+        self.moves = 0
+        assert self.proc.stdout is not None
+        self.module = json.loads(self.proc.stdout.readline())["module"]
+        inside = bool(path) and os.path.abspath(self.module).startswith(os.path.abspath(path) + os.sep)
+        if inside != bool(path):
+            raise RuntimeError(f"the worker imported {self.module}, not the build asked for")
+
+    def choose(self, snapshot: dict[str, Any], seed: int) -> int:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"snapshot": snapshot, "seed": seed}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("a worker died")
+        answer = json.loads(line)
+        self.seconds += answer["seconds"]
+        self.moves += 1
+        return int(answer["code"])
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+_WORKERS: dict[str, Worker] = {}
+
+
+def _init(new: str, old: str, old_path: str) -> None:
+    _WORKERS["new"] = Worker(new, None)
+    _WORKERS["old"] = Worker(old, old_path)
+
+
+def play(task: tuple[int, int]) -> dict[str, Any]:
+    """Game g: deal g // 2, the new bot in seat g % 2."""
+    from cacaoai.engine import Position
+
+    g, seed = task
+    deal_seed = (seed * 1_000_003 + g // 2) % 2**64
+    new_seat = g % 2
+    position = Position.new(2, deal_seed)
+    ply = 0
+    spent = {"new": [0.0, 0], "old": [0.0, 0]}
+    while not position.is_over:
+        side = "new" if position.to_act == new_seat else "old"
+        worker = _WORKERS[side]
+        before = worker.seconds
+        code = worker.choose(position.snapshot(), (deal_seed * 7_919 + ply * 104_729 + g) % 2**64)
+        spent[side][0] += worker.seconds - before
+        spent[side][1] += 1
+        position.apply(code)
+        ply += 1
+    result = position.result()
+    assert result is not None
+    share = 1.0 / len(result.winners) if new_seat in result.winners else 0.0
+    return {"game": g, "new_seat": new_seat, "new_win": share, "gold": result.gold, "spent": spent}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old-path", required=True, help="folder holding the old build's cacaoai")
+    parser.add_argument("--new", default="mcts:time=0.05", help="bot spec for the new build")
+    parser.add_argument("--old", default="mcts:time=0.05", help="bot spec for the old build")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=1, help="games played at once")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    from cacaoai.search.arena import wilson
+
+    started = time.monotonic()
+    wins = 0.0
+    gold = [0.0, 0.0]                       # new, old
+    spent = {"new": [0.0, 0], "old": [0.0, 0]}
+    tasks = [(g, args.seed) for g in range(args.games)]
+    with multiprocessing.get_context("fork").Pool(
+            args.processes, initializer=_init, initargs=(args.new, args.old, args.old_path)) as pool:
+        for done, outcome in enumerate(pool.imap_unordered(play, tasks), 1):
+            wins += outcome["new_win"]
+            gold[0] += outcome["gold"][outcome["new_seat"]]
+            gold[1] += outcome["gold"][1 - outcome["new_seat"]]
+            for side in spent:
+                spent[side][0] += outcome["spent"][side][0]
+                spent[side][1] += outcome["spent"][side][1]
+            sys.stderr.write(f"\r{done}/{args.games} games, new wins {100 * wins / done:5.1f}% ")
+            sys.stderr.flush()
+    sys.stderr.write("\n")
+    lo, hi = wilson(wins, args.games)
+    summary = {
+        "games": args.games, "seed": args.seed, "new": args.new, "old": args.old,
+        "old_path": args.old_path, "new_win_rate": wins / args.games, "ci95": [lo, hi],
+        "mean_gold": {"new": gold[0] / args.games, "old": gold[1] / args.games},
+        "seconds_per_move": {side: s / n if n else 0.0 for side, (s, n) in spent.items()},
+        "elapsed_s": time.monotonic() - started,
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{args.games} games: new {args.new} vs old {args.old}: new wins "
+              f"{100 * summary['new_win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}], mean gold "
+              f"{summary['mean_gold']['new']:.1f} vs {summary['mean_gold']['old']:.1f}; seconds per move "
+              f"new {summary['seconds_per_move']['new']:.3f}, old {summary['seconds_per_move']['old']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
