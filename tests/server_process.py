@@ -17,19 +17,26 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 
-def start(*flags: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, int]:
-    """A cacao-server process on a free port; returns it and its port."""
+def start(*flags: str, env: dict[str, str] | None = None,
+          log: list[str] | None = None) -> tuple[subprocess.Popen, int]:
+    """A cacao-server process on a free port (no HTTP side unless the flags ask
+    for one); returns it and its port. Its log lines up to "serving on" are
+    appended to ``log`` when given; the rest are read and dropped."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", *flags],
+        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--http-port", "off", *flags],
         stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})))
-    line = process.stderr.readline()
-    match = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-    if not match:
-        process.kill()
-        raise RuntimeError(f"the server did not start: {line}{process.stderr.read()}")
-    threading.Thread(target=process.stderr.read, daemon=True).start()  # drain the log
-    return process, int(match.group(1))
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        match = re.search(r"serving on \S+:(\d+)", line)
+        if match:
+            if log is not None:
+                log.extend(seen)
+            threading.Thread(target=process.stderr.read, daemon=True).start()  # drain the log
+            return process, int(match.group(1))
+    process.kill()
+    raise RuntimeError("the server did not start: " + "".join(seen))
 
 
 @contextmanager

@@ -6,15 +6,14 @@ certificates are made at test time with the openssl command."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import grpc
+import server_process
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -258,17 +257,9 @@ def test_reflection_can_be_switched_off():
 # --- processes: the non-loopback warning, the command-line clients -------------------
 
 def server_log_until_serving(*flags: str) -> tuple[subprocess.Popen, list[str], int]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--drain", "0", *flags],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    lines = []
-    for line in process.stderr:
-        lines.append(line)
-        match = re.search(r"serving on \S+:(\d+)", line)
-        if match:
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, lines, int(match.group(1))
-    raise AssertionError("the server did not start: " + "".join(lines))
+    lines: list[str] = []
+    process, port = server_process.start("--drain", "0", *flags, log=lines)
+    return process, lines, port
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -12,9 +12,7 @@ import json
 import logging
 import os
 import random
-import re
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -22,6 +20,7 @@ from concurrent import futures
 from pathlib import Path
 
 import grpc
+import server_process
 import pytest
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
@@ -658,16 +657,7 @@ def test_flags_and_environment_variables_set_the_options():
     assert ServerOptions().search_threads == 1
 
 
-def start_server_process(*flags: str) -> tuple[subprocess.Popen, int]:
-    """A cacao-server process on a free port; returns it and its port."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", *flags],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    line = process.stderr.readline()
-    match = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-    assert match, line
-    threading.Thread(target=process.stderr.read, daemon=True).start()  # drain the log
-    return process, int(match.group(1))
+start_server_process = server_process.start
 
 
 def test_round_robin_over_two_server_processes_uses_both():

@@ -5,17 +5,14 @@ timed asserts."""
 
 from __future__ import annotations
 
-import os
-import queue
-import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from concurrent import futures
 
 import grpc
+import server_process
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -220,28 +217,15 @@ def test_a_request_above_the_message_limit_is_refused_by_the_transport(server):
 
 # --- shutdown ----------------------------------------------------------------------
 
-def start_process(*flags: str) -> tuple[subprocess.Popen, int, queue.SimpleQueue]:
-    """A cacao-server process on a free port: (process, port, its log lines)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", *flags],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    lines: queue.SimpleQueue = queue.SimpleQueue()
-    port = None
-    for line in process.stderr:
-        lines.put(line)
-        match = re.search(r"serving on 127\.0\.0\.1:(\d+)", line)
-        if match:
-            port = int(match.group(1))
-            break
-    assert port, "the server did not start"
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()
-    return process, port, lines
+def start_process(*flags: str) -> tuple[subprocess.Popen, int]:
+    """A cacao-server process on a free port: (process, port)."""
+    return server_process.start(*flags)
 
 
 def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
     """Health says NOT_SERVING while calls are still answered (the drain); then
     a running analysis ends with exactly one final report, and the process exits 0."""
-    process, port, _ = start_process("--drain", "1.0", "--grace", "0.2")
+    process, port = start_process("--drain", "1.0", "--grace", "0.2")
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
