@@ -217,8 +217,14 @@ class Handler(BaseHTTPRequestHandler):
     """One HTTP connection: Connect calls by POST, page files by GET."""
 
     protocol_version = "HTTP/1.1"
-    timeout = 120  # seconds a connection may stay silent (an idle keep-alive, a stalled upload)
     server: "CacaoHttpServer"
+
+    def setup(self) -> None:
+        # a connection may stay silent (an idle keep-alive, a stalled upload or
+        # TLS handshake, an unread answer) as long as a gRPC call may take to
+        # send its request: then its thread is free again
+        self.timeout = self.server.api.options.request_timeout_s
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
         log.debug("%s %s", self.address_string(), format % args)

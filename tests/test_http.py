@@ -290,3 +290,26 @@ def test_connections_beyond_the_limit_get_unavailable(cacao_server):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_silent_connections_are_closed_after_the_request_timeout():
+    """Connections that send nothing give their thread back after
+    --request-timeout, so they cannot hold the HTTP side for long."""
+    from cacaoai.server import ServerOptions
+    from cacaoai.server.service import CacaoApi
+
+    api = CacaoApi(ServerOptions(request_timeout_s=0.5, max_searches=1))
+    server = start_http(api, "127.0.0.1", 0, max_connections=2)
+    try:
+        idle = [socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=20)
+                for _ in range(2)]
+        for sock in idle:
+            assert sock.recv(1) == b""  # the server closed it (a hang would time out: an error)
+            sock.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and post_json(server, "NewGame", {"players": 2})[0] != 200:
+            time.sleep(0.05)
+        assert post_json(server, "NewGame", {"players": 2})[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
