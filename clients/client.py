@@ -23,8 +23,9 @@ with exponential backoff; every other failure is raised at once as a
 :class:`CacaoClientError` with the status code, the server's message and the
 fields it named.
 
-Conversions between messages and JSON forms are the server's pure module
-:mod:`cacaoai.server.convert`, so both sides agree on every field.
+Conversions between messages and JSON forms are :mod:`cacaoai.api.convert`,
+shared with the server (so both sides agree on every field); the client
+imports neither the server nor the search.
 
 Security: ``tls=True`` (or a ``ca_cert``) speaks TLS, ``client_cert`` and
 ``client_key`` present a client certificate (mutual TLS), and ``token``
@@ -54,7 +55,7 @@ from grpc_status import rpc_status
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
 from cacaoai.engine import Action, Position
-from cacaoai.server import convert
+from cacaoai.api import convert
 
 __all__ = [
     "add_connection_flags", "connection_settings", "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
@@ -497,8 +498,22 @@ class Validation:
 
 # --- message <-> friendly values ---------------------------------------------
 
+def _reply(read: Callable[[Any], T], message: Any) -> T:
+    """`read` (a convert.*_to_json function) applied to part of a server's answer.
+
+    Raises:
+        CacaoClientError: UNKNOWN naming the fields, when the answer is malformed
+            (a server of another API version, say).
+    """
+    try:
+        return read(message)
+    except convert.ConversionError as error:
+        raise CacaoClientError(grpc.StatusCode.UNKNOWN, f"malformed answer from the server: {error}",
+                               error.violations, reason=error.reason) from None
+
+
 def _action(message: pb.Action) -> Action:
-    return Action.from_json(convert.action_to_json(message))
+    return Action.from_json(_reply(convert.action_to_json, message))
 
 
 def _action_message(action: Action | Mapping[str, Any]) -> pb.Action:
@@ -757,8 +772,8 @@ class CacaoClient:
         if seed is not None:
             request.seed = seed
         r = self._call(self._stub.NewGame, request, timeout)
-        return NewGame(convert.position_to_json(r.position), r.position_hash,
-                       convert.record_to_json(r.record))
+        return NewGame(_reply(convert.position_to_json, r.position), r.position_hash,
+                       _reply(convert.record_to_json, r.record))
 
     def legal_actions(self, source: Source, *, timeout: float | None = None) -> LegalActions:
         """The legal actions of the seat to act (ListLegalActions).
@@ -796,7 +811,7 @@ class CacaoClient:
         drawn = (convert.WORKER_NAMES.get(draws.worker_tile)
                  if draws is not None and draws.worker_tile_drawn else None)
         return Applied(
-            position=convert.position_to_json(r.position), position_hash=r.position_hash,
+            position=_reply(convert.position_to_json, r.position), position_hash=r.position_hash,
             action=_action(r.action), placed=tuple(_placement(p) for p in r.placed),
             activations=tuple(Activation(a.seat, a.x, a.y, _DIRECTIONS.get(a.direction, "?"),
                                          convert.JUNGLE_NAMES.get(a.jungle, "?"), a.workers)
@@ -807,7 +822,7 @@ class CacaoClient:
             display_refill=tuple(convert.JUNGLE_NAMES.get(t, "?")
                                  for t in (draws.display_refill if draws is not None else ())),
             result=convert.result_to_json(r.result) if r.HasField("result") else None,
-            record=convert.record_to_json(r.record) if r.HasField("record") else None)
+            record=_reply(convert.record_to_json, r.record) if r.HasField("record") else None)
 
     def suggest(self, source: Source, strength: Strength | str | None = None, *,
                 seed: int | None = None, max_candidates: int = 0,
@@ -907,7 +922,7 @@ class CacaoClient:
         return Validation(
             valid=r.valid, error_index=r.error_index, error_message=r.error_message,
             actions_replayed=r.actions_replayed,
-            position=convert.position_to_json(r.position) if has_position else None,
+            position=_reply(convert.position_to_json, r.position) if has_position else None,
             position_hash=r.position_hash,
             result=convert.result_to_json(r.result) if r.HasField("result") else None)
 

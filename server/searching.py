@@ -27,10 +27,11 @@ from typing import Any, Iterator
 
 from google.protobuf import duration_pb2
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.search import SearchLimits, SearchResult
 
-from . import convert, errors
+from . import errors
 from .options import ServerOptions
 
 DEFAULT_CANDIDATES = 5

@@ -24,11 +24,12 @@ from importlib import metadata
 from typing import Any, Callable, Iterator, TypeVar
 
 from cacaoai import engine
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position, RecordError
 from cacaoai.search import SearchLimits, SearchResult, StopFlag, search
 
-from . import convert, errors, positions, searching
+from . import errors, positions, searching
 from .options import ServerOptions
 from .positions import Loaded
 from .searching import Budget, Summary
@@ -154,7 +155,8 @@ class CacaoApi:
                 "position.view",
                 "ApplyAction needs a complete position or a record: an observation hides "
                 "the tiles the action would draw", errors.HIDDEN_INFORMATION)
-        action_json = convert.action_to_json(request.action)
+        with errors.request_fields():
+            action_json = convert.action_to_json(request.action)
         loaded = positions.load(request)
         if request.expected_position_hash and request.expected_position_hash != loaded.hash:
             raise errors.failed_precondition(
@@ -183,7 +185,8 @@ class CacaoApi:
         if kind is None:
             raise errors.invalid("record", "required: a record or record_json")
         data: dict | str
-        data = convert.record_to_json(request.record) if kind == "record" else request.record_json
+        with errors.request_fields():
+            data = convert.record_to_json(request.record) if kind == "record" else request.record_json
         try:
             position = Position.from_record(data)
         except RecordError as error:

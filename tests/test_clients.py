@@ -62,6 +62,26 @@ def random_game(seed: int, players: int = 2, stop_at: int | None = None) -> Posi
 
 # --- the client library -------------------------------------------------------
 
+def test_the_client_package_loads_neither_the_server_nor_the_search():
+    probe = ("import sys, cacaoai.client, cacaoai.client.match, cacaoai.client.play\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('cacaoai.server', 'cacaoai.search'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert "cacaoai.api.convert" in subprocess.run(
+        [sys.executable, "-c", "import sys, cacaoai.client; print(list(sys.modules))"],
+        capture_output=True, text=True, check=True).stdout
+
+
+def test_a_malformed_message_is_a_conversion_error_naming_the_fields():
+    from cacaoai.api import convert
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+
+    with pytest.raises(convert.ConversionError) as caught:
+        convert.action_to_json(pb.Action(seat=-1, discard=pb.Action.Discard()))
+    assert caught.value.reason == "INVALID_ACTION"
+    assert [f for f, _ in caught.value.violations] == ["action.seat", "action.discard.tile"]
+    assert str(caught.value).startswith("action.seat: seat -1 is negative")
+
 def test_server_info_lists_levels_and_limits(client):
     info = client.get_server_info()
     assert info.api_version == "cacao.v1"

@@ -8,6 +8,12 @@ rotations out of range, a half-given hand) and names the field at fault with
 its proto path, such as ``position.seats[1].hand``; everything else (an
 impossible position, an illegal action) is the engine's to judge.
 
+A malformed message raises :class:`ConversionError`, which knows nothing of
+gRPC status codes: the server turns it into INVALID_ARGUMENT with the same
+field violations, a client into its own error. This module sits next to the
+generated API so that clients and server share it without either importing
+the other (nor the search).
+
 Thread-safety: pure functions.
 """
 
@@ -16,9 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-
-from . import errors
-from .errors import Violations
 
 POSITION_FORMAT = "cacao-position/1"
 RECORD_FORMAT = "cacao-record/1"
@@ -48,6 +51,43 @@ DIRECTION_ENUMS = [pb.DIRECTION_N, pb.DIRECTION_E, pb.DIRECTION_S, pb.DIRECTION_
 WORKER_NAMES = {v: k for k, v in WORKER_TILES.items()}
 JUNGLE_NAMES = {v: k for k, v in JUNGLE_TILES.items()}
 PHASE_NAMES = {v: k for k, v in PHASES.items()}
+
+# Reasons of a ConversionError, one per kind of message (the server's
+# ErrorInfo reasons use the same strings).
+INVALID_ACTION = "INVALID_ACTION"
+INVALID_POSITION = "INVALID_POSITION"
+INVALID_RECORD = "INVALID_RECORD"
+
+
+class ConversionError(ValueError):
+    """A message that cannot be converted: the fields at fault and why.
+
+    Attributes:
+        reason: which kind of message was malformed (INVALID_ACTION, ...).
+        violations: (field path, description) pairs, such as
+            ``("position.seats[1].hand", "lists 2 tiles but hand_count is 3: ...")``.
+    """
+
+    def __init__(self, reason: str, violations: list[tuple[str, str]]) -> None:
+        self.reason = reason
+        self.violations = list(violations)
+        shown = "; ".join(f"{f}: {d}" for f, d in self.violations[:3])
+        more = f" (and {len(self.violations) - 3} more)" if len(self.violations) > 3 else ""
+        super().__init__(shown + more)
+
+
+class Violations:
+    """Collects field violations while a message is converted, then raises them all."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, field_path: str, description: str) -> None:
+        self.items.append((field_path, description))
+
+    def raise_if_any(self, reason: str) -> None:
+        if self.items:
+            raise ConversionError(reason, self.items)
 
 
 # --- names <-> enums -----------------------------------------------------------
@@ -93,11 +133,11 @@ def action_to_json(action: pb.Action, path: str = "action") -> dict:
     """The RECORD.md form of an Action message.
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+        ConversionError: naming the malformed fields.
     """
     out = Violations()
     result = _action_to_json(action, path, out)
-    out.raise_if_any(errors.INVALID_ACTION)
+    out.raise_if_any(INVALID_ACTION)
     return result
 
 
@@ -163,7 +203,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
     "Information").
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+        ConversionError: naming the malformed fields.
     """
     out = Violations()
     observation = position.HasField("view")
@@ -212,7 +252,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
                 "results": [{"gold": r.gold, "cacao": r.cacao} for r in pending.results],
             }
         )
-    out.raise_if_any(errors.INVALID_POSITION)
+    out.raise_if_any(INVALID_POSITION)
     return snap
 
 
@@ -337,7 +377,7 @@ def record_to_json(record: pb.GameRecord, path: str = "record") -> dict:
     """The ``cacao-record/1`` dict of a GameRecord message.
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+        ConversionError: naming the malformed fields.
     """
     out = Violations()
     data: dict[str, Any] = {
@@ -357,7 +397,7 @@ def record_to_json(record: pb.GameRecord, path: str = "record") -> dict:
     }
     if record.HasField("result"):
         data["result"] = result_to_json(record.result)
-    out.raise_if_any(errors.INVALID_RECORD)
+    out.raise_if_any(INVALID_RECORD)
     return data
 
 
