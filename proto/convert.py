@@ -19,9 +19,14 @@ Thread-safety: pure functions.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from google.protobuf import duration_pb2
+
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.results import Candidate, SearchBudget, SearchResult
+from cacaoai.engine import Action
 
 POSITION_FORMAT = "cacao-position/1"
 RECORD_FORMAT = "cacao-record/1"
@@ -433,3 +438,110 @@ def result_from_json(data: Any) -> pb.GameResult:
     for seat, (gold, cacao) in enumerate(zip(data["gold"], data["cacao"])):
         result.seats.add(seat=seat, gold=gold, cacao=cacao)
     return result
+
+
+# --- search results ------------------------------------------------------------
+# The one place where a search answer (cacaoai.api.results) meets its message.
+# No limit: None in Python, an unset field (0, no Duration) on the wire.
+
+DEFAULT_CANDIDATES = 5
+
+
+def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(round(seconds * 1e9)))
+    return duration
+
+
+def budget_to_proto(budget: SearchBudget) -> pb.SearchLimits:
+    """The SearchLimits message of a budget (None limits left unset)."""
+    limits = pb.SearchLimits(iterations=budget.iterations or 0, threads=budget.threads)
+    if budget.time_s:
+        limits.time.CopyFrom(seconds_to_duration(budget.time_s))
+    return limits
+
+
+def budget_from_proto(limits: pb.SearchLimits) -> SearchBudget:
+    """The budget of a SearchLimits message (unset limits: None)."""
+    seconds = limits.time.ToNanoseconds() / 1e9
+    return SearchBudget(limits.iterations or None, seconds or None, limits.threads)
+
+
+def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Evaluation:
+    """The Evaluation message of a search result (non-finite values sent as 0).
+
+    Args:
+        max_candidates: most candidates to send; 0 means DEFAULT_CANDIDATES.
+    """
+    count = max_candidates if max_candidates > 0 else DEFAULT_CANDIDATES
+    message = pb.Evaluation(
+        iterations=result.iterations,
+        iterations_per_second=_finite(result.iterations_per_second),
+        final=result.final,
+        stopped_by=result.stopped_by,
+        seat=result.seat,
+        threads=result.threads,
+        nodes=result.nodes,
+    )
+    if result.best_action is not None:
+        message.best_action.CopyFrom(action_from_json(result.best_action.to_json()))
+    if result.to_act is not None:
+        message.to_act = result.to_act
+    if result.limits is not None:
+        message.limits.CopyFrom(budget_to_proto(result.limits))
+    message.elapsed.CopyFrom(seconds_to_duration(result.elapsed_s))
+    for seat in result.seats:
+        message.seats.add(seat=seat.seat, win_probability=_finite(seat.win_probability),
+                          expected_gold=_finite(seat.expected_gold),
+                          score_lead=_finite(seat.score_lead))
+    for c in result.candidates[:count]:
+        message.candidates.add(action=action_from_json(c.action.to_json()), visits=c.visits,
+                               mean_value=_finite(c.mean_value),
+                               win_probability=_finite(c.win_probability),
+                               score_lead=_finite(c.score_lead))
+    message.principal_variation.extend(
+        action_from_json(a.to_json()) for a in result.principal_variation)
+    return message
+
+
+def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
+    """The search result of an Evaluation message.
+
+    Raises:
+        ConversionError: an action of the message is malformed.
+    """
+    out = Violations()
+    best = (_action_to_json(message.best_action, "evaluation.best_action", out)
+            if message.HasField("best_action") else None)
+    moves = [_action_to_json(c.action, f"evaluation.candidates[{i}].action", out)
+             for i, c in enumerate(message.candidates)]
+    pv = [_action_to_json(a, f"evaluation.principal_variation[{i}]", out)
+          for i, a in enumerate(message.principal_variation)]
+    out.raise_if_any(INVALID_ACTION)
+    seats = sorted(message.seats, key=lambda s: s.seat)
+    candidates = tuple(
+        Candidate(Action.from_json(move), c.visits,
+                  *((c.mean_value, c.win_probability, c.score_lead) if c.visits else (None,) * 3))
+        for move, c in zip(moves, message.candidates))
+    return SearchResult(
+        best_action=Action.from_json(best) if best is not None else None,
+        seat=message.seat,
+        to_act=message.to_act if message.HasField("to_act") else None,
+        win_probability=tuple(s.win_probability for s in seats) if seats else None,
+        expected_gold=tuple(s.expected_gold for s in seats) if seats else None,
+        score_lead=tuple(s.score_lead for s in seats) if seats else None,
+        candidates=candidates,
+        principal_variation=tuple(Action.from_json(a) for a in pv),
+        iterations=message.iterations,
+        elapsed_s=message.elapsed.ToNanoseconds() / 1e9,
+        iterations_per_second=message.iterations_per_second,
+        stopped_by=message.stopped_by,
+        threads=message.threads,
+        nodes=message.nodes,
+        limits=budget_from_proto(message.limits),
+        final=message.final,
+    )
+
+
+def _finite(value: float | None) -> float:
+    return value if value is not None and math.isfinite(value) else 0.0
