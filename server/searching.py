@@ -42,9 +42,9 @@ class Budget:
     """A search budget in plain numbers, and the search settings it goes with.
 
     Attributes:
-        iterations: most iterations (0: no limit).
-        time_s: most seconds (0.0: no limit).
-        threads: search threads.
+        iterations: most iterations (None: no limit).
+        time_s: most seconds (None: no limit).
+        threads: search threads (0 in a request: as many as the server allows).
         settings: the level's other search settings (None: the search's
             defaults).
         timed: the search promised a time: the request or its level set a
@@ -52,15 +52,15 @@ class Budget:
             alone is no promise). See :func:`priority`.
     """
 
-    iterations: int
-    time_s: float
+    iterations: int | None
+    time_s: float | None
     threads: int
     settings: SearchLimits | None = None
     timed: bool = False
 
     def used(self) -> SearchBudget:
         """The budget as the API reports it (no limit: None)."""
-        return SearchBudget(self.iterations or None, self.time_s or None, self.threads)
+        return SearchBudget(self.iterations, self.time_s, self.threads)
 
     def to_proto(self) -> pb.SearchLimits:
         return convert.budget_to_proto(self.used())
@@ -68,8 +68,8 @@ class Budget:
     def to_search(self) -> SearchLimits:
         """The SearchLimits that cacaoai.search takes."""
         return replace(self.settings or SearchLimits(),
-                       iterations=self.iterations or None,
-                       time_s=self.time_s or None,
+                       iterations=self.iterations,
+                       time_s=self.time_s,
                        threads=self.threads)
 
 
@@ -77,7 +77,7 @@ def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> di
     """The named levels of the search as clamped budgets."""
     out = {}
     for name, limits in levels.items():
-        requested = Budget(limits.iterations or 0, limits.time_s or 0.0, limits.threads, limits,
+        requested = Budget(limits.iterations, limits.time_s, limits.threads, limits,
                            timed=bool(limits.time_s))
         out[name] = clamp(requested, options)
     return out
@@ -86,10 +86,8 @@ def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> di
 def clamp(budget: Budget, options: ServerOptions) -> Budget:
     """The budget within the server's limits; no limit at all means the maximum."""
     iterations, time_s = budget.iterations, budget.time_s
-    if iterations <= 0 and time_s <= 0:
-        iterations, time_s = options.max_iterations, options.max_time_s
-    iterations = min(iterations, options.max_iterations) if iterations > 0 else options.max_iterations
-    time_s = min(time_s, options.max_time_s) if time_s > 0 else options.max_time_s
+    iterations = options.max_iterations if iterations is None else min(iterations, options.max_iterations)
+    time_s = options.max_time_s if time_s is None else min(time_s, options.max_time_s)
     threads = options.search_threads if budget.threads <= 0 else min(budget.threads, options.search_threads)
     return Budget(iterations, time_s, threads, budget.settings, budget.timed)
 
@@ -116,7 +114,7 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
                 errors.UNKNOWN_LEVEL)
         return levels[name]
     if kind is None:
-        return clamp(Budget(0, 0.0, 0), options)
+        return clamp(Budget(None, None, 0), options)
     limits = request.limits
     out = errors.Violations()
     if limits.iterations < 0:
@@ -127,7 +125,9 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
     if limits.threads < 0:
         out.add("limits.threads", f"{limits.threads} is negative")
     out.raise_if_any(errors.INVALID_REQUEST)
-    return clamp(Budget(limits.iterations, seconds, limits.threads, timed=seconds > 0), options)
+    # on the wire 0 (an unset field) is no limit
+    return clamp(Budget(limits.iterations or None, seconds or None, limits.threads,
+                        timed=seconds > 0), options)
 
 
 def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
@@ -144,7 +144,8 @@ def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) 
             f"the call's deadline leaves {max(time_remaining, 0.0) * 1000:.1f} ms: no time to "
             f"search and reply (at least {MIN_DEADLINE_S * 1000:g} ms)")
     usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
-    return replace(budget, time_s=min(usable, budget.time_s), timed=True)
+    time_s = usable if budget.time_s is None else min(usable, budget.time_s)
+    return replace(budget, time_s=time_s, timed=True)
 
 
 def priority(budget: Budget, configured: str) -> str:
