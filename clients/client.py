@@ -18,13 +18,21 @@ engine :class:`~cacaoai.engine.Position` (sent complete), a position or
 observation dict, or a record dict.
 
 Calls carry a deadline (``timeout``); calls that fail with ``UNAVAILABLE``
-(no server listening, a connection lost) are retried a bounded number of times
-with exponential backoff; every other failure is raised at once as a
+(no server listening, a connection lost), and searches refused with
+``RESOURCE_EXHAUSTED`` (every search slot busy), are retried by gRPC itself
+(the channel's retry service config: a bounded number of times, exponential
+backoff with jitter); every other failure is raised at once as a
 :class:`CacaoClientError` with the status code, the server's message and the
 fields it named.
 
-Conversions between messages and JSON forms are the server's pure module
-:mod:`cacaoai.server.convert`, so both sides agree on every field.
+Conversions between messages and JSON forms are :mod:`cacaoai.api.convert`,
+shared with the server (so both sides agree on every field); the client
+imports neither the server nor the search. A search's answer
+(:class:`Evaluation`) is :class:`cacaoai.api.results.SearchResult`, the same
+type ``cacaoai.search.search`` returns: per-seat win probability, expected gold
+and score lead, candidates, principal variation, ``stopped_by``, the
+``threads`` actually used, and ``limits``, the budget searched (``None``: no
+limit).
 
 Security: ``tls=True`` (or a ``ca_cert``) speaks TLS, ``client_cert`` and
 ``client_key`` present a client certificate (mutual TLS), and ``token``
@@ -40,9 +48,9 @@ are thread-safe; the client keeps no other mutable state).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar, Union
 
@@ -53,8 +61,9 @@ from grpc_status import rpc_status
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
+from cacaoai.api.results import Candidate, SearchBudget, SearchResult, SeatOutlook
 from cacaoai.engine import Action, Position
-from cacaoai.server import convert
+from cacaoai.api import convert
 
 __all__ = [
     "add_connection_flags", "connection_settings", "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
@@ -94,7 +103,8 @@ class CacaoClientError(Exception):
             or "" when the server sent none.
         preconditions: (type, subject, description) triples of a
             ``google.rpc.PreconditionFailure`` detail.
-        attempts: how many times the call was tried.
+        attempts: the most tries the channel's retry policy allowed the call
+            (1 for a code that is not retried).
     """
 
     def __init__(self, code: grpc.StatusCode, message: str,
@@ -139,7 +149,7 @@ def _error_from_rpc(error: grpc.RpcError, target: str, attempts: int) -> CacaoCl
             detail.Unpack(info)
             reason = info.reason
     if code == grpc.StatusCode.UNAVAILABLE:
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        tries = f" (tried up to {attempts} times)" if attempts > 1 else ""
         message = f"the Cacao server at {target} is unavailable{tries}: {message}"
     elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
         message = f"no answer from {target} before the deadline: {message}"
@@ -288,19 +298,6 @@ def _secs(duration: duration_pb2.Duration) -> float:
 # --- results -------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class SearchBudget:
-    """A search budget as the server reports it (0 / 0.0: no limit)."""
-
-    iterations: int
-    time_s: float
-    threads: int
-
-    @classmethod
-    def from_proto(cls, limits: pb.SearchLimits) -> "SearchBudget":
-        return cls(limits.iterations, _secs(limits.time), limits.threads)
-
-
-@dataclass(frozen=True)
 class ServerLimits:
     """What the server enforces on every request."""
 
@@ -407,48 +404,10 @@ class Applied:
     record: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class SeatOutlook:
-    """One seat's prospects under a search."""
-
-    seat: int
-    win_probability: float
-    expected_gold: float
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One root action of a search; values are from the view of the seat to act."""
-
-    action: Action
-    visits: int
-    mean_value: float
-    win_probability: float
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """What a search found.
-
-    Attributes:
-        best_action: the action chosen (None only if nothing could be chosen).
-        seats: per seat, its win probability and expected final gold.
-        candidates: most visited root actions first.
-        principal_variation: the expected continuation, from ``best_action``.
-        iterations, elapsed_s, iterations_per_second: the work done.
-        limits: the budget actually used (after clamps and the deadline).
-        final: True on the last evaluation of a query.
-    """
-
-    best_action: Action | None
-    seats: tuple[SeatOutlook, ...]
-    candidates: tuple[Candidate, ...]
-    principal_variation: tuple[Action, ...]
-    iterations: int
-    elapsed_s: float
-    iterations_per_second: float
-    limits: SearchBudget
-    final: bool
+Evaluation = SearchResult
+"""What a search found: the one result type of search, server and client
+(:class:`cacaoai.api.results.SearchResult`; ``limits`` is the budget actually
+used, None meaning no limit, and ``threads`` the search threads used)."""
 
 
 @dataclass(frozen=True)
@@ -497,8 +456,22 @@ class Validation:
 
 # --- message <-> friendly values ---------------------------------------------
 
+def _reply(read: Callable[[Any], T], message: Any) -> T:
+    """`read` (a convert.*_to_json function) applied to part of a server's answer.
+
+    Raises:
+        CacaoClientError: UNKNOWN naming the fields, when the answer is malformed
+            (a server of another API version, say).
+    """
+    try:
+        return read(message)
+    except convert.ConversionError as error:
+        raise CacaoClientError(grpc.StatusCode.UNKNOWN, f"malformed answer from the server: {error}",
+                               error.violations, reason=error.reason) from None
+
+
 def _action(message: pb.Action) -> Action:
-    return Action.from_json(convert.action_to_json(message))
+    return Action.from_json(_reply(convert.action_to_json, message))
 
 
 def _action_message(action: Action | Mapping[str, Any]) -> pb.Action:
@@ -524,18 +497,7 @@ def _set_source(request: Any, source: Source) -> None:
 
 
 def _evaluation(message: pb.Evaluation) -> Evaluation:
-    return Evaluation(
-        best_action=_action(message.best_action) if message.HasField("best_action") else None,
-        seats=tuple(SeatOutlook(s.seat, s.win_probability, s.expected_gold) for s in message.seats),
-        candidates=tuple(Candidate(_action(c.action), c.visits, c.mean_value, c.win_probability)
-                         for c in message.candidates),
-        principal_variation=tuple(_action(a) for a in message.principal_variation),
-        iterations=message.iterations,
-        elapsed_s=_secs(message.elapsed),
-        iterations_per_second=message.iterations_per_second,
-        limits=SearchBudget.from_proto(message.limits),
-        final=message.final,
-    )
+    return _reply(convert.evaluation_from_proto, message)
 
 
 def _placement(message: pb.TilePlacement) -> Placement:
@@ -617,6 +579,36 @@ def connection_settings(args: argparse.Namespace,
 
 # --- the client ----------------------------------------------------------------
 
+MAX_RETRIES = 4  # gRPC tries a call at most 5 times
+SERVICE = "cacao.v1.CacaoService"
+SEARCH_METHODS = ("SuggestAction", "AnalyzePosition")
+
+
+def retry_service_config(retries: int, backoff: float, max_backoff: float) -> str:
+    """The gRPC service config (JSON) that retries calls of the Cacao service.
+
+    Every method is retried on UNAVAILABLE (no server listening, a connection
+    lost); the searches also on RESOURCE_EXHAUSTED, the server's answer while
+    all its search slots are busy. gRPC waits a random time (jitter) up to
+    ``backoff`` before the first retry, doubling up to ``max_backoff``. A
+    stream is retried only before its first report. ``retries`` 0: none.
+    """
+    if retries <= 0:
+        return json.dumps({"methodConfig": []})
+
+    def policy(codes: list[str]) -> dict[str, Any]:
+        return {"maxAttempts": 1 + min(retries, MAX_RETRIES),
+                "initialBackoff": f"{max(backoff, 0.001):.3f}s",
+                "maxBackoff": f"{max(max_backoff, backoff, 0.001):.3f}s",
+                "backoffMultiplier": 2, "retryableStatusCodes": codes}
+
+    return json.dumps({"methodConfig": [
+        {"name": [{"service": SERVICE, "method": m} for m in SEARCH_METHODS],
+         "retryPolicy": policy(["UNAVAILABLE", "RESOURCE_EXHAUSTED"])},
+        {"name": [{"service": SERVICE}], "retryPolicy": policy(["UNAVAILABLE"])},
+    ]})
+
+
 class CacaoClient:
     """A connection to a Cacao server, with one method per RPC.
 
@@ -627,8 +619,12 @@ class CacaoClient:
         search_timeout: deadline of SuggestAction and AnalyzePosition; raised
             to cover a requested time budget plus ``timeout``.
         retries: how many times a call that failed with UNAVAILABLE is tried
-            again (0: never). Other failures are never retried.
-        backoff: seconds before the first retry; doubled for each further one.
+            again (0: never; at most 4, gRPC's limit), and a search that the
+            server refused with RESOURCE_EXHAUSTED (all its search slots busy).
+            Other failures are never retried. gRPC retries by the channel's
+            service config (:func:`retry_service_config`), with jitter.
+        backoff: most seconds before the first retry (gRPC waits a random
+            time up to it); doubled for each further one.
         max_backoff: longest wait between two tries.
         load_balancing: a gRPC load-balancing policy, such as "round_robin".
         channel: an existing channel to use instead of opening one (it is
@@ -659,7 +655,10 @@ class CacaoClient:
         self.max_backoff = max_backoff
         if bool(client_cert) != bool(client_key):
             raise ValueError("client_cert and client_key go together")
-        options = [("grpc.lb_policy_name", load_balancing)] if load_balancing else []
+        options = [("grpc.enable_retries", 1),
+                   ("grpc.service_config", retry_service_config(retries, backoff, max_backoff))]
+        if load_balancing:
+            options.append(("grpc.lb_policy_name", load_balancing))
         if channel is None:
             if tls or ca_cert or client_cert:
                 credentials = grpc.ssl_channel_credentials(
@@ -705,22 +704,16 @@ class CacaoClient:
     # --- calling with deadlines and retries ---
 
     def _call(self, method: Callable[..., T], request: Any, timeout: float | None) -> T:
-        """One unary call with a deadline, retried on UNAVAILABLE only."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return method(request, timeout=timeout or self.timeout)
-            except grpc.RpcError as error:
-                if not self._should_retry(error, attempt):
-                    raise _error_from_rpc(error, self.target, attempt) from None
+        """One unary call with a deadline (the channel's retry policy retries it)."""
+        try:
+            return method(request, timeout=timeout or self.timeout)
+        except grpc.RpcError as error:
+            raise _error_from_rpc(error, self.target, self._attempts(error)) from None
 
-    def _should_retry(self, error: grpc.RpcError, attempt: int) -> bool:
+    def _attempts(self, error: grpc.RpcError) -> int:
+        """The most tries the retry policy allowed the failed call (1: its code is not retried)."""
         code = error.code() if isinstance(error, grpc.Call) else None
-        if code != grpc.StatusCode.UNAVAILABLE or attempt > self.retries:
-            return False
-        time.sleep(min(self.backoff * 2 ** (attempt - 1), self.max_backoff))
-        return True
+        return 1 + self.retries if code == grpc.StatusCode.UNAVAILABLE else 1
 
     def _search_timeout(self, strength: Strength | None, timeout: float | None) -> float:
         if timeout is not None:
@@ -743,7 +736,7 @@ class CacaoClient:
                                 _secs(lim.min_report_interval), lim.search_priority,
                                 lim.max_client_searches, lim.max_concurrent_calls,
                                 lim.max_client_calls),
-            levels={level.name: SearchBudget.from_proto(level.limits) for level in r.levels},
+            levels={level.name: convert.budget_from_proto(level.limits) for level in r.levels},
             default_level=r.default_level, instance=r.instance)
 
     def new_game(self, players: int, seed: int | None = None, *,
@@ -757,8 +750,8 @@ class CacaoClient:
         if seed is not None:
             request.seed = seed
         r = self._call(self._stub.NewGame, request, timeout)
-        return NewGame(convert.position_to_json(r.position), r.position_hash,
-                       convert.record_to_json(r.record))
+        return NewGame(_reply(convert.position_to_json, r.position), r.position_hash,
+                       _reply(convert.record_to_json, r.record))
 
     def legal_actions(self, source: Source, *, timeout: float | None = None) -> LegalActions:
         """The legal actions of the seat to act (ListLegalActions).
@@ -796,7 +789,7 @@ class CacaoClient:
         drawn = (convert.WORKER_NAMES.get(draws.worker_tile)
                  if draws is not None and draws.worker_tile_drawn else None)
         return Applied(
-            position=convert.position_to_json(r.position), position_hash=r.position_hash,
+            position=_reply(convert.position_to_json, r.position), position_hash=r.position_hash,
             action=_action(r.action), placed=tuple(_placement(p) for p in r.placed),
             activations=tuple(Activation(a.seat, a.x, a.y, _DIRECTIONS.get(a.direction, "?"),
                                          convert.JUNGLE_NAMES.get(a.jungle, "?"), a.workers)
@@ -807,7 +800,7 @@ class CacaoClient:
             display_refill=tuple(convert.JUNGLE_NAMES.get(t, "?")
                                  for t in (draws.display_refill if draws is not None else ())),
             result=convert.result_to_json(r.result) if r.HasField("result") else None,
-            record=convert.record_to_json(r.record) if r.HasField("record") else None)
+            record=_reply(convert.record_to_json, r.record) if r.HasField("record") else None)
 
     def suggest(self, source: Source, strength: Strength | str | None = None, *,
                 seed: int | None = None, max_candidates: int = 0,
@@ -848,7 +841,8 @@ class CacaoClient:
         """Streams evaluations of a position as the search goes on (AnalyzePosition).
 
         Closing the iterator early (``break``) cancels the search on the server.
-        The connection is retried on UNAVAILABLE only before the first report.
+        gRPC retries the call (UNAVAILABLE, or RESOURCE_EXHAUSTED while the
+        server's search slots are busy) only before the first report.
 
         Args:
             source: as for :meth:`suggest`.
@@ -870,22 +864,14 @@ class CacaoClient:
         if seed is not None:
             request.seed = seed
         deadline = self._search_timeout(strength, timeout)
-        attempt = 0
-        while True:
-            attempt += 1
-            stream = self._stub.AnalyzePosition(request, timeout=deadline)
-            received = False
-            try:
-                for r in stream:
-                    received = True
-                    yield AnalysisReport(r.position_hash, r.seat, r.sequence,
-                                         _evaluation(r.evaluation))
-                return
-            except grpc.RpcError as error:
-                if received or not self._should_retry(error, attempt):
-                    raise _error_from_rpc(error, self.target, attempt) from None
-            finally:
-                stream.cancel()
+        stream = self._stub.AnalyzePosition(request, timeout=deadline)
+        try:
+            for r in stream:
+                yield AnalysisReport(r.position_hash, r.seat, r.sequence, _evaluation(r.evaluation))
+        except grpc.RpcError as error:
+            raise _error_from_rpc(error, self.target, self._attempts(error)) from None
+        finally:
+            stream.cancel()
 
     def validate_record(self, record: Mapping[str, Any] | str, *,
                         timeout: float | None = None) -> Validation:
@@ -907,7 +893,7 @@ class CacaoClient:
         return Validation(
             valid=r.valid, error_index=r.error_index, error_message=r.error_message,
             actions_replayed=r.actions_replayed,
-            position=convert.position_to_json(r.position) if has_position else None,
+            position=_reply(convert.position_to_json, r.position) if has_position else None,
             position_hash=r.position_hash,
             result=convert.result_to_json(r.result) if r.HasField("result") else None)
 
@@ -932,7 +918,7 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
         lines.append("expected final gold: " + ", ".join(
             f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))
     for i, c in enumerate(evaluation.candidates[:top], 1):
-        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}, "
-                     f"win {100 * c.win_probability:.0f}%")
+        win = "" if c.win_probability is None else f", win {100 * c.win_probability:.0f}%"
+        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}")
     return lines
 

@@ -22,19 +22,18 @@ import os
 import random
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TextIO, TypeVar
-
-import grpc
+from typing import Any, Sequence, TextIO
 
 from .client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
                      connection_settings)
 from .play import LocalServer, record_text
 
-BUSY_RETRY_S = 0.2
-T = TypeVar("T")
+# A search refused while every slot of the server is busy is retried by gRPC
+# (CacaoClient's retry service config), with jitter: up to 4 retries waiting at
+# most 1, 2, 4 and 8 s.
+BUSY_RETRIES, BUSY_BACKOFF_S, BUSY_MAX_BACKOFF_S = 4, 1.0, 8.0
 
 
 @dataclass
@@ -61,7 +60,8 @@ def play_game(client: CacaoClient, players: Sequence[Strength], seats: list[int]
         number: the game's number (for the search seeds).
 
     Raises:
-        CacaoClientError: a call failed (other than the server being busy).
+        CacaoClientError: a call failed (a busy server is retried by the client's
+            channel, up to its retry budget).
     """
     deal = client.new_game(len(seats), seed)
     record = deal.record
@@ -69,22 +69,11 @@ def play_game(client: CacaoClient, players: Sequence[Strength], seats: list[int]
     while position["phase"] != "over":
         seat = position["to_act"]
         search_seed = (seed * 7_919 + len(record["actions"])) % 2**63
-        suggestion = _busy_retry(client.suggest, record, players[seats[seat]], seed=search_seed)
+        suggestion = client.suggest(record, players[seats[seat]], seed=search_seed)
         applied = client.apply_action(record, suggestion.action)
         assert applied.record is not None
         record, position = applied.record, applied.position
     return record
-
-
-def _busy_retry(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Calls again while the server answers RESOURCE_EXHAUSTED (all search slots busy)."""
-    while True:
-        try:
-            return call(*args, **kwargs)
-        except CacaoClientError as error:
-            if error.code != grpc.StatusCode.RESOURCE_EXHAUSTED:
-                raise
-            time.sleep(BUSY_RETRY_S * (1 + random.random()))
 
 
 def seating(players: int, seat_count: int, game: int, rotate: bool) -> list[int]:
@@ -198,7 +187,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def _run(target: str, args: argparse.Namespace, players: list[Strength], seat_count: int,
          seed: int, out: TextIO) -> int:
-    with CacaoClient(target, search_timeout=args.timeout, **args.connection) as client:
+    with CacaoClient(target, search_timeout=args.timeout, retries=BUSY_RETRIES, backoff=BUSY_BACKOFF_S,
+                     max_backoff=BUSY_MAX_BACKOFF_S, **args.connection) as client:
         try:
             info = client.get_server_info()
             unknown = [p.level for p in players if p.level and p.level not in info.levels]

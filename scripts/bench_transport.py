@@ -38,7 +38,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.search import SearchLimits, search
-from cacaoai.server import convert
+from cacaoai.api import convert
 from cacaoai.server.searching import seconds_to_duration
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "records.jsonl"

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from cacaoai.api.results import Candidate, SearchResult
 from cacaoai.engine import Action, Position
 
 from ._mcts import PRIORITIES, StopFlag, Tree, greedy_code, monotonic, run_trees
@@ -112,80 +113,6 @@ class SearchLimits:
             raise ValueError(f"floor: must be in 0..1, got {self.floor!r}")
         if self.max_nodes < 2:
             raise ValueError(f"max_nodes: must be at least 2, got {self.max_nodes!r}")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One root action with its statistics, from the view of the seat choosing it.
-
-    `mean_value` is the value the tree maximises (win share plus the weighted
-    gold margin); `score_lead` is the mean final gold margin over the best other
-    seat. Values are None when the action was not searched.
-    """
-
-    action: Action
-    visits: int
-    mean_value: float | None
-    win_probability: float | None
-    score_lead: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"action": self.action.to_json(), "visits": self.visits,
-                "mean_value": self.mean_value, "win_probability": self.win_probability,
-                "score_lead": self.score_lead}
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """What a search found.
-
-    Attributes:
-        best_action: the action to play (None when the game is over).
-        seat: the searching seat (the observer); to_act: the seat choosing now.
-        win_probability, expected_gold, score_lead: per seat, estimated over
-            the search (exact for a finished game; None when nothing was
-            searched, such as a single legal action). Win probabilities sum
-            to 1 (shared wins are split).
-        candidates: root actions, most visited first.
-        principal_variation: the most visited line, up to 8 plies. Plies after
-            the first are decoded in one determinization in which they are legal,
-            so the tiles they take from a future display are a guess.
-        stopped_by: "iterations", "time", "stop", "single-action" or "terminal";
-            "" in a report of a search that goes on (see `search`'s on_report).
-    """
-
-    best_action: Action | None
-    seat: int
-    to_act: int | None
-    win_probability: tuple[float, ...] | None
-    expected_gold: tuple[float, ...] | None
-    score_lead: tuple[float, ...] | None
-    candidates: tuple[Candidate, ...]
-    principal_variation: tuple[Action, ...]
-    iterations: int
-    elapsed_s: float
-    iterations_per_second: float
-    stopped_by: str
-    threads: int
-    nodes: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "best_action": self.best_action.to_json() if self.best_action else None,
-            "seat": self.seat, "to_act": self.to_act,
-            "win_probability": _list(self.win_probability),
-            "expected_gold": _list(self.expected_gold),
-            "score_lead": _list(self.score_lead),
-            "candidates": [c.to_json() for c in self.candidates],
-            "principal_variation": [a.to_json() for a in self.principal_variation],
-            "iterations": self.iterations, "elapsed_s": self.elapsed_s,
-            "iterations_per_second": self.iterations_per_second,
-            "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
-        }
-
-
-def _list(values: tuple[float, ...] | None) -> list[float] | None:
-    return None if values is None else list(values)
 
 
 def search(position: Position, limits: SearchLimits, *, seed: int,

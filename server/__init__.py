@@ -19,8 +19,7 @@ __all__ = ["ServerOptions", "create_server", "serve"]
 
 
 def __getattr__(name: str) -> Any:
-    """Load the servicer (and with it the search) only when asked for: clients
-    import cacaoai.server.convert without starting a server."""
+    """Load the servicer (and with it the search) only when asked for."""
     if name in ("create_server", "serve"):
         from . import servicer
 

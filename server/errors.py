@@ -10,12 +10,16 @@ Thread-safety: everything here is immutable or per-request.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from cacaoai.api import convert
+from cacaoai.api.convert import ConversionError
 from cacaoai.engine.errors import clip
 
 DOMAIN = "cacao.v1"
@@ -32,7 +36,7 @@ MAX_VIOLATIONS = 6
 
 # Stable machine-readable reasons (ErrorInfo.reason).
 INVALID_REQUEST = "INVALID_REQUEST"
-INVALID_POSITION = "INVALID_POSITION"
+INVALID_POSITION = "INVALID_POSITION"  # the ConversionError reasons are the same strings
 INVALID_RECORD = "INVALID_RECORD"
 INVALID_ACTION = "INVALID_ACTION"
 ILLEGAL_ACTION = "ILLEGAL_ACTION"
@@ -159,14 +163,18 @@ def deadline_exceeded(description: str) -> ApiError:
     return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, description, DEADLINE_TOO_SHORT)
 
 
-class Violations:
-    """Collects field violations while a message is converted, then raises them all."""
+@contextmanager
+def request_fields() -> Iterator[None]:
+    """Turns a :class:`~cacaoai.api.convert.ConversionError` raised inside into
+    INVALID_ARGUMENT with the same field violations and reason."""
+    try:
+        yield
+    except ConversionError as error:
+        raise invalid_fields(error.violations, error.reason) from None
 
-    def __init__(self) -> None:
-        self.items: list[tuple[str, str]] = []
 
-    def add(self, field_path: str, description: str) -> None:
-        self.items.append((field_path, description))
+class Violations(convert.Violations):
+    """Collects field violations of a request, then raises them as INVALID_ARGUMENT."""
 
     def raise_if_any(self, reason: str) -> None:
         if self.items:

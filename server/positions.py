@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import (
     ActionFormatError,
@@ -24,7 +25,7 @@ from cacaoai.engine import (
     position_hash,
 )
 
-from . import convert, errors
+from . import errors
 
 
 @dataclass
@@ -69,10 +70,13 @@ def load(request: Any, seed: int | None = None) -> Loaded:
     if kind is None:
         raise errors.invalid("position", "required: a position or a record")
     if kind == "record":
-        position = load_record(convert.record_to_json(request.record))
+        with errors.request_fields():
+            data = convert.record_to_json(request.record)
+        position = load_record(data)
         return Loaded(position, position.hash(), from_record=True)
     message: pb.Position = request.position
-    snap = convert.position_to_json(message)
+    with errors.request_fields():
+        snap = convert.position_to_json(message)
     if not message.HasField("view"):
         position = _engine_call(Position.from_snapshot, snap)
         return Loaded(position, position.hash())

@@ -9,8 +9,9 @@
   all (each still gives its answer).
 - :func:`priority` picks the CPU priority a search may run at without
   breaking its time promise.
-- :class:`Summary` is a search result in plain values, and
-  :func:`evaluation` its API message.
+- :func:`answer` completes a search result for the API (the budget it ran
+  with, final or not); :mod:`cacaoai.api.convert` makes it an Evaluation
+  message.
 
 Thread-safety: SearchGate is shared by all RPC threads and is thread-safe;
 everything else is per-request.
@@ -19,21 +20,19 @@ everything else is per-request.
 from __future__ import annotations
 
 import itertools
-import math
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from google.protobuf import duration_pb2
-
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.results import SearchBudget
 from cacaoai.search import SearchLimits, SearchResult
 
-from . import convert, errors
+from . import errors
 from .options import ServerOptions
 
-DEFAULT_CANDIDATES = 5
 MIN_DEADLINE_S = 0.002  # a reply takes about 1-2 ms on loopback
 TOO_MANY_CLIENT_SEARCHES = "TOO_MANY_CLIENT_SEARCHES"
 
@@ -43,9 +42,9 @@ class Budget:
     """A search budget in plain numbers, and the search settings it goes with.
 
     Attributes:
-        iterations: most iterations (0: no limit).
-        time_s: most seconds (0.0: no limit).
-        threads: search threads.
+        iterations: most iterations (None: no limit).
+        time_s: most seconds (None: no limit).
+        threads: search threads (0 in a request: as many as the server allows).
         settings: the level's other search settings (None: the search's
             defaults).
         timed: the search promised a time: the request or its level set a
@@ -53,37 +52,32 @@ class Budget:
             alone is no promise). See :func:`priority`.
     """
 
-    iterations: int
-    time_s: float
+    iterations: int | None
+    time_s: float | None
     threads: int
     settings: SearchLimits | None = None
     timed: bool = False
 
+    def used(self) -> SearchBudget:
+        """The budget as the API reports it (no limit: None)."""
+        return SearchBudget(self.iterations, self.time_s, self.threads)
+
     def to_proto(self) -> pb.SearchLimits:
-        limits = pb.SearchLimits(iterations=self.iterations, threads=self.threads)
-        if self.time_s > 0:
-            limits.time.CopyFrom(seconds_to_duration(self.time_s))
-        return limits
+        return convert.budget_to_proto(self.used())
 
     def to_search(self) -> SearchLimits:
         """The SearchLimits that cacaoai.search takes."""
         return replace(self.settings or SearchLimits(),
-                       iterations=self.iterations or None,
-                       time_s=self.time_s or None,
+                       iterations=self.iterations,
+                       time_s=self.time_s,
                        threads=self.threads)
-
-
-def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
-    duration = duration_pb2.Duration()
-    duration.FromNanoseconds(int(round(seconds * 1e9)))
-    return duration
 
 
 def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> dict[str, Budget]:
     """The named levels of the search as clamped budgets."""
     out = {}
     for name, limits in levels.items():
-        requested = Budget(limits.iterations or 0, limits.time_s or 0.0, limits.threads, limits,
+        requested = Budget(limits.iterations, limits.time_s, limits.threads, limits,
                            timed=bool(limits.time_s))
         out[name] = clamp(requested, options)
     return out
@@ -92,10 +86,8 @@ def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> di
 def clamp(budget: Budget, options: ServerOptions) -> Budget:
     """The budget within the server's limits; no limit at all means the maximum."""
     iterations, time_s = budget.iterations, budget.time_s
-    if iterations <= 0 and time_s <= 0:
-        iterations, time_s = options.max_iterations, options.max_time_s
-    iterations = min(iterations, options.max_iterations) if iterations > 0 else options.max_iterations
-    time_s = min(time_s, options.max_time_s) if time_s > 0 else options.max_time_s
+    iterations = options.max_iterations if iterations is None else min(iterations, options.max_iterations)
+    time_s = options.max_time_s if time_s is None else min(time_s, options.max_time_s)
     threads = options.search_threads if budget.threads <= 0 else min(budget.threads, options.search_threads)
     return Budget(iterations, time_s, threads, budget.settings, budget.timed)
 
@@ -122,7 +114,7 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
                 errors.UNKNOWN_LEVEL)
         return levels[name]
     if kind is None:
-        return clamp(Budget(0, 0.0, 0), options)
+        return clamp(Budget(None, None, 0), options)
     limits = request.limits
     out = errors.Violations()
     if limits.iterations < 0:
@@ -133,7 +125,9 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
     if limits.threads < 0:
         out.add("limits.threads", f"{limits.threads} is negative")
     out.raise_if_any(errors.INVALID_REQUEST)
-    return clamp(Budget(limits.iterations, seconds, limits.threads, timed=seconds > 0), options)
+    # on the wire 0 (an unset field) is no limit
+    return clamp(Budget(limits.iterations or None, seconds or None, limits.threads,
+                        timed=seconds > 0), options)
 
 
 def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
@@ -150,7 +144,8 @@ def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) 
             f"the call's deadline leaves {max(time_remaining, 0.0) * 1000:.1f} ms: no time to "
             f"search and reply (at least {MIN_DEADLINE_S * 1000:g} ms)")
     usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
-    return replace(budget, time_s=min(usable, budget.time_s), timed=True)
+    time_s = usable if budget.time_s is None else min(usable, budget.time_s)
+    return replace(budget, time_s=time_s, timed=True)
 
 
 def priority(budget: Budget, configured: str) -> str:
@@ -246,87 +241,6 @@ class SearchGate:
             stop.set()
 
 
-# --- results ------------------------------------------------------------------
-
-@dataclass
-class CandidateStats:
-    """One root action: RECORD.md form, visits and values for the seat to act."""
-
-    action: dict
-    visits: int
-    mean_value: float
-    win_probability: float
-    score_lead: float
-
-
-@dataclass
-class Summary:
-    """A search result in plain values (RECORD.md actions, floats).
-
-    The per-seat lists are empty when nothing was searched (a single action).
-    """
-
-    best: dict
-    win_probability: list[float]
-    expected_gold: list[float]
-    score_lead: list[float]
-    candidates: list[CandidateStats] = field(default_factory=list)
-    principal_variation: list[dict] = field(default_factory=list)
-    iterations: int = 0
-    elapsed_s: float = 0.0
-    stopped_by: str = ""
-
-
-def summarize(result: SearchResult, fallback: Any) -> Summary:
-    """The Summary of a ``cacaoai.search.SearchResult``.
-
-    ``fallback`` (an engine Action) stands in for the best action when the
-    search chose none: no iteration ran and the searching seat is not the one
-    choosing, so the search has no safe default of its own.
-    """
-    best = result.best_action if result.best_action is not None else fallback
-    return Summary(
-        best=best.to_json(),
-        win_probability=list(result.win_probability or ()),
-        expected_gold=list(result.expected_gold or ()),
-        score_lead=list(result.score_lead or ()),
-        candidates=[
-            CandidateStats(c.action.to_json(), c.visits, c.mean_value or 0.0,
-                           c.win_probability or 0.0, c.score_lead or 0.0)
-            for c in result.candidates
-        ],
-        principal_variation=[a.to_json() for a in result.principal_variation],
-        iterations=result.iterations,
-        elapsed_s=result.elapsed_s,
-        stopped_by=result.stopped_by,
-    )
-
-
-def evaluation(summary: Summary, budget: Budget, *, final: bool, max_candidates: int) -> pb.Evaluation:
-    """The Evaluation message of a Summary."""
-    count = max_candidates if max_candidates > 0 else DEFAULT_CANDIDATES
-    message = pb.Evaluation(
-        best_action=convert.action_from_json(summary.best),
-        iterations=summary.iterations,
-        iterations_per_second=summary.iterations / summary.elapsed_s if summary.elapsed_s > 0 else 0.0,
-        limits=budget.to_proto(),
-        final=final,
-        stopped_by=summary.stopped_by,
-    )
-    message.elapsed.CopyFrom(seconds_to_duration(summary.elapsed_s))
-    for seat, (win, gold, lead) in enumerate(
-            zip(summary.win_probability, summary.expected_gold, summary.score_lead)):
-        message.seats.add(seat=seat, win_probability=_finite(win), expected_gold=_finite(gold),
-                          score_lead=_finite(lead))
-    for c in summary.candidates[:count]:
-        message.candidates.add(action=convert.action_from_json(c.action), visits=c.visits,
-                               mean_value=_finite(c.mean_value),
-                               win_probability=_finite(c.win_probability),
-                               score_lead=_finite(c.score_lead))
-    message.principal_variation.extend(convert.action_from_json(a) for a in summary.principal_variation)
-    return message
-
-
-def _finite(value: float) -> float:
-    return value if math.isfinite(value) else 0.0
-
+def answer(result: SearchResult, budget: Budget, *, final: bool) -> SearchResult:
+    """`result` as the API reports it: with the budget it ran with and whether it is final."""
+    return replace(result, limits=budget.used(), final=final)

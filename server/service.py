@@ -19,19 +19,20 @@ import os
 import socket
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import Any, Callable, Iterator, TypeVar
 
 from cacaoai import engine
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position, RecordError
 from cacaoai.search import SearchLimits, SearchResult, StopFlag, search
 
-from . import convert, errors, positions, searching
+from . import errors, positions, searching
 from .options import ServerOptions
 from .positions import Loaded
-from .searching import Budget, Summary
+from .searching import Budget
 
 T = TypeVar("T")
 
@@ -108,8 +109,8 @@ class CacaoApi:
             max_concurrent_calls=o.max_calls,
             max_client_calls=o.max_client_calls,
         )
-        limits.max_time.CopyFrom(searching.seconds_to_duration(o.max_time_s))
-        limits.min_report_interval.CopyFrom(searching.seconds_to_duration(o.min_report_interval_s))
+        limits.max_time.CopyFrom(convert.seconds_to_duration(o.max_time_s))
+        limits.min_report_interval.CopyFrom(convert.seconds_to_duration(o.min_report_interval_s))
         return pb.GetServerInfoResponse(
             api_version=API_VERSION,
             server_version=_version(),
@@ -154,7 +155,8 @@ class CacaoApi:
                 "position.view",
                 "ApplyAction needs a complete position or a record: an observation hides "
                 "the tiles the action would draw", errors.HIDDEN_INFORMATION)
-        action_json = convert.action_to_json(request.action)
+        with errors.request_fields():
+            action_json = convert.action_to_json(request.action)
         loaded = positions.load(request)
         if request.expected_position_hash and request.expected_position_hash != loaded.hash:
             raise errors.failed_precondition(
@@ -183,7 +185,8 @@ class CacaoApi:
         if kind is None:
             raise errors.invalid("record", "required: a record or record_json")
         data: dict | str
-        data = convert.record_to_json(request.record) if kind == "record" else request.record_json
+        with errors.request_fields():
+            data = convert.record_to_json(request.record) if kind == "record" else request.record_json
         try:
             position = Position.from_record(data)
         except RecordError as error:
@@ -207,9 +210,10 @@ class CacaoApi:
         # then the request is read and checked, without a slot: bad requests never hold one
         seed, loaded, budget = self._prepare(request, call, self.default_level)
         with self.gate.slot(call.client, call.stop):
-            summary = self._search(loaded, budget, seed, call.stop)
-        evaluation = searching.evaluation(summary, budget, final=True,
-                                          max_candidates=request.max_candidates)
+            result = self._search(loaded, budget, seed, call.stop)
+        evaluation = convert.evaluation_to_proto(
+            searching.answer(result, budget, final=True),
+            request.max_candidates)
         return pb.SuggestActionResponse(
             position_hash=loaded.hash, seat=loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
@@ -276,25 +280,28 @@ class CacaoApi:
         return seed, loaded, budget
 
     def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any,
-                on_report: Callable[[Summary], None] | None = None,
-                report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> Summary:
-        """Searches `loaded`; its Summary (and the interim ones to `on_report`).
+                on_report: Callable[[SearchResult], None] | None = None,
+                report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> SearchResult:
+        """Searches `loaded`; its result (and the interim ones to `on_report`),
+        each with a best action.
 
         The search's Python work runs in the calling thread, its trees on
         threads at the server's search priority (normal when the budget
         promised a time: see :func:`.searching.priority`).
         """
-        def summarize(result: SearchResult) -> Summary:
-            # only when no iteration ran is there no best action; the actions are public then
-            fallback = loaded.position.legal_actions()[0] if result.best_action is None else None
-            return searching.summarize(result, fallback)
+        def complete(result: SearchResult) -> SearchResult:
+            # No best action only when no iteration ran and the searching seat is not
+            # the one choosing (no safe default of its own); the actions are public then.
+            if result.best_action is not None:
+                return result
+            return replace(result, best_action=loaded.position.legal_actions()[0])
 
         result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
                         seat=loaded.view, known_hands=loaded.known_hands,
-                        on_report=(lambda r: on_report(summarize(r))) if on_report else None,
+                        on_report=(lambda r: on_report(complete(r))) if on_report else None,
                         report_every_s=report_every_s,
                         priority=searching.priority(budget, self.options.search_priority))
-        return summarize(result)
+        return complete(result)
 
 
 class Analysis:
@@ -312,17 +319,17 @@ class Analysis:
         self._request, self._loaded, self._budget = request, loaded, budget
         self._notify = notify
         self._lock = threading.Lock()
-        self._latest: Summary | None = None
-        self._final: Future[Summary] | None = None
+        self._latest: SearchResult | None = None
+        self._final: Future[SearchResult] | None = None
         self._sequence = 0
         self.finished = False  # the final report has been taken
 
-    def report(self, summary: Summary) -> None:
+    def report(self, result: SearchResult) -> None:
         with self._lock:
-            self._latest = summary
+            self._latest = result
         self._notify()
 
-    def finish(self, done: Future[Summary]) -> None:
+    def finish(self, done: Future[SearchResult]) -> None:
         with self._lock:
             self._final = done
         self._notify()
@@ -338,9 +345,9 @@ class Analysis:
                 return []
             if self._final is not None:
                 self.finished = True
-                summary, final = self._final.result(), True
+                result, final = self._final.result(), True
             elif self._latest is not None:
-                summary, final = self._latest, False
+                result, final = self._latest, False
             else:
                 return []
             self._latest = None
@@ -349,8 +356,9 @@ class Analysis:
             position_hash=self._loaded.hash,
             seat=self._loaded.position.to_act,
             sequence=sequence,
-            evaluation=searching.evaluation(summary, self._budget, final=final,
-                                            max_candidates=self._request.max_candidates),
+            evaluation=convert.evaluation_to_proto(
+                searching.answer(result, self._budget, final=final),
+                self._request.max_candidates),
         )]
 
 

@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Position
-from cacaoai.server import convert
+from cacaoai.api import convert
 
 SERVICE = "/cacao.v1.CacaoService/"
 METHODS = ("GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "SuggestAction",

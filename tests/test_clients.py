@@ -52,6 +52,12 @@ def command(name: str) -> list[str]:
     return [sys.executable, "-m", f"cacaoai.client.{name.split('-')[1]}"]
 
 
+def _position_message(game: Position):
+    from cacaoai.api import convert
+
+    return convert.position_from_json(game.snapshot())
+
+
 def random_game(seed: int, players: int = 2, stop_at: int | None = None) -> Position:
     rng = random.Random(seed)
     game = Position.new(players=players, seed=seed)
@@ -61,6 +67,26 @@ def random_game(seed: int, players: int = 2, stop_at: int | None = None) -> Posi
 
 
 # --- the client library -------------------------------------------------------
+
+def test_the_client_package_loads_neither_the_server_nor_the_search():
+    probe = ("import sys, cacaoai.client, cacaoai.client.match, cacaoai.client.play\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('cacaoai.server', 'cacaoai.search'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert "cacaoai.api.convert" in subprocess.run(
+        [sys.executable, "-c", "import sys, cacaoai.client; print(list(sys.modules))"],
+        capture_output=True, text=True, check=True).stdout
+
+
+def test_a_malformed_message_is_a_conversion_error_naming_the_fields():
+    from cacaoai.api import convert
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+
+    with pytest.raises(convert.ConversionError) as caught:
+        convert.action_to_json(pb.Action(seat=-1, discard=pb.Action.Discard()))
+    assert caught.value.reason == "INVALID_ACTION"
+    assert [f for f, _ in caught.value.violations] == ["action.seat", "action.discard.tile"]
+    assert str(caught.value).startswith("action.seat: seat -1 is negative")
 
 def test_server_info_lists_levels_and_limits(client):
     info = client.get_server_info()
@@ -157,6 +183,39 @@ def test_leaving_an_analysis_early_cancels_it_quietly(client):
     assert client.get_server_info().api_version == "cacao.v1"  # the channel still works
 
 
+def test_a_suggestion_carries_the_whole_search_result(client):
+    from cacaoai.api.results import SearchResult
+
+    game = Position.new(players=3, seed=12)
+    evaluation = client.suggest(game, Strength(iterations=200), seed=4).evaluation
+    assert isinstance(evaluation, SearchResult) and evaluation.final
+    assert evaluation.stopped_by == "iterations" and evaluation.iterations == 200
+    assert evaluation.seat == game.to_act == evaluation.to_act
+    assert len(evaluation.score_lead) == 3 and evaluation.seats[1].score_lead == evaluation.score_lead[1]
+    assert evaluation.limits.iterations == 200 and evaluation.threads == 1 and evaluation.nodes > 0
+    assert all(c.score_lead is not None for c in evaluation.candidates)
+
+
+def test_a_search_reports_the_threads_it_used_within_the_servers_allowance(client):
+    game = Position.new(players=2, seed=3)
+    assert client.get_server_info().limits.search_threads == 1
+    one = client.suggest(game, Strength(iterations=100, threads=2), seed=1).evaluation
+    assert one.threads == 1 and one.limits.threads == 1  # asked for 2, allowed 1: reported
+    from cacaoai.server import ServerOptions, create_server
+
+    server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
+                                                              search_threads=2, grace_s=0.0))
+    server.start()
+    try:
+        with CacaoClient(f"127.0.0.1:{port}") as wider:
+            assert wider.get_server_info().limits.search_threads == 2
+            two = wider.suggest(game, Strength(iterations=100, threads=8), seed=1).evaluation
+            assert two.threads == 2 and two.limits.threads == 2
+            assert wider.suggest(game, Strength(iterations=100, threads=1), seed=1).evaluation.threads == 1
+    finally:
+        server.stop(None).wait()
+
+
 def test_validate_record_reports_the_first_illegal_action(client):
     record = random_game(4).record()
     good = client.validate_record(record)
@@ -177,8 +236,50 @@ def test_a_server_that_is_down_gives_unavailable_after_bounded_retries():
     error = caught.value
     assert error.code == grpc.StatusCode.UNAVAILABLE
     assert error.attempts == 3
-    assert target in error.message and "after 3 attempts" in error.message
+    assert target in error.message and "tried up to 3 times" in error.message
     assert time.monotonic() - start < 10
+
+
+def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_frees():
+    import threading
+
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb, cacao_pb2_grpc
+    from cacaoai.server import ServerOptions, create_server
+
+    server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
+                                                              grace_s=0.0))
+    server.start()
+    target = f"127.0.0.1:{port}"
+    game = Position.new(players=2, seed=6)
+    try:
+        with grpc.insecure_channel(target) as channel:
+            hold = cacao_pb2_grpc.CacaoServiceStub(channel).AnalyzePosition(
+                pb.AnalyzePositionRequest(position=_position_message(game),
+                                          limits=pb.SearchLimits(iterations=10**7)), timeout=60)
+            next(hold)  # the one search slot is taken
+            assert server.cacao_api.gate.running == 1
+            with CacaoClient(target, retries=0) as impatient:
+                with pytest.raises(CacaoClientError) as caught:
+                    impatient.suggest(game, Strength(iterations=50), seed=1)
+            assert caught.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            threading.Timer(0.4, hold.cancel).start()  # the slot frees while the client retries
+            with CacaoClient(target, retries=4, backoff=0.5, max_backoff=2.0) as patient:
+                suggestion = patient.suggest(game, Strength(iterations=50), seed=1)
+            assert suggestion.evaluation.iterations == 50
+    finally:
+        server.stop(None).wait()
+
+
+def test_the_retry_policy_is_a_grpc_service_config():
+    from cacaoai.client.client import retry_service_config
+
+    config = json.loads(retry_service_config(9, 0.1, 2.0))
+    search, every = config["methodConfig"]
+    assert search["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE", "RESOURCE_EXHAUSTED"]
+    assert {n["method"] for n in search["name"]} == {"SuggestAction", "AnalyzePosition"}
+    assert every["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
+    assert every["retryPolicy"]["maxAttempts"] == 5  # gRPC's limit
+    assert json.loads(retry_service_config(0, 0.1, 2.0)) == {"methodConfig": []}
 
 
 def test_an_expired_deadline_is_deadline_exceeded_and_not_retried(client):

@@ -20,7 +20,8 @@ import server_process
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import CacaoError, Position, SnapshotError, core
-from cacaoai.server import convert, errors
+from cacaoai.api import convert
+from cacaoai.server import errors
 
 SERVICE = "/cacao.v1.CacaoService/"
 FAR = (-2**31, 2**31 - 1)

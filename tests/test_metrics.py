@@ -43,7 +43,7 @@ def value(text: str, name: str, **labels: str) -> float:
 
 
 def position() -> pb.Position:
-    from cacaoai.server import convert
+    from cacaoai.api import convert
 
     pos = Position.new(players=2, seed=3)
     for _ in range(4):

@@ -31,7 +31,8 @@ from grpc_status import rpc_status
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
-from cacaoai.server import convert, errors
+from cacaoai.api import convert
+from cacaoai.server import errors
 from cacaoai.server.service import Call
 from cacaoai.server import create_server
 from cacaoai.server.options import ServerOptions, parse_args

@@ -318,7 +318,7 @@ class Candidate(_message.Message):
     def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by")
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes")
     BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
@@ -329,6 +329,10 @@ class Evaluation(_message.Message):
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     FINAL_FIELD_NUMBER: _ClassVar[int]
     STOPPED_BY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    THREADS_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
     best_action: Action
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
@@ -339,7 +343,11 @@ class Evaluation(_message.Message):
     limits: SearchLimits
     final: bool
     stopped_by: str
-    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ...) -> None: ...
+    seat: int
+    to_act: int
+    threads: int
+    nodes: int
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ...) -> None: ...
 
 class SuggestActionResponse(_message.Message):
     __slots__ = ("position_hash", "seat", "action", "evaluation")

@@ -8,17 +8,25 @@ rotations out of range, a half-given hand) and names the field at fault with
 its proto path, such as ``position.seats[1].hand``; everything else (an
 impossible position, an illegal action) is the engine's to judge.
 
+A malformed message raises :class:`ConversionError`, which knows nothing of
+gRPC status codes: the server turns it into INVALID_ARGUMENT with the same
+field violations, a client into its own error. This module sits next to the
+generated API so that clients and server share it without either importing
+the other (nor the search).
+
 Thread-safety: pure functions.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from google.protobuf import duration_pb2
 
-from . import errors
-from .errors import Violations
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.results import Candidate, SearchBudget, SearchResult
+from cacaoai.engine import Action
 
 POSITION_FORMAT = "cacao-position/1"
 RECORD_FORMAT = "cacao-record/1"
@@ -48,6 +56,43 @@ DIRECTION_ENUMS = [pb.DIRECTION_N, pb.DIRECTION_E, pb.DIRECTION_S, pb.DIRECTION_
 WORKER_NAMES = {v: k for k, v in WORKER_TILES.items()}
 JUNGLE_NAMES = {v: k for k, v in JUNGLE_TILES.items()}
 PHASE_NAMES = {v: k for k, v in PHASES.items()}
+
+# Reasons of a ConversionError, one per kind of message (the server's
+# ErrorInfo reasons use the same strings).
+INVALID_ACTION = "INVALID_ACTION"
+INVALID_POSITION = "INVALID_POSITION"
+INVALID_RECORD = "INVALID_RECORD"
+
+
+class ConversionError(ValueError):
+    """A message that cannot be converted: the fields at fault and why.
+
+    Attributes:
+        reason: which kind of message was malformed (INVALID_ACTION, ...).
+        violations: (field path, description) pairs, such as
+            ``("position.seats[1].hand", "lists 2 tiles but hand_count is 3: ...")``.
+    """
+
+    def __init__(self, reason: str, violations: list[tuple[str, str]]) -> None:
+        self.reason = reason
+        self.violations = list(violations)
+        shown = "; ".join(f"{f}: {d}" for f, d in self.violations[:3])
+        more = f" (and {len(self.violations) - 3} more)" if len(self.violations) > 3 else ""
+        super().__init__(shown + more)
+
+
+class Violations:
+    """Collects field violations while a message is converted, then raises them all."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, field_path: str, description: str) -> None:
+        self.items.append((field_path, description))
+
+    def raise_if_any(self, reason: str) -> None:
+        if self.items:
+            raise ConversionError(reason, self.items)
 
 
 # --- names <-> enums -----------------------------------------------------------
@@ -93,11 +138,11 @@ def action_to_json(action: pb.Action, path: str = "action") -> dict:
     """The RECORD.md form of an Action message.
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+        ConversionError: naming the malformed fields.
     """
     out = Violations()
     result = _action_to_json(action, path, out)
-    out.raise_if_any(errors.INVALID_ACTION)
+    out.raise_if_any(INVALID_ACTION)
     return result
 
 
@@ -163,7 +208,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
     "Information").
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+        ConversionError: naming the malformed fields.
     """
     out = Violations()
     observation = position.HasField("view")
@@ -212,7 +257,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
                 "results": [{"gold": r.gold, "cacao": r.cacao} for r in pending.results],
             }
         )
-    out.raise_if_any(errors.INVALID_POSITION)
+    out.raise_if_any(INVALID_POSITION)
     return snap
 
 
@@ -337,7 +382,7 @@ def record_to_json(record: pb.GameRecord, path: str = "record") -> dict:
     """The ``cacao-record/1`` dict of a GameRecord message.
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the malformed fields.
+        ConversionError: naming the malformed fields.
     """
     out = Violations()
     data: dict[str, Any] = {
@@ -357,7 +402,7 @@ def record_to_json(record: pb.GameRecord, path: str = "record") -> dict:
     }
     if record.HasField("result"):
         data["result"] = result_to_json(record.result)
-    out.raise_if_any(errors.INVALID_RECORD)
+    out.raise_if_any(INVALID_RECORD)
     return data
 
 
@@ -393,3 +438,110 @@ def result_from_json(data: Any) -> pb.GameResult:
     for seat, (gold, cacao) in enumerate(zip(data["gold"], data["cacao"])):
         result.seats.add(seat=seat, gold=gold, cacao=cacao)
     return result
+
+
+# --- search results ------------------------------------------------------------
+# The one place where a search answer (cacaoai.api.results) meets its message.
+# No limit: None in Python, an unset field (0, no Duration) on the wire.
+
+DEFAULT_CANDIDATES = 5
+
+
+def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(round(seconds * 1e9)))
+    return duration
+
+
+def budget_to_proto(budget: SearchBudget) -> pb.SearchLimits:
+    """The SearchLimits message of a budget (None limits left unset)."""
+    limits = pb.SearchLimits(iterations=budget.iterations or 0, threads=budget.threads)
+    if budget.time_s:
+        limits.time.CopyFrom(seconds_to_duration(budget.time_s))
+    return limits
+
+
+def budget_from_proto(limits: pb.SearchLimits) -> SearchBudget:
+    """The budget of a SearchLimits message (unset limits: None)."""
+    seconds = limits.time.ToNanoseconds() / 1e9
+    return SearchBudget(limits.iterations or None, seconds or None, limits.threads)
+
+
+def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Evaluation:
+    """The Evaluation message of a search result (non-finite values sent as 0).
+
+    Args:
+        max_candidates: most candidates to send; 0 means DEFAULT_CANDIDATES.
+    """
+    count = max_candidates if max_candidates > 0 else DEFAULT_CANDIDATES
+    message = pb.Evaluation(
+        iterations=result.iterations,
+        iterations_per_second=_finite(result.iterations_per_second),
+        final=result.final,
+        stopped_by=result.stopped_by,
+        seat=result.seat,
+        threads=result.threads,
+        nodes=result.nodes,
+    )
+    if result.best_action is not None:
+        message.best_action.CopyFrom(action_from_json(result.best_action.to_json()))
+    if result.to_act is not None:
+        message.to_act = result.to_act
+    if result.limits is not None:
+        message.limits.CopyFrom(budget_to_proto(result.limits))
+    message.elapsed.CopyFrom(seconds_to_duration(result.elapsed_s))
+    for seat in result.seats:
+        message.seats.add(seat=seat.seat, win_probability=_finite(seat.win_probability),
+                          expected_gold=_finite(seat.expected_gold),
+                          score_lead=_finite(seat.score_lead))
+    for c in result.candidates[:count]:
+        message.candidates.add(action=action_from_json(c.action.to_json()), visits=c.visits,
+                               mean_value=_finite(c.mean_value),
+                               win_probability=_finite(c.win_probability),
+                               score_lead=_finite(c.score_lead))
+    message.principal_variation.extend(
+        action_from_json(a.to_json()) for a in result.principal_variation)
+    return message
+
+
+def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
+    """The search result of an Evaluation message.
+
+    Raises:
+        ConversionError: an action of the message is malformed.
+    """
+    out = Violations()
+    best = (_action_to_json(message.best_action, "evaluation.best_action", out)
+            if message.HasField("best_action") else None)
+    moves = [_action_to_json(c.action, f"evaluation.candidates[{i}].action", out)
+             for i, c in enumerate(message.candidates)]
+    pv = [_action_to_json(a, f"evaluation.principal_variation[{i}]", out)
+          for i, a in enumerate(message.principal_variation)]
+    out.raise_if_any(INVALID_ACTION)
+    seats = sorted(message.seats, key=lambda s: s.seat)
+    candidates = tuple(
+        Candidate(Action.from_json(move), c.visits,
+                  *((c.mean_value, c.win_probability, c.score_lead) if c.visits else (None,) * 3))
+        for move, c in zip(moves, message.candidates))
+    return SearchResult(
+        best_action=Action.from_json(best) if best is not None else None,
+        seat=message.seat,
+        to_act=message.to_act if message.HasField("to_act") else None,
+        win_probability=tuple(s.win_probability for s in seats) if seats else None,
+        expected_gold=tuple(s.expected_gold for s in seats) if seats else None,
+        score_lead=tuple(s.score_lead for s in seats) if seats else None,
+        candidates=candidates,
+        principal_variation=tuple(Action.from_json(a) for a in pv),
+        iterations=message.iterations,
+        elapsed_s=message.elapsed.ToNanoseconds() / 1e9,
+        iterations_per_second=message.iterations_per_second,
+        stopped_by=message.stopped_by,
+        threads=message.threads,
+        nodes=message.nodes,
+        limits=budget_from_proto(message.limits),
+        final=message.final,
+    )
+
+
+def _finite(value: float | None) -> float:
+    return value if value is not None and math.isfinite(value) else 0.0

@@ -1,0 +1,140 @@
+"""What a search answer is: one family of plain dataclasses shared by the
+search (which builds them), the server (which sends them) and the client
+(which receives them); :mod:`cacaoai.api.convert` converts them to and from
+the ``cacao.v1`` Evaluation message, in one place.
+
+No limit is ``None`` everywhere on the Python side (``SearchBudget.iterations
+= None``: no iteration limit); on the wire an unset field (0, an unset
+Duration) means the same.
+
+This module imports neither protobuf nor the search extension.
+
+Thread-safety: immutable values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cacaoai.engine import Action
+
+__all__ = ["Candidate", "SearchBudget", "SearchResult", "SeatOutlook"]
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """The budget a search ran with (after the server's clamps and the deadline).
+
+    Attributes:
+        iterations: most iterations over all threads (None: no limit).
+        time_s: most seconds (None: no limit).
+        threads: search threads (independent trees) actually used.
+    """
+
+    iterations: int | None = None
+    time_s: float | None = None
+    threads: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "time_s": self.time_s, "threads": self.threads}
+
+
+@dataclass(frozen=True)
+class SeatOutlook:
+    """One seat's prospects under a search."""
+
+    seat: int
+    win_probability: float
+    expected_gold: float
+    score_lead: float
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One root action with its statistics, from the view of the seat choosing it.
+
+    `mean_value` is the value the tree maximises (win share plus the weighted
+    gold margin); `score_lead` is the mean final gold margin over the best other
+    seat. Values are None when the action was not searched.
+    """
+
+    action: Action
+    visits: int
+    mean_value: float | None
+    win_probability: float | None
+    score_lead: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action.to_json(), "visits": self.visits,
+                "mean_value": self.mean_value, "win_probability": self.win_probability,
+                "score_lead": self.score_lead}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found.
+
+    Attributes:
+        best_action: the action to play (None when the game is over).
+        seat: the searching seat (the observer); to_act: the seat choosing now.
+        win_probability, expected_gold, score_lead: per seat, estimated over
+            the search (exact for a finished game; None when nothing was
+            searched, such as a single legal action). Win probabilities sum
+            to 1 (shared wins are split).
+        candidates: root actions, most visited first.
+        principal_variation: the most visited line, up to 8 plies. Plies after
+            the first are decoded in one determinization in which they are legal,
+            so the tiles they take from a future display are a guess.
+        stopped_by: "iterations", "time", "stop", "single-action" or "terminal";
+            "" in a report of a search that goes on.
+        threads: search threads actually used; nodes: tree nodes built.
+        limits: the budget the search ran with (None: not known, as for a
+            direct call of ``cacaoai.search.search``, whose caller knows it).
+        final: False on an interim report of a search that goes on.
+    """
+
+    best_action: Action | None
+    seat: int
+    to_act: int | None
+    win_probability: tuple[float, ...] | None
+    expected_gold: tuple[float, ...] | None
+    score_lead: tuple[float, ...] | None
+    candidates: tuple[Candidate, ...]
+    principal_variation: tuple[Action, ...]
+    iterations: int
+    elapsed_s: float
+    iterations_per_second: float
+    stopped_by: str
+    threads: int
+    nodes: int
+    limits: SearchBudget | None = None
+    final: bool = True
+
+    @property
+    def seats(self) -> tuple[SeatOutlook, ...]:
+        """Per seat outlooks (empty when nothing was searched)."""
+        if self.win_probability is None or self.expected_gold is None:
+            return ()
+        leads = self.score_lead or (0.0,) * len(self.win_probability)
+        return tuple(SeatOutlook(s, w, g, lead) for s, (w, g, lead) in
+                     enumerate(zip(self.win_probability, self.expected_gold, leads)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "best_action": self.best_action.to_json() if self.best_action else None,
+            "seat": self.seat, "to_act": self.to_act,
+            "win_probability": _list(self.win_probability),
+            "expected_gold": _list(self.expected_gold),
+            "score_lead": _list(self.score_lead),
+            "candidates": [c.to_json() for c in self.candidates],
+            "principal_variation": [a.to_json() for a in self.principal_variation],
+            "iterations": self.iterations, "elapsed_s": self.elapsed_s,
+            "iterations_per_second": self.iterations_per_second,
+            "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
+            "limits": self.limits.to_json() if self.limits else None, "final": self.final,
+        }
+
+
+def _list(values: tuple[float, ...] | None) -> list[float] | None:
+    return None if values is None else list(values)

@@ -1,0 +1,54 @@
+"""The one search result type (cacaoai.api.results) and its single conversion
+to and from the Evaluation message (cacaoai.api.convert)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from cacaoai.api import convert
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.results import SearchBudget, SearchResult
+from cacaoai.engine import Position
+from cacaoai.search import SearchLimits, search
+
+
+def searched(upto_seed: int = 7) -> SearchResult:
+    position = Position.new(players=3, seed=upto_seed)
+    result = search(position, SearchLimits(iterations=300), seed=2)
+    return replace(result, limits=SearchBudget(300, None, 1), final=True)
+
+
+def test_a_search_result_survives_the_message_unchanged():
+    result = searched()
+    message = convert.evaluation_to_proto(result, max_candidates=len(result.candidates))
+    back = convert.evaluation_from_proto(pb.Evaluation.FromString(message.SerializeToString()))
+    assert back.elapsed_s == pytest.approx(result.elapsed_s, abs=1e-9)
+    assert replace(back, elapsed_s=result.elapsed_s) == result
+    assert back.score_lead is not None and len(back.score_lead) == 3
+    assert back.stopped_by == "iterations" and back.threads == 1 and back.nodes > 0
+
+
+def test_no_limit_is_none_in_python_and_unset_on_the_wire():
+    message = convert.budget_to_proto(SearchBudget(None, None, 2))
+    assert not message.HasField("time") and message.iterations == 0
+    assert convert.budget_from_proto(message) == SearchBudget(None, None, 2)
+    assert convert.budget_from_proto(pb.SearchLimits(iterations=50)) == SearchBudget(50, None, 0)
+
+
+def test_candidates_beyond_the_count_are_left_out_and_non_finite_values_sent_as_zero():
+    result = searched()
+    first = replace(result.candidates[0], score_lead=float("nan"))
+    message = convert.evaluation_to_proto(replace(result, candidates=(first, *result.candidates[1:])),
+                                          max_candidates=1)
+    assert len(message.candidates) == 1 and message.candidates[0].score_lead == 0.0
+
+
+def test_a_malformed_action_in_an_evaluation_is_a_conversion_error_naming_it():
+    message = convert.evaluation_to_proto(searched())
+    message.principal_variation[0].ClearField("seat")
+    message.principal_variation[0].ClearField(message.principal_variation[0].WhichOneof("kind"))
+    with pytest.raises(convert.ConversionError) as caught:
+        convert.evaluation_from_proto(message)
+    assert caught.value.violations[0][0] == "evaluation.principal_variation[0]"
