@@ -140,6 +140,9 @@ ctypedef struct position_t:
     uint8_t deck_end
     uint8_t n_frontier
     int16_t frontier[MAX_FRONTIER]  # FRONTIER cells, sorted by cell (so action order is canonical)
+    uint8_t frontier_holes[MAX_FRONTIER]    # holes around each frontier cell (_closing), kept
+                                            # by _put_jungle/_put_worker so drawing needs no grid reads
+    uint8_t holes_hist[5]                   # frontier cells by holes around (0..4)
     uint8_t n_jungle
     int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order
     uint8_t n_workers

@@ -133,6 +133,19 @@ cdef void _sort_bytes(uint8_t* items, int n) noexcept nogil:
 
 # --- board bookkeeping ----------------------------------------------------
 
+cdef inline int _lower_bound(const int16_t* cells, int n, int cell) noexcept nogil:
+    """Index of the first of the sorted `cells[:n]` that is >= `cell`."""
+    cdef int lo = 0, half
+    while n > 0:
+        half = n >> 1
+        if cells[lo + half] < cell:
+            lo += half + 1
+            n -= half + 1
+        else:
+            n = half
+    return lo
+
+
 cdef void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
     cdef int i = n[0]
     while i > 0 and cells[i - 1] > cell:
@@ -140,16 +153,6 @@ cdef void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
         i -= 1
     cells[i] = <int16_t>cell
     n[0] += 1
-
-
-cdef void _sorted_remove(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
-    cdef int i, j
-    for i in range(n[0]):
-        if cells[i] == cell:
-            for j in range(i, n[0] - 1):
-                cells[j] = cells[j + 1]
-            n[0] -= 1
-            return
 
 
 # Placement cells stay within |x|, |y| <= PLACE_REACH whatever position the engine
@@ -164,17 +167,73 @@ cdef inline bint _placeable(int cell) noexcept nogil:
             and -PLACE_REACH <= cell_y(cell) <= PLACE_REACH)
 
 
+cdef inline bint _is_hole(uint8_t v) noexcept nogil:
+    """An empty jungle cell that touches a worker tile (HOLE + 1 .. HOLE + 4)."""
+    return <uint8_t>(v - (HOLE + 1)) < 4
+
+
+cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
+    """Empty jungle cells that a worker tile on `cell` closes (those around it
+    that already touch a worker tile): each takes a display tile or a blind draw."""
+    cdef const uint8_t* g = pos.grid
+    return (_is_hole(g[cell - GRID_SIZE]) + _is_hole(g[cell + 1])
+            + _is_hole(g[cell + GRID_SIZE]) + _is_hole(g[cell - 1]))
+
+
+cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
+    """Make `cell` a placement cell, with its count of holes around."""
+    cdef int i = pos.n_frontier, h = _closing(pos, cell)
+    while i > 0 and pos.frontier[i - 1] > cell:
+        pos.frontier[i] = pos.frontier[i - 1]
+        pos.frontier_holes[i] = pos.frontier_holes[i - 1]
+        i -= 1
+    pos.grid[cell] = FRONTIER
+    pos.frontier[i] = <int16_t>cell
+    pos.frontier_holes[i] = <uint8_t>h
+    pos.holes_hist[h] += 1
+    pos.n_frontier += 1
+
+
+cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
+    cdef int i, j
+    for i in range(pos.n_frontier):
+        if pos.frontier[i] == cell:
+            pos.holes_hist[pos.frontier_holes[i]] -= 1
+            for j in range(i, pos.n_frontier - 1):
+                pos.frontier[j] = pos.frontier[j + 1]
+                pos.frontier_holes[j] = pos.frontier_holes[j + 1]
+            pos.n_frontier -= 1
+            return
+
+
+cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
+    """`hole` became (+1) or stopped being (-1) a hole: recount the placement cells around it."""
+    cdef int d, nb, i
+    for d in range(4):
+        nb = hole + DELTA[d]
+        if pos.grid[nb] == FRONTIER:
+            i = _lower_bound(pos.frontier, pos.n_frontier, nb)
+            if i < pos.n_frontier and pos.frontier[i] == nb:
+                pos.holes_hist[pos.frontier_holes[i]] -= 1
+                pos.frontier_holes[i] = <uint8_t>(pos.frontier_holes[i] + change)
+                pos.holes_hist[pos.frontier_holes[i]] += 1
+
+
 cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
     """Lay a jungle tile; its empty neighbours become placement cells."""
     cdef int d, nb
+    cdef uint8_t was = pos.grid[cell]
+    if was == FRONTIER:                         # only in a loaded snapshot
+        _frontier_drop(pos, cell)
     pos.grid[cell] = kind
     pos.jungle[pos.n_jungle] = <int16_t>cell
     pos.n_jungle += 1
+    if _is_hole(was):
+        _holes_changed(pos, cell, -1)
     for d in range(4):
         nb = cell + DELTA[d]
         if pos.grid[nb] == EMPTY and _placeable(nb):
-            pos.grid[nb] = FRONTIER
-            _sorted_insert(pos.frontier, &pos.n_frontier, nb)
+            _frontier_add(pos, nb)
 
 
 cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept nogil:
@@ -182,13 +241,14 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
     cdef int d, nb
     cdef uint8_t v
     pos.grid[cell] = worker_byte
-    _sorted_remove(pos.frontier, &pos.n_frontier, cell)
+    _frontier_drop(pos, cell)
     _sorted_insert(pos.workers, &pos.n_workers, cell)
     for d in range(4):
         nb = cell + DELTA[d]
         v = pos.grid[nb]
         if v == EMPTY:
             pos.grid[nb] = HOLE + 1
+            _holes_changed(pos, nb, 1)
         elif v > HOLE and v < WORKER_BIT:
             pos.grid[nb] = v + 1
 
@@ -258,18 +318,13 @@ cdef inline int _display_state(const position_t* pos) noexcept nogil:
     return 3 if pos.display[0] == pos.display[1] else 2
 
 
-cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
-    """Empty jungle cells that a worker tile on `cell` closes (those around it
-    that already touch a worker tile): each takes a display tile or a blind draw."""
-    cdef const uint8_t* g = pos.grid
-    return ((<uint8_t>(g[cell - GRID_SIZE] - (HOLE + 1)) < 4)
-            + (<uint8_t>(g[cell + 1] - (HOLE + 1)) < 4)
-            + (<uint8_t>(g[cell + GRID_SIZE] - (HOLE + 1)) < 4)
-            + (<uint8_t>(g[cell - 1] - (HOLE + 1)) < 4))
+cdef inline int _place_units(const position_t* pos, int display_state) noexcept nogil:
+    """(placement cell, fill option) pairs, from the count of cells by holes around."""
+    cdef const int* fc = FILL_COUNT[display_state]
+    cdef const uint8_t* h = pos.holes_hist
+    return h[0] * fc[0] + h[1] * fc[1] + h[2] * fc[2] + h[3] * fc[3] + h[4] * fc[4]
 
 
-cdef inline int _count_fill_options(const position_t* pos, int cell, int display_state) noexcept nogil:
-    return FILL_COUNT[display_state][_closing(pos, cell)]
 
 
 # --- setup ----------------------------------------------------------------
@@ -397,7 +452,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
 
 
 cdef int position_count_actions(const position_t* pos) noexcept nogil:
-    cdef int n = 0, i, n_combos, ds
+    cdef int n = 0, i, n_combos
     cdef uint8_t combos[12]
     cdef const seat_t* seat
     if pos.phase == PHASE_OVER:
@@ -407,8 +462,7 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
     ds = _display_state(pos)
-    for i in range(pos.n_frontier):
-        n += n_combos * _count_fill_options(pos, pos.frontier[i], ds)
+    n = n_combos * _place_units(pos, _display_state(pos))
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
             if _is_overbuild_target(pos, pos.workers[i], pos.mover):
@@ -431,11 +485,15 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                                   action_t* out) noexcept nogil:
     """`k` legal actions, each uniform over position_legal_actions and drawn
     independently: the same draws as `k` calls of position_random_action, with
-    the actions counted once."""
-    cdef int i, j, lo, hi, n_combos, total = 0, r, cell, n_cells, ds, n_hand
+    the actions counted once.
+
+    Placement action r is combo r % n_combos of (cell, fill option) unit
+    r // n_combos, in position_legal_actions order; the kept hole counts give
+    the number of units without reading the grid."""
+    cdef int i, j, n_combos, total, place_total, r, q, w, n_hand
     cdef uint8_t combos[12]
-    cdef int upto[MAX_FRONTIER]                 # actions on frontier cells 0..i
     cdef uint32_t fills[6]
+    cdef const int* fc = FILL_COUNT[_display_state(pos)]
     cdef const seat_t* seat
     if pos.phase == PHASE_RESOLVE:
         for j in range(k):
@@ -444,11 +502,8 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
         return
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
-    n_cells = pos.n_frontier
-    ds = _display_state(pos)
-    for i in range(n_cells):
-        total += _count_fill_options(pos, pos.frontier[i], ds) * n_combos
-        upto[i] = total
+    place_total = n_combos * _place_units(pos, _display_state(pos))
+    total = place_total
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
             if _is_overbuild_target(pos, pos.workers[i], pos.mover):
@@ -468,24 +523,22 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                     r -= 1
             continue
         r = rng_below(rng, total)
-        if n_cells and r < upto[n_cells - 1]:
-            lo = 0                              # the first cell with upto > r
-            hi = n_cells
-            while hi > 1:                       # (branch-free steps: r is random)
-                i = hi >> 1
-                lo += i if upto[lo + i] <= r else 0
-                hi -= i
-            lo += upto[lo] <= r
-            if lo:
-                r -= upto[lo - 1]
-            cell = pos.frontier[lo]
+        if r < place_total:
+            q = r // n_combos                   # the unit; then its cell i and fill option q
+            i = 0
+            while True:
+                w = fc[pos.frontier_holes[i]]
+                if q < w:
+                    break
+                q -= w
+                i += 1
             fills[0] = 0
-            if _closing(pos, cell):
-                _fill_options(pos, cell, fills)
+            if pos.frontier_holes[i]:
+                _fill_options(pos, pos.frontier[i], fills)
             out[j] = action_place(ACT_PLACE, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
-                                  cell, fills[r // n_combos])
+                                  pos.frontier[i], fills[q])
             continue
-        r -= upto[n_cells - 1] if n_cells else 0
+        r -= place_total
         for i in range(pos.n_workers):
             if _is_overbuild_target(pos, pos.workers[i], pos.mover):
                 if r < n_combos:
