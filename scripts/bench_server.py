@@ -32,7 +32,6 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.search import SearchLimits, search
 from cacaoai.api import convert
-from cacaoai.server.searching import seconds_to_duration
 
 
 def positions(count: int, seed: int = 1) -> list[Position]:
@@ -120,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, iterations, time_s, repeat in budgets:
                 limits = pb.SearchLimits(iterations=iterations or 0)
                 if time_s:
-                    limits.time.CopyFrom(seconds_to_duration(time_s))
+                    limits.time.CopyFrom(convert.seconds_to_duration(time_s))
                 raw_limits = SearchLimits(iterations=iterations, time_s=time_s)
                 pairs = [(pb.SuggestActionRequest(position=m, limits=limits, seed=7), p)
                          for m, p in zip(messages, sample)]

@@ -39,7 +39,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.search import SearchLimits, search
 from cacaoai.api import convert
-from cacaoai.server.searching import seconds_to_duration
+
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "records.jsonl"
 SERVICE = "cacao.v1.CacaoService"
@@ -209,7 +209,7 @@ def priority() -> None:
                     start = time.monotonic()
                     stub.SuggestAction(pb.SuggestActionRequest(
                         position=convert.position_from_json(game.snapshot()), seed=seed,
-                        limits=pb.SearchLimits(time=seconds_to_duration(0.2))), timeout=30)
+                        limits=pb.SearchLimits(time=convert.seconds_to_duration(0.2))), timeout=30)
                     walls.append(time.monotonic() - start)
             print(f"   the same through a server started with --search-priority idle: wall p50 "
                   f"{ms(walls, 50):.0f} ms, max {ms(walls, 100):.0f} ms")

@@ -1,4 +1,4 @@
-"""The figure-printing scripts of the production section run and print their figures."""
+"""The figure-printing scripts behind the README run and print their figures."""
 
 import re
 import subprocess
@@ -26,3 +26,10 @@ def test_bench_observe_times_both_hooks():
     out = run_script("bench_observe.py", "--calls", "200")
     assert re.search(r"^metrics hook\s+[\d.]+ µs/call$", out, re.M), out
     assert re.search(r"^JSON call log\s+[\d.]+ µs/call$", out, re.M), out
+
+
+def test_bench_server_times_calls_and_the_raw_search():
+    out = run_script("bench_server.py", "--quick")
+    for row in ("GetServerInfo (transport only)", "SuggestAction, 1 iteration",
+                "raw search in-process, 100 ms", "RPC overhead (per-call difference)"):
+        assert re.search(rf"^{re.escape(row)}\s+\d+\s+[\d.]+\s+[\d.]+$", out, re.M), out
