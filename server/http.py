@@ -441,6 +441,13 @@ class CacaoHttpServer(ThreadingHTTPServer):
                 request.sendall(f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
                                 f"application/json\r\nContent-Length: {len(body)}\r\n"
                                 f"Connection: close\r\n\r\n{body}".encode())
+                # read what the client sent before closing: closing on unread bytes
+                # resets the connection, and the client would see no 503 at all
+                request.shutdown(socket.SHUT_WR)
+                request.settimeout(0.1)
+                until = time.monotonic() + 0.2  # a client that keeps sending gets no more
+                while request.recv(65536) and time.monotonic() < until:
+                    pass
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
