@@ -19,7 +19,7 @@ from typing import Any
 
 from cacaoai.engine import Action
 
-__all__ = ["Candidate", "SearchBudget", "SearchResult", "SeatOutlook"]
+__all__ = ["Candidate", "RootInfo", "SearchBudget", "SearchResult", "SeatOutlook"]
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,28 @@ class SeatOutlook:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One root action with its statistics, from the view of the seat choosing it.
+    """One root action with its statistics, from the view of the seat choosing it
+    (KataGo's moveInfos, python-chess's multipv info).
 
-    `mean_value` is the value the tree maximises (win share plus the weighted
-    gold margin); `score_lead` is the mean final gold margin over the best other
-    seat. Values are None when the action was not searched.
+    Attributes:
+        action: the action.
+        visits: iterations that went through it (kept ones of a reused tree
+            included).
+        mean_value: the value the tree maximises (win share plus the weighted
+            gold margin).
+        win_probability: mean win share of the seat choosing it.
+        score_lead: mean final gold margin over the best other seat.
+        expected_gold: mean final gold of the seat choosing it.
+        prior: the search's preference before any iteration (the share the
+            root's progressive widening gives the action, from the greedy
+            one-step values); sums to 1 over the root's actions.
+        lcb: a lower confidence bound of `win_probability` (the search's
+            robust choice measure, as KataGo's lcb).
+        order: rank of the candidate in the search's choice, 0 = the best.
+        principal_variation: the expected line starting with `action` (only
+            for the first MultiPV candidates; empty for the others).
+
+    Figures are None when the action was not searched.
     """
 
     action: Action
@@ -64,11 +81,42 @@ class Candidate:
     mean_value: float | None
     win_probability: float | None
     score_lead: float | None
+    expected_gold: float | None = None
+    prior: float | None = None
+    lcb: float | None = None
+    order: int = 0
+    principal_variation: tuple[Action, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"action": self.action.to_json(), "visits": self.visits,
                 "mean_value": self.mean_value, "win_probability": self.win_probability,
-                "score_lead": self.score_lead}
+                "score_lead": self.score_lead, "expected_gold": self.expected_gold,
+                "prior": self.prior, "lcb": self.lcb, "order": self.order,
+                "principal_variation": [a.to_json() for a in self.principal_variation]}
+
+
+@dataclass(frozen=True)
+class RootInfo:
+    """The root of the search, from the view of the seat to act (KataGo's rootInfo).
+
+    Attributes:
+        visits: iterations through the root (kept ones of a reused tree included).
+        mean_value, win_probability, score_lead, expected_gold: as for a Candidate.
+        reused_visits: visits the root already had when this search started
+            (a tree kept from an earlier search continued; 0: a fresh tree).
+    """
+
+    visits: int
+    mean_value: float
+    win_probability: float
+    score_lead: float
+    expected_gold: float
+    reused_visits: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"visits": self.visits, "mean_value": self.mean_value,
+                "win_probability": self.win_probability, "score_lead": self.score_lead,
+                "expected_gold": self.expected_gold, "reused_visits": self.reused_visits}
 
 
 @dataclass(frozen=True)
@@ -92,6 +140,7 @@ class SearchResult:
         limits: the budget the search ran with (None: not known, as for a
             direct call of ``cacaoai.search.search``, whose caller knows it).
         final: False on an interim report of a search that goes on.
+        root: the root's figures (None when nothing was searched).
     """
 
     best_action: Action | None
@@ -110,6 +159,7 @@ class SearchResult:
     nodes: int
     limits: SearchBudget | None = None
     final: bool = True
+    root: RootInfo | None = None
 
     @property
     def seats(self) -> tuple[SeatOutlook, ...]:
@@ -133,6 +183,7 @@ class SearchResult:
             "iterations_per_second": self.iterations_per_second,
             "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
             "limits": self.limits.to_json() if self.limits else None, "final": self.final,
+            "root": self.root.to_json() if self.root else None,
         }
 
 
