@@ -94,7 +94,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="searches at once, per replica (default: the number of users, so "
                              "that no search is refused; 2 with --overload)")
     server.add_argument("--search-threads", type=int, default=1, help="threads per search")
-    server.add_argument("--search-priority", default="idle", choices=("idle", "low", "normal"),
+    server.add_argument("--search-priority", default="idle", choices=("idle", "low", "reduced", "normal"),
                         help="CPU priority of searches against the RPC threads")
     server.add_argument("--worker-threads", type=int, default=None,
                         help="RPC threads (default: max-searches + 8)")

@@ -11,8 +11,9 @@ Starts cacao-server processes on free ports and prints:
 3. memory: the server's RSS before, and its peak (VmHWM) after 8 requests at
    once of the largest message it accepts;
 4. priority: wall time of a 0.2 s search next to busy processes, grown at
-   "idle" and at "normal" priority (in this process, cacaoai.search.search),
-   and through the server (which runs timed searches at normal priority).
+   each priority (in this process, cacaoai.search.search), and through a
+   server started with --search-priority idle (which runs timed searches at
+   "reduced").
 
     python scripts/bench_transport.py          # about 40 s
 """
@@ -192,13 +193,13 @@ def priority() -> None:
     game = Position.from_record(json.loads(RECORDS.read_text().splitlines()[0]), upto=6)
     try:
         time.sleep(0.5)
-        for level in ("idle", "normal"):
+        for level in ("idle", "low", "reduced", "normal"):
             walls = []
             for seed in range(5):
                 start = time.monotonic()
                 search(game, SearchLimits(time_s=0.2), seed=seed, priority=level)
                 walls.append(time.monotonic() - start)
-            print(f"4. next to {len(busy)} busy processes, a 0.2 s search at {level:6}: wall p50 "
+            print(f"4. next to {len(busy)} busy processes, a 0.2 s search at {level:7}: wall p50 "
                   f"{ms(walls, 50):.0f} ms, max {ms(walls, 100):.0f} ms")
         process, address = start_server("--search-priority", "idle")
         try:
@@ -211,7 +212,7 @@ def priority() -> None:
                         position=convert.position_from_json(game.snapshot()), seed=seed,
                         limits=pb.SearchLimits(time=convert.seconds_to_duration(0.2))), timeout=30)
                     walls.append(time.monotonic() - start)
-            print(f"   the same through a server started with --search-priority idle: wall p50 "
+            print(f"   the same through a server started with --search-priority idle (runs it at reduced): wall p50 "
                   f"{ms(walls, 50):.0f} ms, max {ms(walls, 100):.0f} ms")
         finally:
             stop_server(process)

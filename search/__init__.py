@@ -142,8 +142,9 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
             final result is the one the same search gives without reports.
         report_every_s: seconds between reports (positive).
         priority: CPU priority of the threads that grow the trees: "normal",
-            "low" (nice 19) or "idle" (Linux's SCHED_IDLE: only when nothing
-            else wants a core). A server lowers its searches so that quick
+            "reduced" (nice 5: yields to normal work but is never starved,
+            so a time budget still holds), "low" (nice 19) or "idle"
+            (Linux's SCHED_IDLE: only when nothing else wants a core). A server lowers its searches so that quick
             calls never wait for a core; those threads never take the GIL,
             and the search's Python work stays in the calling thread.
 

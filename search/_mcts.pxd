@@ -28,6 +28,7 @@ cdef enum:
     PRIORITY_NORMAL = 0
     PRIORITY_LOW = 1        # nice 19
     PRIORITY_IDLE = 2       # SCHED_IDLE: runs only when nothing else wants a core
+    PRIORITY_REDUCED = 3    # nice 10: yields to normal work, yet never starves
 
 cdef enum:
     MAX_DEPTH = 512         # plies from the root; a game has fewer than 200

@@ -80,6 +80,7 @@ cdef extern from *:
     #include <sys/resource.h>
     #include <sys/syscall.h>
     #include <unistd.h>
+    #define CACAO_REDUCED_NICE 5
     #ifndef SCHED_IDLE
     #define SCHED_IDLE 5
     #endif
@@ -91,6 +92,8 @@ cdef extern from *:
             sched_setscheduler(0, SCHED_IDLE, &param);
         } else if (priority == 1) {
             setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+        } else if (priority == 3) {
+            setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CACAO_REDUCED_NICE);
         }
     #endif
     }
@@ -590,7 +593,8 @@ cdef class StopFlag:
 
 
 STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "stop"}
-PRIORITIES = {"normal": PRIORITY_NORMAL, "low": PRIORITY_LOW, "idle": PRIORITY_IDLE}
+PRIORITIES = {"normal": PRIORITY_NORMAL, "reduced": PRIORITY_REDUCED, "low": PRIORITY_LOW,
+              "idle": PRIORITY_IDLE}
 
 
 cdef void* job_main(void* arg) noexcept nogil:
@@ -605,8 +609,8 @@ def run_trees(list trees, list budgets, double deadline=0.0, StopFlag stop=None,
     """Run each tree until its budget (total iterations, < 0: none), `deadline`
     (monotonic() seconds, 0: none) or `stop`; returns why each stopped.
 
-    Each tree runs on a C thread of its own at `priority` ("normal", "low":
-    nice 19, "idle": SCHED_IDLE on Linux) that never takes the GIL, while the
+    Each tree runs on a C thread of its own at `priority` ("normal", "reduced":
+    nice 5, "low": nice 19, "idle": SCHED_IDLE on Linux) that never takes the GIL, while the
     calling thread waits without it; one tree at normal priority runs in the
     calling thread. Only these threads are lowered: a lowered thread holding
     the GIL would stall every thread waiting for it.

@@ -56,12 +56,12 @@ class ServerOptions:
             "casual" if the search has it, else its first level).
         deadline_margin_s: time kept back from a client's deadline for the reply.
         search_priority: CPU priority of the search threads against the RPC
-            threads: "normal" (default), "low" or "idle" (a quick call never
-            waits for a core; see ``cacaoai.search.search``). A lowered
-            priority applies to searches bounded by iterations alone: a
-            search with a time budget or a deadline runs at normal priority,
-            as a lowered thread cannot keep a time promise next to busy
-            processes.
+            threads: "normal" (default), "reduced" (nice 5), "low" (nice 19)
+            or "idle" (a quick call never waits for a core; see
+            ``cacaoai.search.search``). "low" and "idle" apply to searches
+            bounded by iterations alone: a search with a time budget or a
+            deadline runs at "reduced" then, as a thread lowered further
+            cannot keep a time promise next to busy processes.
         metrics_port: port of the Prometheus ``/metrics`` endpoint (None: off;
             0: any free port), on the server's host.
         log_format: "text", or "json" (one JSON object a line, one line per call).
@@ -174,9 +174,9 @@ _FLAGS = {
               "seconds in-flight calls may finish after the drain; then searches stop"),
     "default-level": ("default_level", str, "strength level when a request names no budget"),
     "search-priority": ("search_priority", str,
-                        "CPU priority of searches bounded by iterations alone: normal, "
-                        "low (nice 19) or idle (quick calls always come first); searches "
-                        "with a time budget or a deadline always run at normal"),
+                        "CPU priority of the search threads: normal, reduced (nice 5), "
+                        "low (nice 19) or idle (quick calls always come first); with low "
+                        "or idle, searches with a time budget or a deadline run at reduced"),
     "metrics-port": ("metrics_port", int, "port of the Prometheus /metrics endpoint "
                      "(0: any free port; unset: no metrics)"),
     "log-format": ("log_format", str, "text, or json: one JSON object a line and a line per call"),

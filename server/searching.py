@@ -149,18 +149,20 @@ def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) 
 
 
 def priority(budget: Budget, configured: str) -> str:
-    """The CPU priority a search runs its trees at: ``configured`` unless the
-    search promised a time, then "normal".
+    """The CPU priority a search runs its trees at: ``configured``, except
+    that a search that promised a time runs no lower than "reduced".
 
-    A lowered thread ("idle", "low") only runs when the cores are free of
-    normal work: next to other busy processes it may not run for seconds,
-    and so cannot stop on time (a 0.2 s search took over 1 s). An
-    unprivileged thread cannot raise its priority again once lowered, so
-    there is no safe fall-back in the middle of a search: searches with a
-    time budget or a deadline run at normal priority from the start, and
-    only searches bounded by iterations alone run lowered.
+    A thread at "idle" or "low" only runs when the cores are free of normal
+    work: next to other busy processes it may not run for seconds, and so
+    cannot stop on time (a 0.2 s search took over 1 s). "reduced" (nice 5)
+    still yields a core to the threads that answer calls, but its share
+    never drops to nothing, so it notices its deadline within a few
+    scheduler slices. An unprivileged thread cannot raise its priority again
+    once lowered, so this is decided before the search starts.
     """
-    return "normal" if budget.timed else configured
+    if budget.timed and configured in ("low", "idle"):
+        return "reduced"
+    return configured
 
 
 class SearchGate:

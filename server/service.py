@@ -286,8 +286,8 @@ class CacaoApi:
         each with a best action.
 
         The search's Python work runs in the calling thread, its trees on
-        threads at the server's search priority (normal when the budget
-        promised a time: see :func:`.searching.priority`).
+        threads at the server's search priority (no lower than "reduced"
+        when the budget promised a time: see :func:`.searching.priority`).
         """
         def complete(result: SearchResult) -> SearchResult:
             # No best action only when no iteration ran and the searching seat is not

@@ -148,11 +148,13 @@ def _task_priorities() -> dict[int, tuple[int, int]]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="thread priorities are Linux's")
-@pytest.mark.parametrize("priority, lowered", [("idle", "SCHED_IDLE"), ("low", "SCHED_OTHER")])
+@pytest.mark.parametrize("priority, lowered, nice", [("idle", "SCHED_IDLE", 0),
+                                                     ("low", "SCHED_OTHER", 19),
+                                                     ("reduced", "SCHED_OTHER", 5)])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, threads):
+def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, nice, threads):
     normal = (os.SCHED_OTHER, 0)
-    expected = (getattr(os, lowered), 0 if priority == "idle" else 19)
+    expected = (getattr(os, lowered), nice)
     before = _task_priorities()
     assert set(before.values()) == {normal}
     seen: dict[int, tuple[int, int]] = {}
