@@ -159,3 +159,30 @@ def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
     board.page.wait_for_selector("#message.error")
     assert "not valid" in board.page.inner_text("#message")
     assert board.state("s.mode") != "replay"
+
+
+def test_a_server_that_needs_tokens_is_played_with_a_token_from_the_address_or_the_dialog(tmp_path):
+    tokens = tmp_path / "tokens"
+    tokens.write_text("page-token-1\n")
+    with cacao_server("--auth-tokens", str(tokens), "--max-searches", "2") as url, \
+            chromium() as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(url)  # no token: the page says how to give one
+        page.wait_for_selector("#message.error")
+        assert "needs a token" in page.inner_text("#message")
+        assert page.evaluate("window.cacao.levels.length") == 0
+        # typed into the dialog: the levels come, then a game against the AI
+        page.fill("#token", "page-token-1")
+        page.click("#start")
+        page.wait_for_function("window.cacao.levels.length > 0")
+        board = BoardPage(page, url)  # a fresh load: the tab still has the token
+        board.new_game(["human", "beginner"], seed=7)  # the AI moves first with this seed
+        assert page.locator("#board g.worker:not(.ghost)").count() == 1  # the AI has placed
+        # given in the address: used, then dropped from it
+        page.evaluate("sessionStorage.clear()")
+        page.goto("about:blank")  # so that the next address loads the page again
+        board = BoardPage(page, url + "#token=page-token-1")
+        assert board.state("s.levels.length") > 0
+        assert page.evaluate("location.hash") == ""
+        assert errors == []

@@ -16,8 +16,14 @@ var ApiError = class extends Error {
     return out.length ? out : [this.message];
   }
 };
+var bearer = "";
+function setToken(token) {
+  bearer = token.trim();
+}
 function headers(contentType) {
-  return { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
+  const out = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
+  if (bearer) out["Authorization"] = `Bearer ${bearer}`;
+  return out;
 }
 function toError(body, status) {
   return new ApiError(body?.code ?? "unknown", body?.message ?? `HTTP ${status}`, body?.details ?? []);
@@ -340,13 +346,32 @@ window.cacao = state;
 function budget(kind) {
   return kind.startsWith("time:") ? { limits: { time: `${kind.slice(5)}s` } } : { level: kind };
 }
-async function init() {
+var TOKEN_KEY = "cacao-token";
+function takeToken() {
+  const fromAddress = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromAddress !== null) {
+    sessionStorage.setItem(TOKEN_KEY, fromAddress);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? "";
+}
+async function loadLevels() {
   try {
     const info = await call("GetServerInfo", {});
     state.levels = (info.levels ?? []).map((l) => l.name);
   } catch (e) {
-    say(`cannot reach the service: ${e.message}`, true);
+    if (e instanceof ApiError && (e.code === "unauthenticated" || e.code === "permission_denied")) {
+      say(`${e.code}: this server needs a token: enter it under New game, or open the page as ${location.origin}/#token=YOUR_TOKEN`, true);
+    } else {
+      say(`cannot reach the service: ${e.message}`, true);
+    }
   }
+}
+async function init() {
+  const token = takeToken();
+  setToken(token);
+  $("token").value = token;
+  await loadLevels();
   buildSetup();
   $("new").onclick = () => showSetup();
   $("undo").onclick = () => undo();
@@ -396,7 +421,17 @@ function buildSetup() {
   });
   players.onchange = sync;
   sync();
-  $("start").onclick = () => {
+  $("start").onclick = async () => {
+    const token = $("token").value.trim();
+    if (token !== (sessionStorage.getItem(TOKEN_KEY) ?? "")) {
+      sessionStorage.setItem(TOKEN_KEY, token);
+      setToken(token);
+      if (!state.levels.length) {
+        await loadLevels();
+        buildSetup();
+        return;
+      }
+    }
     const n = Number(players.value);
     const seats = [...Array(n).keys()].map((s) => $(`seat-${s}`).value);
     const seedText = $("seed").value.trim();

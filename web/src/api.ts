@@ -59,8 +59,18 @@ export class ApiError extends Error {
   }
 }
 
+let bearer = "";
+
+/** The token sent with every call as `Authorization: Bearer` ("": none), for a
+ *  server started with --auth-tokens. */
+export function setToken(token: string): void {
+  bearer = token.trim();
+}
+
 function headers(contentType: string): Record<string, string> {
-  return { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
+  const out: Record<string, string> = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
+  if (bearer) out["Authorization"] = `Bearer ${bearer}`;
+  return out;
 }
 
 function toError(body: any, status: number): ApiError {

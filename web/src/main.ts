@@ -1,6 +1,6 @@
 // The board page: set up a game, play it against the AI, analyse, undo, save, load and replay.
 // Every rule question (legal actions, resolutions, results, why a move is illegal) goes to the service.
-import { ApiError, call, stream } from "./api";
+import { ApiError, call, setToken, stream } from "./api";
 import type { Action, Evaluation, GameRecord, Position, WorkerTile } from "./api";
 import { CELL, SEAT_COLOURS, SEAT_NAMES, drawBoard, jungleTile, workerTile } from "./board";
 import { describe, observation, recordFromFile, recordToFile, sameAction, temples, workerName } from "./game";
@@ -39,13 +39,37 @@ function budget(kind: SeatKind): object {
 
 // ---------------------------------------------------------------- setup
 
-async function init(): Promise<void> {
+const TOKEN_KEY = "cacao-token";
+
+/** The token from the address (`#token=...`, then dropped from it) or this tab's storage. */
+function takeToken(): string {
+  const fromAddress = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromAddress !== null) {
+    sessionStorage.setItem(TOKEN_KEY, fromAddress);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? "";
+}
+
+async function loadLevels(): Promise<void> {
   try {
     const info = await call<{ levels?: { name: string }[]; defaultLevel?: string }>("GetServerInfo", {});
     state.levels = (info.levels ?? []).map((l) => l.name);
   } catch (e) {
-    say(`cannot reach the service: ${(e as Error).message}`, true);
+    if (e instanceof ApiError && (e.code === "unauthenticated" || e.code === "permission_denied")) {
+      say(`${e.code}: this server needs a token: enter it under New game, or open the page as ` +
+          `${location.origin}/#token=YOUR_TOKEN`, true);
+    } else {
+      say(`cannot reach the service: ${(e as Error).message}`, true);
+    }
   }
+}
+
+async function init(): Promise<void> {
+  const token = takeToken();
+  setToken(token);
+  $<HTMLInputElement>("token").value = token;
+  await loadLevels();
   buildSetup();
   $("new").onclick = () => showSetup();
   $("undo").onclick = () => undo();
@@ -87,7 +111,17 @@ function buildSetup(): void {
   });
   players.onchange = sync;
   sync();
-  $("start").onclick = () => {
+  $("start").onclick = async () => {
+    const token = $<HTMLInputElement>("token").value.trim();
+    if (token !== (sessionStorage.getItem(TOKEN_KEY) ?? "")) {
+      sessionStorage.setItem(TOKEN_KEY, token);
+      setToken(token);
+      if (!state.levels.length) {  // refused before: ask again with the token
+        await loadLevels();
+        buildSetup();
+        return;
+      }
+    }
     const n = Number(players.value);
     const seats = [...Array(n).keys()].map((s) => $<HTMLSelectElement>(`seat-${s}`).value);
     const seedText = $<HTMLInputElement>("seed").value.trim();
