@@ -63,7 +63,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.search import StopFlag
 
-from . import security
+from . import observe, security
 from .errors import ApiError
 from .service import CacaoApi, Call
 
@@ -251,6 +251,21 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         method = self.server.methods.get(self.path.split("?", 1)[0])
+        observers = self.server.observers
+        if method is None or not observers.hooks:
+            self._post(method)
+            return
+        started = time.perf_counter()
+        self._code, self._reply = "UNKNOWN", None  # set as the call is answered
+        try:
+            self._post(method)
+        finally:
+            observers.finish(observe.call_record(
+                f"/{SERVICE.full_name}/{method.descriptor.name}", self._code,
+                time.perf_counter() - started, self._reply,
+                f"http:{self.client_address[0]}:{self.client_address[1]}"))
+
+    def _post(self, method: Method | None) -> None:
         content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         streaming = method is not None and method.streaming
         try:
@@ -262,6 +277,7 @@ class Handler(BaseHTTPRequestHandler):
             body = self._body()
             codec = (STREAM_TYPES if streaming else UNARY_TYPES).get(content_type)
             if codec is None:
+                self._code = "INVALID_ARGUMENT"
                 accepted = ", ".join(STREAM_TYPES if streaming else UNARY_TYPES)
                 self._send(415, f"Content-Type must be one of {accepted}\n".encode(),
                            "text/plain; charset=utf-8", extra={"Accept-Post": accepted})
@@ -343,6 +359,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             if watch is not None:
                 watch.close()
+        self._code, self._reply = "OK", response
         self._send(200, _encode(response, codec), content_type)
 
     def _stream(self, method: Method, request: Message, codec: str, content_type: str) -> None:
@@ -351,6 +368,7 @@ class Handler(BaseHTTPRequestHandler):
         end: dict[str, Any] = {}
         try:
             for message in self._run(method, request, call):
+                self._reply = message
                 self._chunk(_envelope(0, _encode(message, codec)))
         except ApiError as error:
             log.info("%s: %s", method.descriptor.name, error)
@@ -358,6 +376,7 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:  # the client went away: its search has stopped
             call.stop.set()
             self.close_connection = True
+            self._code = "CANCELLED"
             return
         except Exception:
             log.exception("%s failed", method.descriptor.name)
@@ -365,6 +384,7 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             if watch is not None:
                 watch.close()
+        self._code = end["error"]["code"].upper() if end else "OK"
         try:
             self._chunk(_envelope(END_STREAM, json.dumps(end).encode()))
             self._chunk(b"")
@@ -372,6 +392,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _stream_error(self, error: ConnectError, content_type: str) -> None:
+        self._code = error.code.upper()
         self._start_chunked(content_type)
         self._chunk(_envelope(END_STREAM, json.dumps({"error": error.to_json()}).encode()))
         self._chunk(b"")
@@ -379,6 +400,7 @@ class Handler(BaseHTTPRequestHandler):
     # --- writing ---
 
     def _send_error(self, error: ConnectError, status: int | None = None) -> None:
+        self._code = error.code.upper()  # Connect's codes are gRPC's, in lower case
         body = json.dumps(error.to_json()).encode()
         self._send(status or HTTP_STATUS.get(error.code, 500), body, "application/json")
 
@@ -420,9 +442,11 @@ class CacaoHttpServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], api: CacaoApi, max_connections: int = 0,
-                 tokens: security.Tokens | None = None, tls: ssl.SSLContext | None = None):
+                 tokens: security.Tokens | None = None, tls: ssl.SSLContext | None = None,
+                 observers: observe.Observers | None = None):
         self.api = api
         self.tokens = tokens
+        self.observers = observers or observe.Observers()
         self.methods = methods(api)
         self.max_connections = max_connections or 4 * api.options.worker_threads
         self._connections = threading.BoundedSemaphore(self.max_connections)
@@ -460,21 +484,21 @@ class CacaoHttpServer(ThreadingHTTPServer):
 
 
 def start_http(api: CacaoApi, host: str, port: int, max_connections: int = 0,
-               tokens: security.Tokens | None = None,
-               tls: ssl.SSLContext | None = None) -> CacaoHttpServer:
+               tokens: security.Tokens | None = None, tls: ssl.SSLContext | None = None,
+               observers: observe.Observers | None = None) -> CacaoHttpServer:
     """Starts serving the API and the page on ``host:port`` (0: any free port)
     in a background thread; ``server.server_address[1]`` is the bound port.
 
     Raises:
         OSError: the address cannot be bound.
     """
-    server = CacaoHttpServer((host, port), api, max_connections, tokens, tls)
+    server = CacaoHttpServer((host, port), api, max_connections, tokens, tls, observers)
     threading.Thread(target=server.serve_forever, name="cacao-http", daemon=True).start()
     return server
 
 
-def start_page(api: CacaoApi, host: str, port: int,
-               tokens: security.Tokens | None = None) -> CacaoHttpServer | None:
+def start_page(api: CacaoApi, host: str, port: int, tokens: security.Tokens | None = None,
+               observers: observe.Observers | None = None) -> CacaoHttpServer | None:
     """cacao-server's HTTP side: :func:`start_http` with the API's TLS files
     and the server's tokens, logged; None when ``port`` is 0 or cannot be
     bound (gRPC goes on serving; the log says why)."""
@@ -483,7 +507,7 @@ def start_page(api: CacaoApi, host: str, port: int,
     o = api.options
     tls = security.ssl_context(o.tls_cert, o.tls_key, o.tls_client_ca) if o.tls else None
     try:
-        server = start_http(api, host, port, tokens=tokens, tls=tls)
+        server = start_http(api, host, port, tokens=tokens, tls=tls, observers=observers)
     except OSError as error:
         log.warning("no HTTP API or board page: cannot listen on %s:%d (%s); "
                     "choose another with --http-port", host, port, error.strerror or error)

@@ -463,7 +463,7 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
     server.start()
     log.info("serving on %s%s", format_address(host, bound), " (TLS)" if options.tls else "")
-    web = start_page(server.cacao_api, host, options.http_port, server.tokens)
+    web = start_page(server.cacao_api, host, options.http_port, server.tokens, server.observers)
     while not stopped.wait(0.5):
         pass
     if web is not None:

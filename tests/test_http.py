@@ -315,3 +315,34 @@ def test_silent_connections_are_closed_after_the_request_timeout():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_http_calls_reach_the_call_hooks_as_grpc_calls_do(cacao_server, cacao_stub):
+    """Metrics and the JSON call log see the Connect calls too: one record per call,
+    with its method, its gRPC code name and, for a search, its iterations."""
+    from cacaoai.server.observe import Observers
+
+    records: list = []
+    server = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0,
+                        observers=Observers([records.append]))
+    try:
+        game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
+        position = json_format.MessageToDict(game.position)
+        assert post_json(server, "ListLegalActions", {"position": position})[0] == 200
+        assert post_json(server, "NewGame", {"players": 9})[0] == 400
+        assert post(server, "NewGame", b"{}", content_type="text/plain")[0] == 415
+        request = pb.AnalyzePositionRequest(position=game.position, seed=5,
+                                            limits=pb.SearchLimits(iterations=2_000))
+        messages, end = stream(server, request, "json")
+        assert end == {} and messages[-1].evaluation.final
+        post(server, "NoSuchMethod", b"{}")  # not a method: nothing to count it under
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [(r.method, r.code) for r in records] == [
+        ("ListLegalActions", "OK"), ("NewGame", "INVALID_ARGUMENT"),
+        ("NewGame", "INVALID_ARGUMENT"), ("AnalyzePosition", "OK")]
+    assert all(r.service == "cacao.v1.CacaoService" and r.peer.startswith("http:127.0.0.1:")
+               and r.seconds > 0 for r in records)
+    assert records[0].position_hash == game.position_hash
+    assert records[-1].iterations == 2_000 and records[-1].stopped_by == "iterations"
