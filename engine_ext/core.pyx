@@ -41,6 +41,24 @@ DECK_3_4[:] = [0, 5, 2, 1, 4, 1, 2, 1, 3, 2, 5]
 cdef int DECK_2[11]
 DECK_2[:] = [0, 3, 2, 1, 3, 1, 1, 1, 2, 1, 4]
 
+# What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
+# gold per worker (mines), water and sun steps per worker, and whether the
+# tile is a plantation or market (decided later, by the resolution).
+cdef int GAIN_GOLD[16]
+cdef int GAIN_WATER[16]
+cdef int GAIN_SUN[16]
+cdef int GAIN_RESOLVE[16]
+GAIN_GOLD[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+GAIN_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+GAIN_SUN[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+GAIN_RESOLVE[:] = [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+# cacao per worker from a plantation; a market's slot in _sales (4, 3, 2 gold; 3: none)
+cdef int PLANT_CACAO[16]
+cdef int MARKET_SLOT[16]
+PLANT_CACAO[:] = [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+MARKET_SLOT[:] = [3, 3, 3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
+
 # workers facing each direction, for every grid byte (0 for non-workers)
 cdef uint8_t SIDE_TABLE[256][4]
 
@@ -134,16 +152,16 @@ cdef void _sort_bytes(uint8_t* items, int n) noexcept nogil:
 # --- board bookkeeping ----------------------------------------------------
 
 cdef inline int _lower_bound(const int16_t* cells, int n, int cell) noexcept nogil:
-    """Index of the first of the sorted `cells[:n]` that is >= `cell`."""
-    cdef int lo = 0, half
-    while n > 0:
+    """Index of the first of the sorted `cells[:n]` that is >= `cell`, by a
+    binary search whose steps depend only on n (no mispredicted branch)."""
+    cdef int base = 0, half
+    if n == 0:
+        return 0
+    while n > 1:
         half = n >> 1
-        if cells[lo + half] < cell:
-            lo += half + 1
-            n -= half + 1
-        else:
-            n = half
-    return lo
+        base = base + half if cells[base + half] < cell else base
+        n -= half
+    return base + (cells[base] < cell)
 
 
 cdef void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
@@ -195,15 +213,14 @@ cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
 
 
 cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
-    cdef int i, j
-    for i in range(pos.n_frontier):
-        if pos.frontier[i] == cell:
-            pos.holes_hist[pos.frontier_holes[i]] -= 1
-            for j in range(i, pos.n_frontier - 1):
-                pos.frontier[j] = pos.frontier[j + 1]
-                pos.frontier_holes[j] = pos.frontier_holes[j + 1]
-            pos.n_frontier -= 1
-            return
+    cdef int j, n = pos.n_frontier
+    cdef int i = _lower_bound(pos.frontier, n, cell)
+    if i < n and pos.frontier[i] == cell:
+        pos.holes_hist[pos.frontier_holes[i]] -= 1
+        for j in range(i, n - 1):
+            pos.frontier[j] = pos.frontier[j + 1]
+            pos.frontier_holes[j] = pos.frontier_holes[j + 1]
+        pos.n_frontier -= 1
 
 
 cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
@@ -431,7 +448,10 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
     n_combos = _tile_rotations(seat, combos)
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
-        n_fills = _fill_options(pos, cell, fills)
+        fills[0] = 0
+        n_fills = 1
+        if pos.frontier_holes[i]:
+            n_fills = _fill_options(pos, cell, fills)
         for j in range(n_combos):
             for k in range(n_fills):
                 out[n] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, cell, fills[k])
@@ -474,6 +494,25 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     return n
 
 
+cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts) noexcept nogil:
+    """starts[i] = the first (cell, fill option) unit of placement cell i."""
+    cdef int i, n = 0
+    for i in range(pos.n_frontier):
+        starts[i] = <uint16_t>n
+        n += fc[pos.frontier_holes[i]]
+
+
+cdef inline int _last_start_at_most(const uint16_t* starts, int n, int q) noexcept nogil:
+    """The last i < n with starts[i] <= q (starts[0] == 0 <= q), by a binary
+    search whose steps depend only on n, so it mispredicts no branch."""
+    cdef int base = 0, half
+    while n > 1:
+        half = n >> 1
+        base = base + half if starts[base + half] <= q else base
+        n -= half
+    return base
+
+
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
     """One legal action, uniform over position_legal_actions, without listing them."""
     cdef action_t a = 0
@@ -493,6 +532,8 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
     cdef int i, j, n_combos, total, place_total, r, q, w, n_hand
     cdef uint8_t combos[12]
     cdef uint32_t fills[6]
+    cdef uint16_t starts[MAX_FRONTIER]
+    cdef bint have_starts = False
     cdef const int* fc = FILL_COUNT[_display_state(pos)]
     cdef const seat_t* seat
     if pos.phase == PHASE_RESOLVE:
@@ -525,13 +566,20 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
         r = rng_below(rng, total)
         if r < place_total:
             q = r // n_combos                   # the unit; then its cell i and fill option q
-            i = 0
-            while True:
-                w = fc[pos.frontier_holes[i]]
-                if q < w:
-                    break
-                q -= w
-                i += 1
+            if k == 1:
+                i = 0
+                while True:
+                    w = fc[pos.frontier_holes[i]]
+                    if q < w:
+                        break
+                    q -= w
+                    i += 1
+            else:
+                if not have_starts:
+                    _unit_starts(pos, fc, starts)
+                    have_starts = True
+                i = _last_start_at_most(starts, pos.n_frontier, q)
+                q -= starts[i]
             fills[0] = 0
             if pos.frontier_holes[i]:
                 _fill_options(pos, pos.frontier[i], fills)
@@ -556,10 +604,13 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
     selling s cacao at the s best market places is the best way to keep
     cacao - s. Written in increasing cacao, like _resolutions."""
     cdef int slots[3], i, k, price, s, m = 0, gold = fixed_gold
-    slots[0] = slots[1] = slots[2] = 0          # market places at 4, 3, 2 gold
+    cdef int places[4]                          # market places at 4, 3, 2 gold, then the rest
+    places[0] = places[1] = places[2] = places[3] = 0
     for i in range(n):
-        if kinds[i] >= MARKET2:
-            slots[MARKET4 - kinds[i]] += workers[i]
+        places[MARKET_SLOT[kinds[i]]] += workers[i]
+    slots[0] = places[0]
+    slots[1] = places[1]
+    slots[2] = places[2]
     s = min(cacao, slots[0] + slots[1] + slots[2])
     # gold for selling s at the best prices, then fewer sales
     for i in range(3):
@@ -571,13 +622,9 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
         out_cacao[i] = <uint8_t>(cacao - s + i)
     out_gold[0] = <uint8_t>gold
     for i in range(1, s + 1):
-        # drop the cheapest remaining sale
-        if slots[2] and m - slots[0] - slots[1] > 0:
-            price = 2
-        elif m - slots[0] > 0:
-            price = 3
-        else:
-            price = 4
+        # drop the cheapest remaining sale (m <= all places, so m > slots[0] + slots[1]
+        # means a sale at 2 is left)
+        price = 4 - (m > slots[0]) - (m > slots[0] + slots[1])
         m -= 1
         gold -= price
         out_gold[i] = <uint8_t>gold
@@ -596,10 +643,8 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     cdef int16_t small[64 * 6]
     cdef int16_t* f
     for i in range(n):
-        if kinds[i] >= MARKET2:
-            has_market = True
-        else:
-            plant += workers[i] * (2 if kinds[i] == PLANTATION2 else 1)
+        has_market |= kinds[i] >= MARKET2
+        plant += workers[i] * PLANT_CACAO[kinds[i]]
     if not has_market or (cacao0 == 0 and plant == 0):
         out_gold[0] = <uint8_t>fixed_gold
         out_cacao[0] = <uint8_t>min(5, cacao0 + plant)
@@ -685,50 +730,58 @@ cdef void _activate(position_t* pos, int cell, const int* new_jungle, int n_new)
 
 cdef void _collect_gains(position_t* pos) noexcept nogil:
     """Apply what needs no choice (mines, water, sun) and queue a resolve
-    decision for each seat with two or more results, mover first."""
-    cdef int i, j, s, k, fixed, n_pm, n_res, slot
-    cdef bint touched
-    cdef uint8_t kinds[MAX_ACTIVATIONS]
-    cdef uint8_t workers[MAX_ACTIVATIONS]
+    decision for each seat with two or more results, mover first.
+
+    One pass over the activations sums each seat's gains through the GAIN
+    tables (no branch on the kind); water and sun are capped once, which
+    gives the same as capping each step."""
+    cdef int i, j, s, k, kind, n_res, slot, n = pos.n_seats
+    cdef int fixed[MAX_SEATS]
+    cdef int water[MAX_SEATS]
+    cdef int sun[MAX_SEATS]
+    cdef int n_pm[MAX_SEATS]
+    cdef int touched[MAX_SEATS]
+    cdef uint8_t kinds[MAX_SEATS][MAX_ACTIVATIONS]
+    cdef uint8_t workers[MAX_SEATS][MAX_ACTIVATIONS]
     cdef seat_t* seat
-    cdef activation_t* act
+    cdef const activation_t* act
+    for s in range(MAX_SEATS):
+        fixed[s] = water[s] = sun[s] = n_pm[s] = touched[s] = 0
+    for j in range(pos.n_activations):
+        act = &pos.activations[j]
+        s = act.seat
+        k = act.workers
+        kind = act.kind
+        touched[s] = 1
+        fixed[s] += GAIN_GOLD[kind] * k
+        water[s] += GAIN_WATER[kind] * k
+        sun[s] += GAIN_SUN[kind] * k
+        kinds[s][n_pm[s]] = <uint8_t>kind
+        workers[s][n_pm[s]] = <uint8_t>k
+        n_pm[s] += GAIN_RESOLVE[kind]
     pos.n_pending = 0
-    for i in range(pos.n_seats):
-        s = (pos.mover + i) % pos.n_seats
-        seat = &pos.seats[s]
-        fixed = 0
-        n_pm = 0
-        touched = False
-        for j in range(pos.n_activations):
-            act = &pos.activations[j]
-            if act.seat != s:
-                continue
-            touched = True
-            k = act.workers
-            if act.kind == GOLD1:
-                fixed += k
-            elif act.kind == GOLD2:
-                fixed += 2 * k
-            elif act.kind == WATER:
-                seat.water = <uint8_t>min(8, seat.water + k)
-            elif act.kind == SUN:
-                seat.sun = <uint8_t>min(3, seat.sun + k)
-            elif act.kind <= MARKET4:
-                kinds[n_pm] = act.kind
-                workers[n_pm] = <uint8_t>k
-                n_pm += 1
-        if not touched:
-            continue
-        slot = pos.n_pending
-        n_res = _resolutions(seat.cacao, fixed, kinds, workers, n_pm,
-                             pos.result_gold[slot], pos.result_cacao[slot])
-        if n_res == 1:
-            seat.gold += pos.result_gold[slot][0]
-            seat.cacao = pos.result_cacao[slot][0]
-        else:
-            pos.pending_seat[slot] = <uint8_t>s
-            pos.n_results[slot] = <uint8_t>n_res
-            pos.n_pending += 1
+    s = pos.mover
+    for i in range(n):
+        if touched[s]:
+            seat = &pos.seats[s]
+            seat.water = <uint8_t>min(8, seat.water + water[s])
+            seat.sun = <uint8_t>min(3, seat.sun + sun[s])
+            if n_pm[s] == 0:
+                seat.gold += fixed[s]           # nothing to choose, cacao unchanged
+            else:
+                slot = pos.n_pending
+                n_res = _resolutions(seat.cacao, fixed[s], kinds[s], workers[s], n_pm[s],
+                                     pos.result_gold[slot], pos.result_cacao[slot])
+                if n_res == 1:
+                    seat.gold += pos.result_gold[slot][0]
+                    seat.cacao = pos.result_cacao[slot][0]
+                else:
+                    pos.pending_seat[slot] = <uint8_t>s
+                    pos.n_results[slot] = <uint8_t>n_res
+                    pos.n_pending += 1
+        s += 1
+        if s == n:
+            s = 0
     if pos.n_pending:
         pos.phase = PHASE_RESOLVE
         pos.to_act = pos.pending_seat[0]
@@ -746,8 +799,11 @@ cdef void _end_turn(position_t* pos) noexcept nogil:
     _refill_display(pos)
     pos.turn += 1
     pos.phase = PHASE_TURN
-    for i in range(1, pos.n_seats + 1):
-        s = (pos.mover + i) % pos.n_seats
+    s = pos.mover
+    for i in range(pos.n_seats):
+        s += 1
+        if s == pos.n_seats:
+            s = 0
         if _hand_size(&pos.seats[s]):
             pos.mover = <uint8_t>s
             pos.to_act = <uint8_t>s
@@ -830,30 +886,20 @@ cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
         position_apply(pos, position_random_action(pos, rng))
 
 
-# What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
-# gold per worker (mines), water and sun steps per worker, and whether the
-# tile is a plantation or market (decided later, by the resolution).
-cdef int GAIN_GOLD[16]
-cdef int GAIN_WATER[16]
-cdef int GAIN_SUN[16]
-cdef int GAIN_RESOLVE[16]
-GAIN_GOLD[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
-GAIN_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
-GAIN_SUN[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
-GAIN_RESOLVE[:] = [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 
 
 cdef inline void _gain(int kind, int k, int* fixed, int* water, int* sun,
                        uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
-    """Take `k` workers' gain from a jungle tile of `kind` (without branches:
-    water and sun are capped once, at the end, which gives the same as capping
-    each step)."""
+    """Take `k` (possibly 0) workers' gain from a jungle tile of `kind`, without
+    branches: water and sun are capped once, at the end, which gives the same
+    as capping each step, and a plantation or market joins the resolution only
+    when k > 0."""
     fixed[0] += GAIN_GOLD[kind] * k
     water[0] += GAIN_WATER[kind] * k
     sun[0] += GAIN_SUN[kind] * k
     kinds[n_pm[0]] = <uint8_t>kind
     workers[n_pm[0]] = <uint8_t>k
-    n_pm[0] += GAIN_RESOLVE[kind]
+    n_pm[0] += GAIN_RESOLVE[kind] * (k > 0)
 
 
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
@@ -862,12 +908,11 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
     blind draws included, and the change of its temple awards now. Costs a
     fraction of an apply: no bookkeeping, no copy, only the cells around `a`."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
-    cdef int d, d2, nb, w, k, slot, blind = 0, fixed = 0, n_pm = 0, water, sun
+    cdef int d, d2, nb, slot, blind = 0, fixed = 0, n_pm = 0, water, sun
     cdef int award = 0
-    cdef bint touched = False
     cdef uint8_t own, v, fresh
-    cdef uint8_t kinds[MAX_ACTIVATIONS]
-    cdef uint8_t workers[MAX_ACTIVATIONS]
+    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]        # _gain writes one past the last entry
+    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
     cdef const seat_t* st = &pos.seats[mover]
     own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
     water = st.water
@@ -880,13 +925,9 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
         v = pos.grid[nb]
         if is_jungle(v):
             # an old jungle tile: the new tile's side facing it is activated
-            k = SIDE_TABLE[own][d]
-            if k:
-                touched = True
-                _gain(v, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+            _gain(v, SIDE_TABLE[own][d], &fixed, &water, &sun, kinds, workers, &n_pm)
             if v == TEMPLE:
-                award += (_award_to(pos, nb, cell, own, mover)
-                          - _award_to(pos, nb, cell, pos.grid[cell], mover))
+                award += _award_change(pos, nb, d, own, mover)
             continue
         if kind != ACT_PLACE or v <= HOLE or v >= WORKER_BIT:
             continue
@@ -899,93 +940,96 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
             blind += 1
         else:
             continue
-        k = SIDE_TABLE[own][d]
-        if k:
-            touched = True
-            _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
-        # the mover's other tiles facing the new jungle tile
+        _gain(fresh, SIDE_TABLE[own][d], &fixed, &water, &sun, kinds, workers, &n_pm)
+        # the mover's other tiles facing the new jungle tile (`cell` holds no
+        # worker tile: SIDE_TABLE gives 0 for it and for every non-worker byte)
         for d2 in range(4):
-            w = nb + DELTA[d2]
-            v = pos.grid[w]
-            if w != cell and is_worker(v) and ((v >> 4) & 3) == mover:
-                k = SIDE_TABLE[v][(d2 + 2) & 3]
-                if k:
-                    touched = True
-                    _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+            v = pos.grid[nb + DELTA[d2]]
+            _gain(fresh, SIDE_TABLE[v][(d2 + 2) & 3] * (((v >> 4) & 3) == mover),
+                  &fixed, &water, &sun, kinds, workers, &n_pm)
         if fresh == TEMPLE:
-            award += _award_to(pos, nb, cell, own, mover)
+            award += _award_with(pos, nb, d, own, mover)
     out.water = <uint8_t>min(8, water)
     out.sun = <uint8_t>min(3, sun)
     out.award_change = award
-    if touched:
+    if n_pm:
         out.n_results = <uint8_t>_resolutions(st.cacao, fixed, kinds, workers, n_pm,
                                               out.result_gold, out.result_cacao)
     else:
+        # mines, water and sun only: nothing to choose, cacao unchanged
         out.n_results = 1
-        out.result_gold[0] = 0
+        out.result_gold[0] = <uint8_t>fixed
         out.result_cacao[0] = st.cacao
 
 
 # --- scoring --------------------------------------------------------------
 
-cdef inline void _temple_counts(const position_t* pos, int temple, int cell, uint8_t tile,
-                                int* count) noexcept nogil:
-    """Workers of each seat facing the temple at `temple`, with `tile` on `cell`."""
-    cdef int d, nb
+cdef inline void _temple_counts(const position_t* pos, int temple, int* count) noexcept nogil:
+    """Workers of each seat facing the temple at `temple` (without branches:
+    SIDE_TABLE is 0 for bytes that are not worker tiles)."""
+    cdef int d
     cdef uint8_t v
     count[0] = count[1] = count[2] = count[3] = 0
     for d in range(4):
-        nb = temple + DELTA[d]
-        v = tile if nb == cell else pos.grid[nb]
-        if is_worker(v):
-            count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
+        v = pos.grid[temple + DELTA[d]]
+        count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
 
 
-cdef void _temple_award(const int* count, int n_seats, int32_t* gold_out) noexcept nogil:
-    """Add one temple's majority award (RULES.md scoring 1) for `count` to gold_out[seat]."""
-    cdef int s, c, first = 0, second = 0, n_first = 0, n_second = 0
-    for s in range(n_seats):
-        c = count[s]
-        if c > first:
-            second = first
-            n_second = n_first
-            first = c
-            n_first = 1
-        elif c == first:
-            n_first += 1
-        elif c > second:
-            second = c
-            n_second = 1
-        elif c == second:
-            n_second += 1
-    if first == 0:
-        return
-    for s in range(n_seats):
-        if count[s] == first:
-            gold_out[s] += 6 // n_first
-        elif n_first == 1 and second and count[s] == second:
-            gold_out[s] += 3 // n_second
+# A temple's award (RULES.md scoring 1) to a seat with workers there, by how many
+# seats have more workers and how many have as many (the seat included):
+# first place shares 6, a lone second place behind a lone first shares 3.
+cdef int AWARD[5][5]
+AWARD[0][:] = [0, 6, 3, 2, 1]
+AWARD[1][:] = [0, 3, 1, 1, 0]
+AWARD[2][:] = [0, 0, 0, 0, 0]
+AWARD[3][:] = [0, 0, 0, 0, 0]
+AWARD[4][:] = [0, 0, 0, 0, 0]
+
+
+cdef inline int _award_of(const int* count, int seat) noexcept nogil:
+    """The award to `seat` of a temple with `count` workers per seat (unused seats 0)."""
+    cdef int c = count[seat]
+    cdef int greater = (count[0] > c) + (count[1] > c) + (count[2] > c) + (count[3] > c)
+    cdef int equal = (count[0] == c) + (count[1] == c) + (count[2] == c) + (count[3] == c)
+    return AWARD[greater][equal] * (c > 0)
 
 
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
     """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
-    cdef int j, cell
+    cdef int j, s, cell
     cdef int count[MAX_SEATS]
     for j in range(pos.n_jungle):
         cell = pos.jungle[j]
         if pos.grid[cell] == TEMPLE:
-            _temple_counts(pos, cell, -1, 0, count)
-            _temple_award(count, pos.n_seats, gold_out)
+            _temple_counts(pos, cell, count)
+            for s in range(pos.n_seats):
+                gold_out[s] += _award_of(count, s)
 
 
-cdef int _award_to(const position_t* pos, int temple, int cell, uint8_t tile, int seat) noexcept nogil:
-    """The award of the temple at `temple` to `seat`, with `tile` on `cell`."""
+cdef inline int _award_with(const position_t* pos, int temple, int d, uint8_t tile,
+                            int seat) noexcept nogil:
+    """`seat`'s award of the temple at `temple` with `tile` on the cell next to
+    it whose side `d` faces the temple."""
     cdef int count[MAX_SEATS]
-    cdef int32_t gold[MAX_SEATS]
-    gold[0] = gold[1] = gold[2] = gold[3] = 0
-    _temple_counts(pos, temple, cell, tile, count)
-    _temple_award(count, pos.n_seats, gold)
-    return gold[seat]
+    cdef uint8_t old = pos.grid[temple - DELTA[d]]
+    _temple_counts(pos, temple, count)
+    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
+    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
+    return _award_of(count, seat)
+
+
+cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t tile,
+                              int seat) noexcept nogil:
+    """How `seat`'s award of the temple at `temple` changes when `tile` replaces
+    the byte on the cell next to it whose side `d` faces the temple."""
+    cdef int count[MAX_SEATS]
+    cdef int before
+    cdef uint8_t old = pos.grid[temple - DELTA[d]]
+    _temple_counts(pos, temple, count)
+    before = _award_of(count, seat)
+    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
+    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
+    return _award_of(count, seat) - before
 
 
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:
