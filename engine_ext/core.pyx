@@ -270,32 +270,18 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
             pos.grid[nb] = v + 1
 
 
-cdef int _fill_dirs(const position_t* pos, int cell, int* dirs) noexcept nogil:
-    """Directions around `cell` whose empty jungle cell must be filled when a worker
-    tile is placed on `cell` (it already has one other worker neighbour)."""
-    cdef int d, n = 0
-    cdef uint8_t v
-    for d in range(4):
-        v = pos.grid[cell + DELTA[d]]
-        if v > HOLE and v < WORKER_BIT:
-            dirs[n] = d
-            n += 1
-    return n
-
-
-cdef int _fill_options(const position_t* pos, int cell, uint32_t* out) noexcept nogil:
-    """Ways to assign display tiles to the cells that `cell` would close, as
-    fills bit fields (2 bits per direction: 1 = display slot 0, 2 = slot 1).
-    Identical display tiles give one way. Unassigned cells take blind draws."""
-    cdef int dirs[4]
-    cdef int n = _fill_dirs(pos, cell, dirs)
-    cdef int d = pos.n_display
-    cdef bint same = d == 2 and pos.display[0] == pos.display[1]
+cdef int _fill_options_for(const int* dirs, int n, int display_state, uint32_t* out) noexcept nogil:
+    """Ways to assign display tiles to the cells in `dirs[:n]` (the directions
+    whose empty jungle cell a worker tile closes), as fills bit fields (2 bits
+    per direction: 1 = display slot 0, 2 = slot 1), for a display in
+    `display_state` (_display_state). Identical display tiles give one way.
+    Unassigned cells take blind draws."""
+    cdef bint same = display_state == 3
     cdef int i, j, k = 0
-    if n == 0 or d == 0:
+    if n == 0 or display_state == 0:
         out[0] = 0
         return 1
-    if d == 1:
+    if display_state == 1:
         for i in range(n):
             out[i] = 1u << (2 * dirs[i])
         return n
@@ -318,6 +304,38 @@ cdef int _fill_options(const position_t* pos, int cell, uint32_t* out) noexcept 
             out[k] = (1u << (2 * dirs[i])) | (2u << (2 * dirs[j]))
             k += 1
     return k
+
+
+# FILLS[display state][mask of directions to fill][option]: _fill_options_for's
+# options for every case, so that a lookup replaces the enumeration
+cdef uint8_t FILLS[4][16][12]
+
+
+cdef void _init_fills() noexcept:
+    cdef int ds, mask, d, n, i
+    cdef int dirs[4]
+    cdef uint32_t out[12]
+    memset(FILLS, 0, sizeof(FILLS))
+    for ds in range(4):
+        for mask in range(16):
+            n = 0
+            for d in range(4):
+                if (mask >> d) & 1:
+                    dirs[n] = d
+                    n += 1
+            for i in range(_fill_options_for(dirs, n, ds, out)):
+                FILLS[ds][mask][i] = <uint8_t>out[i]
+
+
+_init_fills()
+
+
+cdef inline int _hole_mask(const position_t* pos, int cell) noexcept nogil:
+    """Directions around `cell` whose empty jungle cell must be filled when a worker
+    tile is placed on `cell` (it already touches another worker tile), as bits."""
+    cdef const uint8_t* g = pos.grid
+    return (_is_hole(g[cell - GRID_SIZE]) | (_is_hole(g[cell + 1]) << 1)
+            | (_is_hole(g[cell + GRID_SIZE]) << 2) | (_is_hole(g[cell - 1]) << 3))
 
 
 # number of fill options by display state (none, one, two different, two alike)
@@ -418,8 +436,8 @@ cdef inline bint _can_overbuild(const position_t* pos, const seat_t* seat) noexc
 
 
 cdef inline bint _is_overbuild_target(const position_t* pos, int cell, int s) noexcept nogil:
-    cdef uint8_t v = pos.grid[cell]
-    return is_worker(v) and (v & COVERING_BIT) == 0 and ((v >> 4) & 3) == s
+    """A worker tile of seat `s` that no overbuild placed (one compare, no branch)."""
+    return (pos.grid[cell] & (WORKER_BIT | COVERING_BIT | 0x30)) == (WORKER_BIT | (s << 4))
 
 
 cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
@@ -436,7 +454,9 @@ cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
     cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
     cdef uint8_t combos[12]
-    cdef uint32_t fills[6]
+    cdef const uint8_t* fills
+    cdef int ds = _display_state(pos)
+    cdef const int* fc = FILL_COUNT[ds]
     cdef const seat_t* seat
     if pos.phase == PHASE_OVER:
         return 0
@@ -448,10 +468,8 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
     n_combos = _tile_rotations(seat, combos)
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
-        fills[0] = 0
-        n_fills = 1
-        if pos.frontier_holes[i]:
-            n_fills = _fill_options(pos, cell, fills)
+        n_fills = fc[pos.frontier_holes[i]]
+        fills = FILLS[ds][_hole_mask(pos, cell)]
         for j in range(n_combos):
             for k in range(n_fills):
                 out[n] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, cell, fills[k])
@@ -531,10 +549,12 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
     the number of units without reading the grid."""
     cdef int i, j, n_combos, total, place_total, r, q, w, n_hand
     cdef uint8_t combos[12]
-    cdef uint32_t fills[6]
     cdef uint16_t starts[MAX_FRONTIER]
+    cdef int16_t targets[MAX_WORKER_TILES]
+    cdef int n_targets
     cdef bint have_starts = False
-    cdef const int* fc = FILL_COUNT[_display_state(pos)]
+    cdef int ds = _display_state(pos)
+    cdef const int* fc = FILL_COUNT[ds]
     cdef const seat_t* seat
     if pos.phase == PHASE_RESOLVE:
         for j in range(k):
@@ -543,12 +563,13 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
         return
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
-    place_total = n_combos * _place_units(pos, _display_state(pos))
-    total = place_total
+    place_total = n_combos * _place_units(pos, ds)
+    n_targets = 0
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
-            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
-                total += n_combos
+            targets[n_targets] = pos.workers[i]
+            n_targets += _is_overbuild_target(pos, pos.workers[i], pos.mover)
+    total = place_total + n_targets * n_combos
     for j in range(k):
         out[j] = 0
         if total == 0:
@@ -580,20 +601,12 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                     have_starts = True
                 i = _last_start_at_most(starts, pos.n_frontier, q)
                 q -= starts[i]
-            fills[0] = 0
-            if pos.frontier_holes[i]:
-                _fill_options(pos, pos.frontier[i], fills)
             out[j] = action_place(ACT_PLACE, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
-                                  pos.frontier[i], fills[q])
+                                  pos.frontier[i], FILLS[ds][_hole_mask(pos, pos.frontier[i])][q])
             continue
-        r -= place_total
-        for i in range(pos.n_workers):
-            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
-                if r < n_combos:
-                    out[j] = action_place(ACT_OVERBUILD, combos[r] >> 2, combos[r] & 3,
-                                          pos.workers[i], 0)
-                    break
-                r -= n_combos
+        r -= place_total                        # overbuild: combo r % n_combos on target r // n_combos
+        out[j] = action_place(ACT_OVERBUILD, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
+                              targets[r // n_combos], 0)
 
 
 # --- resolution -----------------------------------------------------------
