@@ -59,8 +59,14 @@ cdef int MARKET_SLOT[16]
 PLANT_CACAO[:] = [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 MARKET_SLOT[:] = [3, 3, 3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
 
+# GAIN_GOLD | GAIN_WATER << 8 | GAIN_SUN << 16: one multiply-add takes all three
+# (a turn's sums stay below 256)
+cdef uint32_t GAIN_PACKED[16]
+
 # workers facing each direction, for every grid byte (0 for non-workers)
 cdef uint8_t SIDE_TABLE[256][4]
+# SEAT_SIDE[s][byte * 4 + direction]: SIDE_TABLE for seat s's worker bytes, 0 for others
+cdef uint8_t SEAT_SIDE[MAX_SEATS][256 * 4]
 
 
 cdef void _init_tables() noexcept:
@@ -71,6 +77,12 @@ cdef void _init_tables() noexcept:
         r = b & 3
         for d in range(4):
             SIDE_TABLE[b][d] = SIDES[t][(d - r) & 3]
+    memset(SEAT_SIDE, 0, sizeof(SEAT_SIDE))
+    for b in range(WORKER_BIT, 256):
+        for d in range(4):
+            SEAT_SIDE[(b >> 4) & 3][b * 4 + d] = SIDE_TABLE[b][d]
+    for b in range(16):
+        GAIN_PACKED[b] = <uint32_t>(GAIN_GOLD[b] | (GAIN_WATER[b] << 8) | (GAIN_SUN[b] << 16))
 
 
 _init_tables()
@@ -454,6 +466,8 @@ cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
     cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
     cdef uint8_t combos[12]
+    cdef action_t tile_bits[12]
+    cdef action_t where
     cdef const uint8_t* fills
     cdef int ds = _display_state(pos)
     cdef const int* fc = FILL_COUNT[ds]
@@ -466,13 +480,22 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
+    for j in range(n_combos):
+        tile_bits[j] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, 0, 0)
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
         n_fills = fc[pos.frontier_holes[i]]
         fills = FILLS[ds][_hole_mask(pos, cell)]
+        where = action_place(ACT_PLACE, 0, 0, cell, 0)
+        if n_fills == 1:                        # the common case: one fill option
+            where |= action_place(ACT_PLACE, 0, 0, 0, fills[0])
+            for j in range(n_combos):
+                out[n + j] = tile_bits[j] | where
+            n += n_combos
+            continue
         for j in range(n_combos):
             for k in range(n_fills):
-                out[n] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, cell, fills[k])
+                out[n] = tile_bits[j] | where | action_place(ACT_PLACE, 0, 0, 0, fills[k])
                 n += 1
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
@@ -547,7 +570,8 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
     Placement action r is combo r % n_combos of (cell, fill option) unit
     r // n_combos, in position_legal_actions order; the kept hole counts give
     the number of units without reading the grid."""
-    cdef int i, j, n_combos, total, place_total, r, q, w, n_hand
+    cdef int i, j, n_combos, total, place_total, r, q, c, w, n_hand
+    cdef uint64_t inv_combos
     cdef uint8_t combos[12]
     cdef uint16_t starts[MAX_FRONTIER]
     cdef int16_t targets[MAX_WORKER_TILES]
@@ -570,6 +594,7 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
             targets[n_targets] = pos.workers[i]
             n_targets += _is_overbuild_target(pos, pos.workers[i], pos.mover)
     total = place_total + n_targets * n_combos
+    inv_combos = (<uint64_t>0xFFFFFFFF // <uint64_t>max(n_combos, 1)) + 1    # ceil(2**32 / n) for n > 1
     for j in range(k):
         out[j] = 0
         if total == 0:
@@ -585,8 +610,12 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                     r -= 1
             continue
         r = rng_below(rng, total)
+        # r = unit * n_combos + combo, divided by a multiply: exact for r < 2**16
+        # (at most 13 combos x (120 cells x 6 fill options + 44 targets))
+        q = <int>((<uint64_t>r * inv_combos) >> 32)
+        c = r - q * n_combos
         if r < place_total:
-            q = r // n_combos                   # the unit; then its cell i and fill option q
+            # q is the unit; then its cell i and fill option q
             if k == 1:
                 i = 0
                 while True:
@@ -601,12 +630,12 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                     have_starts = True
                 i = _last_start_at_most(starts, pos.n_frontier, q)
                 q -= starts[i]
-            out[j] = action_place(ACT_PLACE, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
+            out[j] = action_place(ACT_PLACE, combos[c] >> 2, combos[c] & 3,
                                   pos.frontier[i], FILLS[ds][_hole_mask(pos, pos.frontier[i])][q])
             continue
-        r -= place_total                        # overbuild: combo r % n_combos on target r // n_combos
-        out[j] = action_place(ACT_OVERBUILD, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
-                              targets[r // n_combos], 0)
+        # overbuild: combo c on target q - place units (place_total is a multiple of n_combos)
+        out[j] = action_place(ACT_OVERBUILD, combos[c] >> 2, combos[c] & 3,
+                              targets[q - place_total // n_combos], 0)
 
 
 # --- resolution -----------------------------------------------------------
@@ -901,48 +930,47 @@ cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
 
 
 
-cdef inline void _gain(int kind, int k, int* fixed, int* water, int* sun,
-                       uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
-    """Take `k` (possibly 0) workers' gain from a jungle tile of `kind`, without
-    branches: water and sun are capped once, at the end, which gives the same
-    as capping each step, and a plantation or market joins the resolution only
-    when k > 0."""
-    fixed[0] += GAIN_GOLD[kind] * k
-    water[0] += GAIN_WATER[kind] * k
-    sun[0] += GAIN_SUN[kind] * k
+cdef inline void _entry(int kind, int k, uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
+    """Add `k` (possibly 0) workers facing a jungle tile of `kind` to the
+    resolution's list when it is a plantation or market, without branches
+    (the slot after the last entry is written either way)."""
     kinds[n_pm[0]] = <uint8_t>kind
     workers[n_pm[0]] = <uint8_t>k
-    n_pm[0] += GAIN_RESOLVE[kind] * (k > 0)
+    n_pm[0] += GAIN_RESOLVE[kind] & (k != 0)
 
 
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
     """What the place or overbuild `a` (phase PHASE_TURN) would give the mover,
     without applying it: the outcome of position_apply for the mover's seat,
     blind draws included, and the change of its temple awards now. Costs a
-    fraction of an apply: no bookkeeping, no copy, only the cells around `a`."""
+    fraction of an apply: no bookkeeping, no copy, only the cells around `a`.
+
+    Mines, water and sun are summed in one packed word (GAIN_PACKED) and
+    capped once at the end, which gives the same as _collect_gains."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
-    cdef int d, d2, nb, slot, blind = 0, fixed = 0, n_pm = 0, water, sun
+    cdef int d, d2, nb, slot, k, ks, blind = 0, n_pm = 0
     cdef int award = 0
+    cdef uint32_t gains = 0
     cdef uint8_t own, v, fresh
-    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]        # _gain writes one past the last entry
+    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]        # _entry writes one past the last entry
     cdef uint8_t workers[MAX_ACTIVATIONS + 1]
     cdef const seat_t* st = &pos.seats[mover]
+    cdef const uint8_t* mine = SEAT_SIDE[mover]     # the mover's workers facing each way
     own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
-    water = st.water
-    sun = st.sun
     if kind == ACT_OVERBUILD:
         own |= COVERING_BIT
-        sun -= 1
     for d in range(4):
         nb = cell + DELTA[d]
         v = pos.grid[nb]
+        k = SIDE_TABLE[own][d]
         if is_jungle(v):
             # an old jungle tile: the new tile's side facing it is activated
-            _gain(v, SIDE_TABLE[own][d], &fixed, &water, &sun, kinds, workers, &n_pm)
+            gains += GAIN_PACKED[v] * k
+            _entry(v, k, kinds, workers, &n_pm)
             if v == TEMPLE:
                 award += _award_change(pos, nb, d, own, mover)
             continue
-        if kind != ACT_PLACE or v <= HOLE or v >= WORKER_BIT:
+        if kind != ACT_PLACE or not _is_hole(v):
             continue
         # a closed cell takes a display tile or a blind draw, in direction order
         slot = action_fill(a, d)
@@ -953,25 +981,27 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
             blind += 1
         else:
             continue
-        _gain(fresh, SIDE_TABLE[own][d], &fixed, &water, &sun, kinds, workers, &n_pm)
+        _entry(fresh, k, kinds, workers, &n_pm)
+        ks = k
         # the mover's other tiles facing the new jungle tile (`cell` holds no
-        # worker tile: SIDE_TABLE gives 0 for it and for every non-worker byte)
+        # worker tile yet: its byte counts 0, like every non-worker byte)
         for d2 in range(4):
-            v = pos.grid[nb + DELTA[d2]]
-            _gain(fresh, SIDE_TABLE[v][(d2 + 2) & 3] * (((v >> 4) & 3) == mover),
-                  &fixed, &water, &sun, kinds, workers, &n_pm)
+            k = mine[pos.grid[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
+            _entry(fresh, k, kinds, workers, &n_pm)
+            ks += k
+        gains += GAIN_PACKED[fresh] * ks
         if fresh == TEMPLE:
             award += _award_with(pos, nb, d, own, mover)
-    out.water = <uint8_t>min(8, water)
-    out.sun = <uint8_t>min(3, sun)
+    out.water = <uint8_t>min(8, <int>st.water + <int>((gains >> 8) & 0xFF))
+    out.sun = <uint8_t>min(3, <int>st.sun - (kind == ACT_OVERBUILD) + <int>((gains >> 16) & 0xFF))
     out.award_change = award
     if n_pm:
-        out.n_results = <uint8_t>_resolutions(st.cacao, fixed, kinds, workers, n_pm,
+        out.n_results = <uint8_t>_resolutions(st.cacao, <int>(gains & 0xFF), kinds, workers, n_pm,
                                               out.result_gold, out.result_cacao)
     else:
         # mines, water and sun only: nothing to choose, cacao unchanged
         out.n_results = 1
-        out.result_gold[0] = <uint8_t>fixed
+        out.result_gold[0] = <uint8_t>(gains & 0xFF)
         out.result_cacao[0] = st.cacao
 
 
