@@ -41,8 +41,32 @@ DECK_3_4[:] = [0, 5, 2, 1, 4, 1, 2, 1, 3, 2, 5]
 cdef int DECK_2[11]
 DECK_2[:] = [0, 3, 2, 1, 3, 1, 1, 1, 2, 1, 4]
 
+# What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
+# gold per worker (mines), water and sun steps per worker, and whether the
+# tile is a plantation or market (decided later, by the resolution).
+cdef int GAIN_GOLD[16]
+cdef int GAIN_WATER[16]
+cdef int GAIN_SUN[16]
+cdef int GAIN_RESOLVE[16]
+GAIN_GOLD[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+GAIN_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+GAIN_SUN[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+GAIN_RESOLVE[:] = [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+
+# cacao per worker from a plantation; a market's slot in _sales (4, 3, 2 gold; 3: none)
+cdef int PLANT_CACAO[16]
+cdef int MARKET_SLOT[16]
+PLANT_CACAO[:] = [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+MARKET_SLOT[:] = [3, 3, 3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
+
+# GAIN_GOLD | GAIN_WATER << 8 | GAIN_SUN << 16: one multiply-add takes all three
+# (a turn's sums stay below 256)
+cdef uint32_t GAIN_PACKED[16]
+
 # workers facing each direction, for every grid byte (0 for non-workers)
 cdef uint8_t SIDE_TABLE[256][4]
+# SEAT_SIDE[s][byte * 4 + direction]: SIDE_TABLE for seat s's worker bytes, 0 for others
+cdef uint8_t SEAT_SIDE[MAX_SEATS][256 * 4]
 
 
 cdef void _init_tables() noexcept:
@@ -53,6 +77,12 @@ cdef void _init_tables() noexcept:
         r = b & 3
         for d in range(4):
             SIDE_TABLE[b][d] = SIDES[t][(d - r) & 3]
+    memset(SEAT_SIDE, 0, sizeof(SEAT_SIDE))
+    for b in range(WORKER_BIT, 256):
+        for d in range(4):
+            SEAT_SIDE[(b >> 4) & 3][b * 4 + d] = SIDE_TABLE[b][d]
+    for b in range(16):
+        GAIN_PACKED[b] = <uint32_t>(GAIN_GOLD[b] | (GAIN_WATER[b] << 8) | (GAIN_SUN[b] << 16))
 
 
 _init_tables()
@@ -134,16 +164,16 @@ cdef void _sort_bytes(uint8_t* items, int n) noexcept nogil:
 # --- board bookkeeping ----------------------------------------------------
 
 cdef inline int _lower_bound(const int16_t* cells, int n, int cell) noexcept nogil:
-    """Index of the first of the sorted `cells[:n]` that is >= `cell`."""
-    cdef int lo = 0, half
-    while n > 0:
+    """Index of the first of the sorted `cells[:n]` that is >= `cell`, by a
+    binary search whose steps depend only on n (no mispredicted branch)."""
+    cdef int base = 0, half
+    if n == 0:
+        return 0
+    while n > 1:
         half = n >> 1
-        if cells[lo + half] < cell:
-            lo += half + 1
-            n -= half + 1
-        else:
-            n = half
-    return lo
+        base = base + half if cells[base + half] < cell else base
+        n -= half
+    return base + (cells[base] < cell)
 
 
 cdef void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
@@ -195,15 +225,14 @@ cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
 
 
 cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
-    cdef int i, j
-    for i in range(pos.n_frontier):
-        if pos.frontier[i] == cell:
-            pos.holes_hist[pos.frontier_holes[i]] -= 1
-            for j in range(i, pos.n_frontier - 1):
-                pos.frontier[j] = pos.frontier[j + 1]
-                pos.frontier_holes[j] = pos.frontier_holes[j + 1]
-            pos.n_frontier -= 1
-            return
+    cdef int j, n = pos.n_frontier
+    cdef int i = _lower_bound(pos.frontier, n, cell)
+    if i < n and pos.frontier[i] == cell:
+        pos.holes_hist[pos.frontier_holes[i]] -= 1
+        for j in range(i, n - 1):
+            pos.frontier[j] = pos.frontier[j + 1]
+            pos.frontier_holes[j] = pos.frontier_holes[j + 1]
+        pos.n_frontier -= 1
 
 
 cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
@@ -253,32 +282,18 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
             pos.grid[nb] = v + 1
 
 
-cdef int _fill_dirs(const position_t* pos, int cell, int* dirs) noexcept nogil:
-    """Directions around `cell` whose empty jungle cell must be filled when a worker
-    tile is placed on `cell` (it already has one other worker neighbour)."""
-    cdef int d, n = 0
-    cdef uint8_t v
-    for d in range(4):
-        v = pos.grid[cell + DELTA[d]]
-        if v > HOLE and v < WORKER_BIT:
-            dirs[n] = d
-            n += 1
-    return n
-
-
-cdef int _fill_options(const position_t* pos, int cell, uint32_t* out) noexcept nogil:
-    """Ways to assign display tiles to the cells that `cell` would close, as
-    fills bit fields (2 bits per direction: 1 = display slot 0, 2 = slot 1).
-    Identical display tiles give one way. Unassigned cells take blind draws."""
-    cdef int dirs[4]
-    cdef int n = _fill_dirs(pos, cell, dirs)
-    cdef int d = pos.n_display
-    cdef bint same = d == 2 and pos.display[0] == pos.display[1]
+cdef int _fill_options_for(const int* dirs, int n, int display_state, uint32_t* out) noexcept nogil:
+    """Ways to assign display tiles to the cells in `dirs[:n]` (the directions
+    whose empty jungle cell a worker tile closes), as fills bit fields (2 bits
+    per direction: 1 = display slot 0, 2 = slot 1), for a display in
+    `display_state` (_display_state). Identical display tiles give one way.
+    Unassigned cells take blind draws."""
+    cdef bint same = display_state == 3
     cdef int i, j, k = 0
-    if n == 0 or d == 0:
+    if n == 0 or display_state == 0:
         out[0] = 0
         return 1
-    if d == 1:
+    if display_state == 1:
         for i in range(n):
             out[i] = 1u << (2 * dirs[i])
         return n
@@ -301,6 +316,38 @@ cdef int _fill_options(const position_t* pos, int cell, uint32_t* out) noexcept 
             out[k] = (1u << (2 * dirs[i])) | (2u << (2 * dirs[j]))
             k += 1
     return k
+
+
+# FILLS[display state][mask of directions to fill][option]: _fill_options_for's
+# options for every case, so that a lookup replaces the enumeration
+cdef uint8_t FILLS[4][16][12]
+
+
+cdef void _init_fills() noexcept:
+    cdef int ds, mask, d, n, i
+    cdef int dirs[4]
+    cdef uint32_t out[12]
+    memset(FILLS, 0, sizeof(FILLS))
+    for ds in range(4):
+        for mask in range(16):
+            n = 0
+            for d in range(4):
+                if (mask >> d) & 1:
+                    dirs[n] = d
+                    n += 1
+            for i in range(_fill_options_for(dirs, n, ds, out)):
+                FILLS[ds][mask][i] = <uint8_t>out[i]
+
+
+_init_fills()
+
+
+cdef inline int _hole_mask(const position_t* pos, int cell) noexcept nogil:
+    """Directions around `cell` whose empty jungle cell must be filled when a worker
+    tile is placed on `cell` (it already touches another worker tile), as bits."""
+    cdef const uint8_t* g = pos.grid
+    return (_is_hole(g[cell - GRID_SIZE]) | (_is_hole(g[cell + 1]) << 1)
+            | (_is_hole(g[cell + GRID_SIZE]) << 2) | (_is_hole(g[cell - 1]) << 3))
 
 
 # number of fill options by display state (none, one, two different, two alike)
@@ -401,8 +448,8 @@ cdef inline bint _can_overbuild(const position_t* pos, const seat_t* seat) noexc
 
 
 cdef inline bint _is_overbuild_target(const position_t* pos, int cell, int s) noexcept nogil:
-    cdef uint8_t v = pos.grid[cell]
-    return is_worker(v) and (v & COVERING_BIT) == 0 and ((v >> 4) & 3) == s
+    """A worker tile of seat `s` that no overbuild placed (one compare, no branch)."""
+    return (pos.grid[cell] & (WORKER_BIT | COVERING_BIT | 0x30)) == (WORKER_BIT | (s << 4))
 
 
 cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
@@ -419,7 +466,11 @@ cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
     cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
     cdef uint8_t combos[12]
-    cdef uint32_t fills[6]
+    cdef action_t tile_bits[12]
+    cdef action_t where
+    cdef const uint8_t* fills
+    cdef int ds = _display_state(pos)
+    cdef const int* fc = FILL_COUNT[ds]
     cdef const seat_t* seat
     if pos.phase == PHASE_OVER:
         return 0
@@ -429,12 +480,22 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
+    for j in range(n_combos):
+        tile_bits[j] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, 0, 0)
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
-        n_fills = _fill_options(pos, cell, fills)
+        n_fills = fc[pos.frontier_holes[i]]
+        fills = FILLS[ds][_hole_mask(pos, cell)]
+        where = action_place(ACT_PLACE, 0, 0, cell, 0)
+        if n_fills == 1:                        # the common case: one fill option
+            where |= action_place(ACT_PLACE, 0, 0, 0, fills[0])
+            for j in range(n_combos):
+                out[n + j] = tile_bits[j] | where
+            n += n_combos
+            continue
         for j in range(n_combos):
             for k in range(n_fills):
-                out[n] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, cell, fills[k])
+                out[n] = tile_bits[j] | where | action_place(ACT_PLACE, 0, 0, 0, fills[k])
                 n += 1
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
@@ -474,6 +535,25 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     return n
 
 
+cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts) noexcept nogil:
+    """starts[i] = the first (cell, fill option) unit of placement cell i."""
+    cdef int i, n = 0
+    for i in range(pos.n_frontier):
+        starts[i] = <uint16_t>n
+        n += fc[pos.frontier_holes[i]]
+
+
+cdef inline int _last_start_at_most(const uint16_t* starts, int n, int q) noexcept nogil:
+    """The last i < n with starts[i] <= q (starts[0] == 0 <= q), by a binary
+    search whose steps depend only on n, so it mispredicts no branch."""
+    cdef int base = 0, half
+    while n > 1:
+        half = n >> 1
+        base = base + half if starts[base + half] <= q else base
+        n -= half
+    return base
+
+
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
     """One legal action, uniform over position_legal_actions, without listing them."""
     cdef action_t a = 0
@@ -490,10 +570,15 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
     Placement action r is combo r % n_combos of (cell, fill option) unit
     r // n_combos, in position_legal_actions order; the kept hole counts give
     the number of units without reading the grid."""
-    cdef int i, j, n_combos, total, place_total, r, q, w, n_hand
+    cdef int i, j, n_combos, total, place_total, r, q, c, w, n_hand
+    cdef uint64_t inv_combos
     cdef uint8_t combos[12]
-    cdef uint32_t fills[6]
-    cdef const int* fc = FILL_COUNT[_display_state(pos)]
+    cdef uint16_t starts[MAX_FRONTIER]
+    cdef int16_t targets[MAX_WORKER_TILES]
+    cdef int n_targets
+    cdef bint have_starts = False
+    cdef int ds = _display_state(pos)
+    cdef const int* fc = FILL_COUNT[ds]
     cdef const seat_t* seat
     if pos.phase == PHASE_RESOLVE:
         for j in range(k):
@@ -502,12 +587,14 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
         return
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, combos)
-    place_total = n_combos * _place_units(pos, _display_state(pos))
-    total = place_total
+    place_total = n_combos * _place_units(pos, ds)
+    n_targets = 0
     if _can_overbuild(pos, seat):
         for i in range(pos.n_workers):
-            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
-                total += n_combos
+            targets[n_targets] = pos.workers[i]
+            n_targets += _is_overbuild_target(pos, pos.workers[i], pos.mover)
+    total = place_total + n_targets * n_combos
+    inv_combos = (<uint64_t>0xFFFFFFFF // <uint64_t>max(n_combos, 1)) + 1    # ceil(2**32 / n) for n > 1
     for j in range(k):
         out[j] = 0
         if total == 0:
@@ -523,29 +610,32 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                     r -= 1
             continue
         r = rng_below(rng, total)
+        # r = unit * n_combos + combo, divided by a multiply: exact for r < 2**16
+        # (at most 13 combos x (120 cells x 6 fill options + 44 targets))
+        q = <int>((<uint64_t>r * inv_combos) >> 32)
+        c = r - q * n_combos
         if r < place_total:
-            q = r // n_combos                   # the unit; then its cell i and fill option q
-            i = 0
-            while True:
-                w = fc[pos.frontier_holes[i]]
-                if q < w:
-                    break
-                q -= w
-                i += 1
-            fills[0] = 0
-            if pos.frontier_holes[i]:
-                _fill_options(pos, pos.frontier[i], fills)
-            out[j] = action_place(ACT_PLACE, combos[r % n_combos] >> 2, combos[r % n_combos] & 3,
-                                  pos.frontier[i], fills[q])
+            # q is the unit; then its cell i and fill option q
+            if k == 1:
+                i = 0
+                while True:
+                    w = fc[pos.frontier_holes[i]]
+                    if q < w:
+                        break
+                    q -= w
+                    i += 1
+            else:
+                if not have_starts:
+                    _unit_starts(pos, fc, starts)
+                    have_starts = True
+                i = _last_start_at_most(starts, pos.n_frontier, q)
+                q -= starts[i]
+            out[j] = action_place(ACT_PLACE, combos[c] >> 2, combos[c] & 3,
+                                  pos.frontier[i], FILLS[ds][_hole_mask(pos, pos.frontier[i])][q])
             continue
-        r -= place_total
-        for i in range(pos.n_workers):
-            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
-                if r < n_combos:
-                    out[j] = action_place(ACT_OVERBUILD, combos[r] >> 2, combos[r] & 3,
-                                          pos.workers[i], 0)
-                    break
-                r -= n_combos
+        # overbuild: combo c on target q - place units (place_total is a multiple of n_combos)
+        out[j] = action_place(ACT_OVERBUILD, combos[c] >> 2, combos[c] & 3,
+                              targets[q - place_total // n_combos], 0)
 
 
 # --- resolution -----------------------------------------------------------
@@ -556,10 +646,13 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
     selling s cacao at the s best market places is the best way to keep
     cacao - s. Written in increasing cacao, like _resolutions."""
     cdef int slots[3], i, k, price, s, m = 0, gold = fixed_gold
-    slots[0] = slots[1] = slots[2] = 0          # market places at 4, 3, 2 gold
+    cdef int places[4]                          # market places at 4, 3, 2 gold, then the rest
+    places[0] = places[1] = places[2] = places[3] = 0
     for i in range(n):
-        if kinds[i] >= MARKET2:
-            slots[MARKET4 - kinds[i]] += workers[i]
+        places[MARKET_SLOT[kinds[i]]] += workers[i]
+    slots[0] = places[0]
+    slots[1] = places[1]
+    slots[2] = places[2]
     s = min(cacao, slots[0] + slots[1] + slots[2])
     # gold for selling s at the best prices, then fewer sales
     for i in range(3):
@@ -571,13 +664,9 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
         out_cacao[i] = <uint8_t>(cacao - s + i)
     out_gold[0] = <uint8_t>gold
     for i in range(1, s + 1):
-        # drop the cheapest remaining sale
-        if slots[2] and m - slots[0] - slots[1] > 0:
-            price = 2
-        elif m - slots[0] > 0:
-            price = 3
-        else:
-            price = 4
+        # drop the cheapest remaining sale (m <= all places, so m > slots[0] + slots[1]
+        # means a sale at 2 is left)
+        price = 4 - (m > slots[0]) - (m > slots[0] + slots[1])
         m -= 1
         gold -= price
         out_gold[i] = <uint8_t>gold
@@ -596,10 +685,8 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     cdef int16_t small[64 * 6]
     cdef int16_t* f
     for i in range(n):
-        if kinds[i] >= MARKET2:
-            has_market = True
-        else:
-            plant += workers[i] * (2 if kinds[i] == PLANTATION2 else 1)
+        has_market |= kinds[i] >= MARKET2
+        plant += workers[i] * PLANT_CACAO[kinds[i]]
     if not has_market or (cacao0 == 0 and plant == 0):
         out_gold[0] = <uint8_t>fixed_gold
         out_cacao[0] = <uint8_t>min(5, cacao0 + plant)
@@ -685,50 +772,58 @@ cdef void _activate(position_t* pos, int cell, const int* new_jungle, int n_new)
 
 cdef void _collect_gains(position_t* pos) noexcept nogil:
     """Apply what needs no choice (mines, water, sun) and queue a resolve
-    decision for each seat with two or more results, mover first."""
-    cdef int i, j, s, k, fixed, n_pm, n_res, slot
-    cdef bint touched
-    cdef uint8_t kinds[MAX_ACTIVATIONS]
-    cdef uint8_t workers[MAX_ACTIVATIONS]
+    decision for each seat with two or more results, mover first.
+
+    One pass over the activations sums each seat's gains through the GAIN
+    tables (no branch on the kind); water and sun are capped once, which
+    gives the same as capping each step."""
+    cdef int i, j, s, k, kind, n_res, slot, n = pos.n_seats
+    cdef int fixed[MAX_SEATS]
+    cdef int water[MAX_SEATS]
+    cdef int sun[MAX_SEATS]
+    cdef int n_pm[MAX_SEATS]
+    cdef int touched[MAX_SEATS]
+    cdef uint8_t kinds[MAX_SEATS][MAX_ACTIVATIONS]
+    cdef uint8_t workers[MAX_SEATS][MAX_ACTIVATIONS]
     cdef seat_t* seat
-    cdef activation_t* act
+    cdef const activation_t* act
+    for s in range(MAX_SEATS):
+        fixed[s] = water[s] = sun[s] = n_pm[s] = touched[s] = 0
+    for j in range(pos.n_activations):
+        act = &pos.activations[j]
+        s = act.seat
+        k = act.workers
+        kind = act.kind
+        touched[s] = 1
+        fixed[s] += GAIN_GOLD[kind] * k
+        water[s] += GAIN_WATER[kind] * k
+        sun[s] += GAIN_SUN[kind] * k
+        kinds[s][n_pm[s]] = <uint8_t>kind
+        workers[s][n_pm[s]] = <uint8_t>k
+        n_pm[s] += GAIN_RESOLVE[kind]
     pos.n_pending = 0
-    for i in range(pos.n_seats):
-        s = (pos.mover + i) % pos.n_seats
-        seat = &pos.seats[s]
-        fixed = 0
-        n_pm = 0
-        touched = False
-        for j in range(pos.n_activations):
-            act = &pos.activations[j]
-            if act.seat != s:
-                continue
-            touched = True
-            k = act.workers
-            if act.kind == GOLD1:
-                fixed += k
-            elif act.kind == GOLD2:
-                fixed += 2 * k
-            elif act.kind == WATER:
-                seat.water = <uint8_t>min(8, seat.water + k)
-            elif act.kind == SUN:
-                seat.sun = <uint8_t>min(3, seat.sun + k)
-            elif act.kind <= MARKET4:
-                kinds[n_pm] = act.kind
-                workers[n_pm] = <uint8_t>k
-                n_pm += 1
-        if not touched:
-            continue
-        slot = pos.n_pending
-        n_res = _resolutions(seat.cacao, fixed, kinds, workers, n_pm,
-                             pos.result_gold[slot], pos.result_cacao[slot])
-        if n_res == 1:
-            seat.gold += pos.result_gold[slot][0]
-            seat.cacao = pos.result_cacao[slot][0]
-        else:
-            pos.pending_seat[slot] = <uint8_t>s
-            pos.n_results[slot] = <uint8_t>n_res
-            pos.n_pending += 1
+    s = pos.mover
+    for i in range(n):
+        if touched[s]:
+            seat = &pos.seats[s]
+            seat.water = <uint8_t>min(8, seat.water + water[s])
+            seat.sun = <uint8_t>min(3, seat.sun + sun[s])
+            if n_pm[s] == 0:
+                seat.gold += fixed[s]           # nothing to choose, cacao unchanged
+            else:
+                slot = pos.n_pending
+                n_res = _resolutions(seat.cacao, fixed[s], kinds[s], workers[s], n_pm[s],
+                                     pos.result_gold[slot], pos.result_cacao[slot])
+                if n_res == 1:
+                    seat.gold += pos.result_gold[slot][0]
+                    seat.cacao = pos.result_cacao[slot][0]
+                else:
+                    pos.pending_seat[slot] = <uint8_t>s
+                    pos.n_results[slot] = <uint8_t>n_res
+                    pos.n_pending += 1
+        s += 1
+        if s == n:
+            s = 0
     if pos.n_pending:
         pos.phase = PHASE_RESOLVE
         pos.to_act = pos.pending_seat[0]
@@ -746,8 +841,11 @@ cdef void _end_turn(position_t* pos) noexcept nogil:
     _refill_display(pos)
     pos.turn += 1
     pos.phase = PHASE_TURN
-    for i in range(1, pos.n_seats + 1):
-        s = (pos.mover + i) % pos.n_seats
+    s = pos.mover
+    for i in range(pos.n_seats):
+        s += 1
+        if s == pos.n_seats:
+            s = 0
         if _hand_size(&pos.seats[s]):
             pos.mover = <uint8_t>s
             pos.to_act = <uint8_t>s
@@ -830,65 +928,49 @@ cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
         position_apply(pos, position_random_action(pos, rng))
 
 
-# What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
-# gold per worker (mines), water and sun steps per worker, and whether the
-# tile is a plantation or market (decided later, by the resolution).
-cdef int GAIN_GOLD[16]
-cdef int GAIN_WATER[16]
-cdef int GAIN_SUN[16]
-cdef int GAIN_RESOLVE[16]
-GAIN_GOLD[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
-GAIN_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
-GAIN_SUN[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
-GAIN_RESOLVE[:] = [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 
 
-cdef inline void _gain(int kind, int k, int* fixed, int* water, int* sun,
-                       uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
-    """Take `k` workers' gain from a jungle tile of `kind` (without branches:
-    water and sun are capped once, at the end, which gives the same as capping
-    each step)."""
-    fixed[0] += GAIN_GOLD[kind] * k
-    water[0] += GAIN_WATER[kind] * k
-    sun[0] += GAIN_SUN[kind] * k
+cdef inline void _entry(int kind, int k, uint8_t* kinds, uint8_t* workers, int* n_pm) noexcept nogil:
+    """Add `k` (possibly 0) workers facing a jungle tile of `kind` to the
+    resolution's list when it is a plantation or market, without branches
+    (the slot after the last entry is written either way)."""
     kinds[n_pm[0]] = <uint8_t>kind
     workers[n_pm[0]] = <uint8_t>k
-    n_pm[0] += GAIN_RESOLVE[kind]
+    n_pm[0] += GAIN_RESOLVE[kind] & (k != 0)
 
 
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
     """What the place or overbuild `a` (phase PHASE_TURN) would give the mover,
     without applying it: the outcome of position_apply for the mover's seat,
     blind draws included, and the change of its temple awards now. Costs a
-    fraction of an apply: no bookkeeping, no copy, only the cells around `a`."""
+    fraction of an apply: no bookkeeping, no copy, only the cells around `a`.
+
+    Mines, water and sun are summed in one packed word (GAIN_PACKED) and
+    capped once at the end, which gives the same as _collect_gains."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
-    cdef int d, d2, nb, w, k, slot, blind = 0, fixed = 0, n_pm = 0, water, sun
+    cdef int d, d2, nb, slot, k, ks, blind = 0, n_pm = 0
     cdef int award = 0
-    cdef bint touched = False
+    cdef uint32_t gains = 0
     cdef uint8_t own, v, fresh
-    cdef uint8_t kinds[MAX_ACTIVATIONS]
-    cdef uint8_t workers[MAX_ACTIVATIONS]
+    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]        # _entry writes one past the last entry
+    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
     cdef const seat_t* st = &pos.seats[mover]
+    cdef const uint8_t* mine = SEAT_SIDE[mover]     # the mover's workers facing each way
     own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
-    water = st.water
-    sun = st.sun
     if kind == ACT_OVERBUILD:
         own |= COVERING_BIT
-        sun -= 1
     for d in range(4):
         nb = cell + DELTA[d]
         v = pos.grid[nb]
+        k = SIDE_TABLE[own][d]
         if is_jungle(v):
             # an old jungle tile: the new tile's side facing it is activated
-            k = SIDE_TABLE[own][d]
-            if k:
-                touched = True
-                _gain(v, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+            gains += GAIN_PACKED[v] * k
+            _entry(v, k, kinds, workers, &n_pm)
             if v == TEMPLE:
-                award += (_award_to(pos, nb, cell, own, mover)
-                          - _award_to(pos, nb, cell, pos.grid[cell], mover))
+                award += _award_change(pos, nb, d, own, mover)
             continue
-        if kind != ACT_PLACE or v <= HOLE or v >= WORKER_BIT:
+        if kind != ACT_PLACE or not _is_hole(v):
             continue
         # a closed cell takes a display tile or a blind draw, in direction order
         slot = action_fill(a, d)
@@ -899,93 +981,98 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
             blind += 1
         else:
             continue
-        k = SIDE_TABLE[own][d]
-        if k:
-            touched = True
-            _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
-        # the mover's other tiles facing the new jungle tile
+        _entry(fresh, k, kinds, workers, &n_pm)
+        ks = k
+        # the mover's other tiles facing the new jungle tile (`cell` holds no
+        # worker tile yet: its byte counts 0, like every non-worker byte)
         for d2 in range(4):
-            w = nb + DELTA[d2]
-            v = pos.grid[w]
-            if w != cell and is_worker(v) and ((v >> 4) & 3) == mover:
-                k = SIDE_TABLE[v][(d2 + 2) & 3]
-                if k:
-                    touched = True
-                    _gain(fresh, k, &fixed, &water, &sun, kinds, workers, &n_pm)
+            k = mine[pos.grid[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
+            _entry(fresh, k, kinds, workers, &n_pm)
+            ks += k
+        gains += GAIN_PACKED[fresh] * ks
         if fresh == TEMPLE:
-            award += _award_to(pos, nb, cell, own, mover)
-    out.water = <uint8_t>min(8, water)
-    out.sun = <uint8_t>min(3, sun)
+            award += _award_with(pos, nb, d, own, mover)
+    out.water = <uint8_t>min(8, <int>st.water + <int>((gains >> 8) & 0xFF))
+    out.sun = <uint8_t>min(3, <int>st.sun - (kind == ACT_OVERBUILD) + <int>((gains >> 16) & 0xFF))
     out.award_change = award
-    if touched:
-        out.n_results = <uint8_t>_resolutions(st.cacao, fixed, kinds, workers, n_pm,
+    if n_pm:
+        out.n_results = <uint8_t>_resolutions(st.cacao, <int>(gains & 0xFF), kinds, workers, n_pm,
                                               out.result_gold, out.result_cacao)
     else:
+        # mines, water and sun only: nothing to choose, cacao unchanged
         out.n_results = 1
-        out.result_gold[0] = 0
+        out.result_gold[0] = <uint8_t>(gains & 0xFF)
         out.result_cacao[0] = st.cacao
 
 
 # --- scoring --------------------------------------------------------------
 
-cdef inline void _temple_counts(const position_t* pos, int temple, int cell, uint8_t tile,
-                                int* count) noexcept nogil:
-    """Workers of each seat facing the temple at `temple`, with `tile` on `cell`."""
-    cdef int d, nb
+cdef inline void _temple_counts(const position_t* pos, int temple, int* count) noexcept nogil:
+    """Workers of each seat facing the temple at `temple` (without branches:
+    SIDE_TABLE is 0 for bytes that are not worker tiles)."""
+    cdef int d
     cdef uint8_t v
     count[0] = count[1] = count[2] = count[3] = 0
     for d in range(4):
-        nb = temple + DELTA[d]
-        v = tile if nb == cell else pos.grid[nb]
-        if is_worker(v):
-            count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
+        v = pos.grid[temple + DELTA[d]]
+        count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
 
 
-cdef void _temple_award(const int* count, int n_seats, int32_t* gold_out) noexcept nogil:
-    """Add one temple's majority award (RULES.md scoring 1) for `count` to gold_out[seat]."""
-    cdef int s, c, first = 0, second = 0, n_first = 0, n_second = 0
-    for s in range(n_seats):
-        c = count[s]
-        if c > first:
-            second = first
-            n_second = n_first
-            first = c
-            n_first = 1
-        elif c == first:
-            n_first += 1
-        elif c > second:
-            second = c
-            n_second = 1
-        elif c == second:
-            n_second += 1
-    if first == 0:
-        return
-    for s in range(n_seats):
-        if count[s] == first:
-            gold_out[s] += 6 // n_first
-        elif n_first == 1 and second and count[s] == second:
-            gold_out[s] += 3 // n_second
+# A temple's award (RULES.md scoring 1) to a seat with workers there, by how many
+# seats have more workers and how many have as many (the seat included):
+# first place shares 6, a lone second place behind a lone first shares 3.
+cdef int AWARD[5][5]
+AWARD[0][:] = [0, 6, 3, 2, 1]
+AWARD[1][:] = [0, 3, 1, 1, 0]
+AWARD[2][:] = [0, 0, 0, 0, 0]
+AWARD[3][:] = [0, 0, 0, 0, 0]
+AWARD[4][:] = [0, 0, 0, 0, 0]
+
+
+cdef inline int _award_of(const int* count, int seat) noexcept nogil:
+    """The award to `seat` of a temple with `count` workers per seat (unused seats 0)."""
+    cdef int c = count[seat]
+    cdef int greater = (count[0] > c) + (count[1] > c) + (count[2] > c) + (count[3] > c)
+    cdef int equal = (count[0] == c) + (count[1] == c) + (count[2] == c) + (count[3] == c)
+    return AWARD[greater][equal] * (c > 0)
 
 
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
     """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
-    cdef int j, cell
+    cdef int j, s, cell
     cdef int count[MAX_SEATS]
     for j in range(pos.n_jungle):
         cell = pos.jungle[j]
         if pos.grid[cell] == TEMPLE:
-            _temple_counts(pos, cell, -1, 0, count)
-            _temple_award(count, pos.n_seats, gold_out)
+            _temple_counts(pos, cell, count)
+            for s in range(pos.n_seats):
+                gold_out[s] += _award_of(count, s)
 
 
-cdef int _award_to(const position_t* pos, int temple, int cell, uint8_t tile, int seat) noexcept nogil:
-    """The award of the temple at `temple` to `seat`, with `tile` on `cell`."""
+cdef inline int _award_with(const position_t* pos, int temple, int d, uint8_t tile,
+                            int seat) noexcept nogil:
+    """`seat`'s award of the temple at `temple` with `tile` on the cell next to
+    it whose side `d` faces the temple."""
     cdef int count[MAX_SEATS]
-    cdef int32_t gold[MAX_SEATS]
-    gold[0] = gold[1] = gold[2] = gold[3] = 0
-    _temple_counts(pos, temple, cell, tile, count)
-    _temple_award(count, pos.n_seats, gold)
-    return gold[seat]
+    cdef uint8_t old = pos.grid[temple - DELTA[d]]
+    _temple_counts(pos, temple, count)
+    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
+    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
+    return _award_of(count, seat)
+
+
+cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t tile,
+                              int seat) noexcept nogil:
+    """How `seat`'s award of the temple at `temple` changes when `tile` replaces
+    the byte on the cell next to it whose side `d` faces the temple."""
+    cdef int count[MAX_SEATS]
+    cdef int before
+    cdef uint8_t old = pos.grid[temple - DELTA[d]]
+    _temple_counts(pos, temple, count)
+    before = _award_of(count, seat)
+    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
+    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
+    return _award_of(count, seat) - before
 
 
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:

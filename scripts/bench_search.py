@@ -7,12 +7,15 @@ threads (root-parallel), each for --seconds of wall time. Then the memory of
 one tree: bytes per node, and the whole tree after a 1-second search.
 
 With --old-path DIR (a folder holding another build's cacaoai, see
-compare_builds.py), each row is measured for this build and then for that one
-in a child process, as iterations per second of CPU time of the searching
-thread (one thread, a fixed budget of iterations): on a machine busy with
-other work, wall-clock rates measure the load, CPU time much less so.
+compare_builds.py; may be given more than once), each row is measured for
+this build and then for each other one, each in a fresh child process, as
+iterations per second of CPU time of the searching thread (one thread, a fixed
+budget of iterations), plus rows of uniformly random games per CPU second
+(2-4 players): on a machine busy with other work, wall-clock rates measure the
+load, CPU time much less so. --repeat N alternates the builds N times per row
+and prints medians.
 
-    python scripts/bench_search.py [--seconds 2] [--json] [--old-path DIR]
+    python scripts/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N]
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
 
-from cacaoai.engine import Position
+from cacaoai.engine import Position, core
 from cacaoai.search import SearchLimits, search
 from cacaoai.search._mcts import Tree, monotonic
 from cacaoai.search.bots import GreedyBot
@@ -67,51 +71,88 @@ def position_named(players: int, name: str) -> Position:
     return Position.new(players, 3) if name == "opening" else midgame(players)
 
 
-def old_rate(path: str, players: int, name: str, playout: str, seconds: float) -> float:
-    """One thread's iterations per CPU second with the build in `path`."""
-    env = dict(os.environ, PYTHONPATH=path)
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--row",
-                          f"{players},{name},{playout}", "--seconds", str(seconds)],
+def games_rate(players: int, seconds: float) -> float:
+    """Uniformly random games from fresh deals per CPU second of this thread."""
+    games = 2000
+    while True:
+        start = time.thread_time()
+        core.bench_random_games(players, games, 1)
+        spent = time.thread_time() - start
+        if spent >= seconds:
+            return games / spent
+        games = int(games * min(10.0, 1.5 * seconds / max(spent, 1e-3)))
+
+
+def row_rate(row: str, seconds: float) -> float:
+    """One row of the comparison: 'players,position,playout' or 'games,players'."""
+    parts = row.split(",")
+    if parts[0] == "games":
+        return games_rate(int(parts[1]), seconds)
+    return cpu_rate(position_named(int(parts[0]), parts[1]), parts[2], seconds)
+
+
+def rate_in(path: str | None, row: str, seconds: float) -> float:
+    """row_rate measured in a child process importing the build in `path`
+    (None: this interpreter's installed build)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if path:
+        env["PYTHONPATH"] = path
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--row", row,
+                          "--seconds", str(seconds)],
                          env=env, cwd="/", check=True, capture_output=True, text=True).stdout
     return float(out)
 
 
-def compare(path: str, seconds: float, as_json: bool) -> None:
+def compare(paths: list[str], seconds: float, repeat: int, as_json: bool) -> None:
+    """Each row: this build and each build in `paths`, one after the other in
+    fresh processes, `repeat` rounds; medians per build and their ratios."""
     rows = []
-    for players in (2, 4):
-        for name in ("opening", "mid-game"):
-            position = position_named(players, name)
-            for playout in ("random", "informed"):
-                new = cpu_rate(position, playout, seconds)
-                old = old_rate(path, players, name, playout, seconds)
-                rows.append({"players": players, "position": name, "playout": playout,
-                             "ips_old": round(old), "ips_new": round(new),
-                             "ratio": round(new / old, 2)})
+    specs = [f"{p},{n},{k}" for p in (2, 4) for n in ("opening", "mid-game")
+             for k in ("random", "informed")] + [f"games,{p}" for p in (2, 3, 4)]
+    for spec in specs:
+        runs: dict[str, list[float]] = {"new": [], **{path: [] for path in paths}}
+        for _ in range(repeat):
+            runs["new"].append(rate_in(None, spec, seconds))
+            for path in paths:
+                runs[path].append(rate_in(path, spec, seconds))
+        new = statistics.median(runs["new"])
+        rows.append({"row": spec, "new": round(new), "runs_new": [round(x) for x in runs["new"]],
+                     "old": {path: {"rate": round(statistics.median(runs[path])),
+                                    "runs": [round(x) for x in runs[path]],
+                                    "ratio": round(new / statistics.median(runs[path]), 2)}
+                             for path in paths}})
     if as_json:
-        print(json.dumps({"cpus": os.cpu_count(), "old_path": path, "rows": rows}))
+        print(json.dumps({"cpus": os.cpu_count(), "old_paths": paths, "repeat": repeat,
+                          "rows": rows}))
         return
-    print(f"iterations per CPU second of one searching thread, old build ({path}) vs this one, "
-          f"about {seconds:g} CPU s each")
-    print(f"{'players':>7} {'position':<9} {'playout':<9} {'old':>9} {'new':>9} {'new/old':>8}")
+    print(f"per CPU second of one thread (iterations, or random games for 'games' rows); "
+          f"median of {repeat} alternating runs of about {seconds:g} CPU s each")
+    for i, path in enumerate(paths):
+        print(f"  old{i + 1} = {path}")
+    print(f"{'row':<28} {'new':>9} " + " ".join(f"{'old' + str(i + 1):>9} {'new/old' + str(i + 1):>9}"
+                                               for i in range(len(paths))))
     for r in rows:
-        print(f"{r['players']:>7} {r['position']:<9} {r['playout']:<9} {r['ips_old']:>9,} "
-              f"{r['ips_new']:>9,} {r['ratio']:>7.2f}x")
+        print(f"{r['row']:<28} {r['new']:>9,} " + " ".join(
+            f"{r['old'][p]['rate']:>9,} {r['old'][p]['ratio']:>8.2f}x" for p in paths))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="wall time per measurement")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--old-path", default=None, help="compare with the build in this folder")
-    parser.add_argument("--row", default=None, help=argparse.SUPPRESS)   # players,position,playout
+    parser.add_argument("--old-path", action="append", default=[],
+                        help="compare with the build in this folder (may be given more than once)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="with --old-path: alternating rounds per row (medians are printed)")
+    parser.add_argument("--row", default=None, help=argparse.SUPPRESS)   # see row_rate
     args = parser.parse_args()
 
     if args.row:
-        players, name, playout = args.row.split(",")
-        print(cpu_rate(position_named(int(players), name), playout, args.seconds))
+        print(row_rate(args.row, args.seconds))
         return
     if args.old_path:
-        compare(args.old_path, args.seconds, args.json)
+        compare(args.old_path, args.seconds, args.repeat, args.json)
         return
 
     rows = []

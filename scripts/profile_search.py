@@ -14,7 +14,7 @@ splits the instructions of ``tree_iterate`` into
     playout       playout_informed
     result        position_result (the final scores that are backed up)
 
-    python scripts/profile_search.py [--iterations 2000] [--old-path DIR] [--json]
+    python scripts/profile_search.py [--iterations 2000] [--old-path DIR] [--branches] [--json]
 
 With --old-path, the same is measured for the build in DIR (see
 compare_builds.py) and the ratio old / new is printed. Needs valgrind.
@@ -50,8 +50,11 @@ search(position, SearchLimits(iterations=iterations), seed=1)
 """
 
 
-def measure(name: str, iterations: int, path: str | None) -> dict[str, float]:
-    """Instructions per iteration by phase for one position and build."""
+def measure(name: str, iterations: int, path: str | None,
+            branches: bool = False) -> dict[str, float]:
+    """Instructions per iteration by phase for one position and build; with
+    `branches`, also "mispredicted": conditional branches callgrind's branch
+    simulator mispredicts per iteration (a simple predictor, so only a guide)."""
     players, where = name.split()
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
@@ -60,12 +63,13 @@ def measure(name: str, iterations: int, path: str | None) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                        *(["--branch-sim=yes"] if branches else []),
                         "--toggle-collect=*job_main*", sys.executable, "-c", CHILD,
                         os.path.dirname(os.path.abspath(__file__)), players, where, str(iterations)],
                        env=env, check=True, cwd="/", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         text = subprocess.run(["callgrind_annotate", "--tree=calling", "--inclusive=yes", out],
                               check=True, capture_output=True, text=True).stdout
-    total = 0
+    total = mispredicted = 0
     callees: dict[str, int] = {}
     inside = False
     for line in text.splitlines():
@@ -80,6 +84,10 @@ def measure(name: str, iterations: int, path: str | None) -> dict[str, float]:
                 break
             inside = function.endswith("_mcts_tree_iterate")
             total = count if inside else 0
+            if inside and branches:
+                # Ir Bc Bcm Bi Bim, each maybe followed by a percentage
+                counts = re.findall(r"([\d,]+)(?:\s+\([^)]*\))?\s", line.split(mark)[0])
+                mispredicted = int(counts[2].replace(",", ""))
         elif inside:
             callees[function] = callees.get(function, 0) + count
     if not total:
@@ -88,6 +96,8 @@ def measure(name: str, iterations: int, path: str | None) -> dict[str, float]:
               for phase, names in PHASES.items()}
     phases["tree"] = total - sum(phases.values())
     phases["total"] = total
+    if branches:
+        phases["mispredicted"] = mispredicted
     return {k: v / iterations for k, v in phases.items()}
 
 
@@ -96,17 +106,21 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=2000)
     parser.add_argument("--old-path", default=None, help="folder holding another build's cacaoai")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--branches", action="store_true",
+                        help="also count mispredicted branches (callgrind --branch-sim=yes)")
     args = parser.parse_args()
     rows = []
     for name in POSITIONS:
-        row = {"position": name, "new": measure(name, args.iterations, None)}
+        row = {"position": name, "new": measure(name, args.iterations, None, args.branches)}
         if args.old_path:
-            row["old"] = measure(name, args.iterations, args.old_path)
+            row["old"] = measure(name, args.iterations, args.old_path, args.branches)
         rows.append(row)
     if args.json:
         print(json.dumps(rows))
         return 0
     order = ("determinize", "tree", "expansion", "playout", "result", "total")
+    if args.branches:
+        order += ("mispredicted",)
     print("instructions per iteration (callgrind, informed playouts, 1 thread)")
     print(f"{'position':<12} {'build':<5} " + " ".join(f"{p:>11}" for p in order))
     for row in rows:
