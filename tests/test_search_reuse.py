@@ -12,6 +12,8 @@ import pytest
 
 from cacaoai.engine import Position
 from cacaoai.search import SearchLimits, TreeCache, search
+from cacaoai.search.arena import run as arena_run
+from cacaoai.search.bots import parse_bot
 
 LIMITS = SearchLimits(iterations=400)
 BIG = 1 << 30
@@ -240,3 +242,32 @@ def test_bad_cache_and_history_arguments_are_refused():
     wrong = next(a for a in position.legal_actions() if a not in before.legal_actions())
     with pytest.raises(ValueError, match=r"^history\[0\]: .* not legal in its position"):
         search(position, LIMITS, seed=1, cache=TreeCache(BIG), history=[(before, wrong)])
+
+
+# --- bots and the arena ------------------------------------------------------------------
+
+
+def test_a_reusing_bot_keeps_its_trees_across_its_moves_and_forgets_them_between_games():
+    bot = parse_bot("mcts:iterations=300,reuse=1")
+    assert bot.spec == "mcts:iterations=300,reuse=1" and bot.cache is not None
+    assert parse_bot("mcts:iterations=300,reuse=0").cache is None
+    with pytest.raises(ValueError, match="reuse must be 0 or 1"):
+        parse_bot("mcts:reuse=maybe")
+    position = Position.new(2, 13)
+    history = []
+    for ply in range(12):
+        action = bot.choose(position, ply, history[-16:])
+        assert action in position.legal_actions()
+        history.append((position.clone(), action))
+        position.apply(action)
+    assert bot.stats["reused_visits"] > 0 and bot.cache.stats()["trees"] > 0
+    bot.new_game()
+    assert bot.cache.stats()["trees"] == 0 and bot.stats["searches"] == 0
+
+
+def test_the_arena_passes_the_history_and_reports_the_reused_visits():
+    summary = arena_run(["mcts:iterations=150,reuse=1", "mcts:iterations=150"], players=2,
+                        games=2, processes=1, records=None, progress=False)
+    reusing, plain = summary["bots"]
+    assert reusing["mean_reused_visits"] > 0 and plain["mean_reused_visits"] == 0
+    assert reusing["mean_visits"] > plain["mean_visits"] == 150
