@@ -271,3 +271,15 @@ def test_the_arena_passes_the_history_and_reports_the_reused_visits():
     reusing, plain = summary["bots"]
     assert reusing["mean_reused_visits"] > 0 and plain["mean_reused_visits"] == 0
     assert reusing["mean_visits"] > plain["mean_visits"] == 150
+
+
+def test_history_may_give_action_codes():
+    position = played(2, 14, 3)
+    cache = TreeCache(BIG)
+    first = search(position, SearchLimits(iterations=1500), seed=1, cache=cache)
+    before = position.clone()
+    code = position.encode(first.best_action)
+    position.apply(first.best_action)
+    result = search(position, LIMITS, seed=1, seat=before.to_act, cache=cache,
+                    history=[(before, code)])
+    assert result.root.reused_visits == first.candidates[0].visits
