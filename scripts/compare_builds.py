@@ -10,7 +10,9 @@ bot, and answers with the action code (codes are the same in both builds).
 Seats rotate as in cacao-arena: game g is deal g // 2 with the new bot in
 seat g % 2, so each deal is played once from each side. Time budgets
 (``mcts:time=0.05``) make "equal time per move" matches; both workers run one
-after the other, never at the same time, so they get the same machine.
+after the other, never at the same time, so they get the same machine. A bot
+whose spec says ``reuse=1`` gets the game's last 16 positions and actions with
+each move, as cacao-arena gives them, so it continues its search trees.
 
     git archive 4c2bd50 | tar -x -C /tmp/old
     (cd /tmp/old && pip install -q --no-deps --target /tmp/old-site .)
@@ -36,11 +38,20 @@ from cacaoai.engine import Position
 from cacaoai.search.bots import parse_bot
 bot = parse_bot(sys.argv[1])
 print(json.dumps({"module": cacaoai.search.__file__}), flush=True)
+game = None
 for line in sys.stdin:
     job = json.loads(line)
     position = Position.from_snapshot(job["snapshot"])
-    start = time.perf_counter()
-    action = bot.choose(position, job["seed"])
+    if "history" not in job:
+        start = time.perf_counter()
+        action = bot.choose(position, job["seed"])
+    else:                   # a bot that keeps its trees: the game so far, as the arena gives it
+        if job["game"] != game:
+            game = job["game"]
+            bot.new_game()
+        history = [(Position.from_snapshot(s), code) for s, code in job["history"]]
+        start = time.perf_counter()
+        action = bot.choose(position, job["seed"], history)
     spent = time.perf_counter() - start
     print(json.dumps({"code": position.encode(action), "seconds": spent}), flush=True)
 """
@@ -65,9 +76,15 @@ class Worker:
         if inside != bool(path):
             raise RuntimeError(f"the worker imported {self.module}, not the build asked for")
 
-    def choose(self, snapshot: dict[str, Any], seed: int) -> int:
+    def choose(self, snapshot: dict[str, Any], seed: int, game: int,
+               history: list[tuple[dict[str, Any], int]] | None = None) -> int:
+        """The worker's action code; `history` (snapshots and codes, oldest
+        first) only for a bot that keeps its trees (its spec says reuse)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps({"snapshot": snapshot, "seed": seed}) + "\n")
+        job: dict[str, Any] = {"snapshot": snapshot, "seed": seed}
+        if history is not None:
+            job.update(history=history, game=game)
+        self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
@@ -86,9 +103,15 @@ class Worker:
 _WORKERS: dict[str, Worker] = {}
 
 
+_REUSES: dict[str, bool] = {}
+HISTORY_PLIES = 16      # as cacao-arena gives its bots
+
+
 def _init(new: str, old: str, old_path: str) -> None:
     _WORKERS["new"] = Worker(new, None)
     _WORKERS["old"] = Worker(old, old_path)
+    for side, spec in (("new", new), ("old", old)):
+        _REUSES[side] = "reuse=1" in spec
 
 
 def play(task: tuple[int, int]) -> dict[str, Any]:
@@ -101,13 +124,17 @@ def play(task: tuple[int, int]) -> dict[str, Any]:
     position = Position.new(2, deal_seed)
     ply = 0
     spent = {"new": [0.0, 0], "old": [0.0, 0]}
+    history: list[tuple[dict[str, Any], int]] = []
     while not position.is_over:
         side = "new" if position.to_act == new_seat else "old"
         worker = _WORKERS[side]
         before = worker.seconds
-        code = worker.choose(position.snapshot(), (deal_seed * 7_919 + ply * 104_729 + g) % 2**64)
+        snapshot = position.snapshot()
+        code = worker.choose(snapshot, (deal_seed * 7_919 + ply * 104_729 + g) % 2**64, g,
+                             history[-HISTORY_PLIES:] if _REUSES[side] else None)
         spent[side][0] += worker.seconds - before
         spent[side][1] += 1
+        history.append((snapshot, code))
         position.apply(code)
         ply += 1
     result = position.result()
