@@ -73,7 +73,28 @@ def detail(error: dict, kind: str):
 def test_every_method_of_the_service_is_served_by_the_api_function_of_its_name(cacao_server):
     served = methods(cacao_server[0].cacao_api)
     assert sorted(served) == sorted(PATH + m.name for m in SERVICE.methods)
-    assert [m.descriptor.name for m in served.values() if m.streaming] == ["AnalyzePosition"]
+    assert [m.descriptor.name for m in served.values() if m.streaming] == ["AnalyzePosition",
+                                                                           "Analyze"]
+    assert [m.descriptor.name for m in served.values() if m.handler is None] == ["Analyze"]
+
+
+@pytest.mark.parametrize("content_type", ["application/connect+json", "application/json"])
+def test_the_bidirectional_analyze_is_refused_clearly_and_the_server_goes_on(http_server,
+                                                                            content_type):
+    start = json.dumps({"start": {"level": "beginner"}}).encode()
+    body = envelope(start) if "connect+" in content_type else start
+    status, headers, reply = post(http_server, "Analyze", body, content_type)
+    if "connect+" in content_type:  # a streaming call: the error ends the stream
+        assert status == 200
+        (flags, payload), = iter_stream(reply)
+        assert flags == 2
+        error = json.loads(payload)["error"]
+    else:
+        assert status == 501
+        error = json.loads(reply)
+    assert error["code"] == "unimplemented"
+    assert "HTTP/2" in error["message"] and "AnalyzePosition" in error["message"]
+    assert post_json(http_server, "NewGame", {"players": 2})[0] == 200
 
 
 def test_new_game_over_json_is_the_grpc_answer(http_server, cacao_stub):
