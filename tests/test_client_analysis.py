@@ -1,0 +1,118 @@
+"""The client library's side of issue 12: an analysis stopped from another
+thread still answers, the asyncio client end to end, and the new request
+options, against a real server (the ``cacao_server`` fixture, a free port).
+
+The asyncio tests run their coroutines with ``asyncio.run`` (no pytest plugin).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import grpc
+import pytest
+
+from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError, Strength
+from cacaoai.engine import Position
+
+LONG = Strength(time_s=60)  # stopped long before it ends
+
+
+@pytest.fixture
+def client(cacao_server):
+    with CacaoClient(cacao_server[1], timeout=10.0, retries=1, backoff=0.05) as c:
+        yield c
+
+
+def test_stop_from_another_thread_gives_the_final_report_with_the_best_action(client,
+                                                                             cacao_server):
+    game = Position.new(players=2, seed=7)
+    analysis = client.start_analysis(game.observation(game.to_act), LONG, report_interval=0.05)
+    reports = []
+    for report in analysis:
+        reports.append(report)
+        if len(reports) == 2:
+            threading.Thread(target=analysis.stop).start()
+    assert [r.evaluation.final for r in reports].count(True) == 1 and reports[-1].evaluation.final
+    final = analysis.final
+    assert final is reports[-1] and analysis.wait() is final
+    assert final.evaluation.stopped_by == "stop" and final.evaluation.iterations > 0
+    assert final.evaluation.best_action in game.legal_actions()
+    assert cacao_server[0].cacao_api.gate.running == 0
+    assert client.suggest(game, Strength(iterations=50), seed=1).action in game.legal_actions()
+
+
+def test_stop_before_the_first_report_and_wait(client):
+    game = Position.new(players=2, seed=9)
+    analysis = client.start_analysis(game, LONG, report_interval=30)
+    analysis.stop()
+    analysis.stop()  # twice is harmless
+    final = analysis.wait()
+    assert final.evaluation.final and final.evaluation.stopped_by == "stop"
+    assert final.evaluation.best_action in game.legal_actions()
+
+
+def test_an_analysis_left_early_is_cancelled_and_frees_its_slot(client, cacao_server):
+    game = Position.new(players=2, seed=7)
+    with client.start_analysis(game, LONG, report_interval=0.05) as analysis:
+        assert not next(analysis).evaluation.final
+    assert analysis.final is None
+    with pytest.raises(CacaoClientError) as caught:
+        analysis.wait()
+    assert caught.value.code == grpc.StatusCode.CANCELLED
+    gate = cacao_server[0].cacao_api.gate
+    for _ in range(200):  # the server sees the cancellation a moment later
+        if not gate.running:
+            break
+        threading.Event().wait(0.05)
+    assert gate.running == 0
+
+
+def test_a_refused_analysis_raises_the_servers_error_naming_the_field(client):
+    game = Position.new(players=2, seed=7)
+    with pytest.raises(CacaoClientError) as caught:
+        client.start_analysis(game, "grandmaster").wait()
+    assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.reason == "UNKNOWN_LEVEL"
+    assert [f for f, _ in caught.value.field_violations] == ["start.level"]
+
+
+def test_the_asyncio_client_end_to_end(cacao_server):
+    game = Position.new(players=2, seed=7)
+    observation = game.observation(game.to_act)
+
+    async def main() -> None:
+        async with AsyncCacaoClient(cacao_server[1], retries=1, backoff=0.05) as client:
+            await client.wait_until_ready()
+            info = await client.get_server_info()
+            assert "casual" in info.levels
+            deal = await client.new_game(2, seed=7)
+            assert deal.position == game.snapshot()
+            legal = await client.legal_actions(observation)
+            assert set(legal.actions) == set(game.legal_actions())
+            suggestion = await client.suggest(observation, Strength(iterations=200), seed=3)
+            assert suggestion.action in game.legal_actions()
+            applied = await client.apply_action(game, suggestion.action)
+            assert applied.action == suggestion.action
+            assert (await client.validate_record(game.record())).valid
+            reports = [r async for r in client.analyze(observation, Strength(iterations=2_000),
+                                                        report_interval=0.05, seed=3)]
+            assert reports[-1].evaluation.final and reports[-1].evaluation.iterations == 2_000
+
+            analysis = await client.start_analysis(observation, LONG, report_interval=0.05)
+            seen = []
+            async for report in analysis:
+                seen.append(report)
+                if len(seen) == 2:
+                    await analysis.stop()
+            assert [r.evaluation.final for r in seen].count(True) == 1
+            assert analysis.final is seen[-1] and (await analysis.wait()) is seen[-1]
+            assert seen[-1].evaluation.stopped_by == "stop"
+            assert seen[-1].evaluation.best_action in game.legal_actions()
+
+            with pytest.raises(CacaoClientError) as caught:
+                await client.suggest(observation, "grandmaster")
+            assert [f for f, _ in caught.value.field_violations] == ["level"]
+
+    asyncio.run(main())
