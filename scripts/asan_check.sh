@@ -32,6 +32,7 @@ export CACAO_FUZZ_CASES=${CACAO_FUZZ_CASES:-600}
 # iterations; a 0.25 s budget ends within 1 s): they are left to the plain suite
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
     tests/test_rules.py tests/test_engine_api.py tests/test_conformance.py tests/test_search.py \
+    tests/test_search_analysis.py tests/test_search_reuse.py \
     tests/test_hardening_input.py tests/test_fuzz_server.py \
     -k "not test_reports_while_searching_leave_the_result_unchanged and not test_the_time_budget_is_honoured" "$@"
 echo "asan_check: no sanitizer report"

@@ -25,23 +25,27 @@ its trees); a :class:`StopFlag` may be set from any thread.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cacaoai.api.results import Candidate, SearchResult
+from cacaoai.api.results import Candidate, RootInfo, SearchResult
 from cacaoai.engine import Action, Position
 
-from ._mcts import PRIORITIES, StopFlag, Tree, greedy_code, monotonic, run_trees
+from ._mcts import PRIORITIES, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
+from .reuse import TreeCache, check_history, find_trees
 
-__all__ = ["PRIORITIES", "Candidate", "SearchLimits", "SearchResult", "StopFlag", "search"]
+__all__ = ["PRIORITIES", "Candidate", "RootInfo", "SearchLimits", "SearchResult", "StopFlag",
+           "TreeCache", "search"]
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
 PV_PLIES = 8
 PV_MIN_VISITS = 2
 PV_DETERMINIZATIONS = 32
+LCB_Z = 1.96
 
 
 @dataclass(frozen=True)
@@ -119,13 +123,17 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
            stop: StopFlag | None = None, seat: int | None = None,
            known_hands: Sequence[int] = (),
            on_report: Callable[[SearchResult], None] | None = None,
-           report_every_s: float = 0.5, priority: str = "normal") -> SearchResult:
+           report_every_s: float = 0.5, priority: str = "normal",
+           allow: Sequence[Action] = (), avoid: Sequence[Action] = (), multipv: int = 5,
+           cache: TreeCache | None = None,
+           history: Sequence[tuple[Position, Action]] = ()) -> SearchResult:
     """Search `position` for `seat` (default: the seat to act) and report.
 
     The search sees only `seat`'s observation, plus the hands of the seats in
     `known_hands`: two positions that differ only in what it cannot see give
     the same result for the same seed. With one thread and an iteration
-    budget, the same seed gives the same result.
+    budget, the same seed gives the same result (with a cache: for the same
+    cache state).
 
     Args:
         position: the position to search; it is not modified.
@@ -146,13 +154,30 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
             else wants a core). A server lowers its searches so that quick
             calls never wait for a core; those threads never take the GIL,
             and the search's Python work stays in the calling thread.
+        allow: when not empty, the root considers only these actions ("what
+            if I play here"); each must be legal.
+        avoid: the root never considers these actions; each must be legal.
+            Both need the root's actions to be known: the observer is the
+            seat to act or knows its hand (`known_hands`).
+        multipv: how many of the best candidates get a principal variation
+            of their own (0: none; the result's own line is always given).
+        cache: keep the trees for later searches and continue a kept one
+            (cacaoai.search.reuse): the trees of `position` itself, else of
+            the newest `history` entry that has some, descended along the
+            actions played since. The budget counts new iterations only.
+        history: the positions before `position` with the action played
+            from each (an Action or its code), oldest first, the last one
+            leading to `position`. Read only with a cache, as far as the
+            look-up goes back.
 
     Returns:
         A SearchResult. A finished game returns at once with its exact
-        result and no action; a single legal action returns at once.
+        result and no action; a single legal action (also one left by
+        allow/avoid) returns at once.
 
     Raises:
-        ValueError: a bad seat, seed or budget.
+        ValueError: a bad seat, seed, budget, allow/avoid action (the message
+            starts with the field and index, e.g. "allow[2]: ...") or history entry.
         MemoryError: the node pool could not grow.
     """
     start = monotonic()
@@ -164,6 +189,11 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
         raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
     if on_report is not None and not report_every_s > 0:
         raise ValueError(f"report_every_s: must be positive, got {report_every_s!r}")
+    if isinstance(multipv, bool) or not isinstance(multipv, int) or multipv < 0:
+        raise ValueError(f"multipv: must be a non-negative integer, got {multipv!r}")
+    if cache is not None and not isinstance(cache, TreeCache):
+        raise ValueError(f"cache: must be a TreeCache or None, got {type(cache).__name__}")
+    check_history(history, position.players)
     observer = position.to_act if seat is None else seat
     if position.is_over:
         return _terminal(position, 0 if observer is None else observer, start, limits.threads)
@@ -176,40 +206,101 @@ def search(position: Position, limits: SearchLimits, *, seed: int,
         mask |= 1 << s
     to_act = position.to_act
     assert to_act is not None
-    if observer == to_act or (mask >> to_act) & 1:
-        codes = position.legal_codes()
+    fixed = observer == to_act or bool((mask >> to_act) & 1)
+    allowed, avoided = _restriction(position, fixed, observer, allow, avoid)
+    codes: list[int] = []
+    if fixed:
+        codes = [c for c in position.legal_codes()
+                 if (not allowed or c in allowed) and c not in avoided]
         if len(codes) == 1:
-            return _single(position, observer, codes[0], start, limits.threads)
+            return _single(position, observer, codes[0], start, limits.threads, multipv)
+    restricted = bool(allowed or avoided)
+
+    key, trees, reused = _trees(position, limits, seed, observer, mask, allowed, avoided,
+                                cache, history)
 
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
-        return _report(position, limits, seed, observer, mask, trees, start)
+        return _report(position, limits, seed, observer, mask, trees, start, multipv, reused,
+                       codes if restricted else None)
 
-    trees = _run(position, limits, seed, stop, observer, mask, start,
-                 (lambda trees: on_report(replace(report(trees), stopped_by="")))
-                 if on_report else None, report_every_s, priority)
-    return report(trees)
+    ran = _run(trees, limits, stop, start,
+               (lambda trees: on_report(replace(report(trees), stopped_by="", final=False)))
+               if on_report else None, report_every_s, priority)
+    result = report(ran)
+    if cache is not None:
+        cache.put(key, trees)
+    return result
 
 
-def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | None,
-         observer: int, mask: int, start: float,
+def _restriction(position: Position, fixed: bool, observer: int, allow: Sequence[Action],
+                 avoid: Sequence[Action]) -> tuple[set[int], set[int]]:
+    """The codes of `allow` and `avoid`; ValueError naming the field and index."""
+    if not allow and not avoid:
+        return set(), set()
+    field = "allow" if allow else "avoid"
+    if not fixed:
+        raise ValueError(f"{field}: seat {observer} does not know the hand of seat "
+                         f"{position.to_act}, the seat to act, so the root's actions are not "
+                         "known (search for the seat to act, or give its hand in known_hands)")
+    legal = {position.decode(c): c for c in position.legal_codes()}
+    sets: list[set[int]] = []
+    for name, actions in (("allow", allow), ("avoid", avoid)):
+        if isinstance(actions, (str, bytes, Action)):
+            raise ValueError(f"{name}: must be a sequence of actions, got {actions!r}")
+        found = set()
+        for i, action in enumerate(actions):
+            code = legal.get(action) if isinstance(action, Action) else None
+            if code is None:
+                try:
+                    code = position.encode(action)
+                except Exception as exc:
+                    raise ValueError(f"{name}[{i}]: {action} is not legal here ({exc})") from None
+            found.add(code)
+        sets.append(found)
+    allowed, avoided = sets
+    left = [c for c in legal.values() if (not allowed or c in allowed) and c not in avoided]
+    if not left:
+        raise ValueError("avoid: no legal action is left" + (" of those allowed" if allowed else ""))
+    return allowed, avoided
+
+
+def _trees(position: Position, limits: SearchLimits, seed: int, observer: int, mask: int,
+           allowed: set[int], avoided: set[int], cache: TreeCache | None,
+           history: Sequence[tuple[Position, Action]]) -> tuple[bytes, list[Tree], int]:
+    """(cache key, `limits.threads` trees ready to run, visits kept from a reused tree)."""
+    key, kept, path = b"", [], []
+    if cache is not None:
+        key, kept, path = find_trees(cache, position, history, observer, mask, limits)
+    allow, avoid = sorted(allowed), sorted(avoided)
+    trees = []
+    reused = 0
+    for i in range(limits.threads):
+        tree_seed = (seed + i) % 2**64
+        tree = kept[i] if i < len(kept) else Tree()
+        if i < len(kept) and tree.reroot(position.core, path, seed=tree_seed, allow=allow, avoid=avoid):
+            reused += tree.root_stats()[0]
+        else:
+            tree.reset(position.core, observer=observer, known_hands=mask, seed=tree_seed,
+                       playout=PLAYOUTS[limits.playout], samples=limits.samples,
+                       flat=limits.algorithm == "flat", exploration=limits.exploration,
+                       margin_weight=limits.margin_weight, margin_scale=limits.margin_scale,
+                       expand_samples=limits.expand_samples, widen=limits.widen,
+                       max_nodes=limits.max_nodes, allow=allow, avoid=avoid)
+        trees.append(tree)
+    if cache is not None:
+        cache.count(reused > 0)
+    return key, trees, reused
+
+
+def _run(trees: list[Tree], limits: SearchLimits, stop: StopFlag | None, start: float,
          on_pause: Callable[[list[tuple[Tree, str]]], None] | None = None,
          pause_every_s: float = 0.0, priority: str = "normal") -> list[tuple[Tree, str]]:
-    """Run `limits.threads` trees to the budget; [(tree, why it stopped)].
+    """Run the trees to the budget (new iterations); [(tree, why it stopped)].
 
     With `on_pause`, the trees stop every `pause_every_s` seconds for
     `on_pause(trees)` and then go on where they were.
     """
-    n = limits.threads
-    trees = []
-    for i in range(n):
-        tree = Tree()
-        tree.reset(position.core, observer=observer, known_hands=mask, seed=(seed + i) % 2**64,
-                   playout=PLAYOUTS[limits.playout], samples=limits.samples,
-                   flat=limits.algorithm == "flat", exploration=limits.exploration,
-                   margin_weight=limits.margin_weight, margin_scale=limits.margin_scale,
-                   expand_samples=limits.expand_samples, widen=limits.widen,
-                   max_nodes=limits.max_nodes)
-        trees.append(tree)
+    n = len(trees)
     budgets = [-1] * n
     if limits.iterations is not None:
         budgets = [limits.iterations // n + (1 if i < limits.iterations % n else 0) for i in range(n)]
@@ -229,30 +320,47 @@ def _run(position: Position, limits: SearchLimits, seed: int, stop: StopFlag | N
 
 
 def _merge(trees: list[tuple[Tree, str]], path: Sequence[int] = ()) -> dict[int, list[Any]]:
-    """Children of the node at `path`, summed over the trees: code -> [seat, visits, win, margin]."""
+    """Children of the node at `path` (not the root), summed over the trees:
+    code -> [visits, win, margin]."""
     merged: dict[int, list[Any]] = {}
     for tree, _ in trees:
-        for code, seat, visits, _avail, win, margin in tree.children(path):
-            entry = merged.get(code)
-            if entry is None:
-                merged[code] = [seat, visits, list(win), list(margin)]
-            else:
-                entry[1] += visits
-                entry[2] = [a + b for a, b in zip(entry[2], win)]
-                entry[3] = [a + b for a, b in zip(entry[3], margin)]
+        for code, _seat, visits, _avail, win, margin in tree.children(path):
+            _add(merged, code, [visits, win, margin])
     return merged
 
 
+def _merge_root(trees: list[tuple[Tree, str]]) -> dict[int, list[Any]]:
+    """The root's children summed over the trees:
+    code -> [visits, win, margin, gold sum, gold count, prior]."""
+    merged: dict[int, list[Any]] = {}
+    for tree, _ in trees:
+        for code, visits, win, margin, gold, gold_n, prior in tree.root_children():
+            _add(merged, code, [visits, win, margin, gold, gold_n, prior])
+    return merged
+
+
+def _add(merged: dict[int, list[Any]], code: int, figures: list[Any]) -> None:
+    """Sum `figures` (counts, per-seat lists; the prior is taken once) into merged[code]."""
+    entry = merged.get(code)
+    if entry is None:
+        merged[code] = figures
+        return
+    for i, value in enumerate(figures[:5]):
+        entry[i] = [a + b for a, b in zip(entry[i], value)] if isinstance(value, list) else entry[i] + value
+
+
 def _report(position: Position, limits: SearchLimits, seed: int, observer: int, mask: int,
-            trees: list[tuple[Tree, str]], start: float) -> SearchResult:
+            trees: list[tuple[Tree, str]], start: float, multipv: int, reused: int,
+            within: list[int] | None) -> SearchResult:
     players = position.players
-    visits = 0
+    visits = gold_n = 0
     win = [0.0] * players
     margin = [0.0] * players
     gold = [0.0] * players
     for tree, _ in trees:
-        v, w, m, g = tree.root_stats()
+        v, w, m, g, gn = tree.root_stats()
         visits += v
+        gold_n += gn
         win = [a + b for a, b in zip(win, w)]
         margin = [a + b for a, b in zip(margin, m)]
         gold = [a + b for a, b in zip(gold, g)]
@@ -264,46 +372,85 @@ def _report(position: Position, limits: SearchLimits, seed: int, observer: int, 
     to_act = position.to_act
     assert to_act is not None
     scale = limits.margin_weight / limits.margin_scale
-    children = _merge(trees)
-    order = sorted(children, key=lambda c: (-children[c][1], -_mean(children[c], to_act, scale), c))
-    candidates = tuple(
-        Candidate(position.decode(code), children[code][1], _mean(children[code], to_act, scale),
-                  children[code][2][to_act] / children[code][1],
-                  children[code][3][to_act] / children[code][1])
-        for code in order if children[code][1] > 0)
-
+    children = _merge_root(trees)
+    order = sorted((c for c in children if children[c][0] > 0),
+                   key=lambda c: (-children[c][0], -_mean(children[c], to_act, scale), c))
     best_code = _choose(order, children, limits, seed)
     if best_code is None and (observer == to_act or (mask >> to_act) & 1):
-        best_code = greedy_code(position.core, seed)   # no iteration ran: a sensible fallback
+        # no iteration ran: a sensible fallback
+        best_code = greedy_code(position.core, seed) if within is None else _greedy(position, within, seed)
+    if best_code in order:
+        order.remove(best_code)
+        order.insert(0, best_code)
     best = position.decode(best_code) if best_code is not None else None
     pv = _principal_variation(position, trees, best_code, observer, mask, seed)
+    candidates = tuple(
+        _candidate(position, trees, children[code], code, k, to_act, scale, observer, mask, seed,
+                   pv if k == 0 else None, k < multipv)
+        for k, code in enumerate(order))
 
     elapsed = monotonic() - start
     have = visits > 0
+    root = None
+    if have and gold_n > 0:
+        root = RootInfo(visits, (win[to_act] + scale * margin[to_act]) / visits, win[to_act] / visits,
+                        margin[to_act] / visits, gold[to_act] / gold_n, reused)
     return SearchResult(
         best_action=best, seat=observer, to_act=to_act,
         win_probability=tuple(w / visits for w in win) if have else None,
-        expected_gold=tuple(g / visits for g in gold) if have else None,
+        expected_gold=tuple(g / gold_n for g in gold) if gold_n else None,
         score_lead=tuple(m / visits for m in margin) if have else None,
         candidates=candidates, principal_variation=pv, iterations=iterations,
         elapsed_s=elapsed, iterations_per_second=iterations / elapsed if elapsed > 0 else 0.0,
-        stopped_by=stopped_by, threads=limits.threads, nodes=nodes)
+        stopped_by=stopped_by, threads=limits.threads, nodes=nodes, root=root)
+
+
+def _candidate(position: Position, trees: list[tuple[Tree, str]], entry: list[Any], code: int,
+               order: int, to_act: int, scale: float, observer: int, mask: int, seed: int,
+               pv: tuple[Action, ...] | None, with_pv: bool) -> Candidate:
+    """The figures of one root action (entry: see _merge_root)."""
+    visits, win, margin, gold, gold_n, prior = entry
+    p = win[to_act] / visits
+    if with_pv and pv is None:
+        pv = _principal_variation(position, trees, code, observer, mask, seed)
+    return Candidate(position.decode(code), visits, _mean(entry, to_act, scale), p,
+                     margin[to_act] / visits, expected_gold=gold / gold_n if gold_n else None,
+                     prior=prior, lcb=wilson_lower(p, visits), order=order,
+                     principal_variation=pv if with_pv and pv is not None else ())
+
+
+def wilson_lower(p: float, n: int, z: float = LCB_Z) -> float:
+    """The lower end of Wilson's score interval for a proportion `p` of `n`
+    (z = 1.96: 95% two-sided), in [0, 1]; the candidates' `lcb`."""
+    if n <= 0:
+        return 0.0
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return min(1.0, max(0.0, centre - half))
+
+
+def _greedy(position: Position, codes: list[int], seed: int) -> int:
+    """The greedy bot's choice among `codes` (values without the jungle deck, ties at random)."""
+    values = action_values(position.core, codes, position.to_act, blind=True)
+    top = max(values)
+    return random.Random(seed).choice([c for c, v in zip(codes, values) if v == top])
 
 
 def _mean(entry: list[Any], seat: int, scale: float) -> float:
-    return (entry[2][seat] + scale * entry[3][seat]) / entry[1]
+    return (entry[1][seat] + scale * entry[2][seat]) / entry[0]
 
 
 def _choose(order: list[int], children: dict[int, list[Any]], limits: SearchLimits,
             seed: int) -> int | None:
     """The most visited code, or a sample by visits ** (1 / temperature)."""
-    if not order or children[order[0]][1] == 0:
+    if not order or children[order[0]][0] == 0:
         return None
     if limits.temperature <= 0:
         return order[0]
-    top = children[order[0]][1]
-    pool = [c for c in order if children[c][1] >= limits.floor * top]
-    weights = [(children[c][1] / top) ** (1.0 / limits.temperature) for c in pool]
+    top = children[order[0]][0]
+    pool = [c for c in order if children[c][0] >= limits.floor * top]
+    weights = [(children[c][0] / top) ** (1.0 / limits.temperature) for c in pool]
     return random.Random(seed ^ 0x5EA5C4).choices(pool, weights)[0]
 
 
@@ -316,8 +463,8 @@ def _principal_variation(position: Position, trees: list[tuple[Tree, str]], firs
         children = _merge(trees, codes)
         if not children:
             break
-        code = max(children, key=lambda c: (children[c][1], -c))
-        if children[code][1] < PV_MIN_VISITS:
+        code = max(children, key=lambda c: (children[c][0], -c))
+        if children[code][0] < PV_MIN_VISITS:
             break
         codes.append(code)
     # Decode in a determinization where the whole line is legal (hidden parts
@@ -350,9 +497,11 @@ def _terminal(position: Position, observer: int, start: float, threads: int) -> 
                         (), (), 0, monotonic() - start, 0.0, "terminal", threads, 0)
 
 
-def _single(position: Position, observer: int, code: int, start: float, threads: int) -> SearchResult:
+def _single(position: Position, observer: int, code: int, start: float, threads: int,
+            multipv: int) -> SearchResult:
     action = position.decode(code)
-    return SearchResult(action, observer, position.to_act, None, None, None,
-                        (Candidate(action, 0, None, None, None),), (action,), 0,
+    only = Candidate(action, 0, None, None, None, prior=1.0,
+                     principal_variation=(action,) if multipv else ())
+    return SearchResult(action, observer, position.to_act, None, None, None, (only,), (action,), 0,
                         monotonic() - start, 0.0, "single-action", threads, 0)
 

@@ -68,12 +68,22 @@ ctypedef struct tree_t:
     int32_t capacity
     int32_t max_nodes               # the pool never grows beyond this
     uint64_t iterations
-    double gold_sum[MAX_SEATS]      # final gold per seat, summed over iterations
+    double gold_sum[MAX_SEATS]      # final gold per seat, summed over iterations since (re)rooting
     # the root's actions when they are the same in every determinization
     int root_fixed
     int n_root
     action_t* root_actions
     int32_t* root_child
+    double* root_prior              # per root action: its prior (see _prepare_root)
+    # per root child ("slot"): final gold of the root's seat to act, summed over
+    # the iterations through it since the tree was (re)rooted
+    int32_t n_slots
+    int32_t slot_capacity
+    int32_t* slot_node              # the root child of each slot
+    double* slot_gold
+    uint32_t* slot_gold_n
+    int32_t cur_slot                # the running iteration's slot (-1: none)
+    uint64_t gold_n                 # iterations counted in gold_sum
     # scratch
     action_t* legal
     int32_t* child_of

@@ -50,7 +50,7 @@ Root-parallel search (one tree per thread, statistics merged at the root) lives
 in the Python layer (``cacaoai.search``).
 """
 
-from libc.math cimport log, sqrt
+from libc.math cimport exp, log, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
@@ -112,6 +112,7 @@ cdef enum:
     LOG_TABLE_SIZE = 65536
     N_NEAR = 13
     INITIAL_NODES = 4096
+    INITIAL_SLOTS = 64
 
 cdef float LOG_TABLE[LOG_TABLE_SIZE]     # ln(n) for small n (read-only after import)
 cdef int NEAR[N_NEAR]                    # grid offsets within two steps of a cell
@@ -314,12 +315,14 @@ cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* un
 
 cdef void _sort_root(tree_t* t) noexcept nogil:
     """Order the root actions by the greedy bot's one-step value, best first
-    (stable). Values are taken without the jungle deck, as the greedy bot does,
-    so they depend only on the board, the public counts and the mover's hand."""
+    (stable), and set their priors to the softmax of those values (temperature
+    one point of value, about one gold). Values are taken without the jungle
+    deck, as the greedy bot does, so they depend only on the board, the public
+    counts and the mover's hand."""
     cdef position_t* p = &t.work
     cdef double* value = <double*>malloc(t.n_root * sizeof(double) + 1)
     cdef int i, j, seat = t.root.to_act
-    cdef double v
+    cdef double v, total = 0.0
     cdef action_t a
     if value == NULL:
         return                                      # unsorted: only weaker, still correct
@@ -335,7 +338,93 @@ cdef void _sort_root(tree_t* t) noexcept nogil:
             j -= 1
         value[j + 1] = v
         t.root_actions[j + 1] = a
+    for i in range(t.n_root):
+        t.root_prior[i] = exp(value[i] - value[0])
+        total += t.root_prior[i]
+    for i in range(t.n_root):
+        t.root_prior[i] /= total
     free(value)
+
+
+cdef inline bint _listed(action_t a, const action_t* codes, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        if codes[i] == a:
+            return True
+    return False
+
+
+cdef void _prepare_root(tree_t* t, const action_t* allow, int n_allow,
+                        const action_t* avoid, int n_avoid) noexcept nogil:
+    """List the root's actions when they are fixed, keeping only those in
+    `allow` (when n_allow > 0) and not in `avoid`; order them and set their
+    priors (uniform without widening). Uses t.root, t.cfg and t.rng.
+
+    The seat to act knows its hand, so the root's actions are the same in
+    every determinization; they are listed once, from a determinized copy, so
+    nothing hidden is read."""
+    cdef int i, n, k = 0
+    t.root_fixed = (t.cfg.known_hands >> t.root.to_act) & 1
+    t.n_root = 0
+    if not t.root_fixed:
+        return
+    t.work = t.root
+    position_determinize(&t.work, t.cfg.observer, t.cfg.known_hands, &t.rng)
+    n = position_legal_actions(&t.work, t.root_actions)
+    for i in range(n):
+        if n_allow > 0 and not _listed(t.root_actions[i], allow, n_allow):
+            continue
+        if _listed(t.root_actions[i], avoid, n_avoid):
+            continue
+        t.root_actions[k] = t.root_actions[i]
+        k += 1
+    t.n_root = k
+    for i in range(k):
+        t.root_child[i] = -1
+        t.root_prior[i] = 1.0 / k
+    if t.cfg.widen > 0 and k > 1:
+        _sort_root(t)
+
+
+cdef int32_t _slot_of(tree_t* t, int32_t node) noexcept nogil:
+    """The gold slot of the root child `node`, added when new; -1 when out of memory."""
+    cdef int32_t k, cap
+    cdef void* grown
+    for k in range(t.n_slots):
+        if t.slot_node[k] == node:
+            return k
+    if t.n_slots == t.slot_capacity:
+        cap = 2 * t.slot_capacity
+        grown = realloc(t.slot_node, cap * sizeof(int32_t))
+        if grown == NULL:
+            return -1
+        t.slot_node = <int32_t*>grown
+        grown = realloc(t.slot_gold, cap * sizeof(double))
+        if grown == NULL:
+            return -1
+        t.slot_gold = <double*>grown
+        grown = realloc(t.slot_gold_n, cap * sizeof(uint32_t))
+        if grown == NULL:
+            return -1
+        t.slot_gold_n = <uint32_t*>grown
+        t.slot_capacity = cap
+    k = t.n_slots
+    t.n_slots += 1
+    t.slot_node[k] = node
+    t.slot_gold[k] = 0.0
+    t.slot_gold_n[k] = 0
+    return k
+
+
+cdef void _restart_counts(tree_t* t) noexcept nogil:
+    """Zero what counts the iterations since the tree was (re)rooted."""
+    cdef int i
+    t.iterations = 0
+    t.gold_n = 0
+    t.n_slots = 0
+    t.cur_slot = -1
+    for i in range(MAX_SEATS):
+        t.gold_sum[i] = 0.0
 
 
 cdef int32_t _new_node(tree_t* t, int32_t parent, action_t a, int seat) noexcept nogil:
@@ -450,6 +539,10 @@ cdef void _backpropagate(tree_t* t, const position_t* s, int depth) noexcept nog
                 best_other = r.gold[o]
         margin[k] = r.gold[k] - best_other
         t.gold_sum[k] += r.gold[k]
+    t.gold_n += 1
+    if t.cur_slot >= 0:
+        t.slot_gold[t.cur_slot] += r.gold[t.root.to_act]
+        t.slot_gold_n[t.cur_slot] += 1
     for d in range(depth + 1):
         nd = &t.nodes[t.path[d]]
         nd.visits += 1
@@ -504,6 +597,7 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
     memcpy(s, &t.root, sizeof(position_t))
     position_determinize(s, t.cfg.observer, t.cfg.known_hands, &t.rng)
     t.path[0] = 0
+    t.cur_slot = -1
     while s.phase != PHASE_OVER and depth < MAX_DEPTH - 1:
         if node == 0 and t.root_fixed:
             acts = t.root_actions
@@ -531,6 +625,10 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             position_apply(s, acts[i])
             if child >= 0:
                 child_of[i] = child
+                if depth == 0:
+                    t.cur_slot = _slot_of(t, child)
+                    if t.cur_slot < 0:
+                        return -1
                 depth += 1
                 t.path[depth] = child
             break
@@ -539,6 +637,10 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         else:
             i = _select(t, child_of, n, seat)
         node = child_of[i]
+        if depth == 0:
+            t.cur_slot = _slot_of(t, node)
+            if t.cur_slot < 0:
+                return -1
         position_apply(s, acts[i])
         depth += 1
         t.path[depth] = node
@@ -548,6 +650,95 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         else:
             position_playout(s, &t.rng)
     _backpropagate(t, s, depth)
+    return 0
+
+
+cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
+    """Make the subtree under `top` the whole tree: copy it breadth-first into
+    a fresh pool, `top` becoming the root (index 0) with its statistics. With
+    a fixed root (t.root_actions listed by _prepare_root), only the children
+    whose actions are root actions are kept, their statistics alone staying in
+    the root's, and root_child maps them; otherwise every child is kept.
+    Returns 0, or -1 when out of memory (the tree is then unchanged)."""
+    cdef int32_t* old_of = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
+    cdef int32_t* parent = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
+    cdef node_t* pool
+    cdef node_t* nd
+    cdef node_t* c
+    cdef int32_t count = 1, j, ch, cap
+    cdef int i, k, n_seats = t.root.n_seats
+    cdef node_t dropped
+    if old_of == NULL or parent == NULL:
+        free(old_of)
+        free(parent)
+        return -1
+    memset(&dropped, 0, sizeof(node_t))
+    old_of[0] = top
+    parent[0] = -1
+    if t.root_fixed:
+        ch = t.nodes[top].first_child
+        while ch >= 0:                          # every child's statistics ...
+            c = &t.nodes[ch]
+            dropped.visits += c.visits
+            for k in range(n_seats):
+                dropped.win[k] += c.win[k]
+                dropped.margin[k] += c.margin[k]
+            ch = c.next_sibling
+        memcpy(t.legal, t.root_actions, t.n_root * sizeof(action_t))
+        _map_children(t, top, t.n_root)
+        for i in range(t.n_root):
+            ch = t.child_of[i]
+            if ch >= 0:                         # ... less the kept ones'
+                c = &t.nodes[ch]
+                dropped.visits -= c.visits
+                for k in range(n_seats):
+                    dropped.win[k] -= c.win[k]
+                    dropped.margin[k] -= c.margin[k]
+                t.root_child[i] = count
+                old_of[count] = ch
+                parent[count] = 0
+                count += 1
+        j = 1
+    else:
+        j = 0
+    while j < count:
+        ch = t.nodes[old_of[j]].first_child
+        while ch >= 0:
+            old_of[count] = ch
+            parent[count] = j
+            count += 1
+            ch = t.nodes[ch].next_sibling
+        j += 1
+    cap = count if count > INITIAL_NODES else INITIAL_NODES
+    if cap > t.max_nodes and count <= t.max_nodes:
+        cap = t.max_nodes
+    pool = <node_t*>malloc(cap * sizeof(node_t))
+    if pool == NULL:
+        free(old_of)
+        free(parent)
+        return -1
+    for j in range(count):
+        pool[j] = t.nodes[old_of[j]]
+        pool[j].first_child = -1
+        pool[j].next_sibling = -1
+    for j in range(count - 1, 0, -1):           # head insertion from the back keeps the order
+        nd = &pool[parent[j]]
+        pool[j].next_sibling = nd.first_child
+        nd.first_child = j
+    nd = &pool[0]
+    nd.action = 0
+    nd.seat = <uint32_t>-1
+    nd.avail = 1
+    nd.visits -= dropped.visits
+    for k in range(n_seats):
+        nd.win[k] -= dropped.win[k]
+        nd.margin[k] -= dropped.margin[k]
+    free(t.nodes)
+    t.nodes = pool
+    t.n_nodes = count
+    t.capacity = cap
+    free(old_of)
+    free(parent)
     return 0
 
 
@@ -675,7 +866,14 @@ cdef class Tree:
         self.t.table_value = <int32_t*>malloc(2 * MAX_ACTIONS * sizeof(int32_t))
         self.t.table_stamp = <uint32_t*>malloc(2 * MAX_ACTIONS * sizeof(uint32_t))
         self.t.undo = <uint8_t*>malloc(TAIL_BYTES)
+        self.t.root_prior = <double*>malloc(MAX_ACTIONS * sizeof(double))
+        self.t.slot_capacity = INITIAL_SLOTS
+        self.t.slot_node = <int32_t*>malloc(INITIAL_SLOTS * sizeof(int32_t))
+        self.t.slot_gold = <double*>malloc(INITIAL_SLOTS * sizeof(double))
+        self.t.slot_gold_n = <uint32_t*>malloc(INITIAL_SLOTS * sizeof(uint32_t))
         if (self.t.nodes == NULL or self.t.legal == NULL or self.t.child_of == NULL
+                or self.t.root_prior == NULL or self.t.slot_node == NULL
+                or self.t.slot_gold == NULL or self.t.slot_gold_n == NULL
                 or self.t.root_actions == NULL or self.t.root_child == NULL
                 or self.t.table_key == NULL or self.t.table_value == NULL
                 or self.t.table_stamp == NULL or self.t.undo == NULL):
@@ -692,14 +890,22 @@ cdef class Tree:
         free(self.t.table_value)
         free(self.t.table_stamp)
         free(self.t.undo)
+        free(self.t.root_prior)
+        free(self.t.slot_node)
+        free(self.t.slot_gold)
+        free(self.t.slot_gold_n)
 
     def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
               int playout=PLAYOUT_INFORMED, int samples=8, bint flat=False,
               double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
-              int expand_samples=4, double widen=2.0, int max_nodes=2_000_000):
-        """Start a new search from `core` for `observer` (settings: SearchLimits)."""
+              int expand_samples=4, double widen=2.0, int max_nodes=2_000_000,
+              allow=(), avoid=()):
+        """Start a new search from `core` for `observer` (settings: SearchLimits).
+
+        `allow` (when not empty) and `avoid` restrict the root's actions to
+        these codes and to the others; they apply only when the root's actions
+        are fixed (the seat to act's hand is known) and the caller checks them."""
         cdef tree_t* t = &self.t
-        cdef int i
         if core.pos.phase == PHASE_OVER:
             raise ValueError("the game is over")
         if not 0 <= observer < core.pos.n_seats:
@@ -719,24 +925,68 @@ cdef class Tree:
         t.max_nodes = max_nodes
         rng_seed(&t.rng, seed)
         t.root = core.pos
-        t.iterations = 0
+        _restart_counts(t)
         t.n_nodes = 0
-        for i in range(MAX_SEATS):
-            t.gold_sum[i] = 0.0
         _new_node(t, -1, 0, -1)
-        # The seat to act knows its hand, so the root's actions are the same in
-        # every determinization; list them once (from a determinized copy, so
-        # nothing hidden is read).
-        t.root_fixed = (t.cfg.known_hands >> t.root.to_act) & 1
-        t.n_root = 0
-        if t.root_fixed:
-            t.work = t.root
-            position_determinize(&t.work, observer, t.cfg.known_hands, &t.rng)
-            t.n_root = position_legal_actions(&t.work, t.root_actions)
-            for i in range(t.n_root):
-                t.root_child[i] = -1
-            if widen > 0:
-                _sort_root(t)
+        self._prepare(allow, avoid)
+
+    cdef _prepare(self, allow, avoid):
+        """_prepare_root with Python sequences of codes."""
+        cdef int n_allow = len(allow), n_avoid = len(avoid), i
+        cdef action_t* codes = <action_t*>malloc((n_allow + n_avoid + 1) * sizeof(action_t))
+        if codes == NULL:
+            raise MemoryError()
+        try:
+            for i in range(n_allow):
+                codes[i] = <action_t>allow[i]
+            for i in range(n_avoid):
+                codes[n_allow + i] = <action_t>avoid[i]
+            _prepare_root(&self.t, codes, n_allow, codes + n_allow, n_avoid)
+        finally:
+            free(codes)
+
+    def reroot(self, CorePosition core, path=(), *, uint64_t seed, allow=(), avoid=()):
+        """Continue this tree from `core`, the position reached from its root
+        by the action codes in `path` (the same observer and settings): the
+        subtree under that node becomes the tree, with its statistics; the
+        root's actions are listed again for `core` (children that are not
+        among them are dropped), iterations and gold counts start again.
+        Returns False, leaving the tree unchanged, when it has no such node."""
+        cdef tree_t* t = &self.t
+        cdef int32_t node = 0, c
+        cdef int rc
+        if t.n_nodes == 0:
+            raise ValueError("reset() the tree first")
+        if core.pos.phase == PHASE_OVER:
+            raise ValueError("the game is over")
+        if core.pos.n_seats != t.root.n_seats:
+            raise ValueError("the position has another number of players")
+        for code in path:
+            c = t.nodes[node].first_child
+            while c >= 0 and t.nodes[c].action != <action_t>code:
+                c = t.nodes[c].next_sibling
+            if c < 0:
+                return False
+            node = c
+        rng_seed(&t.rng, seed)
+        t.root = core.pos
+        _restart_counts(t)
+        self._prepare(allow, avoid)
+        with nogil:
+            rc = _compact_from(t, node)
+        if rc < 0:
+            raise MemoryError("search tree")
+        return True
+
+    def compact(self):
+        """Shrink the node pool to the nodes in use (for a tree kept for later)."""
+        cdef node_t* pool
+        cdef int32_t cap = self.t.n_nodes if self.t.n_nodes > 0 else 1
+        if cap < self.t.capacity:
+            pool = <node_t*>realloc(self.t.nodes, cap * sizeof(node_t))
+            if pool != NULL:
+                self.t.nodes = pool
+                self.t.capacity = cap
 
     def run(self, long long max_iterations=-1, double deadline=0.0, StopFlag stop=None):
         """Iterate until `max_iterations` (total, < 0: no limit), `deadline`
@@ -755,7 +1005,8 @@ cdef class Tree:
     def memory_bytes(self):
         """Bytes this tree holds: the node pool (capacity) and the buffers."""
         return (self.t.capacity * sizeof(node_t) + sizeof(tree_t)
-                + MAX_ACTIONS * (2 * sizeof(action_t) + 2 * sizeof(int32_t))
+                + MAX_ACTIONS * (2 * sizeof(action_t) + 2 * sizeof(int32_t) + sizeof(double))
+                + self.t.slot_capacity * (sizeof(int32_t) + sizeof(double) + sizeof(uint32_t))
                 + 2 * MAX_ACTIONS * (2 * sizeof(uint32_t) + sizeof(int32_t)) + TAIL_BYTES)
 
     @staticmethod
@@ -763,11 +1014,51 @@ cdef class Tree:
         return sizeof(node_t)
 
     def root_stats(self):
-        """(visits, win sums, margin sums, final gold sums) per seat at the root."""
+        """(visits, win sums, margin sums, final gold sums, gold count) at the
+        root, sums per seat. Visits and win and margin sums include a reused
+        tree's kept visits; the gold sums count the `gold count` iterations
+        since the tree was (re)rooted."""
         cdef node_t* nd = &self.t.nodes[0]
         n = self.t.root.n_seats
         return (nd.visits, [nd.win[k] for k in range(n)], [nd.margin[k] for k in range(n)],
-                [self.t.gold_sum[k] for k in range(n)])
+                [self.t.gold_sum[k] for k in range(n)], self.t.gold_n)
+
+    def root_children(self):
+        """The root's children: [(code, visits, win sums, margin sums, gold
+        sum, gold count, prior)]. With fixed root actions, those among them
+        in their order (by one-step value when widening) with their priors;
+        otherwise every child, prior None. The gold sum is the final gold of
+        the seat to act over the `gold count` iterations through the child
+        since the tree was (re)rooted."""
+        cdef tree_t* t = &self.t
+        cdef int i
+        cdef int32_t c
+        out = []
+        if t.root_fixed:
+            for i in range(t.n_root):
+                if t.root_child[i] >= 0:
+                    out.append(self._child(t.root_child[i], t.root_prior[i]))
+        else:
+            c = t.nodes[0].first_child
+            while c >= 0:
+                out.append(self._child(c, None))
+                c = t.nodes[c].next_sibling
+        return out
+
+    cdef _child(self, int32_t c, prior):
+        cdef tree_t* t = &self.t
+        cdef node_t* nd = &t.nodes[c]
+        cdef int32_t k
+        cdef double gold = 0.0
+        cdef uint32_t gold_n = 0
+        n = t.root.n_seats
+        for k in range(t.n_slots):
+            if t.slot_node[k] == c:
+                gold = t.slot_gold[k]
+                gold_n = t.slot_gold_n[k]
+                break
+        return (nd.action, nd.visits, [nd.win[i] for i in range(n)],
+                [nd.margin[i] for i in range(n)], gold, gold_n, prior)
 
     def children(self, path=()):
         """Children of the node reached from the root by the action codes in

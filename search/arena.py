@@ -2,6 +2,7 @@
 
     cacao-arena --players 2 --games 400 mcts:iterations=1000 greedy
     cacao-arena --players 4 --games 200 mcts greedy greedy greedy --json
+    cacao-arena --players 2 --games 400 --processes 1 mcts:time=0.05,reuse=1 mcts:time=0.05
 
 Seats rotate: game g is played on deal g // players with bot i in seat
 (i + g) % players, so every deal is played once in every seating and seat
@@ -13,6 +14,11 @@ summary is taken in game order, so the results are the same. A progress bar
 goes to stderr. Every game is written
 as a cacao-record/1 file into the records folder. Shared wins count as a
 fraction (1 / number of winners); the 95% interval is Wilson's.
+
+Bots see the game's history (the last HISTORY_PLIES positions and the action
+played from each), so a bot with ``reuse=1`` continues its search trees from
+move to move; it starts every game with an empty TreeCache. The summary then
+gives its mean root visits and mean reused visits per search.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from cacaoai.engine import Position
 
 from .bots import Bot, parse_bot
 
-_BOTS: dict[str, Bot] = {}
+_BOTS: dict[tuple[str, int], Bot] = {}
+HISTORY_PLIES = 16
 
 
 def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -45,10 +52,11 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _bot(spec: str) -> Bot:
-    bot = _BOTS.get(spec)
+def _bot(spec: str, index: int) -> Bot:
+    """The bot of player `index` (one object per player: a reusing bot's trees are its own)."""
+    bot = _BOTS.get((spec, index))
     if bot is None:
-        bot = _BOTS[spec] = parse_bot(spec)
+        bot = _BOTS[spec, index] = parse_bot(spec)
     return bot
 
 
@@ -58,17 +66,25 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
     deal_seed = (seed * 1_000_003 + g // players) % 2**64
     seating = [(s - g) % players for s in range(players)]   # seat -> bot index
     position = Position.new(players, deal_seed)
+    bots = [_bot(spec, i) for i, spec in enumerate(specs)]
+    for bot in bots:
+        bot.new_game()
+    history: list[tuple[Position, Any]] = []
     ply = 0
     while not position.is_over:
         seat = position.to_act
         assert seat is not None
-        bot = _bot(specs[seating[seat]])
-        position.apply(bot.choose(position, (deal_seed * 7_919 + ply * 104_729 + g) % 2**64))
+        bot = bots[seating[seat]]
+        action = bot.choose(position, (deal_seed * 7_919 + ply * 104_729 + g) % 2**64,
+                            history[-HISTORY_PLIES:])
+        history.append((position.clone(), action))
+        position.apply(action)
         ply += 1
     result = position.result()
     assert result is not None
     return {"game": g, "deal_seed": deal_seed, "seating": seating, "gold": result.gold,
-            "winners": result.winners, "record": position.record()}
+            "winners": result.winners, "record": position.record(),
+            "search": [dict(getattr(bot, "stats", {})) for bot in bots]}
 
 
 def _progress(done: int, total: int, started: float) -> None:
@@ -135,6 +151,7 @@ def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes
     wins = [0.0] * len(specs)
     gold = [0.0] * len(specs)
     seats = [0] * len(specs)
+    searched = [{"searches": 0, "visits": 0, "reused_visits": 0} for _ in specs]
     started = time.monotonic()
     processes = processes or os.cpu_count() or 1
 
@@ -144,6 +161,9 @@ def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes
             gold[bot] += outcome["gold"][seat]
             if seat in outcome["winners"]:
                 wins[bot] += 1.0 / len(outcome["winners"])
+        for bot, stats in enumerate(outcome.get("search", [])):
+            for key, value in stats.items():
+                searched[bot][key] += value
         if records:
             path = os.path.join(records, f"game-{outcome['game']:05d}.json")
             with open(path, "w") as f:
@@ -166,8 +186,13 @@ def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes
     bots = []
     for i, spec in enumerate(specs):
         n = seats[i]
-        bots.append({"spec": spec, "win_rate": wins[i] / n if n else 0.0,
-                     "ci95": list(wilson(wins[i], n)), "mean_gold": gold[i] / n if n else 0.0})
+        entry = {"spec": spec, "win_rate": wins[i] / n if n else 0.0,
+                 "ci95": list(wilson(wins[i], n)), "mean_gold": gold[i] / n if n else 0.0}
+        searches = searched[i]["searches"]
+        if searches:
+            entry["mean_visits"] = searched[i]["visits"] / searches
+            entry["mean_reused_visits"] = searched[i]["reused_visits"] / searches
+        bots.append(entry)
     return {"games": games, "players": players, "seed": seed,
             "elapsed_s": time.monotonic() - started, "records": records, "bots": bots}
 
@@ -178,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
                "(beginner, casual, strong, max). Settings: iterations, time, threads, "
                "playout, temperature, exploration, samples, margin_weight, expand_samples, "
-               "widen, floor.")
+               "widen, floor, reuse (1: keep the search trees across the bot's moves).")
     parser.add_argument("bots", nargs="+", help="one bot spec per seat")
     parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")
     parser.add_argument("--games", type=int, default=100)
@@ -214,8 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     width = max(len(b["spec"]) for b in summary["bots"])
     for b in summary["bots"]:
         lo, hi = b["ci95"]
+        visits = (f"  visits/move {b['mean_visits']:7.0f} (reused {b['mean_reused_visits']:6.0f})"
+                  if "mean_visits" in b else "")
         print(f"  {b['spec']:<{width}}  win {100 * b['win_rate']:5.1f}%  "
-              f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  mean gold {b['mean_gold']:6.2f}")
+              f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  mean gold {b['mean_gold']:6.2f}{visits}")
     return 0
 
 

@@ -11,6 +11,7 @@ Specs name a bot and its settings, for the arena and front ends:
     flat:iterations=1000
     mcts:iterations=1000,exploration=0.5,playout=random
     mcts:time=2,threads=2
+    mcts:time=0.05,reuse=1  (keeps its trees across its own moves: TreeCache)
     level:strong            (or just: strong)
 
 Strength levels are MCTS budgets with a sampling temperature over the final
@@ -22,13 +23,17 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
 from cacaoai.engine import Action, Position
 
-from . import SearchLimits, search
+from . import SearchLimits, TreeCache, search
 from ._mcts import greedy_code
+
+History = Sequence[tuple[Position, Action]]
+REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
 
 __all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "MCTSBot", "RandomBot", "parse_bot"]
 
@@ -48,8 +53,13 @@ class Bot(ABC):
     spec: str = ""
 
     @abstractmethod
-    def choose(self, position: Position, rng_seed: int) -> Action:
-        """The action to play for the seat to act in `position` (not modified)."""
+    def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
+        """The action to play for the seat to act in `position` (not modified).
+        `history`: the positions before it with the action played from each,
+        oldest first (read by bots that reuse their search trees)."""
+
+    def new_game(self) -> None:
+        """Forget what was kept from an earlier game."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
@@ -60,7 +70,7 @@ class RandomBot(Bot):
 
     spec = "random"
 
-    def choose(self, position: Position, rng_seed: int) -> Action:
+    def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
         return random.Random(rng_seed).choice(position.legal_actions())
 
 
@@ -71,21 +81,37 @@ class GreedyBot(Bot):
 
     spec = "greedy"
 
-    def choose(self, position: Position, rng_seed: int) -> Action:
+    def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
         return position.decode(greedy_code(position.core, rng_seed % 2**64))
 
 
 class MCTSBot(Bot):
-    """Information-set MCTS (cacaoai.search.search) with the given limits."""
+    """Information-set MCTS (cacaoai.search.search) with the given limits.
 
-    def __init__(self, limits: SearchLimits, spec: str = ""):
+    With `reuse`, the bot keeps its search trees in a TreeCache and continues
+    them from move to move (given the game's `history`); `stats` counts its
+    searches, their root visits and the visits they reused."""
+
+    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False):
         self.limits = limits
-        self.spec = spec or _limits_spec("mcts", limits)
+        self.spec = spec or _limits_spec("mcts", limits) + (",reuse=1" if reuse else "")
+        self.cache = TreeCache(REUSE_BYTES) if reuse else None
+        self.stats = {"searches": 0, "visits": 0, "reused_visits": 0}
 
-    def choose(self, position: Position, rng_seed: int) -> Action:
-        result = search(position, self.limits, seed=rng_seed % 2**64)
+    def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
+        result = search(position, self.limits, seed=rng_seed % 2**64, multipv=1,
+                        cache=self.cache, history=history if self.cache is not None else ())
         assert result.best_action is not None
+        if result.root is not None:
+            self.stats["searches"] += 1
+            self.stats["visits"] += result.root.visits
+            self.stats["reused_visits"] += result.root.reused_visits
         return result.best_action
+
+    def new_game(self) -> None:
+        if self.cache is not None:
+            self.cache.clear()
+        self.stats = {"searches": 0, "visits": 0, "reused_visits": 0}
 
 
 class FlatMonteCarloBot(MCTSBot):
@@ -93,8 +119,8 @@ class FlatMonteCarloBot(MCTSBot):
     (with the same playouts and root widening as MCTS, so that a match between
     the two measures the tree alone)."""
 
-    def __init__(self, limits: SearchLimits, spec: str = ""):
-        super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits))
+    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False):
+        super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits), reuse)
 
 
 _KEYS: dict[str, tuple[str, type]] = {
@@ -103,7 +129,7 @@ _KEYS: dict[str, tuple[str, type]] = {
     "exploration": ("exploration", float), "samples": ("samples", int),
     "margin_weight": ("margin_weight", float), "margin_scale": ("margin_scale", float),
     "expand_samples": ("expand_samples", int), "widen": ("widen", float),
-    "floor": ("floor", float), "max_nodes": ("max_nodes", int),
+    "floor": ("floor", float), "max_nodes": ("max_nodes", int), "reuse": ("reuse", bool),
 }
 
 
@@ -134,14 +160,21 @@ def parse_bot(spec: str) -> Bot:
         if not eq or key not in _KEYS:
             raise ValueError(f"{spec!r}: bad setting {item!r}; settings: {', '.join(_KEYS)}")
         field, kind = _KEYS[key]
+        if kind is bool:
+            flag = value.strip().lower()
+            if flag not in ("0", "1", "true", "false", "yes", "no"):
+                raise ValueError(f"{spec!r}: {key} must be 0 or 1, got {value!r}")
+            settings[field] = flag in ("1", "true", "yes")
+            continue
         try:
             settings[field] = kind(value.strip())
         except ValueError:
             raise ValueError(f"{spec!r}: {key} must be a {kind.__name__}, got {value!r}") from None
+    reuse = settings.pop("reuse", False)
     if "iterations" not in settings and "time_s" not in settings:
         settings["iterations"] = 1000
     limits = SearchLimits(**settings)
-    return MCTSBot(limits, text) if name == "mcts" else FlatMonteCarloBot(limits, text)
+    return (MCTSBot if name == "mcts" else FlatMonteCarloBot)(limits, text, reuse)
 
 
 def _replace(limits: SearchLimits, **changes: Any) -> SearchLimits:
@@ -154,7 +187,7 @@ def _limits_spec(name: str, limits: SearchLimits) -> str:
     default = SearchLimits(iterations=1)
     parts = []
     for key, (field, _) in _KEYS.items():
-        if key == "time":
+        if key in ("time", "reuse"):
             continue
         value = getattr(limits, field)
         if value is not None and (field == "iterations" or value != getattr(default, field)):

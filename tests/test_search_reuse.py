@@ -1,0 +1,273 @@
+"""Tree reuse (issue 12): a TreeCache keeps search trees keyed by the
+searching seat's observation, and a later search of a position reached from a
+kept one continues the tree (re-rooted in C), pondering included.
+
+Runs against the installed package; budgets are small so the file stays fast.
+"""
+
+import random
+import threading
+
+import pytest
+
+from cacaoai.engine import Position
+from cacaoai.search import SearchLimits, TreeCache, search
+from cacaoai.search.arena import run as arena_run
+from cacaoai.search.bots import parse_bot
+
+LIMITS = SearchLimits(iterations=400)
+BIG = 1 << 30
+
+
+def played(players, seed, plies):
+    position = Position.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        position.apply(rng.choice(position.legal_actions()))
+    return position
+
+
+def comparable(result):
+    out = result.to_json()
+    for key in ("elapsed_s", "iterations_per_second"):
+        out.pop(key)
+    return out
+
+
+def test_a_repeated_search_continues_its_tree():
+    position = played(2, 1, 3)
+    cache = TreeCache(BIG)
+    first = search(position, LIMITS, seed=1, cache=cache)
+    assert first.root.reused_visits == 0
+    assert cache.stats() == {"trees": 1, "bytes": cache.stats()["bytes"], "max_bytes": BIG,
+                             "hits": 0, "misses": 1}
+    second = search(position, LIMITS, seed=2, cache=cache)
+    assert second.iterations == 400                       # the budget counts new iterations
+    assert second.root.reused_visits == 400 and second.root.visits == 800
+    assert sum(c.visits for c in second.candidates) == 800
+    assert cache.stats()["hits"] == 1 and cache.stats()["trees"] == 1
+    third = search(position, LIMITS, seed=3, cache=cache)
+    assert third.root.reused_visits == 800 and third.root.visits == 1200
+
+
+def test_without_a_hit_the_result_is_the_one_without_a_cache():
+    position = played(2, 2, 4)
+    plain = search(position, LIMITS, seed=5)
+    cached = search(position, LIMITS, seed=5, cache=TreeCache(BIG))
+    assert comparable(plain) == comparable(cached)
+
+
+def test_the_same_cache_state_gives_the_same_result():
+    position = played(2, 3, 4)
+    results = []
+    for _ in range(2):
+        cache = TreeCache(BIG)
+        search(position, LIMITS, seed=1, cache=cache)
+        results.append(comparable(search(position, LIMITS, seed=2, cache=cache)))
+    assert results[0] == results[1]
+
+
+def test_a_different_observation_or_setting_misses():
+    cache = TreeCache(BIG)
+    position = played(2, 4, 4)
+    search(position, LIMITS, seed=1, cache=cache)
+    assert search(played(2, 4, 5), LIMITS, seed=1, cache=cache).root.reused_visits == 0
+    other = SearchLimits(iterations=400, exploration=0.5)
+    assert search(position, other, seed=1, cache=cache).root.reused_visits == 0
+    seat = 1 - position.to_act            # another observer of the same position
+    assert search(position, LIMITS, seed=1, seat=seat, cache=cache).root.reused_visits == 0
+    assert cache.stats()["misses"] == 4 and cache.stats()["hits"] == 0
+
+
+def test_positions_that_differ_only_in_hidden_facts_share_their_trees():
+    original = played(2, 30, 7)
+    seat = original.to_act
+    other = next(p for p in (Position.from_observation(original.observation(seat), seed=k)
+                             for k in range(50)) if p.snapshot() != original.snapshot())
+    a, b = TreeCache(BIG), TreeCache(BIG)
+    search(original, LIMITS, seed=1, cache=a)
+    search(original, LIMITS, seed=1, cache=b)
+    # the same kept tree continued from either complete position: the same answer
+    ra = search(original, LIMITS, seed=2, cache=a)
+    rb = search(other, LIMITS, seed=2, cache=b)
+    assert ra.root.reused_visits == rb.root.reused_visits == 400
+    assert comparable(ra) == comparable(rb)
+
+
+def test_a_kept_tree_continues_after_the_actions_played_since():
+    position = played(2, 6, 4)
+    me = position.to_act
+    cache = TreeCache(BIG)
+    history = []
+    mine = search(position, SearchLimits(iterations=3000), seed=1, cache=cache)
+    history.append((position.clone(), mine.best_action))
+    position.apply(mine.best_action)
+    line = list(mine.principal_variation[1:])
+    while position.to_act != me:      # the opponent answers with the line the tree expects
+        legal = position.legal_actions()
+        if line and line[0] in legal:
+            action = line.pop(0)
+        else:
+            action, line = legal[0], []
+        history.append((position.clone(), action))
+        position.apply(action)
+    again = search(position, LIMITS, seed=2, cache=cache, history=history)
+    assert again.root.reused_visits > 0
+    legal = set(position.legal_actions())
+    assert again.best_action in legal and {c.action for c in again.candidates} <= legal
+    assert again.root.visits == again.root.reused_visits + 400
+
+
+def test_pondering_on_the_opponents_turn_is_continued_on_mine():
+    hits = 0
+    for seed in range(6):
+        position = played(2, 50 + seed, 5)
+        while position.phase != "turn":
+            position.apply(position.legal_actions()[0])
+        me = 1 - position.to_act
+        cache = TreeCache(BIG)
+        ponder = search(position, SearchLimits(iterations=1500), seed=seed, seat=me, cache=cache)
+        assert ponder.seat == me and all(c.prior is None for c in ponder.candidates)
+        # the opponent plays what my tree looked at most, among its real options
+        legal = position.legal_actions()
+        action = next((c.action for c in ponder.candidates if c.action in legal), legal[0])
+        history = [(position.clone(), action)]
+        position.apply(action)
+        while position.to_act != me and not position.is_over:
+            history.append((position.clone(), position.legal_actions()[0]))
+            position.apply(history[-1][1])
+        mine = search(position, LIMITS, seed=seed, cache=cache, history=history)
+        legal = set(position.legal_actions())
+        assert mine.best_action in legal and {c.action for c in mine.candidates} <= legal
+        hits += mine.root.reused_visits > 0
+    assert hits >= 4
+
+
+def test_a_whole_game_with_reuse_plays_legal_actions_only():
+    cache = TreeCache(BIG)
+    position = Position.new(2, 8)
+    history = []
+    reused = 0
+    while not position.is_over:
+        result = search(position, SearchLimits(iterations=150), seed=len(history),
+                        cache=cache, history=history[-16:])
+        legal = set(position.legal_actions())
+        assert result.best_action in legal
+        assert {c.action for c in result.candidates} <= legal
+        reused += result.root.reused_visits if result.root else 0
+        history.append((position.clone(), result.best_action))
+        position.apply(result.best_action)
+    assert reused > 0 and cache.stats()["hits"] > 10
+
+
+def test_restrictions_apply_to_a_kept_tree():
+    position = played(2, 9, 3)
+    cache = TreeCache(BIG)
+    first = search(position, SearchLimits(iterations=1000), seed=1, cache=cache)
+    best = first.best_action
+    second = search(position, LIMITS, seed=2, cache=cache, avoid=[best])
+    assert second.root.reused_visits > 0
+    assert best not in {c.action for c in second.candidates} and second.best_action != best
+    # the avoided child's visits left the root with it
+    assert second.root.reused_visits == 1000 - first.candidates[0].visits
+
+
+def test_the_cache_stays_within_its_bytes():
+    positions = [played(2, 70 + k, 4) for k in range(6)]
+    cache = TreeCache(BIG)
+    search(positions[0], LIMITS, seed=1, cache=cache)
+    one = cache.stats()["bytes"]
+    cache = TreeCache(int(2.5 * one))
+    for p in positions:
+        search(p, LIMITS, seed=1, cache=cache)
+        assert cache.stats()["bytes"] <= cache.stats()["max_bytes"]
+    assert cache.stats()["trees"] == 2
+    assert search(positions[-1], LIMITS, seed=1, cache=cache).root.reused_visits == 400
+    assert search(positions[0], LIMITS, seed=1, cache=cache).root.reused_visits == 0
+    tiny = TreeCache(one - 1)
+    search(positions[0], LIMITS, seed=1, cache=tiny)
+    assert tiny.stats()["trees"] == 0 and tiny.stats()["bytes"] == 0
+    cache.clear()
+    assert cache.stats()["trees"] == 0 and cache.stats()["bytes"] == 0
+
+
+def test_an_entry_keeps_one_tree_per_thread_and_reuses_those_there_are():
+    position = played(2, 11, 4)
+    cache = TreeCache(BIG)
+    search(position, SearchLimits(iterations=400, threads=2), seed=1, cache=cache)
+    assert cache.stats()["trees"] == 2
+    three = search(position, SearchLimits(iterations=300, threads=3), seed=1, cache=cache)
+    assert three.root.reused_visits == 400 and three.root.visits == 700
+    assert cache.stats()["trees"] == 3
+    one = search(position, SearchLimits(iterations=100, threads=1), seed=1, cache=cache)
+    assert 0 < one.root.reused_visits < 700
+
+
+def test_two_threads_can_share_a_cache():
+    cache = TreeCache(BIG)
+    errors = []
+
+    def play(seed):
+        try:
+            position = Position.new(2, seed)
+            history = []
+            for _ in range(24):
+                result = search(position, SearchLimits(iterations=100), seed=seed,
+                                cache=cache, history=history[-16:])
+                assert result.best_action in position.legal_actions()
+                history.append((position.clone(), result.best_action))
+                position.apply(result.best_action)
+        except Exception as exc:       # reported in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(s,)) for s in (21, 22)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    stats = cache.stats()
+    assert stats["hits"] > 10 and stats["hits"] + stats["misses"] <= 48
+
+
+def test_bad_cache_and_history_arguments_are_refused():
+    position = played(2, 12, 2)
+    with pytest.raises(ValueError, match="^cache: "):
+        search(position, LIMITS, seed=1, cache={})
+    with pytest.raises(ValueError, match=r"^history\[0\]: "):
+        search(position, LIMITS, seed=1, cache=TreeCache(BIG), history=[("x", 1)])
+    with pytest.raises(ValueError, match="^max_bytes: "):
+        TreeCache(-1)
+    before = played(2, 12, 1)
+    wrong = next(a for a in position.legal_actions() if a not in before.legal_actions())
+    with pytest.raises(ValueError, match=r"^history\[0\]: .* not legal in its position"):
+        search(position, LIMITS, seed=1, cache=TreeCache(BIG), history=[(before, wrong)])
+
+
+# --- bots and the arena ------------------------------------------------------------------
+
+
+def test_a_reusing_bot_keeps_its_trees_across_its_moves_and_forgets_them_between_games():
+    bot = parse_bot("mcts:iterations=300,reuse=1")
+    assert bot.spec == "mcts:iterations=300,reuse=1" and bot.cache is not None
+    assert parse_bot("mcts:iterations=300,reuse=0").cache is None
+    with pytest.raises(ValueError, match="reuse must be 0 or 1"):
+        parse_bot("mcts:reuse=maybe")
+    position = Position.new(2, 13)
+    history = []
+    for ply in range(12):
+        action = bot.choose(position, ply, history[-16:])
+        assert action in position.legal_actions()
+        history.append((position.clone(), action))
+        position.apply(action)
+    assert bot.stats["reused_visits"] > 0 and bot.cache.stats()["trees"] > 0
+    bot.new_game()
+    assert bot.cache.stats()["trees"] == 0 and bot.stats["searches"] == 0
+
+
+def test_the_arena_passes_the_history_and_reports_the_reused_visits():
+    summary = arena_run(["mcts:iterations=150,reuse=1", "mcts:iterations=150"], players=2,
+                        games=2, processes=1, records=None, progress=False)
+    reusing, plain = summary["bots"]
+    assert reusing["mean_reused_visits"] > 0 and plain["mean_reused_visits"] == 0
+    assert reusing["mean_visits"] > plain["mean_visits"] == 150
