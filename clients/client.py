@@ -896,9 +896,12 @@ class CacaoClient(_Settings):
                max_candidates: int = 0, timeout: float | None = None) -> "Analysis":
         """Thinks on the opponent's time: analyses ``observation`` for ``seat``
         (default: its ``view``) while another seat is to act, and has the
-        server keep the tree, so that this seat's next :meth:`suggest` (with
-        no seed) continues it. Stop the returned Analysis when the opponent
-        has moved.
+        server keep the tree for this seat's next request (without a seed, or
+        with ``reuse_tree=True``). The server finds the tree from a record:
+        ponder on the record, then ask with the record continued by the moves
+        played since (up to 16); a position message finds only a tree of
+        exactly the same observation. Stop the returned Analysis when the
+        opponent has moved.
 
         Raises:
             ValueError: no seat given and the source is not an observation.

@@ -116,3 +116,34 @@ def test_the_asyncio_client_end_to_end(cacao_server):
             assert [f for f, _ in caught.value.field_violations] == ["level"]
 
     asyncio.run(main())
+
+
+def test_suggest_with_allow_avoid_and_ponder_through_the_client(client, cacao_server):
+    import json
+    from pathlib import Path
+
+    record = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text()
+                        .splitlines()[0])
+    record.pop("result")
+    game = Position.from_record(record, upto=7)
+    actions = game.legal_actions()
+    allowed = client.suggest(game, Strength(iterations=300), seed=1, allow=actions[:2])
+    assert allowed.action in actions[:2]
+    avoided = client.suggest(game, Strength(iterations=300), seed=1, avoid=[allowed.action])
+    assert avoided.action != allowed.action
+    with pytest.raises(CacaoClientError) as caught:
+        client.suggest(game, Strength(iterations=300), avoid=actions)
+    assert [f for f, _ in caught.value.field_violations] == ["avoid"]
+
+    waiting = 1 - game.to_act
+    cacao_server[0].cacao_api.trees.clear()  # the server is shared: no tree of other tests
+    pondering = client.ponder(dict(record, actions=record["actions"][:7]), Strength(iterations=2_000),
+                              seat=waiting, report_interval=0.05)
+    final = pondering.wait()
+    assert final.evaluation.seat == waiting and final.evaluation.iterations == 2_000
+    assert final.evaluation.root.reused_visits == 0
+    following = dict(record, actions=record["actions"][:8])  # the seat to act has moved
+    reply = client.suggest(following, Strength(iterations=200), seed=2, reuse_tree=True)
+    assert reply.seat == waiting and reply.evaluation.root.reused_visits > 0
+    with pytest.raises(ValueError):
+        client.ponder(game)  # a complete position: whose turn to think on is not said
