@@ -340,7 +340,8 @@ class CacaoServer:
     def __init__(self, address: str, options: ServerOptions):
         self.options = options
         self.cacao_api = CacaoApi(options)
-        self.observers, self.cacao_metrics = observe.build(options, self.cacao_api.gate)
+        self.observers, self.cacao_metrics = observe.build(options, self.cacao_api.gate,
+                                                           self.cacao_api.trees)
         self.tokens = security.Tokens.load(options.auth_tokens) if options.auth_tokens else None
         credentials = (security.server_credentials(options.tls_cert, options.tls_key,
                                                    options.tls_client_ca)
