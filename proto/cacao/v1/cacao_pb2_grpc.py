@@ -123,6 +123,7 @@ class CacaoServiceServicer:
         search that goes on growing: each adds to the one before. The stream always ends
         with exactly one evaluation marked `final` (unless the client cancelled
         or its deadline passed, when nothing more can be delivered).
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -139,6 +140,11 @@ class CacaoServiceServicer:
         its budget; cancelling the call ends it with no final report, as for
         AnalyzePosition. Needs HTTP/2: the HTTP/1.1 (Connect) front refuses it
         with UNIMPLEMENTED.
+
+        It answers with AnalyzePosition's report message on purpose (one report
+        type for both ways to analyse):
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
