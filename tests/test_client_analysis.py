@@ -147,3 +147,17 @@ def test_suggest_with_allow_avoid_and_ponder_through_the_client(client, cacao_se
     assert reply.seat == waiting and reply.evaluation.root.reused_visits > 0
     with pytest.raises(ValueError):
         client.ponder(game)  # a complete position: whose turn to think on is not said
+
+
+def test_the_analysis_example_runs_against_a_server(cacao_server):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "clients" / "examples" / "analyze.py"
+    out = subprocess.run([sys.executable, str(example), "--server", cacao_server[1]],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert '"stoppedBy": "stop"' in out and '"final": true' in out
+    assert out.count('"principalVariation"') == 3  # two MultiPV lines and the result's own
+    reused = int(out.rsplit("root.reused_visits ", 1)[1].split(",")[0])
+    assert reused > 0
