@@ -378,3 +378,24 @@ def test_a_server_without_a_tree_cache_searches_afresh_every_time():
                 assert stub.SuggestAction(request).evaluation.root.reused_visits == 0
     finally:
         server.stop(None).wait()
+
+
+def test_a_record_replayed_for_its_history_names_a_bad_action_or_result(cacao_stub):
+    """A search request that may reuse trees replays its record once, keeping
+    its last 16 positions: its errors are those of a plain replay."""
+    for cut, bad in ((30, 29), (30, 3)):  # within the last 16 actions, and before them
+        record = record_message(cut)
+        record.actions[bad].seat = 1 - record.actions[bad].seat
+        answers = [refused(cacao_stub.SuggestAction, pb.SuggestActionRequest(
+            record=record, reuse_tree=reuse, limits=pb.SearchLimits(iterations=10)))
+            for reuse in (True, False)]
+        assert answers[0] == answers[1]  # the same error with or without the history
+        code, _, named, reason = answers[0]
+        assert (code, named, reason) == (grpc.StatusCode.INVALID_ARGUMENT,
+                                         [f"record.actions[{bad}]"], "INVALID_RECORD")
+    finished = convert.record_from_json(RECORDS[0])
+    finished.result.seats[0].gold += 1
+    finished.actions.pop()  # the game is not over: the written result disagrees
+    code, message, named, _ = refused(cacao_stub.SuggestAction, pb.SuggestActionRequest(
+        record=finished, reuse_tree=True, limits=pb.SearchLimits(iterations=10)))
+    assert (code, named) == (grpc.StatusCode.INVALID_ARGUMENT, ["record.result"]), message
