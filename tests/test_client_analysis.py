@@ -161,3 +161,15 @@ def test_the_analysis_example_runs_against_a_server(cacao_server):
     assert out.count('"principalVariation"') == 3  # two MultiPV lines and the result's own
     reused = int(out.rsplit("root.reused_visits ", 1)[1].split(",")[0])
     assert reused > 0
+
+
+def test_the_stop_measurement_script_prints_its_figure():
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "measure_analysis.py"
+    out = subprocess.run([sys.executable, str(script), "--analyses", "2"], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert re.search(r"^stop -> final report \(2 analyses\): p50 [\d.]+ ms, max [\d.]+ ms", out), out
