@@ -19,8 +19,15 @@ statistics. Unlike a shared tree this needs no locks, scales almost linearly
 on these machines, and with an iteration budget stays deterministic for any
 N (the budget is split evenly).
 
+Analysis: every candidate carries its visits, value, win probability, score
+lead, expected gold, prior, lower confidence bound, order and (for the first
+``multipv``) its own line; ``SearchResult.root`` the root's figures.
+``allow``/``avoid`` restrict the root's actions. A :class:`TreeCache` keeps
+trees between searches (``cacaoai.search.reuse``; search/README.md).
+
 Thread-safety: ``search`` may run in several threads at once (each call owns
-its trees); a :class:`StopFlag` may be set from any thread.
+its trees, also those it takes from a shared TreeCache); a :class:`StopFlag`
+may be set from any thread.
 """
 
 from __future__ import annotations

@@ -45,6 +45,13 @@ playout turn are drawn with one count of the legal actions
 (``check_values``), so the search is the same per iteration as before these
 shortcuts, only cheaper (search/README.md, "Where an iteration's time goes").
 
+Analysis and reuse: the root's actions, when fixed, can be restricted
+(allow/avoid, ``_prepare_root``) and carry priors (a softmax of the one-step
+values that order them). The final gold of the seat to act is summed per root
+child in a slot array of ``tree_t`` (so ``node_t`` stays 88 bytes). A kept tree
+is continued from a descendant by ``Tree.reroot``: ``_compact_from`` copies
+that node's subtree into a fresh pool with the node as the root.
+
 Threads: the loop runs without the GIL and touches only its own ``tree_t``.
 Root-parallel search (one tree per thread, statistics merged at the root) lives
 in the Python layer (``cacaoai.search``).
@@ -653,12 +660,32 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
     return 0
 
 
+cdef bint _keeps_every_root_child(tree_t* t) noexcept nogil:
+    """True when every child of node 0 stays a root child (and root_child then
+    maps them): not a fixed root, or every child's action among root_actions."""
+    cdef int i, mapped = 0, children = 0
+    cdef int32_t c = t.nodes[0].first_child
+    if not t.root_fixed:
+        return True
+    while c >= 0:
+        children += 1
+        c = t.nodes[c].next_sibling
+    memcpy(t.legal, t.root_actions, t.n_root * sizeof(action_t))
+    _map_children(t, 0, t.n_root)
+    for i in range(t.n_root):
+        t.root_child[i] = t.child_of[i]
+        if t.child_of[i] >= 0:
+            mapped += 1
+    return mapped == children
+
+
 cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
     """Make the subtree under `top` the whole tree: copy it breadth-first into
     a fresh pool, `top` becoming the root (index 0) with its statistics. With
     a fixed root (t.root_actions listed by _prepare_root), only the children
     whose actions are root actions are kept, their statistics alone staying in
-    the root's, and root_child maps them; otherwise every child is kept.
+    the root's, and root_child maps them; otherwise every child is kept. The
+    same root keeping every child is left in place.
     Returns 0, or -1 when out of memory (the tree is then unchanged)."""
     cdef int32_t* old_of = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
     cdef int32_t* parent = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
@@ -672,6 +699,10 @@ cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
         free(old_of)
         free(parent)
         return -1
+    if top == 0 and _keeps_every_root_child(t):
+        free(old_of)                            # the same root, nothing dropped: no copy
+        free(parent)
+        return 0
     memset(&dropped, 0, sizeof(node_t))
     old_of[0] = top
     parent[0] = -1
