@@ -889,6 +889,7 @@ class CacaoClient(_Settings):
                                reuse_tree=reuse_tree, report_interval=report_interval, seat=seat)
         requests = _Requests(pb.AnalyzeRequest(start=start))
         stream = self._stub.Analyze(iter(requests), timeout=self._search_timeout(strength, timeout))
+        requests.call = stream
         return Analysis(stream, requests, self._error)
 
     def ponder(self, observation: Source, strength: Strength | str | None = None, *,
@@ -928,14 +929,24 @@ class CacaoClient(_Settings):
 
 class _Requests:
     """The request stream of a synchronous Analyze call: its start, then a
-    stop when asked (from any thread); ends when the call ends."""
+    stop when asked (from any thread); ends when the call ends, even one
+    that nobody reads to its end (gRPC's thread that sends it is then free)."""
 
     def __init__(self, start: pb.AnalyzeRequest):
         self._queue: queue.SimpleQueue[pb.AnalyzeRequest | None] = queue.SimpleQueue()
         self._queue.put(start)
+        self.call: Any = None  # the call, once started
 
     def __iter__(self) -> Iterator[pb.AnalyzeRequest]:
-        while (message := self._queue.get()) is not None:
+        while True:
+            try:
+                message = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                if self.call is not None and self.call.done():
+                    return
+                continue
+            if message is None:
+                return
             yield message
 
     def stop(self) -> None:

@@ -173,3 +173,17 @@ def test_the_stop_measurement_script_prints_its_figure():
     out = subprocess.run([sys.executable, str(script), "--analyses", "2"], capture_output=True,
                          text=True, timeout=120, check=True).stdout
     assert re.search(r"^stop -> final report \(2 analyses\): p50 [\d.]+ ms, max [\d.]+ ms", out), out
+
+
+def test_an_analysis_nobody_reads_to_its_end_leaves_no_thread_behind(client):
+    game = Position.new(players=2, seed=7)
+    before = threading.active_count()
+    analyses = [client.start_analysis(game, Strength(iterations=200)) for _ in range(3)]
+    for analysis in analyses:
+        next(analysis)  # read a report, then forget the analysis
+    del analyses, analysis
+    for _ in range(100):  # each call ends with its budget; its request thread then ends
+        if threading.active_count() <= before:
+            break
+        threading.Event().wait(0.1)
+    assert threading.active_count() <= before
