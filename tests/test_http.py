@@ -115,6 +115,22 @@ def test_binary_protobuf_unary_call(http_server, cacao_stub):
     assert reply == cacao_stub.ListLegalActions(request) and len(reply.actions) > 0
 
 
+def test_the_analysis_options_work_over_json(http_server, cacao_stub):
+    game = json_format.MessageToDict(cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7)))
+    ask = {"position": game["position"], "seed": "3", "limits": {"iterations": "500"}}
+    status, free = post_json(http_server, "SuggestAction", ask)
+    assert status == 200 and free["evaluation"]["root"]["visits"] == "500"
+    assert "prior" in free["evaluation"]["candidates"][0]
+    status, other = post_json(http_server, "SuggestAction", {**ask, "avoid": [free["action"]]})
+    assert status == 200 and other["action"] != free["action"]
+    far = json.loads(json.dumps(free["action"]))
+    far["place"]["x"] = 30
+    status, error = post_json(http_server, "SuggestAction", {**ask, "allow": [far]})
+    assert status == 400 and error["code"] == "invalid_argument"
+    assert [v.field for v in detail(error, error_details_pb2.BadRequest).field_violations] == [
+        "allow[0].place.x", "allow[0].place.y"]
+
+
 def test_an_error_keeps_its_code_field_violations_and_reason(http_server):
     status, error = post_json(http_server, "NewGame", {"players": 5})
     assert status == 400 and error["code"] == "invalid_argument"
