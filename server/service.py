@@ -1,7 +1,7 @@
 """The Cacao API as plain functions: validate -> convert -> engine/search -> convert.
 
 :class:`CacaoApi` answers each RPC from its request message alone (the service
-is stateless). It knows nothing about gRPC transport: the servicer hands it a
+is stateless; the tree cache only lets a search continue earlier work). It knows nothing about gRPC transport: the servicer hands it a
 :class:`Call` (time left before the client's deadline and a stop flag that the
 client's cancellation sets) and turns its :class:`~.errors.ApiError` into a
 ``google.rpc.Status``.
