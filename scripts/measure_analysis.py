@@ -40,8 +40,9 @@ def main() -> int:
     finally:
         server.stop(None).wait()
     waits.sort()
-    print(f"stop -> final report ({args.analyses} analyses): p50 {statistics.median(waits):.2f} ms, "
-          f"max {waits[-1]:.2f} ms; iterations at the stop: median {statistics.median(iterations):.0f}")
+    print(f"stop -> final report ({args.analyses} analyses): "
+          f"p50 {statistics.median(waits):.2f} ms, max {waits[-1]:.2f} ms; "
+          f"iterations at the stop: median {statistics.median(iterations):.0f}")
     return 0
 
 

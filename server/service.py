@@ -1,9 +1,10 @@
 """The Cacao API as plain functions: validate -> convert -> engine/search -> convert.
 
 :class:`CacaoApi` answers each RPC from its request message alone (the service
-is stateless; the tree cache only lets a search continue earlier work). It knows nothing about gRPC transport: the servicer hands it a
-:class:`Call` (time left before the client's deadline and a stop flag that the
-client's cancellation sets) and turns its :class:`~.errors.ApiError` into a
+is stateless; the tree cache only lets a search continue earlier work). It
+knows nothing about gRPC transport: the servicer hands it a :class:`Call`
+(time left before the client's deadline and a stop flag that the client's
+cancellation sets) and turns its :class:`~.errors.ApiError` into a
 ``google.rpc.Status``.
 
 Thread-safety: one CacaoApi serves all RPC threads at once. Its only shared
@@ -126,7 +127,8 @@ class CacaoApi:
         if self.default_level not in self.levels:
             raise ValueError(f"default level {self.default_level!r} is not one of "
                              f"{', '.join(self.levels)}")
-        self.trees = TreeCache(self.options.tree_cache_bytes) if self.options.tree_cache_bytes else None
+        cache_bytes = self.options.tree_cache_bytes
+        self.trees = TreeCache(cache_bytes) if cache_bytes else None  # kept search trees
 
     # --- information ---
 

@@ -137,7 +137,8 @@ def test_suggest_with_allow_avoid_and_ponder_through_the_client(client, cacao_se
 
     waiting = 1 - game.to_act
     cacao_server[0].cacao_api.trees.clear()  # the server is shared: no tree of other tests
-    pondering = client.ponder(dict(record, actions=record["actions"][:7]), Strength(iterations=2_000),
+    pondering = client.ponder(dict(record, actions=record["actions"][:7]),
+                              Strength(iterations=2_000),
                               seat=waiting, report_interval=0.05)
     final = pondering.wait()
     assert final.evaluation.seat == waiting and final.evaluation.iterations == 2_000
@@ -172,7 +173,8 @@ def test_the_stop_measurement_script_prints_its_figure():
     script = Path(__file__).resolve().parents[1] / "scripts" / "measure_analysis.py"
     out = subprocess.run([sys.executable, str(script), "--analyses", "2"], capture_output=True,
                          text=True, timeout=120, check=True).stdout
-    assert re.search(r"^stop -> final report \(2 analyses\): p50 [\d.]+ ms, max [\d.]+ ms", out), out
+    assert re.search(r"^stop -> final report \(2 analyses\): p50 [\d.]+ ms, max [\d.]+ ms",
+                     out), out
 
 
 def test_an_analysis_nobody_reads_to_its_end_leaves_no_thread_behind(client):
