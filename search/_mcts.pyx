@@ -59,7 +59,7 @@ in the Python layer (``cacaoai.search``).
 
 from libc.math cimport exp, log, sqrt
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
@@ -120,6 +120,7 @@ cdef enum:
     N_NEAR = 13
     INITIAL_NODES = 4096
     INITIAL_SLOTS = 64
+    REROOT_SAMPLES = 16     # determinizations that vouch for a re-rooted root's children
 
 cdef float LOG_TABLE[LOG_TABLE_SIZE]     # ln(n) for small n (read-only after import)
 cdef int NEAR[N_NEAR]                    # grid offsets within two steps of a cell
@@ -684,16 +685,20 @@ cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
     a fresh pool, `top` becoming the root (index 0) with its statistics. With
     a fixed root (t.root_actions listed by _prepare_root), only the children
     whose actions are root actions are kept, their statistics alone staying in
-    the root's, and root_child maps them; otherwise every child is kept. The
-    same root keeping every child is left in place.
-    Returns 0, or -1 when out of memory (the tree is then unchanged)."""
+    the root's, and root_child maps them. Otherwise (the root's actions vary
+    with hidden facts) the children legal in at least one of REROOT_SAMPLES
+    determinizations of the new root are kept: a descent past a chance event
+    (a display refilled from the deck) can leave codes that no determinization
+    of the real position allows. The same root keeping every child is left in
+    place. Returns 0, or -1 when out of memory (the tree is then unchanged)."""
     cdef int32_t* old_of = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
     cdef int32_t* parent = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
     cdef node_t* pool
     cdef node_t* nd
     cdef node_t* c
     cdef int32_t count = 1, j, ch, cap
-    cdef int i, k, n_seats = t.root.n_seats
+    cdef int i, k, r, n, n_seats = t.root.n_seats
+    cdef uint8_t* mark
     cdef node_t dropped
     if old_of == NULL or parent == NULL:
         free(old_of)
@@ -729,6 +734,35 @@ cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
                 old_of[count] = ch
                 parent[count] = 0
                 count += 1
+        j = 1
+    elif top != 0:
+        mark = <uint8_t*>calloc(t.n_nodes, 1)
+        if mark == NULL:
+            free(old_of)
+            free(parent)
+            return -1
+        for r in range(REROOT_SAMPLES):
+            t.work = t.root
+            position_determinize(&t.work, t.cfg.observer, t.cfg.known_hands, &t.rng)
+            n = position_legal_actions(&t.work, t.legal)
+            _map_children(t, top, n)
+            for i in range(n):
+                if t.child_of[i] >= 0:
+                    mark[t.child_of[i]] = 1
+        ch = t.nodes[top].first_child
+        while ch >= 0:
+            c = &t.nodes[ch]
+            if mark[ch]:
+                old_of[count] = ch
+                parent[count] = 0
+                count += 1
+            else:
+                dropped.visits += c.visits
+                for k in range(n_seats):
+                    dropped.win[k] += c.win[k]
+                    dropped.margin[k] += c.margin[k]
+            ch = c.next_sibling
+        free(mark)
         j = 1
     else:
         j = 0

@@ -17,8 +17,10 @@ fraction (1 / number of winners); the 95% interval is Wilson's.
 
 Bots see the game's history (the last HISTORY_PLIES positions and the action
 played from each), so a bot with ``reuse=1`` continues its search trees from
-move to move; it starts every game with an empty TreeCache. The summary then
-gives its mean root visits and mean reused visits per search.
+move to move, and one with ``ponder=1`` also searches for its seat on the
+others' turns (before the seat to act chooses, with its own budget); each
+starts every game with an empty TreeCache. The summary then gives their mean
+root visits and mean reused visits per search for a move.
 """
 
 from __future__ import annotations
@@ -75,8 +77,11 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
         seat = position.to_act
         assert seat is not None
         bot = bots[seating[seat]]
-        action = bot.choose(position, (deal_seed * 7_919 + ply * 104_729 + g) % 2**64,
-                            history[-HISTORY_PLIES:])
+        move_seed = (deal_seed * 7_919 + ply * 104_729 + g) % 2**64
+        for other in range(players):           # bots that ponder think on the others' turns
+            if other != seat:
+                bots[seating[other]].ponder(position, other, move_seed, history[-HISTORY_PLIES:])
+        action = bot.choose(position, move_seed, history[-HISTORY_PLIES:])
         history.append((position.clone(), action))
         position.apply(action)
         ply += 1
@@ -203,7 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
                "(beginner, casual, strong, max). Settings: iterations, time, threads, "
                "playout, temperature, exploration, samples, margin_weight, expand_samples, "
-               "widen, floor, reuse (1: keep the search trees across the bot's moves).")
+               "widen, floor, reuse (1: keep the search trees across the bot's moves), "
+               "ponder (1: also search on the other seats' turns).")
     parser.add_argument("bots", nargs="+", help="one bot spec per seat")
     parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")
     parser.add_argument("--games", type=int, default=100)

@@ -12,6 +12,7 @@ Specs name a bot and its settings, for the arena and front ends:
     mcts:iterations=1000,exploration=0.5,playout=random
     mcts:time=2,threads=2
     mcts:time=0.05,reuse=1  (keeps its trees across its own moves: TreeCache)
+    mcts:time=0.05,ponder=1 (also searches on the others' turns, for its own seat)
     level:strong            (or just: strong)
 
 Strength levels are MCTS budgets with a sampling temperature over the final
@@ -61,6 +62,9 @@ class Bot(ABC):
     def new_game(self) -> None:
         """Forget what was kept from an earlier game."""
 
+    def ponder(self, position: Position, seat: int, rng_seed: int, history: History = ()) -> None:
+        """Think for `seat` while another seat is to act (bots that ponder)."""
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
 
@@ -89,14 +93,26 @@ class MCTSBot(Bot):
     """Information-set MCTS (cacaoai.search.search) with the given limits.
 
     With `reuse`, the bot keeps its search trees in a TreeCache and continues
-    them from move to move (given the game's `history`); `stats` counts its
-    searches, their root visits and the visits they reused."""
+    them from move to move (given the game's `history`); with `ponder` (which
+    implies reuse) it also searches for its own seat, with its own budget,
+    whenever another seat is to act, and continues those trees on its turn.
+    `stats` counts its searches for a move, their root visits and the visits
+    they reused."""
 
-    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False):
+    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False,
+                 ponder: bool = False):
         self.limits = limits
-        self.spec = spec or _limits_spec("mcts", limits) + (",reuse=1" if reuse else "")
+        self.pondering = ponder
+        reuse = reuse or ponder
+        self.spec = spec or _limits_spec("mcts", limits) + (
+            ",ponder=1" if ponder else ",reuse=1" if reuse else "")
         self.cache = TreeCache(REUSE_BYTES) if reuse else None
         self.stats = {"searches": 0, "visits": 0, "reused_visits": 0}
+
+    def ponder(self, position: Position, seat: int, rng_seed: int, history: History = ()) -> None:
+        if self.pondering:
+            search(position, self.limits, seed=rng_seed % 2**64, seat=seat, multipv=0,
+                   cache=self.cache, history=history)
 
     def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
         result = search(position, self.limits, seed=rng_seed % 2**64, multipv=1,
@@ -119,8 +135,10 @@ class FlatMonteCarloBot(MCTSBot):
     (with the same playouts and root widening as MCTS, so that a match between
     the two measures the tree alone)."""
 
-    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False):
-        super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits), reuse)
+    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False,
+                 ponder: bool = False):
+        super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits),
+                         reuse, ponder)
 
 
 _KEYS: dict[str, tuple[str, type]] = {
@@ -130,6 +148,7 @@ _KEYS: dict[str, tuple[str, type]] = {
     "margin_weight": ("margin_weight", float), "margin_scale": ("margin_scale", float),
     "expand_samples": ("expand_samples", int), "widen": ("widen", float),
     "floor": ("floor", float), "max_nodes": ("max_nodes", int), "reuse": ("reuse", bool),
+    "ponder": ("ponder", bool),
 }
 
 
@@ -171,10 +190,11 @@ def parse_bot(spec: str) -> Bot:
         except ValueError:
             raise ValueError(f"{spec!r}: {key} must be a {kind.__name__}, got {value!r}") from None
     reuse = settings.pop("reuse", False)
+    ponder = settings.pop("ponder", False)
     if "iterations" not in settings and "time_s" not in settings:
         settings["iterations"] = 1000
     limits = SearchLimits(**settings)
-    return (MCTSBot if name == "mcts" else FlatMonteCarloBot)(limits, text, reuse)
+    return (MCTSBot if name == "mcts" else FlatMonteCarloBot)(limits, text, reuse, ponder)
 
 
 def _replace(limits: SearchLimits, **changes: Any) -> SearchLimits:
@@ -187,7 +207,7 @@ def _limits_spec(name: str, limits: SearchLimits) -> str:
     default = SearchLimits(iterations=1)
     parts = []
     for key, (field, _) in _KEYS.items():
-        if key in ("time", "reuse"):
+        if key in ("time", "reuse", "ponder"):
             continue
         value = getattr(limits, field)
         if value is not None and (field == "iterations" or value != getattr(default, field)):

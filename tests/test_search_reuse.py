@@ -271,3 +271,58 @@ def test_the_arena_passes_the_history_and_reports_the_reused_visits():
     reusing, plain = summary["bots"]
     assert reusing["mean_reused_visits"] > 0 and plain["mean_reused_visits"] == 0
     assert reusing["mean_visits"] > plain["mean_visits"] == 150
+
+
+def test_a_pondering_bot_thinks_on_the_others_turns_and_continues_on_its_own():
+    bot = parse_bot("mcts:iterations=150,ponder=1")
+    assert bot.spec == "mcts:iterations=150,ponder=1" and bot.cache is not None
+    summary = arena_run(["mcts:iterations=150,ponder=1", "mcts:iterations=150,reuse=1"],
+                        players=2, games=2, processes=1, records=None, progress=False)
+    pondering, reusing = summary["bots"]
+    assert pondering["mean_reused_visits"] > reusing["mean_reused_visits"] > 0
+
+
+def test_history_may_give_action_codes():
+    position = played(2, 14, 3)
+    cache = TreeCache(BIG)
+    first = search(position, SearchLimits(iterations=1500), seed=1, cache=cache)
+    before = position.clone()
+    code = position.encode(first.best_action)
+    position.apply(first.best_action)
+    result = search(position, LIMITS, seed=1, seat=before.to_act, cache=cache,
+                    history=[(before, code)])
+    assert result.root.reused_visits == first.candidates[0].visits
+
+
+@pytest.mark.parametrize("players, deal, choices", [(2, 43, 3), (3, 43, 3)])
+def test_a_seat_pondering_through_a_whole_game_continues_its_trees(players, deal, choices):
+    """Seat 0 searches at every ply, on its turns and the others' (with blind
+    draws and display refills in between): re-rooted roots only ever offer
+    actions of the real position, and most searches continue a kept tree.
+    (Deal 43 once re-rooted past a display refill onto codes of a display
+    slot that was gone.)"""
+    cache = TreeCache(BIG)
+    position = Position.new(players, deal)
+    history = []
+    rng = random.Random(choices)
+    continued = searches = 0
+    while not position.is_over:
+        result = search(position, SearchLimits(iterations=200), seed=len(history), seat=0,
+                        cache=cache, history=history[-16:])
+        if result.root is not None:
+            searches += 1
+            continued += result.root.reused_visits > 0
+        legal = position.legal_actions()
+        if position.to_act == 0:
+            assert result.best_action in legal
+            assert {c.action for c in result.candidates} <= set(legal)
+            action = result.best_action
+        else:
+            # the others' candidates are actions of some hand they may hold:
+            # placements and fills the real board and display allow
+            for c in result.candidates:
+                assert c.action.seat == position.to_act
+            action = rng.choice(legal)
+        history.append((position.clone(), action))
+        position.apply(action)
+    assert continued > searches // 2
