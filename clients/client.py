@@ -1192,6 +1192,11 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
             f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))
     for i, c in enumerate(evaluation.candidates[:top], 1):
         win = "" if c.win_probability is None else f", win {100 * c.win_probability:.0f}%"
-        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}")
+        sure = "" if c.lcb is None else f" (at least {100 * c.lcb:.0f}%)"
+        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}{sure}")
+    root = evaluation.root
+    if root is not None and root.reused_visits:
+        lines.append(f"continued a kept search tree: {root.reused_visits} of {root.visits} "
+                     "visits were already there")
     return lines
 

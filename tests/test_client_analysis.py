@@ -189,3 +189,16 @@ def test_an_analysis_nobody_reads_to_its_end_leaves_no_thread_behind(client):
             break
         threading.Event().wait(0.1)
     assert threading.active_count() <= before
+
+
+def test_evaluation_lines_show_the_confidence_bound_and_a_continued_tree(client, cacao_server):
+    from cacaoai.client import evaluation_lines
+
+    cacao_server[0].cacao_api.trees.clear()  # the server is shared: no tree of other tests
+    game = Position.new(players=2, seed=5)
+    first = client.suggest(game, Strength(iterations=300), seed=1, reuse_tree=True)
+    again = client.suggest(game, Strength(iterations=300), seed=1, reuse_tree=True)
+    assert not any("kept search tree" in line for line in evaluation_lines(first.evaluation))
+    lines = evaluation_lines(again.evaluation, top=2)
+    assert "visits" in lines[3] and "(at least " in lines[3]
+    assert lines[-1].startswith("continued a kept search tree: ")
