@@ -680,7 +680,12 @@ cdef bint _keeps_every_root_child(tree_t* t) noexcept nogil:
     return mapped == children
 
 
-cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
+cdef inline bint _uses_display(action_t a) noexcept nogil:
+    """A placement that fills jungle spaces from display slots."""
+    return action_kind(a) == ACT_PLACE and (a >> 18) != 0
+
+
+cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
     """Make the subtree under `top` the whole tree: copy it breadth-first into
     a fresh pool, `top` becoming the root (index 0) with its statistics. With
     a fixed root (t.root_actions listed by _prepare_root), only the children
@@ -689,8 +694,12 @@ cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
     with hidden facts) the children legal in at least one of REROOT_SAMPLES
     determinizations of the new root are kept: a descent past a chance event
     (a display refilled from the deck) can leave codes that no determinization
-    of the real position allows. The same root keeping every child is left in
-    place. Returns 0, or -1 when out of memory (the tree is then unchanged)."""
+    of the real position allows. With `drawn` (jungle tiles were drawn on the
+    way down), children that fill from the display are dropped too: the tree
+    grew them over every display its determinizations drew, so their figures
+    mix actions that took other tiles. The same root keeping every child is
+    left in place. Returns 0, or -1 when out of memory (the tree is then
+    unchanged)."""
     cdef int32_t* old_of = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
     cdef int32_t* parent = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
     cdef node_t* pool
@@ -724,7 +733,7 @@ cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
         _map_children(t, top, t.n_root)
         for i in range(t.n_root):
             ch = t.child_of[i]
-            if ch >= 0:                         # ... less the kept ones'
+            if ch >= 0 and not (drawn and _uses_display(t.root_actions[i])):   # ... less the kept ones'
                 c = &t.nodes[ch]
                 dropped.visits -= c.visits
                 for k in range(n_seats):
@@ -752,7 +761,7 @@ cdef int _compact_from(tree_t* t, int32_t top) noexcept nogil:
         ch = t.nodes[top].first_child
         while ch >= 0:
             c = &t.nodes[ch]
-            if mark[ch]:
+            if mark[ch] and not (drawn and _uses_display(c.action)):
                 old_of[count] = ch
                 parent[count] = 0
                 count += 1
@@ -1015,11 +1024,13 @@ cdef class Tree:
         by the action codes in `path` (the same observer and settings): the
         subtree under that node becomes the tree, with its statistics; the
         root's actions are listed again for `core` (children that are not
-        among them are dropped), iterations and gold counts start again.
+        among them are dropped, and those that fill from the display when
+        jungle tiles were drawn since), iterations and gold counts start again.
         Returns False, leaving the tree unchanged, when it has no such node."""
         cdef tree_t* t = &self.t
         cdef int32_t node = 0, c
         cdef int rc
+        cdef bint drawn
         if t.n_nodes == 0:
             raise ValueError("reset() the tree first")
         if core.pos.phase == PHASE_OVER:
@@ -1033,12 +1044,13 @@ cdef class Tree:
             if c < 0:
                 return False
             node = c
+        drawn = t.root.deck_end - t.root.deck_pos != core.pos.deck_end - core.pos.deck_pos
         rng_seed(&t.rng, seed)
         t.root = core.pos
         _restart_counts(t)
         self._prepare(allow, avoid)
         with nogil:
-            rc = _compact_from(t, node)
+            rc = _compact_from(t, node, drawn)
         if rc < 0:
             raise MemoryError("search tree")
         return True

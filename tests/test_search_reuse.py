@@ -291,7 +291,30 @@ def test_history_may_give_action_codes():
     position.apply(first.best_action)
     result = search(position, LIMITS, seed=1, seat=before.to_act, cache=cache,
                     history=[(before, code)])
-    assert result.root.reused_visits == first.candidates[0].visits
+    assert 0 < result.root.reused_visits <= first.candidates[0].visits
+
+
+def test_after_jungle_tiles_are_drawn_children_that_fill_from_the_display_start_afresh():
+    """Their figures mixed every display the determinizations drew; the
+    others keep theirs (drawn or not, a kept root child's visits never grow
+    by re-rooting)."""
+    checked = 0
+    for deal in range(8):
+        position = played(2, 80 + deal, 2)
+        me = position.to_act
+        cache = TreeCache(BIG)
+        mine = search(position, SearchLimits(iterations=2000), seed=1, cache=cache)
+        history = [(position.clone(), mine.best_action)]
+        deck = position.snapshot()["jungle_deck_count"]
+        position.apply(mine.best_action)
+        if position.snapshot()["jungle_deck_count"] == deck or position.to_act == me:
+            continue
+        ponder = search(position, SearchLimits(iterations=1), seed=1, seat=me, cache=cache,
+                        history=history)
+        kept = [c for c in ponder.candidates if c.visits > 1]
+        assert not [c for c in kept if c.action.fills]
+        checked += bool(kept)
+    assert checked >= 2
 
 
 @pytest.mark.parametrize("players, deal, choices", [(2, 43, 3), (3, 43, 3)])
