@@ -1,6 +1,7 @@
 """Clients of the Cacao service (API ``cacao.v1``), installed as ``cacaoai.client``.
 
 - :mod:`.client`: the typed client library (:class:`CacaoClient`).
+- :mod:`.aio`: the same as coroutines on grpc.aio (:class:`AsyncCacaoClient`).
 - :mod:`.play`: ``cacao-play``, a game in the terminal against the AI.
 - :mod:`.match`: ``cacao-match``, AI-vs-AI games through a server.
 - :mod:`.notation` and :mod:`.board`: the action notation and the text board.
@@ -8,8 +9,10 @@
   game and asks the service only for the AI seat's decisions.
 """
 
+from .aio import AsyncAnalysis, AsyncCacaoClient
 from .client import (
     Activation,
+    Analysis,
     AnalysisReport,
     Applied,
     CacaoClient,
@@ -19,6 +22,7 @@ from .client import (
     LegalActions,
     NewGame,
     Placement,
+    RootInfo,
     SearchBudget,
     SeatOutlook,
     ServerInfo,
@@ -33,8 +37,9 @@ from .client import (
 )
 
 __all__ = [
-    "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
-    "Evaluation", "LegalActions", "NewGame", "Placement", "SearchBudget", "SeatOutlook",
+    "Activation", "Analysis", "AnalysisReport", "Applied", "AsyncAnalysis", "AsyncCacaoClient",
+    "CacaoClient", "CacaoClientError", "Candidate", "Evaluation", "LegalActions", "NewGame",
+    "Placement", "RootInfo", "SearchBudget", "SeatOutlook",
     "ServerInfo", "ServerLimits", "Source", "Strength", "Suggestion", "Validation",
     "add_connection_flags", "connection_settings", "evaluation_lines",
 ]

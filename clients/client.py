@@ -50,7 +50,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar, Union
 
@@ -61,15 +63,15 @@ from grpc_status import rpc_status
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
-from cacaoai.api.results import Candidate, SearchBudget, SearchResult, SeatOutlook
+from cacaoai.api.results import Candidate, RootInfo, SearchBudget, SearchResult, SeatOutlook
 from cacaoai.engine import Action, Position
 from cacaoai.api import convert
 
 __all__ = [
-    "add_connection_flags", "connection_settings", "Activation", "AnalysisReport", "Applied", "CacaoClient", "CacaoClientError", "Candidate",
-    "Evaluation", "LegalActions", "NewGame", "Placement", "SearchBudget", "SeatOutlook",
-    "ServerInfo", "ServerLimits", "Source", "Strength", "Suggestion", "Validation",
-    "evaluation_lines",
+    "add_connection_flags", "connection_settings", "Activation", "Analysis", "AnalysisReport",
+    "Applied", "CacaoClient", "CacaoClientError", "Candidate", "Evaluation", "LegalActions",
+    "NewGame", "Placement", "RootInfo", "SearchBudget", "SeatOutlook", "ServerInfo",
+    "ServerLimits", "Source", "Strength", "Suggestion", "Validation", "evaluation_lines",
 ]
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -124,7 +126,7 @@ class CacaoClientError(Exception):
 
 def _error_from_rpc(error: grpc.RpcError, target: str, attempts: int) -> CacaoClientError:
     """The CacaoClientError of a failed call, with the rich status details unpacked."""
-    call = error if isinstance(error, grpc.Call) else None
+    call = error if callable(getattr(error, "code", None)) else None
     code = call.code() if call is not None else grpc.StatusCode.UNKNOWN
     message = (call.details() if call is not None else None) or str(error)
     violations: list[tuple[str, str]] = []
@@ -311,6 +313,7 @@ class ServerLimits:
     max_client_searches: int = 0
     max_concurrent_calls: int = 0
     max_client_calls: int = 0
+    tree_cache_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -516,7 +519,8 @@ def _read(path: str) -> bytes:
         return file.read()
 
 
-class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
+                   grpc.StreamStreamClientInterceptor):
     """Adds ``authorization: Bearer TOKEN`` to every call's metadata."""
 
     def __init__(self, token: str):
@@ -533,6 +537,9 @@ class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInter
 
     def intercept_unary_stream(self, continuation, details, request):
         return continuation(self._with_token(details), request)
+
+    def intercept_stream_stream(self, continuation, details, request_iterator):
+        return continuation(self._with_token(details), request_iterator)
 
 
 @dataclass(frozen=True)
@@ -581,7 +588,7 @@ def connection_settings(args: argparse.Namespace,
 
 MAX_RETRIES = 4  # gRPC tries a call at most 5 times
 SERVICE = "cacao.v1.CacaoService"
-SEARCH_METHODS = ("SuggestAction", "AnalyzePosition")
+SEARCH_METHODS = ("SuggestAction", "AnalyzePosition", "Analyze")
 
 
 def retry_service_config(retries: int, backoff: float, max_backoff: float) -> str:
@@ -609,7 +616,59 @@ def retry_service_config(retries: int, backoff: float, max_backoff: float) -> st
     ]})
 
 
-class CacaoClient:
+class _Settings:
+    """What both clients share: deadlines, the retry policy, the channel's
+    options and credentials, and the error of a failed call."""
+
+    def __init__(self, target: str, timeout: float, search_timeout: float, retries: int,
+                 backoff: float, max_backoff: float, client_cert: str | None,
+                 client_key: str | None):
+        if retries < 0 or backoff < 0 or timeout <= 0 or search_timeout <= 0:
+            raise ValueError("timeouts must be positive, retries and backoff not negative")
+        if bool(client_cert) != bool(client_key):
+            raise ValueError("client_cert and client_key go together")
+        self.target = target
+        self.timeout = timeout
+        self.search_timeout = search_timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+
+    def _open(self, kind: Any, load_balancing: str | None, tls: bool, ca_cert: str | None,
+              client_cert: str | None, client_key: str | None) -> Any:
+        """A channel from ``kind`` (the ``grpc`` or the ``grpc.aio`` module) with
+        the retry policy, on TLS when asked."""
+        options: list[tuple[str, Any]] = [
+            ("grpc.enable_retries", 1),
+            ("grpc.service_config",
+             retry_service_config(self.retries, self.backoff, self.max_backoff))]
+        if load_balancing:
+            options.append(("grpc.lb_policy_name", load_balancing))
+        if not (tls or ca_cert or client_cert):
+            return kind.insecure_channel(self.target, options=options)
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=_read(ca_cert) if ca_cert else None,
+            private_key=_read(client_key) if client_key else None,
+            certificate_chain=_read(client_cert) if client_cert else None)
+        return kind.secure_channel(self.target, credentials, options=options)
+
+    def _error(self, error: grpc.RpcError) -> "CacaoClientError":
+        """The CacaoClientError of a failed call."""
+        code = error.code() if callable(getattr(error, "code", None)) else None
+        attempts = 1 + self.retries if code == grpc.StatusCode.UNAVAILABLE else 1
+        return _error_from_rpc(error, self.target, attempts)
+
+    def _search_timeout(self, strength: Strength | None, timeout: float | None) -> float:
+        if timeout is not None:
+            return timeout
+        wanted = (strength.time_s or 0.0) if strength else 0.0
+        return max(self.search_timeout, wanted + self.timeout)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.target}>"
+
+
+class CacaoClient(_Settings):
     """A connection to a Cacao server, with one method per RPC.
 
     Args:
@@ -645,29 +704,10 @@ class CacaoClient:
                  channel: grpc.Channel | None = None, tls: bool = False,
                  ca_cert: str | None = None, client_cert: str | None = None,
                  client_key: str | None = None, token: str | None = None):
-        if retries < 0 or backoff < 0 or timeout <= 0 or search_timeout <= 0:
-            raise ValueError("timeouts must be positive, retries and backoff not negative")
-        self.target = target
-        self.timeout = timeout
-        self.search_timeout = search_timeout
-        self.retries = retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        if bool(client_cert) != bool(client_key):
-            raise ValueError("client_cert and client_key go together")
-        options = [("grpc.enable_retries", 1),
-                   ("grpc.service_config", retry_service_config(retries, backoff, max_backoff))]
-        if load_balancing:
-            options.append(("grpc.lb_policy_name", load_balancing))
+        super().__init__(target, timeout, search_timeout, retries, backoff, max_backoff,
+                         client_cert, client_key)
         if channel is None:
-            if tls or ca_cert or client_cert:
-                credentials = grpc.ssl_channel_credentials(
-                    root_certificates=_read(ca_cert) if ca_cert else None,
-                    private_key=_read(client_key) if client_key else None,
-                    certificate_chain=_read(client_cert) if client_cert else None)
-                channel = grpc.secure_channel(target, credentials, options=options)
-            else:
-                channel = grpc.insecure_channel(target, options=options)
+            channel = self._open(grpc, load_balancing, tls, ca_cert, client_cert, client_key)
         if token:
             channel = grpc.intercept_channel(channel, _BearerToken(token))
         self._channel = channel
@@ -685,9 +725,6 @@ class CacaoClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __repr__(self) -> str:
-        return f"<CacaoClient {self.target}>"
-
     def wait_until_ready(self, timeout: float = 10.0) -> None:
         """Blocks until the channel connects.
 
@@ -697,47 +734,21 @@ class CacaoClient:
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout)
         except grpc.FutureTimeoutError:
-            raise CacaoClientError(
-                grpc.StatusCode.UNAVAILABLE,
-                f"the Cacao server at {self.target} did not answer within {timeout:g} s") from None
-
-    # --- calling with deadlines and retries ---
+            raise _not_ready(self.target, timeout) from None
 
     def _call(self, method: Callable[..., T], request: Any, timeout: float | None) -> T:
         """One unary call with a deadline (the channel's retry policy retries it)."""
         try:
             return method(request, timeout=timeout or self.timeout)
         except grpc.RpcError as error:
-            raise _error_from_rpc(error, self.target, self._attempts(error)) from None
-
-    def _attempts(self, error: grpc.RpcError) -> int:
-        """The most tries the retry policy allowed the failed call (1: its code is not retried)."""
-        code = error.code() if isinstance(error, grpc.Call) else None
-        return 1 + self.retries if code == grpc.StatusCode.UNAVAILABLE else 1
-
-    def _search_timeout(self, strength: Strength | None, timeout: float | None) -> float:
-        if timeout is not None:
-            return timeout
-        wanted = (strength.time_s or 0.0) if strength else 0.0
-        return max(self.search_timeout, wanted + self.timeout)
+            raise self._error(error) from None
 
     # --- the RPCs ---
 
     def get_server_info(self, *, timeout: float | None = None) -> ServerInfo:
         """Versions, limits and strength levels of the server (GetServerInfo)."""
-        r = self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout)
-        lim = r.limits
-        return ServerInfo(
-            api_version=r.api_version, server_version=r.server_version,
-            engine_version=r.engine_version, rules_version=r.rules_version,
-            record_format=r.record_format, position_format=r.position_format,
-            limits=ServerLimits(lim.max_iterations, _secs(lim.max_time), lim.search_threads,
-                                lim.max_concurrent_searches, lim.max_message_bytes,
-                                _secs(lim.min_report_interval), lim.search_priority,
-                                lim.max_client_searches, lim.max_concurrent_calls,
-                                lim.max_client_calls),
-            levels={level.name: convert.budget_from_proto(level.limits) for level in r.levels},
-            default_level=r.default_level, instance=r.instance)
+        return read_server_info(
+            self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout))
 
     def new_game(self, players: int, seed: int | None = None, *,
                  timeout: float | None = None) -> NewGame:
@@ -746,12 +757,8 @@ class CacaoClient:
         Raises:
             CacaoClientError: INVALID_ARGUMENT for a player count outside 2..4.
         """
-        request = pb.NewGameRequest(players=players)
-        if seed is not None:
-            request.seed = seed
-        r = self._call(self._stub.NewGame, request, timeout)
-        return NewGame(_reply(convert.position_to_json, r.position), r.position_hash,
-                       _reply(convert.record_to_json, r.record))
+        return read_new_game(self._call(self._stub.NewGame, new_game_request(players, seed),
+                                        timeout))
 
     def legal_actions(self, source: Source, *, timeout: float | None = None) -> LegalActions:
         """The legal actions of the seat to act (ListLegalActions).
@@ -759,12 +766,8 @@ class CacaoClient:
         Args:
             source: a complete position, an observation of the seat to act, or a record.
         """
-        request = pb.ListLegalActionsRequest()
-        _set_source(request, source)
-        r = self._call(self._stub.ListLegalActions, request, timeout)
-        return LegalActions(r.position_hash, convert.PHASE_NAMES.get(r.phase, "?"),
-                            r.to_act if r.HasField("to_act") else None,
-                            tuple(_action(a) for a in r.actions))
+        return read_legal_actions(self._call(self._stub.ListLegalActions,
+                                             legal_actions_request(source), timeout))
 
     def apply_action(self, source: Source, action: Action | Mapping[str, Any], *,
                      expected_position_hash: str = "", timeout: float | None = None) -> Applied:
@@ -781,30 +784,15 @@ class CacaoClient:
             CacaoClientError: INVALID_ARGUMENT (reason ILLEGAL_ACTION) with the
                 field at fault for an illegal action.
         """
-        request = pb.ApplyActionRequest(action=_action_message(action),
-                                        expected_position_hash=expected_position_hash)
-        _set_source(request, source)
-        r = self._call(self._stub.ApplyAction, request, timeout)
-        draws = r.draws if r.HasField("draws") else None
-        drawn = (convert.WORKER_NAMES.get(draws.worker_tile)
-                 if draws is not None and draws.worker_tile_drawn else None)
-        return Applied(
-            position=_reply(convert.position_to_json, r.position), position_hash=r.position_hash,
-            action=_action(r.action), placed=tuple(_placement(p) for p in r.placed),
-            activations=tuple(Activation(a.seat, a.x, a.y, _DIRECTIONS.get(a.direction, "?"),
-                                         convert.JUNGLE_NAMES.get(a.jungle, "?"), a.workers)
-                              for a in r.activations),
-            gains={g.seat: {"gold": g.gold, "cacao": g.cacao, "sun": g.sun, "water": g.water}
-                   for g in r.gains},
-            turn_ended=r.turn_ended, worker_tile_drawn=drawn,
-            display_refill=tuple(convert.JUNGLE_NAMES.get(t, "?")
-                                 for t in (draws.display_refill if draws is not None else ())),
-            result=convert.result_to_json(r.result) if r.HasField("result") else None,
-            record=_reply(convert.record_to_json, r.record) if r.HasField("record") else None)
+        return read_applied(self._call(
+            self._stub.ApplyAction, apply_request(source, action, expected_position_hash),
+            timeout))
 
     def suggest(self, source: Source, strength: Strength | str | None = None, *,
                 seed: int | None = None, max_candidates: int = 0,
-                timeout: float | None = None) -> Suggestion:
+                allow: Sequence[Action | Mapping[str, Any]] = (),
+                avoid: Sequence[Action | Mapping[str, Any]] = (),
+                reuse_tree: bool | None = None, timeout: float | None = None) -> Suggestion:
         """Searches and suggests an action for the seat to act (SuggestAction).
 
         Args:
@@ -816,31 +804,38 @@ class CacaoClient:
                 None for the server's default level.
             seed: seed of the search (with one thread and an iteration budget,
                 the same seed gives the same answer).
-            max_candidates: most candidates to report (0: the server's 5).
+            max_candidates: most candidates to report, each with its own
+                principal variation (MultiPV; 0: the server's 5).
+            allow: the only actions to consider ("what if I play one of these").
+            avoid: actions to leave out.
+            reuse_tree: continue a search tree the server kept (None: when
+                no seed is given; False: a fresh tree, not kept).
             timeout: deadline in seconds (default: see ``search_timeout``);
                 the server fits its search into it.
 
         Raises:
             CacaoClientError: FAILED_PRECONDITION when the game is over or the
-                seat to act has a hidden hand; INVALID_ARGUMENT for an unknown level.
+                seat to act has a hidden hand; INVALID_ARGUMENT for an unknown
+                level, or an illegal allow/avoid action (naming it, as
+                ``allow[0].place.x``).
         """
-        strength = Strength.parse(strength) if isinstance(strength, str) else strength
-        request = pb.SuggestActionRequest(max_candidates=max_candidates)
-        _set_source(request, source)
-        if strength is not None:
-            strength.apply_to(request)
-        if seed is not None:
-            request.seed = seed
-        r = self._call(self._stub.SuggestAction, request, self._search_timeout(strength, timeout))
-        return Suggestion(r.position_hash, r.seat, _action(r.action), _evaluation(r.evaluation))
+        strength = _strength(strength)
+        request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
+                                 max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                 reuse_tree=reuse_tree)
+        return read_suggestion(self._call(self._stub.SuggestAction, request,
+                                          self._search_timeout(strength, timeout)))
 
     def analyze(self, source: Source, strength: Strength | str | None = None, *,
                 report_interval: float | None = None, seed: int | None = None,
-                max_candidates: int = 0,
+                max_candidates: int = 0, allow: Sequence[Action | Mapping[str, Any]] = (),
+                avoid: Sequence[Action | Mapping[str, Any]] = (), seat: int | None = None,
+                reuse_tree: bool | None = None,
                 timeout: float | None = None) -> Iterator[AnalysisReport]:
         """Streams evaluations of a position as the search goes on (AnalyzePosition).
 
-        Closing the iterator early (``break``) cancels the search on the server.
+        Closing the iterator early (``break``) cancels the search on the server
+        (no final report: :meth:`start_analysis` can stop and still answer).
         gRPC retries the call (UNAVAILABLE, or RESOURCE_EXHAUSTED while the
         server's search slots are busy) only before the first report.
 
@@ -849,29 +844,73 @@ class CacaoClient:
             strength: the whole budget; None is the server's maximum, so give
                 one (or break out of the loop) for a bounded analysis.
             report_interval: seconds between reports (None: the server's 0.5 s).
-            seed, max_candidates, timeout: as for :meth:`suggest`.
+            seat: ponder: analyse for this seat while another is to act (see
+                :meth:`ponder`).
+            seed, max_candidates, allow, avoid, reuse_tree, timeout: as for
+                :meth:`suggest`.
 
         Yields:
             AnalysisReport, the last one with ``evaluation.final`` set.
         """
-        strength = Strength.parse(strength) if isinstance(strength, str) else strength
-        request = pb.AnalyzePositionRequest(max_candidates=max_candidates)
-        _set_source(request, source)
-        if strength is not None:
-            strength.apply_to(request)
-        if report_interval is not None:
-            request.report_interval.CopyFrom(_duration(report_interval))
-        if seed is not None:
-            request.seed = seed
-        deadline = self._search_timeout(strength, timeout)
-        stream = self._stub.AnalyzePosition(request, timeout=deadline)
+        strength = _strength(strength)
+        request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
+                                 max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                 reuse_tree=reuse_tree, report_interval=report_interval,
+                                 seat=seat)
+        stream = self._stub.AnalyzePosition(request,
+                                            timeout=self._search_timeout(strength, timeout))
         try:
             for r in stream:
-                yield AnalysisReport(r.position_hash, r.seat, r.sequence, _evaluation(r.evaluation))
+                yield read_report(r)
         except grpc.RpcError as error:
-            raise _error_from_rpc(error, self.target, self._attempts(error)) from None
+            raise self._error(error) from None
         finally:
             stream.cancel()
+
+    def start_analysis(self, source: Source, strength: Strength | str | None = None, *,
+                       report_interval: float | None = None, seed: int | None = None,
+                       max_candidates: int = 0,
+                       allow: Sequence[Action | Mapping[str, Any]] = (),
+                       avoid: Sequence[Action | Mapping[str, Any]] = (),
+                       seat: int | None = None, reuse_tree: bool | None = None,
+                       timeout: float | None = None) -> "Analysis":
+        """Starts an analysis that can be stopped with its answer (Analyze).
+
+        Iterate the returned :class:`Analysis` for its reports; its
+        :meth:`~Analysis.stop` (from any thread) ends the search at once,
+        and the last report is then the final one, with the best action so
+        far (``stopped_by`` "stop"); :meth:`~Analysis.wait` returns it.
+
+        Args: as for :meth:`analyze`.
+        """
+        strength = _strength(strength)
+        start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
+                               max_candidates=max_candidates, allow=allow, avoid=avoid,
+                               reuse_tree=reuse_tree, report_interval=report_interval, seat=seat)
+        requests = _Requests(pb.AnalyzeRequest(start=start))
+        stream = self._stub.Analyze(iter(requests), timeout=self._search_timeout(strength, timeout))
+        requests.call = stream
+        return Analysis(stream, requests, self._error)
+
+    def ponder(self, observation: Source, strength: Strength | str | None = None, *,
+               seat: int | None = None, report_interval: float | None = None,
+               max_candidates: int = 0, timeout: float | None = None) -> "Analysis":
+        """Thinks on the opponent's time: analyses ``observation`` for ``seat``
+        (default: its ``view``) while another seat is to act, and has the
+        server keep the tree for this seat's next request (without a seed, or
+        with ``reuse_tree=True``). The server finds the tree from a record:
+        ponder on the record, then ask with the record continued by the moves
+        played since (up to 16); a position message finds only a tree of
+        exactly the same observation. Stop the returned Analysis when the
+        opponent has moved.
+
+        Raises:
+            ValueError: no seat given and the source is not an observation.
+        """
+        seat = _ponder_seat(observation, seat)
+        return self.start_analysis(observation, strength, report_interval=report_interval,
+                                   max_candidates=max_candidates, seat=seat, reuse_tree=True,
+                                   timeout=timeout)
 
     def validate_record(self, record: Mapping[str, Any] | str, *,
                         timeout: float | None = None) -> Validation:
@@ -884,18 +923,252 @@ class CacaoClient:
         Returns:
             A Validation; an invalid record is an answer, not an exception.
         """
-        if isinstance(record, str):
-            request = pb.ValidateRecordRequest(record_json=record)
-        else:
-            request = pb.ValidateRecordRequest(record=convert.record_from_json(dict(record)))
-        r = self._call(self._stub.ValidateRecord, request, timeout)
-        has_position = r.HasField("position")
-        return Validation(
-            valid=r.valid, error_index=r.error_index, error_message=r.error_message,
-            actions_replayed=r.actions_replayed,
-            position=_reply(convert.position_to_json, r.position) if has_position else None,
-            position_hash=r.position_hash,
-            result=convert.result_to_json(r.result) if r.HasField("result") else None)
+        return read_validation(self._call(self._stub.ValidateRecord,
+                                          validate_request(record), timeout))
+
+
+class _Requests:
+    """The request stream of a synchronous Analyze call: its start, then a
+    stop when asked (from any thread); ends when the call ends, even one
+    that nobody reads to its end (gRPC's thread that sends it is then free)."""
+
+    def __init__(self, start: pb.AnalyzeRequest):
+        self._queue: queue.SimpleQueue[pb.AnalyzeRequest | None] = queue.SimpleQueue()
+        self._queue.put(start)
+        self.call: Any = None  # the call, once started
+
+    def __iter__(self) -> Iterator[pb.AnalyzeRequest]:
+        while True:
+            try:
+                message = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                if self.call is not None and self.call.done():
+                    return
+                continue
+            if message is None:
+                return
+            yield message
+
+    def stop(self) -> None:
+        self._queue.put(STOP)
+
+    def close(self) -> None:
+        self._queue.put(None)
+
+
+class Analysis:
+    """A running analysis (:meth:`CacaoClient.start_analysis`).
+
+    Iterate it for its reports, the last with ``evaluation.final`` set;
+    :meth:`stop` ends the search with its answer; :meth:`wait` returns the
+    final report; :meth:`cancel` (or leaving a ``with`` block early) ends it
+    without one.
+
+    Thread-safety: :meth:`stop` and :meth:`cancel` may be called from any
+    thread while another iterates; the reports are read by one thread at a
+    time (each report goes to one reader).
+    """
+
+    def __init__(self, stream: Any, requests: _Requests,
+                 error: Callable[[grpc.RpcError], CacaoClientError]):
+        self._stream, self._requests, self._error = stream, requests, error
+        self._lock = threading.Lock()
+        self._reports = self._read()
+        self.latest: AnalysisReport | None = None
+        """The newest report read so far."""
+
+    def _read(self) -> Iterator[AnalysisReport]:
+        try:
+            for r in self._stream:
+                self.latest = read_report(r)
+                yield self.latest
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+        finally:
+            self._requests.close()
+
+    def __iter__(self) -> "Analysis":
+        return self
+
+    def __next__(self) -> AnalysisReport:
+        with self._lock:
+            return next(self._reports)
+
+    @property
+    def final(self) -> AnalysisReport | None:
+        """The final report once read, else None."""
+        latest = self.latest
+        return latest if latest is not None and latest.evaluation.final else None
+
+    def stop(self) -> None:
+        """Ends the search at once; the final report (the best action so far,
+        ``stopped_by`` "stop") follows. Any thread; more than once is harmless."""
+        self._requests.stop()
+
+    def wait(self) -> AnalysisReport:
+        """Reads the reports to the end; the final report.
+
+        Raises:
+            CacaoClientError: the call failed (or was cancelled).
+        """
+        for _ in self:
+            pass
+        final = self.final
+        if final is None:
+            raise CacaoClientError(grpc.StatusCode.CANCELLED, "the analysis ended without a "
+                                   "final report (cancelled)")
+        return final
+
+    def cancel(self) -> None:
+        """Ends the call without a final report."""
+        self._stream.cancel()
+        self._requests.close()
+
+    def __enter__(self) -> "Analysis":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.final is None:
+            self.cancel()
+
+
+# --- requests and replies, shared by CacaoClient and AsyncCacaoClient -----------
+
+STOP = pb.AnalyzeRequest(stop=pb.StopAnalysis())
+
+
+def _strength(strength: Strength | str | None) -> Strength | None:
+    return Strength.parse(strength) if isinstance(strength, str) else strength
+
+
+def _not_ready(target: str, timeout: float) -> CacaoClientError:
+    return CacaoClientError(grpc.StatusCode.UNAVAILABLE,
+                            f"the Cacao server at {target} did not answer within {timeout:g} s")
+
+
+def _ponder_seat(source: Source, seat: int | None) -> int:
+    """The seat to ponder for: ``seat``, else the observation's view."""
+    if seat is not None:
+        return seat
+    view = source.get("view") if isinstance(source, Mapping) else None
+    if view is None:
+        raise ValueError("ponder: give seat=, or an observation (a position dict with a view)")
+    return view
+
+
+def new_game_request(players: int, seed: int | None) -> pb.NewGameRequest:
+    request = pb.NewGameRequest(players=players)
+    if seed is not None:
+        request.seed = seed
+    return request
+
+
+def legal_actions_request(source: Source) -> pb.ListLegalActionsRequest:
+    request = pb.ListLegalActionsRequest()
+    _set_source(request, source)
+    return request
+
+
+def apply_request(source: Source, action: Action | Mapping[str, Any],
+                  expected_position_hash: str) -> pb.ApplyActionRequest:
+    request = pb.ApplyActionRequest(action=_action_message(action),
+                                    expected_position_hash=expected_position_hash)
+    _set_source(request, source)
+    return request
+
+
+def validate_request(record: Mapping[str, Any] | str) -> pb.ValidateRecordRequest:
+    if isinstance(record, str):
+        return pb.ValidateRecordRequest(record_json=record)
+    return pb.ValidateRecordRequest(record=convert.record_from_json(dict(record)))
+
+
+def search_request(request: T, source: Source, strength: Strength | None, *,
+                   seed: int | None, max_candidates: int,
+                   allow: Sequence[Action | Mapping[str, Any]],
+                   avoid: Sequence[Action | Mapping[str, Any]], reuse_tree: bool | None,
+                   report_interval: float | None = None, seat: int | None = None) -> T:
+    """Fills a SuggestAction or AnalyzePosition request (the last two
+    arguments are AnalyzePosition's)."""
+    message: Any = request
+    _set_source(message, source)
+    message.max_candidates = max_candidates
+    if strength is not None:
+        strength.apply_to(message)
+    if seed is not None:
+        message.seed = seed
+    message.allow.extend(_action_message(a) for a in allow)
+    message.avoid.extend(_action_message(a) for a in avoid)
+    if reuse_tree is not None:
+        message.reuse_tree = reuse_tree
+    if report_interval is not None:
+        message.report_interval.CopyFrom(_duration(report_interval))
+    if seat is not None:
+        message.seat = seat
+    return request
+
+
+def read_server_info(r: pb.GetServerInfoResponse) -> ServerInfo:
+    lim = r.limits
+    return ServerInfo(
+        api_version=r.api_version, server_version=r.server_version,
+        engine_version=r.engine_version, rules_version=r.rules_version,
+        record_format=r.record_format, position_format=r.position_format,
+        limits=ServerLimits(lim.max_iterations, _secs(lim.max_time), lim.search_threads,
+                            lim.max_concurrent_searches, lim.max_message_bytes,
+                            _secs(lim.min_report_interval), lim.search_priority,
+                            lim.max_client_searches, lim.max_concurrent_calls,
+                            lim.max_client_calls, lim.tree_cache_bytes),
+        levels={level.name: convert.budget_from_proto(level.limits) for level in r.levels},
+        default_level=r.default_level, instance=r.instance)
+
+
+def read_new_game(r: pb.NewGameResponse) -> NewGame:
+    return NewGame(_reply(convert.position_to_json, r.position), r.position_hash,
+                   _reply(convert.record_to_json, r.record))
+
+
+def read_legal_actions(r: pb.ListLegalActionsResponse) -> LegalActions:
+    return LegalActions(r.position_hash, convert.PHASE_NAMES.get(r.phase, "?"),
+                        r.to_act if r.HasField("to_act") else None,
+                        tuple(_action(a) for a in r.actions))
+
+
+def read_applied(r: pb.ApplyActionResponse) -> Applied:
+    draws = r.draws if r.HasField("draws") else None
+    drawn = (convert.WORKER_NAMES.get(draws.worker_tile)
+             if draws is not None and draws.worker_tile_drawn else None)
+    return Applied(
+        position=_reply(convert.position_to_json, r.position), position_hash=r.position_hash,
+        action=_action(r.action), placed=tuple(_placement(p) for p in r.placed),
+        activations=tuple(Activation(a.seat, a.x, a.y, _DIRECTIONS.get(a.direction, "?"),
+                                     convert.JUNGLE_NAMES.get(a.jungle, "?"), a.workers)
+                          for a in r.activations),
+        gains={g.seat: {"gold": g.gold, "cacao": g.cacao, "sun": g.sun, "water": g.water}
+               for g in r.gains},
+        turn_ended=r.turn_ended, worker_tile_drawn=drawn,
+        display_refill=tuple(convert.JUNGLE_NAMES.get(t, "?")
+                             for t in (draws.display_refill if draws is not None else ())),
+        result=convert.result_to_json(r.result) if r.HasField("result") else None,
+        record=_reply(convert.record_to_json, r.record) if r.HasField("record") else None)
+
+
+def read_suggestion(r: pb.SuggestActionResponse) -> Suggestion:
+    return Suggestion(r.position_hash, r.seat, _action(r.action), _evaluation(r.evaluation))
+
+
+def read_report(r: pb.AnalyzePositionResponse) -> AnalysisReport:
+    return AnalysisReport(r.position_hash, r.seat, r.sequence, _evaluation(r.evaluation))
+
+
+def read_validation(r: pb.ValidateRecordResponse) -> Validation:
+    has_position = r.HasField("position")
+    return Validation(
+        valid=r.valid, error_index=r.error_index, error_message=r.error_message,
+        actions_replayed=r.actions_replayed,
+        position=_reply(convert.position_to_json, r.position) if has_position else None,
+        position_hash=r.position_hash,
+        result=convert.result_to_json(r.result) if r.HasField("result") else None)
 
 
 def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
@@ -919,6 +1192,11 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
             f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))
     for i, c in enumerate(evaluation.candidates[:top], 1):
         win = "" if c.win_probability is None else f", win {100 * c.win_probability:.0f}%"
-        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}")
+        sure = "" if c.lcb is None else f" (at least {100 * c.lcb:.0f}%)"
+        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}{sure}")
+    root = evaluation.root
+    if root is not None and root.reused_visits:
+        lines.append(f"continued a kept search tree: {root.reused_visits} of {root.visits} "
+                     "visits were already there")
     return lines
 

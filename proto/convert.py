@@ -25,7 +25,7 @@ from typing import Any
 from google.protobuf import duration_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api.results import Candidate, SearchBudget, SearchResult
+from cacaoai.api.results import Candidate, RootInfo, SearchBudget, SearchResult
 from cacaoai.engine import Action
 
 POSITION_FORMAT = "cacao-position/1"
@@ -445,6 +445,8 @@ def result_from_json(data: Any) -> pb.GameResult:
 # No limit: None in Python, an unset field (0, no Duration) on the wire.
 
 DEFAULT_CANDIDATES = 5
+# Candidate figures sent only when known (proto3 optional: None survives the wire)
+OPTIONAL_FIGURES = ("expected_gold", "prior", "lcb")
 
 
 def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
@@ -495,12 +497,23 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
                           expected_gold=_finite(seat.expected_gold),
                           score_lead=_finite(seat.score_lead))
     for c in result.candidates[:count]:
-        message.candidates.add(action=action_from_json(c.action.to_json()), visits=c.visits,
-                               mean_value=_finite(c.mean_value),
-                               win_probability=_finite(c.win_probability),
-                               score_lead=_finite(c.score_lead))
+        candidate = message.candidates.add(
+            action=action_from_json(c.action.to_json()), visits=c.visits,
+            mean_value=_finite(c.mean_value), win_probability=_finite(c.win_probability),
+            score_lead=_finite(c.score_lead), order=c.order,
+            principal_variation=[action_from_json(a.to_json()) for a in c.principal_variation])
+        for name in OPTIONAL_FIGURES:  # absent on the wire when not known
+            value = getattr(c, name)
+            if value is not None and math.isfinite(value):
+                setattr(candidate, name, value)
     message.principal_variation.extend(
         action_from_json(a.to_json()) for a in result.principal_variation)
+    if result.root is not None:
+        root = result.root
+        message.root.CopyFrom(pb.RootInfo(
+            visits=root.visits, mean_value=_finite(root.mean_value),
+            win_probability=_finite(root.win_probability), score_lead=_finite(root.score_lead),
+            expected_gold=_finite(root.expected_gold), reused_visits=root.reused_visits))
     return message
 
 
@@ -515,14 +528,16 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
             if message.HasField("best_action") else None)
     moves = [_action_to_json(c.action, f"evaluation.candidates[{i}].action", out)
              for i, c in enumerate(message.candidates)]
+    lines = [[_action_to_json(a, f"evaluation.candidates[{i}].principal_variation[{j}]", out)
+              for j, a in enumerate(c.principal_variation)]
+             for i, c in enumerate(message.candidates)]
     pv = [_action_to_json(a, f"evaluation.principal_variation[{i}]", out)
           for i, a in enumerate(message.principal_variation)]
     out.raise_if_any(INVALID_ACTION)
     seats = sorted(message.seats, key=lambda s: s.seat)
-    candidates = tuple(
-        Candidate(Action.from_json(move), c.visits,
-                  *((c.mean_value, c.win_probability, c.score_lead) if c.visits else (None,) * 3))
-        for move, c in zip(moves, message.candidates))
+    candidates = tuple(_candidate(move, line, c)
+                       for move, line, c in zip(moves, lines, message.candidates))
+    root = message.root if message.HasField("root") else None
     return SearchResult(
         best_action=Action.from_json(best) if best is not None else None,
         seat=message.seat,
@@ -540,7 +555,18 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
         nodes=message.nodes,
         limits=budget_from_proto(message.limits),
         final=message.final,
+        root=None if root is None else RootInfo(
+            root.visits, root.mean_value, root.win_probability, root.score_lead,
+            root.expected_gold, root.reused_visits),
     )
+
+
+def _candidate(move: dict, line: list[dict], c: pb.Candidate) -> Candidate:
+    """The Candidate of a message (mean, win and lead None when it has no visits)."""
+    figures = (c.mean_value, c.win_probability, c.score_lead) if c.visits else (None,) * 3
+    known = {name: getattr(c, name) if c.HasField(name) else None for name in OPTIONAL_FIGURES}
+    return Candidate(Action.from_json(move), c.visits, *figures, **known, order=c.order,
+                     principal_variation=tuple(Action.from_json(a) for a in line))
 
 
 def _finite(value: float | None) -> float:

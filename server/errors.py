@@ -11,7 +11,7 @@ Thread-safety: everything here is immutable or per-request.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 import grpc
@@ -179,3 +179,11 @@ class Violations(convert.Violations):
     def raise_if_any(self, reason: str) -> None:
         if self.items:
             raise invalid_fields(self.items, reason)
+
+
+def within(error: ApiError, parent: str) -> ApiError:
+    """`error` of a message nested in field `parent` of the request: its field
+    paths (violations, precondition subjects) start with ``parent.``."""
+    return replace(error,
+                   violations=[(f"{parent}.{f}", d) for f, d in error.violations],
+                   preconditions=[(t, f"{parent}.{s}", d) for t, s, d in error.preconditions])

@@ -27,7 +27,9 @@ What is served (a subset of the Connect protocol, version 1):
   open), and a call counts against ``--max-client-searches`` as its token,
   else its IP address.
 - Not served: GET requests for unary calls, compression (a compressed request
-  gets ``unimplemented``), client and bidirectional streaming (the API has none).
+  gets ``unimplemented``), and the bidirectional ``Analyze``: streaming requests
+  while answers stream back needs HTTP/2, so its calls get ``unimplemented``
+  saying so (use ``AnalyzePosition`` and close the connection to stop it).
 
 Every other GET is a file of the built page (``static/``, from ``web/``).
 
@@ -100,20 +102,26 @@ class Method:
 
     descriptor: MethodDescriptor
     request_type: type[Message]
-    handler: Callable[..., Any]
+    handler: Callable[..., Any] | None
     takes_call: bool
 
     @property
     def streaming(self) -> bool:
         return self.descriptor.server_streaming
 
+    @property
+    def bidi(self) -> bool:
+        """The client streams too (not servable over HTTP/1.1: no handler)."""
+        return self.descriptor.client_streaming
+
 
 def methods(api: CacaoApi) -> dict[str, Method]:
-    """Every method of cacao.v1.CacaoService, by URL path, bound to ``api``."""
+    """Every method of cacao.v1.CacaoService, by URL path, bound to ``api``
+    (a method whose client streams has no handler: it is refused)."""
     found = {}
     for descriptor in SERVICE.methods:
-        handler = getattr(api, _snake(descriptor.name))
-        takes_call = len(inspect.signature(handler).parameters) > 1
+        handler = None if descriptor.client_streaming else getattr(api, _snake(descriptor.name))
+        takes_call = handler is not None and len(inspect.signature(handler).parameters) > 1
         found[f"/{SERVICE.full_name}/{descriptor.name}"] = Method(
             descriptor, message_factory.GetMessageClass(descriptor.input_type),
             handler, takes_call)
@@ -275,6 +283,11 @@ class Handler(BaseHTTPRequestHandler):
                                    f"{SERVICE.full_name}")
             self._authorize(method)
             body = self._body()
+            if method.bidi:
+                raise ConnectError(
+                    "unimplemented", f"{method.descriptor.name} streams requests and answers "
+                    "both ways, which needs HTTP/2: call it over gRPC, or use AnalyzePosition "
+                    "here and close the connection to stop the search")
             codec = (STREAM_TYPES if streaming else UNARY_TYPES).get(content_type)
             if codec is None:
                 self._code = "INVALID_ARGUMENT"
@@ -290,7 +303,8 @@ class Handler(BaseHTTPRequestHandler):
                 body = _unenvelope(body)
             request = _decode(body, codec, method.request_type)
         except ConnectError as error:
-            if streaming:
+            # a bidi call sent as a unary one (no envelope) gets a unary error
+            if streaming and (content_type in STREAM_TYPES or not method.bidi):
                 self._stream_error(error, content_type if content_type in STREAM_TYPES
                                    else "application/connect+json")
             else:

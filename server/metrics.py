@@ -15,7 +15,12 @@ and the search adds:
 - ``cacao_search_slots_in_use`` and ``cacao_search_slots``: searches running now
   and the ``--max-searches`` limit (read from the search gate at scrape time);
 - ``cacao_search_refusals_total{grpc_method}``: search calls refused with
-  RESOURCE_EXHAUSTED because every slot was taken.
+  RESOURCE_EXHAUSTED because every slot was taken;
+- ``cacao_tree_cache_hits_total`` and ``cacao_tree_cache_misses_total``:
+  searches with the tree cache that did or did not find a tree to continue;
+  ``cacao_tree_cache_bytes``, ``cacao_tree_cache_max_bytes`` and
+  ``cacao_tree_cache_trees``: what it keeps now (read at scrape time; absent
+  with ``--tree-cache-mb 0``).
 
 Each server has its own registry, so several servers in one process (tests)
 never mix their counts. :meth:`Metrics.serve` exposes ``/metrics`` over HTTP.
@@ -30,6 +35,8 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client import start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from .observe import SEARCH_METHODS, CallRecord
 
@@ -49,9 +56,11 @@ class Metrics:
     Args:
         gate: the server's search gate (``running`` and ``limit`` are read at scrape time).
         registry: where the metrics live (default: a new registry of their own).
+        trees: the server's tree cache (its ``stats()`` are read at scrape time).
     """
 
-    def __init__(self, gate: Any = None, registry: CollectorRegistry | None = None):
+    def __init__(self, gate: Any = None, registry: CollectorRegistry | None = None,
+                 trees: Any = None):
         self.registry = registry or CollectorRegistry()
         r = self.registry
         self.handled = Counter("grpc_server_handled", "Calls finished, by status code.",
@@ -73,6 +82,8 @@ class Metrics:
                   registry=r).set_function(lambda: gate.running)
             Gauge("cacao_search_slots", "Searches allowed at once (--max-searches).",
                   registry=r).set_function(lambda: gate.limit)
+        if trees is not None:
+            r.register(_TreeCacheCollector(trees))
 
     def __call__(self, call: CallRecord) -> None:
         """The call hook: counts and times one finished call."""
@@ -102,3 +113,20 @@ class Metrics:
             self._http.shutdown()
             self._http.server_close()
             self._http = None
+
+
+class _TreeCacheCollector(Collector):
+    """The tree cache's figures, read from its ``stats()`` at scrape time."""
+
+    def __init__(self, trees: Any):
+        self.trees = trees
+
+    def collect(self) -> Any:
+        stats = self.trees.stats()
+        for name, text in (("hits", "Searches that continued a kept tree."),
+                           ("misses", "Searches with the tree cache that found no tree.")):
+            yield CounterMetricFamily(f"cacao_tree_cache_{name}", text, value=stats[name])
+        for name, key, text in (("bytes", "bytes", "Memory of the trees kept now."),
+                                ("max_bytes", "max_bytes", "The cache's limit (--tree-cache-mb)."),
+                                ("trees", "trees", "Trees kept now.")):
+            yield GaugeMetricFamily(f"cacao_tree_cache_{name}", text, value=stats[key])

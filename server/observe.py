@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 log = logging.getLogger("cacaoai.server")
 
 #: The RPCs that run a search (their RESOURCE_EXHAUSTED is a search-slot refusal).
-SEARCH_METHODS = frozenset({"SuggestAction", "AnalyzePosition"})
+SEARCH_METHODS = frozenset({"SuggestAction", "AnalyzePosition", "Analyze"})
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,11 @@ class Observers:
                 log.exception("call hook %r failed", hook)
 
 
-def build(options: Any, gate: Any = None) -> tuple[Observers, Any]:
+def build(options: Any, gate: Any = None, trees: Any = None) -> tuple[Observers, Any]:
     """The observers a server's options ask for, and its Metrics (or None).
 
-    Metrics are kept when ``options.metrics_port`` is set; the call log when
+    Metrics are kept when ``options.metrics_port`` is set (with the search
+    gate's slots and the tree cache's figures, when given); the call log when
     ``options.log_format`` is "json".
     """
     from .logs import CallLog
@@ -99,7 +100,7 @@ def build(options: Any, gate: Any = None) -> tuple[Observers, Any]:
     hooks: list[CallHook] = []
     metrics = None
     if getattr(options, "metrics_port", None) is not None:
-        metrics = Metrics(gate)
+        metrics = Metrics(gate, trees=trees)
         hooks.append(metrics)
     if getattr(options, "log_format", "text") == "json":
         hooks.append(CallLog())

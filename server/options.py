@@ -75,6 +75,10 @@ class ServerOptions:
         reflection: serve gRPC reflection (lists and describes the API).
         http_port: port of the HTTP server (Connect API and board page) on the
             same host; 0: none (cacao-server's flag defaults to 8080).
+        tree_cache_mb: memory for search trees kept after their search, in
+            MiB, so that a later request for the same observation, a
+            record's continuation or a pondering seat's next move continues
+            a tree (least recently used trees go first); 0: none kept.
     """
 
     worker_threads: int = 8
@@ -101,6 +105,7 @@ class ServerOptions:
     auth_tokens: str | None = None
     reflection: bool = True
     http_port: int = 0
+    tree_cache_mb: int = 256
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
@@ -121,7 +126,7 @@ class ServerOptions:
             raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
         if self.max_time_s <= 0 or self.grace_s < 0 or self.drain_s < 0:
             raise ValueError("max_time_s must be positive, grace_s and drain_s not negative")
-        for name in ("max_client_searches", "max_client_calls"):
+        for name in ("max_client_searches", "max_client_calls", "tree_cache_mb"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
         if self.request_timeout_s <= 0:
@@ -130,6 +135,11 @@ class ServerOptions:
             raise ValueError("tls_cert and tls_key go together: give both or neither")
         if self.tls_client_ca and not self.tls_cert:
             raise ValueError("tls_client_ca needs tls_cert and tls_key (mutual TLS is TLS)")
+
+    @property
+    def tree_cache_bytes(self) -> int:
+        """The tree cache's size in bytes (0: no cache)."""
+        return self.tree_cache_mb * 2**20
 
     @property
     def tls(self) -> bool:
@@ -189,6 +199,9 @@ _FLAGS = {
     "reflection": ("reflection", _switch, "serve gRPC reflection: on or off"),
     "http-port": ("http_port", http_port,
                   "port of the HTTP API (Connect) and the board page; 0 or off: none"),
+    "tree-cache-mb": ("tree_cache_mb", int,
+                      "MiB of search trees kept for later searches to continue (tree reuse, "
+                      "pondering); 0: none"),
 }
 
 

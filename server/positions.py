@@ -25,7 +25,11 @@ from cacaoai.engine import (
     position_hash,
 )
 
+from cacaoai.engine.records import check_result
+
 from . import errors
+
+HISTORY_PLIES = 16  # positions of a record kept for a search to find a kept tree by
 
 
 @dataclass
@@ -41,6 +45,9 @@ class Loaded:
         known_hands: seats other than ``view`` whose hands the client gave.
         from_record: True when the source was a record (the position can write
             its record).
+        history: for a record loaded with ``history``, its last positions
+            before the end, each with the action played from it, oldest first
+            (the last leads to ``position``); empty otherwise.
     """
 
     position: Position
@@ -48,6 +55,7 @@ class Loaded:
     view: int | None = None
     known_hands: tuple[int, ...] = ()
     from_record: bool = False
+    history: tuple[tuple[Position, Any], ...] = ()
 
 
 def random_seed() -> int:
@@ -55,12 +63,14 @@ def random_seed() -> int:
     return random.SystemRandom().getrandbits(63)
 
 
-def load(request: Any, seed: int | None = None) -> Loaded:
+def load(request: Any, seed: int | None = None, history: int = 0) -> Loaded:
     """The position of a request with a ``source`` oneof (position or record).
 
     Args:
         request: a request message with the ``source`` oneof.
         seed: seed of the determinization of an observation (random if None).
+        history: for a record, how many of its last positions to keep in
+            ``Loaded.history`` (taken during the one replay).
 
     Raises:
         errors.ApiError: INVALID_ARGUMENT when the source is missing, malformed
@@ -72,6 +82,9 @@ def load(request: Any, seed: int | None = None) -> Loaded:
     if kind == "record":
         with errors.request_fields():
             data = convert.record_to_json(request.record)
+        if history:
+            position, past = load_record_tail(data, history)
+            return Loaded(position, position.hash(), from_record=True, history=past)
         position = load_record(data)
         return Loaded(position, position.hash(), from_record=True)
     message: pb.Position = request.position
@@ -113,6 +126,35 @@ def load_record(record: dict | str, upto: int | None = None) -> Position:
                              errors.INVALID_RECORD) from None
     except CacaoError as error:
         raise errors.invalid("record", str(error), errors.INVALID_RECORD) from None
+
+
+def load_record_tail(record: dict, plies: int) -> tuple[Position, tuple[tuple[Position, Any], ...]]:
+    """Replays a record once, keeping its last `plies` positions before the
+    end with the action played from each (oldest first).
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT naming the first bad action, or a
+            result that disagrees, as :func:`load_record`.
+    """
+    actions = record["actions"]
+    start = max(len(actions) - plies, 0)
+    position = load_record(record, upto=start)
+    past = []
+    for index in range(start, len(actions)):
+        before = position.clone()
+        try:
+            position.apply(actions[index])
+        except CacaoError as error:
+            raise errors.invalid(record_field_path(index, record), str(error),
+                                 errors.INVALID_RECORD) from None
+        past.append((before, position.history[-1]))
+    if "result" in record:
+        try:
+            check_result(record["result"], position, len(actions))
+        except RecordError as error:
+            raise errors.invalid(record_field_path(error.index, record), error.reason,
+                                 errors.INVALID_RECORD) from None
+    return position, tuple(past)
 
 
 def snapshot_field_path(field: str) -> str:
@@ -167,14 +209,15 @@ def apply(position: Position, action: pb.Action, action_json: dict) -> Any:
         raise illegal_action(str(error), action.WhichOneof("kind") or "") from None
 
 
-def illegal_action(reason: str, kind: str) -> errors.ApiError:
-    """INVALID_ARGUMENT for an action the position does not allow."""
+def illegal_action(reason: str, kind: str, path: str = "action") -> errors.ApiError:
+    """INVALID_ARGUMENT for an action (the request's field `path`) the
+    position does not allow."""
     head, sep, rest = reason.partition(": ")
     names = _ILLEGAL_FIELDS.get(head) if sep else None
     if names is None:
-        fields, text = ["action"], reason
+        fields, text = [path], reason
     else:
-        fields = [("action." + n.format(kind=kind)).rstrip(".") for n in names]
+        fields = [(f"{path}." + n.format(kind=kind)).rstrip(".") for n in names]
         text = rest
     return errors.ApiError(
         grpc.StatusCode.INVALID_ARGUMENT,

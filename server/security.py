@@ -33,7 +33,7 @@ from .errors import ApiError
 ROLES = ("all", "rules")
 SEARCH_METHODS = frozenset(
     f"/{pb.DESCRIPTOR.services_by_name['CacaoService'].full_name}/{name}"
-    for name in ("SuggestAction", "AnalyzePosition"))
+    for name in ("SuggestAction", "AnalyzePosition", "Analyze"))
 OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
 UNAUTHENTICATED = "UNAUTHENTICATED"
 PERMISSION_DENIED = "PERMISSION_DENIED"

@@ -1,15 +1,17 @@
 """The Cacao API as plain functions: validate -> convert -> engine/search -> convert.
 
 :class:`CacaoApi` answers each RPC from its request message alone (the service
-is stateless). It knows nothing about gRPC transport: the servicer hands it a
-:class:`Call` (time left before the client's deadline and a stop flag that the
-client's cancellation sets) and turns its :class:`~.errors.ApiError` into a
+is stateless; the tree cache only lets a search continue earlier work). It
+knows nothing about gRPC transport: the servicer hands it a :class:`Call`
+(time left before the client's deadline and a stop flag that the client's
+cancellation sets) and turns its :class:`~.errors.ApiError` into a
 ``google.rpc.Status``.
 
 Thread-safety: one CacaoApi serves all RPC threads at once. Its only shared
-mutable state is the :class:`~.searching.SearchGate`, which is thread-safe;
-every request builds its own engine positions. Searches release the GIL, so
-concurrent searches use all cores.
+mutable state is the :class:`~.searching.SearchGate` and the search's
+:class:`~cacaoai.search.TreeCache` (trees kept for reuse and pondering), both
+thread-safe; every request builds its own engine positions. Searches release
+the GIL, so concurrent searches use all cores.
 """
 
 from __future__ import annotations
@@ -26,8 +28,15 @@ from typing import Any, Callable, Iterator, TypeVar
 from cacaoai import engine
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.engine import CacaoError, Position, RecordError
-from cacaoai.search import SearchLimits, SearchResult, StopFlag, search
+from cacaoai.engine import (
+    Action,
+    ActionFormatError,
+    CacaoError,
+    IllegalActionError,
+    Position,
+    RecordError,
+)
+from cacaoai.search import SearchLimits, SearchResult, StopFlag, TreeCache, search
 
 from . import errors, positions, searching
 from .options import ServerOptions
@@ -56,6 +65,30 @@ class Call:
     time_remaining: Callable[[], float | None] = lambda: None
     stop: Any = field(default_factory=StopFlag)
     client: str = ""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked search request: what to search, for whom and how.
+
+    Attributes:
+        seed: the search's seed.
+        loaded: the position (and, for a record, its last positions).
+        budget: the budget, fitted to the deadline.
+        seat: the searching seat (None: the observation's view, else the seat to act).
+        allow, avoid: the root's restriction.
+        multipv: candidates with a line of their own.
+        cache: the tree cache when this search continues and keeps trees.
+    """
+
+    seed: int
+    loaded: Loaded
+    budget: Budget
+    seat: int | None = None
+    allow: tuple[Action, ...] = ()
+    avoid: tuple[Action, ...] = ()
+    multipv: int = convert.DEFAULT_CANDIDATES
+    cache: TreeCache | None = None
 
 
 def search_levels() -> dict[str, SearchLimits]:
@@ -94,6 +127,8 @@ class CacaoApi:
         if self.default_level not in self.levels:
             raise ValueError(f"default level {self.default_level!r} is not one of "
                              f"{', '.join(self.levels)}")
+        cache_bytes = self.options.tree_cache_bytes
+        self.trees = TreeCache(cache_bytes) if cache_bytes else None  # kept search trees
 
     # --- information ---
 
@@ -108,6 +143,7 @@ class CacaoApi:
             max_client_searches=o.max_client_searches,
             max_concurrent_calls=o.max_calls,
             max_client_calls=o.max_client_calls,
+            tree_cache_bytes=o.tree_cache_bytes,
         )
         limits.max_time.CopyFrom(convert.seconds_to_duration(o.max_time_s))
         limits.min_report_interval.CopyFrom(convert.seconds_to_duration(o.min_report_interval_s))
@@ -208,14 +244,14 @@ class CacaoApi:
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
         self.gate.check(call.client)  # first: a refusal under overload costs next to nothing
         # then the request is read and checked, without a slot: bad requests never hold one
-        seed, loaded, budget = self._prepare(request, call, self.default_level)
+        plan = self._prepare(request, call, self.default_level)
         with self.gate.slot(call.client, call.stop):
-            result = self._search(loaded, budget, seed, call.stop)
+            result = self._search(plan, call.stop)
         evaluation = convert.evaluation_to_proto(
-            searching.answer(result, budget, final=True),
+            searching.answer(result, plan.budget, final=True),
             request.max_candidates)
         return pb.SuggestActionResponse(
-            position_hash=loaded.hash, seat=loaded.position.to_act,
+            position_hash=plan.loaded.hash, seat=plan.loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
@@ -231,16 +267,16 @@ class CacaoApi:
             errors.ApiError: the request is refused (nothing runs).
         """
         self.gate.check(call.client)
-        seed, loaded, budget = self._prepare(request, call, None)
+        plan = self._prepare(request, call, None)
         interval = DEFAULT_REPORT_INTERVAL_S
         if request.HasField("report_interval"):
             interval = request.report_interval.ToNanoseconds() / 1e9
         interval = max(interval, self.options.min_report_interval_s)
-        analysis = Analysis(request, loaded, budget, notify)
+        analysis = Analysis(request, plan.loaded, plan.budget, notify)
         ticket = self.gate.acquire(call.client, call.stop)
         try:
             running = _start_thread("cacao-analysis", lambda: self._search(
-                loaded, budget, seed, call.stop, on_report=analysis.report, report_every_s=interval))
+                plan, call.stop, on_report=analysis.report, report_every_s=interval))
         except BaseException:
             self.gate.release(ticket)
             raise
@@ -267,28 +303,43 @@ class CacaoApi:
         finally:
             call.stop.set()  # ends the search when the stream ends early
 
-    def _prepare(self, request: Any, call: Call,
-                 default_level: str | None) -> tuple[int, Loaded, Budget]:
-        """A search request's seed, position and budget (fitted to the deadline), checked."""
+    def _prepare(self, request: Any, call: Call, default_level: str | None) -> Plan:
+        """A search request read and checked: its position, seat, restriction,
+        budget (fitted to the deadline) and tree reuse."""
         seed = request.seed if request.HasField("seed") else positions.random_seed()
-        loaded = positions.load(request, seed=seed)
+        cache = self._cache(request)
+        loaded = positions.load(request, seed=seed,
+                                history=positions.HISTORY_PLIES if cache is not None else 0)
         _require_not_over(loaded.position)
-        _require_decider_visible(loaded)
+        seat = _ponder_seat(request, loaded)
+        if seat is None:
+            _require_decider_visible(loaded)
+        allow, avoid = _restriction(request, loaded, seat)
         budget = searching.resolve_budget(request, self.levels, self.options, default_level)
         budget = searching.fit_deadline(budget, call.time_remaining(),
                                         self.options.deadline_margin_s)
-        return seed, loaded, budget
+        return Plan(seed, loaded, budget, seat, allow, avoid,
+                    request.max_candidates or convert.DEFAULT_CANDIDATES, cache)
 
-    def _search(self, loaded: Loaded, budget: Budget, seed: int, stop: Any,
+    def _cache(self, request: Any) -> TreeCache | None:
+        """The tree cache if the request continues and keeps trees: as it
+        says, else when it gives no seed (a seeded search stays deterministic)."""
+        if request.HasField("reuse_tree"):
+            return self.trees if request.reuse_tree else None
+        return None if request.HasField("seed") else self.trees
+
+    def _search(self, plan: Plan, stop: Any,
                 on_report: Callable[[SearchResult], None] | None = None,
                 report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> SearchResult:
-        """Searches `loaded`; its result (and the interim ones to `on_report`),
-        each with a best action.
+        """Searches as `plan` says; its result (and the interim ones to
+        `on_report`), each with a best action.
 
         The search's Python work runs in the calling thread, its trees on
         threads at the server's search priority (no lower than "reduced"
         when the budget promised a time: see :func:`.searching.priority`).
         """
+        loaded = plan.loaded
+
         def complete(result: SearchResult) -> SearchResult:
             # No best action only when no iteration ran and the searching seat is not
             # the one choosing (no safe default of its own); the actions are public then.
@@ -296,11 +347,14 @@ class CacaoApi:
                 return result
             return replace(result, best_action=loaded.position.legal_actions()[0])
 
-        result = search(loaded.position, budget.to_search(), seed=seed, stop=stop,
-                        seat=loaded.view, known_hands=loaded.known_hands,
+        result = search(loaded.position, plan.budget.to_search(), seed=plan.seed, stop=stop,
+                        seat=loaded.view if plan.seat is None else plan.seat,
+                        known_hands=loaded.known_hands,
                         on_report=(lambda r: on_report(complete(r))) if on_report else None,
                         report_every_s=report_every_s,
-                        priority=searching.priority(budget, self.options.search_priority))
+                        priority=searching.priority(plan.budget, self.options.search_priority),
+                        allow=plan.allow, avoid=plan.avoid, multipv=plan.multipv,
+                        cache=plan.cache, history=loaded.history)
         return complete(result)
 
 
@@ -383,6 +437,65 @@ def _require_not_over(position: Position) -> None:
     if position.is_over:
         raise errors.failed_precondition(
             "position.phase", "the game is over: nobody acts", errors.GAME_OVER)
+
+
+def _ponder_seat(request: Any, loaded: Loaded) -> int | None:
+    """The seat an AnalyzePosition request ponders for (None: not given).
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT on ``seat`` for no such seat, or a
+            seat whose observation the request does not give.
+    """
+    if "seat" not in request.DESCRIPTOR.fields_by_name or not request.HasField("seat"):
+        return None
+    seat, players = request.seat, loaded.position.players
+    if not 0 <= seat < players:
+        raise errors.invalid("seat", f"seat {seat} does not exist: the game has seats "
+                             f"0..{players - 1}")
+    if loaded.view is not None and seat != loaded.view:
+        raise errors.invalid(
+            "seat", f"the position is seat {loaded.view}'s observation: pondering for seat "
+            f"{seat} needs seat {seat}'s observation (or a complete position or a record)")
+    return seat
+
+
+def _restriction(request: Any, loaded: Loaded,
+                 seat: int | None) -> tuple[tuple[Action, ...], tuple[Action, ...]]:
+    """The request's allow and avoid lists as engine actions, each checked
+    legal, with something left to search.
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT naming the field (``allow[1].place.x``;
+            reason ILLEGAL_ACTION for an illegal action), or on ``avoid`` when
+            no action is left.
+    """
+    if not request.allow and not request.avoid:
+        return (), ()
+    position = loaded.position
+    field = "allow" if request.allow else "avoid"
+    observer = position.to_act if seat is None else seat
+    if observer != position.to_act and position.to_act not in loaded.known_hands:
+        raise errors.invalid(field, f"seat {observer} cannot see the hand of seat "
+                             f"{position.to_act}, the seat to act, so its actions are not known")
+    lists = []
+    for name in ("allow", "avoid"):
+        chosen = []
+        for i, message in enumerate(getattr(request, name)):
+            path = f"{name}[{i}]"
+            with errors.request_fields():
+                data = convert.action_to_json(message, path)
+            try:
+                position.encode(data)
+            except (IllegalActionError, ActionFormatError) as error:
+                raise positions.illegal_action(str(error), message.WhichOneof("kind") or "",
+                                               path) from None
+            chosen.append(Action.from_json(data))
+        lists.append(tuple(chosen))
+    allow, avoid = lists
+    if not any((not allow or a in allow) and a not in avoid for a in position.legal_actions()):
+        raise errors.invalid("avoid", "no legal action is left to search"
+                             + (" of those allowed" if allow else ""))
+    return allow, avoid
 
 
 def _require_decider_visible(loaded: Loaded) -> None:

@@ -244,7 +244,34 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
     async def AnalyzePosition(self, request, context) -> None:
         """Writes the analysis' reports as they come; the search runs (and
         ends, freeing its slot) whether or not the client reads them."""
+        await self._analysis("AnalyzePosition", request, self._call(context), context)
+
+    async def Analyze(self, request, context) -> None:
+        """AnalyzePosition started by the first message, which a later ``stop``
+        ends at once with its final report (a half-close lets it run)."""
+        if request.WhichOneof("kind") != "start":
+            await _abort(context, errors.invalid(
+                "start", "the first message must be start (an AnalyzePositionRequest); "
+                "stop comes after it"), "Analyze")
         call = self._call(context)
+        problems: list[ApiError] = []
+        listening = asyncio.ensure_future(_listen(context, call, problems))
+        try:
+            await self._analysis("Analyze", request.start, call, context, problems, "start")
+        finally:
+            listening.cancel()
+
+    async def _analysis(self, name: str, request: pb.AnalyzePositionRequest, call: Call,
+                        context: grpc.aio.ServicerContext, problems: list[ApiError] | None = None,
+                        within: str = "") -> None:
+        """Starts an analysis and writes its reports until the final one.
+
+        Args:
+            problems: filled by another task when the client sends something
+                wrong mid-stream: the call then ends with that error.
+            within: the field holding the request in the call's message (its
+                errors name their fields under it).
+        """
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
 
@@ -253,22 +280,51 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
                 loop.call_soon_threadsafe(ready.set)
 
         try:
-            analysis = await self._run(request, lambda: self.api.start_analysis(request, call, notify))
+            try:
+                analysis = await self._run(
+                    request, lambda: self.api.start_analysis(request, call, notify))
+            except ApiError as error:
+                raise errors.within(error, within) if within else error
             while not analysis.finished:
                 await ready.wait()
                 ready.clear()
                 for response in analysis.take():
+                    if problems:
+                        raise problems[0]
                     if self.observers.hooks:  # the call's record shows its final report
                         self._last_reply[id(context)] = response
                     await context.write(response)
         except ApiError as error:
-            await _abort(context, error, "AnalyzePosition")
+            await _abort(context, error, name)
         except asyncio.CancelledError:
             raise
         except Exception:
-            await _internal(context, "AnalyzePosition")
+            await _internal(context, name)
         finally:
             call.stop.set()
+
+
+async def _listen(context: grpc.aio.ServicerContext, call: Call, problems: list[ApiError]) -> None:
+    """Reads an Analyze call's messages after its start: ``stop`` sets the
+    call's stop flag; the end of the requests changes nothing (the search
+    runs to its budget); anything else is a problem that ends the call."""
+    try:
+        message = await context.read()
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # the bytes do not decode
+        message = None
+        problems.append(errors.invalid(
+            "stop", f"a message that is not a valid cacao.v1.AnalyzeRequest: {error}",
+            errors.UNDECODABLE_REQUEST))
+    if message is grpc.aio.EOF:
+        return
+    if message is not None and message.WhichOneof("kind") != "stop":
+        kind = message.WhichOneof("kind")
+        problems.append(errors.invalid(
+            kind or "stop", "only the first message may be start" if kind else
+            "an empty message: send stop to end the analysis"))
+    call.stop.set()
 
 
 class CacaoServer:
@@ -284,7 +340,8 @@ class CacaoServer:
     def __init__(self, address: str, options: ServerOptions):
         self.options = options
         self.cacao_api = CacaoApi(options)
-        self.observers, self.cacao_metrics = observe.build(options, self.cacao_api.gate)
+        self.observers, self.cacao_metrics = observe.build(options, self.cacao_api.gate,
+                                                           self.cacao_api.trees)
         self.tokens = security.Tokens.load(options.auth_tokens) if options.auth_tokens else None
         credentials = (security.server_credentials(options.tls_cert, options.tls_key,
                                                    options.tls_client_ca)

@@ -26,8 +26,10 @@ from cacaoai.api import convert
 
 SERVICE = "/cacao.v1.CacaoService/"
 METHODS = ("GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "SuggestAction",
-           "AnalyzePosition", "ValidateRecord")
+           "AnalyzePosition", "Analyze", "ValidateRecord")
 STREAMING = {"AnalyzePosition"}
+BIDI = {"Analyze"}  # the case's bytes are the first message; every other case also sends stop
+STOP = pb.AnalyzeRequest(stop=pb.StopAnalysis()).SerializeToString()
 FAILURES = ("INTERNAL", "UNKNOWN", "HANG", "UNAVAILABLE")
 # flags that keep fuzzed searches short, so a run spends its time on requests
 SERVER_FLAGS = ("--max-time", "0.05", "--max-iterations", "300", "--max-searches", "2")
@@ -58,12 +60,22 @@ def corpus(seed: int = 0) -> list[tuple[str, Message]]:
                 cases.append(("ApplyAction", pb.ApplyActionRequest(
                     position=snap, action=action, expected_position_hash=position.hash())))
                 cases.append(("ApplyAction", pb.ApplyActionRequest(record=record, action=action)))
+            legal = ([convert.action_from_json(a.to_json()) for a in position.legal_actions()[:3]]
+                     if not position.is_over else [])
             for source in sources:
                 cases.append(("ListLegalActions", pb.ListLegalActionsRequest(**source)))
                 cases.append(("SuggestAction", pb.SuggestActionRequest(
                     **source, limits=pb.SearchLimits(iterations=50), seed=1, max_candidates=3)))
+                cases.append(("SuggestAction", pb.SuggestActionRequest(
+                    **source, limits=pb.SearchLimits(iterations=50), allow=legal[:2],
+                    avoid=legal[1:2], reuse_tree=True)))
                 cases.append(("AnalyzePosition", pb.AnalyzePositionRequest(
                     **source, level="casual", seed=2)))
+                start = pb.AnalyzePositionRequest(**source, limits=pb.SearchLimits(iterations=50),
+                                                  avoid=legal[:1], max_candidates=2)
+                if not position.is_over:
+                    start.seat = position.view if "view" in source else 0
+                cases.append(("Analyze", pb.AnalyzeRequest(start=start)))
             cases.append(("ValidateRecord", pb.ValidateRecordRequest(record=record)))
             cases.append(("ValidateRecord", pb.ValidateRecordRequest(
                 record_json=json.dumps(position.record()))))
@@ -219,7 +231,13 @@ def send(channel: grpc.Channel, method: str, data: bytes, timeout: float) -> str
     """One case: the status code name ("OK" on success, "HANG" past the deadline)."""
     identity: Callable[[bytes], bytes] = lambda b: b
     try:
-        if method in STREAMING:
+        if method in BIDI:
+            call = channel.stream_stream(SERVICE + method, request_serializer=identity,
+                                         response_deserializer=identity)
+            messages = [data, STOP] if len(data) % 2 else [data]
+            for _ in call(iter(messages), timeout=timeout):
+                pass
+        elif method in STREAMING:
             call = channel.unary_stream(SERVICE + method, request_serializer=identity,
                                         response_deserializer=identity)
             for _ in call(data, timeout=timeout):

@@ -276,7 +276,7 @@ def test_the_retry_policy_is_a_grpc_service_config():
     config = json.loads(retry_service_config(9, 0.1, 2.0))
     search, every = config["methodConfig"]
     assert search["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE", "RESOURCE_EXHAUSTED"]
-    assert {n["method"] for n in search["name"]} == {"SuggestAction", "AnalyzePosition"}
+    assert {n["method"] for n in search["name"]} == {"SuggestAction", "AnalyzePosition", "Analyze"}
     assert every["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
     assert every["retryPolicy"]["maxAttempts"] == 5  # gRPC's limit
     assert json.loads(retry_service_config(0, 0.1, 2.0)) == {"methodConfig": []}

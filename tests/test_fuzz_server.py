@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import fuzz_requests
 import server_process
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
@@ -50,7 +51,8 @@ def test_a_bounded_fuzz_run_finds_no_crash_internal_error_or_hang(fuzz_server):
 
 def test_every_rpc_is_fuzzed():
     methods = {method for method, _ in fuzz_requests.cases(seed=1, count=400)}
-    assert methods == set(fuzz_requests.METHODS)
+    assert methods == set(fuzz_requests.METHODS) == {
+        m.name for m in pb.DESCRIPTOR.services_by_name["CacaoService"].methods}
 
 
 @FUZZ

@@ -73,7 +73,28 @@ def detail(error: dict, kind: str):
 def test_every_method_of_the_service_is_served_by_the_api_function_of_its_name(cacao_server):
     served = methods(cacao_server[0].cacao_api)
     assert sorted(served) == sorted(PATH + m.name for m in SERVICE.methods)
-    assert [m.descriptor.name for m in served.values() if m.streaming] == ["AnalyzePosition"]
+    assert [m.descriptor.name for m in served.values() if m.streaming] == ["AnalyzePosition",
+                                                                           "Analyze"]
+    assert [m.descriptor.name for m in served.values() if m.handler is None] == ["Analyze"]
+
+
+@pytest.mark.parametrize("content_type", ["application/connect+json", "application/json"])
+def test_the_bidirectional_analyze_is_refused_clearly_and_the_server_goes_on(http_server,
+                                                                            content_type):
+    start = json.dumps({"start": {"level": "beginner"}}).encode()
+    body = envelope(start) if "connect+" in content_type else start
+    status, headers, reply = post(http_server, "Analyze", body, content_type)
+    if "connect+" in content_type:  # a streaming call: the error ends the stream
+        assert status == 200
+        (flags, payload), = iter_stream(reply)
+        assert flags == 2
+        error = json.loads(payload)["error"]
+    else:
+        assert status == 501
+        error = json.loads(reply)
+    assert error["code"] == "unimplemented"
+    assert "HTTP/2" in error["message"] and "AnalyzePosition" in error["message"]
+    assert post_json(http_server, "NewGame", {"players": 2})[0] == 200
 
 
 def test_new_game_over_json_is_the_grpc_answer(http_server, cacao_stub):
@@ -92,6 +113,22 @@ def test_binary_protobuf_unary_call(http_server, cacao_stub):
     assert status == 200 and headers["Content-Type"] == "application/proto"
     reply = pb.ListLegalActionsResponse.FromString(body)
     assert reply == cacao_stub.ListLegalActions(request) and len(reply.actions) > 0
+
+
+def test_the_analysis_options_work_over_json(http_server, cacao_stub):
+    game = json_format.MessageToDict(cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7)))
+    ask = {"position": game["position"], "seed": "3", "limits": {"iterations": "500"}}
+    status, free = post_json(http_server, "SuggestAction", ask)
+    assert status == 200 and free["evaluation"]["root"]["visits"] == "500"
+    assert "prior" in free["evaluation"]["candidates"][0]
+    status, other = post_json(http_server, "SuggestAction", {**ask, "avoid": [free["action"]]})
+    assert status == 200 and other["action"] != free["action"]
+    far = json.loads(json.dumps(free["action"]))
+    far["place"]["x"] = 30
+    status, error = post_json(http_server, "SuggestAction", {**ask, "allow": [far]})
+    assert status == 400 and error["code"] == "invalid_argument"
+    assert [v.field for v in detail(error, error_details_pb2.BadRequest).field_violations] == [
+        "allow[0].place.x", "allow[0].place.y"]
 
 
 def test_an_error_keeps_its_code_field_violations_and_reason(http_server):

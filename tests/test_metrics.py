@@ -125,6 +125,38 @@ def test_slot_occupancy_and_refusals_are_counted(observed_server):
                  grpc_code="CANCELLED") == 1
 
 
+def test_a_stopped_analysis_and_the_tree_cache_are_counted(observed_server, caplog):
+    server, stub = observed_server
+    caplog.set_level(logging.INFO, logger=CALL_LOGGER)
+    request = pb.SuggestActionRequest(position=position(), reuse_tree=True,
+                                      limits=pb.SearchLimits(iterations=200))
+    stub.SuggestAction(request)
+    stub.SuggestAction(request)  # the same observation: its tree goes on
+    start = pb.AnalyzePositionRequest(position=position(),
+                                      report_interval=duration_pb2.Duration(nanos=50_000_000),
+                                      limits=pb.SearchLimits(time=duration_pb2.Duration(seconds=4)))
+    first_report = threading.Event()
+
+    def requests():
+        yield pb.AnalyzeRequest(start=start)
+        first_report.wait()
+        yield pb.AnalyzeRequest(stop=pb.StopAnalysis())
+
+    reports = []
+    for report in stub.Analyze(requests()):
+        reports.append(report)
+        first_report.set()
+    text = server.cacao_metrics.exposition().decode()
+    assert value(text, "cacao_tree_cache_hits_total") >= 1
+    assert value(text, "cacao_tree_cache_misses_total") >= 1
+    assert 0 < value(text, "cacao_tree_cache_bytes") <= value(text, "cacao_tree_cache_max_bytes")
+    assert value(text, "cacao_tree_cache_trees") >= 1
+    assert value(text, "grpc_server_handled_total", grpc_method="Analyze", grpc_code="OK") == 1
+    assert value(text, "cacao_search_seconds_count", grpc_method="Analyze") == 1
+    line = [r for r in caplog.records if r.name == CALL_LOGGER][-1]
+    assert line.stopped_by == "stop" and line.iterations == reports[-1].evaluation.iterations
+
+
 def test_a_failing_hook_is_logged_and_the_other_hooks_still_run(caplog):
     seen = []
 

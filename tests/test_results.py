@@ -9,7 +9,7 @@ import pytest
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api.results import SearchBudget, SearchResult
+from cacaoai.api.results import RootInfo, SearchBudget, SearchResult
 from cacaoai.engine import Position
 from cacaoai.search import SearchLimits, search
 
@@ -17,12 +17,7 @@ from cacaoai.search import SearchLimits, search
 def searched(upto_seed: int = 7) -> SearchResult:
     position = Position.new(players=3, seed=upto_seed)
     result = search(position, SearchLimits(iterations=300), seed=2)
-    # The figures issue 12 added to the search are not in the message yet
-    # (proto/convert.py, branch i12service): left out here until they are.
-    candidates = tuple(replace(c, expected_gold=None, prior=None, lcb=None, order=0,
-                               principal_variation=()) for c in result.candidates)
-    return replace(result, limits=SearchBudget(300, None, 1), final=True, root=None,
-                   candidates=candidates)
+    return replace(result, limits=SearchBudget(300, None, 1), final=True)
 
 
 def test_a_search_result_survives_the_message_unchanged():
@@ -33,6 +28,7 @@ def test_a_search_result_survives_the_message_unchanged():
     assert replace(back, elapsed_s=result.elapsed_s) == result
     assert back.score_lead is not None and len(back.score_lead) == 3
     assert back.stopped_by == "iterations" and back.threads == 1 and back.nodes > 0
+    assert back.root is not None and back.candidates[0].principal_variation  # issue 12's figures
 
 
 def test_no_limit_is_none_in_python_and_unset_on_the_wire():
@@ -57,3 +53,24 @@ def test_a_malformed_action_in_an_evaluation_is_a_conversion_error_naming_it():
     with pytest.raises(convert.ConversionError) as caught:
         convert.evaluation_from_proto(message)
     assert caught.value.violations[0][0] == "evaluation.principal_variation[0]"
+
+
+def test_the_richer_figures_root_info_and_per_candidate_lines_survive_the_message():
+    result = searched()
+    best, second, *rest = result.candidates
+    line = result.principal_variation
+    first = replace(best, expected_gold=31.5, prior=0.25, lcb=0.4, order=0, principal_variation=line)
+    other = replace(second, expected_gold=29.0, prior=0.125, lcb=0.3, order=1,
+                    principal_variation=())
+    unvisited = replace(rest[0], visits=0, mean_value=None, win_probability=None, score_lead=None,
+                        expected_gold=None, prior=0.0625, lcb=None, order=2,
+                        principal_variation=())
+    rich = replace(result, candidates=(first, other, unvisited),
+                   root=RootInfo(300, 0.5, 0.55, 1.5, 30.25, reused_visits=120))
+    message = convert.evaluation_to_proto(rich, max_candidates=3)
+    wire = pb.Evaluation.FromString(message.SerializeToString())
+    assert wire.root.reused_visits == 120 and wire.candidates[0].prior == 0.25
+    assert not wire.candidates[2].HasField("lcb") and wire.candidates[2].HasField("prior")
+    assert [len(c.principal_variation) for c in wire.candidates] == [len(line), 0, 0]
+    back = convert.evaluation_from_proto(wire)
+    assert replace(back, elapsed_s=rich.elapsed_s) == rich

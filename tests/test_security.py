@@ -5,6 +5,7 @@ certificates are made at test time with the openssl command."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -22,7 +23,7 @@ from google.rpc import error_details_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
-from cacaoai.client import CacaoClient, CacaoClientError
+from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError
 from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.options import parse_args
 
@@ -174,6 +175,9 @@ def test_tokens_let_in_known_callers_and_roles_limit_what_they_may_do(tokens):
                 grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED")
             assert failure(stub.AnalyzePosition, analyze_request(1.0), timeout=CALL_S,
                            metadata=bearer("reader-secret"))[0] == grpc.StatusCode.PERMISSION_DENIED
+            start = iter([pb.AnalyzeRequest(start=analyze_request(1.0))])
+            assert failure(stub.Analyze, start, timeout=CALL_S,
+                           metadata=bearer("reader-secret"))[0] == grpc.StatusCode.PERMISSION_DENIED
             # health stays open for probes; reflection needs a token
             health = health_pb2_grpc.HealthStub(channel)
             assert health.Check(health_pb2.HealthCheckRequest(), timeout=CALL_S).status == \
@@ -184,6 +188,21 @@ def test_tokens_let_in_known_callers_and_roles_limit_what_they_may_do(tokens):
                 grpc.StatusCode.UNAUTHENTICATED
         with CacaoClient(address, token="alpha-secret", retries=0) as client:  # the client's option
             assert client.new_game(3, seed=1).position_hash
+            game = client.new_game(2, seed=1).position
+            analysis = client.start_analysis(game, "iterations=50")  # the bidi stream too
+            assert analysis.wait().evaluation.iterations == 50
+
+        async def with_token() -> None:
+            async with AsyncCacaoClient(address, token="alpha-secret", retries=0) as client:
+                game = (await client.new_game(2, seed=1)).position
+                analysis = await client.start_analysis(game, "iterations=50")
+                assert (await analysis.wait()).evaluation.iterations == 50
+            async with AsyncCacaoClient(address, retries=0) as client:
+                with pytest.raises(CacaoClientError) as caught:
+                    await client.new_game(2)
+                assert caught.value.code == grpc.StatusCode.UNAUTHENTICATED
+
+        asyncio.run(with_token())
     finally:
         server.stop(0).wait()
 

@@ -112,7 +112,7 @@ class GetServerInfoResponse(_message.Message):
     def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority", "max_client_searches", "max_concurrent_calls", "max_client_calls")
+    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority", "max_client_searches", "max_concurrent_calls", "max_client_calls", "tree_cache_bytes")
     MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_FIELD_NUMBER: _ClassVar[int]
     SEARCH_THREADS_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +123,7 @@ class ServerLimits(_message.Message):
     MAX_CLIENT_SEARCHES_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_CALLS_FIELD_NUMBER: _ClassVar[int]
     MAX_CLIENT_CALLS_FIELD_NUMBER: _ClassVar[int]
+    TREE_CACHE_BYTES_FIELD_NUMBER: _ClassVar[int]
     max_iterations: int
     max_time: _duration_pb2.Duration
     search_threads: int
@@ -133,7 +134,8 @@ class ServerLimits(_message.Message):
     max_client_searches: int
     max_concurrent_calls: int
     max_client_calls: int
-    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_priority: _Optional[str] = ..., max_client_searches: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., max_client_calls: _Optional[int] = ...) -> None: ...
+    tree_cache_bytes: int
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_priority: _Optional[str] = ..., max_client_searches: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., max_client_calls: _Optional[int] = ..., tree_cache_bytes: _Optional[int] = ...) -> None: ...
 
 class StrengthLevel(_message.Message):
     __slots__ = ("name", "limits")
@@ -276,20 +278,26 @@ class ApplyActionResponse(_message.Message):
     def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
 
 class SuggestActionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates")
+    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    AVOID_FIELD_NUMBER: _ClassVar[int]
+    REUSE_TREE_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
     level: str
     seed: int
     max_candidates: int
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ...) -> None: ...
+    allow: _containers.RepeatedCompositeFieldContainer[Action]
+    avoid: _containers.RepeatedCompositeFieldContainer[Action]
+    reuse_tree: bool
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ...) -> None: ...
 
 class SeatOutlook(_message.Message):
     __slots__ = ("seat", "win_probability", "expected_gold", "score_lead")
@@ -304,21 +312,47 @@ class SeatOutlook(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., win_probability: _Optional[float] = ..., expected_gold: _Optional[float] = ..., score_lead: _Optional[float] = ...) -> None: ...
 
 class Candidate(_message.Message):
-    __slots__ = ("action", "visits", "mean_value", "win_probability", "score_lead")
+    __slots__ = ("action", "visits", "mean_value", "win_probability", "score_lead", "expected_gold", "prior", "lcb", "order", "principal_variation")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     VISITS_FIELD_NUMBER: _ClassVar[int]
     MEAN_VALUE_FIELD_NUMBER: _ClassVar[int]
     WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
     SCORE_LEAD_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_GOLD_FIELD_NUMBER: _ClassVar[int]
+    PRIOR_FIELD_NUMBER: _ClassVar[int]
+    LCB_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
     action: Action
     visits: int
     mean_value: float
     win_probability: float
     score_lead: float
-    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ...) -> None: ...
+    expected_gold: float
+    prior: float
+    lcb: float
+    order: int
+    principal_variation: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., prior: _Optional[float] = ..., lcb: _Optional[float] = ..., order: _Optional[int] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+
+class RootInfo(_message.Message):
+    __slots__ = ("visits", "mean_value", "win_probability", "score_lead", "expected_gold", "reused_visits")
+    VISITS_FIELD_NUMBER: _ClassVar[int]
+    MEAN_VALUE_FIELD_NUMBER: _ClassVar[int]
+    WIN_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_LEAD_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_GOLD_FIELD_NUMBER: _ClassVar[int]
+    REUSED_VISITS_FIELD_NUMBER: _ClassVar[int]
+    visits: int
+    mean_value: float
+    win_probability: float
+    score_lead: float
+    expected_gold: float
+    reused_visits: int
+    def __init__(self, visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., reused_visits: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes")
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root")
     BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
@@ -333,6 +367,7 @@ class Evaluation(_message.Message):
     TO_ACT_FIELD_NUMBER: _ClassVar[int]
     THREADS_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
+    ROOT_FIELD_NUMBER: _ClassVar[int]
     best_action: Action
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
@@ -347,7 +382,8 @@ class Evaluation(_message.Message):
     to_act: int
     threads: int
     nodes: int
-    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ...) -> None: ...
+    root: RootInfo
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ...) -> None: ...
 
 class SuggestActionResponse(_message.Message):
     __slots__ = ("position_hash", "seat", "action", "evaluation")
@@ -362,7 +398,7 @@ class SuggestActionResponse(_message.Message):
     def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
 
 class AnalyzePositionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates")
+    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -370,6 +406,10 @@ class AnalyzePositionRequest(_message.Message):
     REPORT_INTERVAL_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     MAX_CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    AVOID_FIELD_NUMBER: _ClassVar[int]
+    REUSE_TREE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -377,7 +417,23 @@ class AnalyzePositionRequest(_message.Message):
     report_interval: _duration_pb2.Duration
     seed: int
     max_candidates: int
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ...) -> None: ...
+    allow: _containers.RepeatedCompositeFieldContainer[Action]
+    avoid: _containers.RepeatedCompositeFieldContainer[Action]
+    reuse_tree: bool
+    seat: int
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class AnalyzeRequest(_message.Message):
+    __slots__ = ("start", "stop")
+    START_FIELD_NUMBER: _ClassVar[int]
+    STOP_FIELD_NUMBER: _ClassVar[int]
+    start: AnalyzePositionRequest
+    stop: StopAnalysis
+    def __init__(self, start: _Optional[_Union[AnalyzePositionRequest, _Mapping]] = ..., stop: _Optional[_Union[StopAnalysis, _Mapping]] = ...) -> None: ...
+
+class StopAnalysis(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class AnalyzePositionResponse(_message.Message):
     __slots__ = ("position_hash", "seat", "sequence", "evaluation")

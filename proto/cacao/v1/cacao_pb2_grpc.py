@@ -65,6 +65,11 @@ class CacaoServiceStub:
                 request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionRequest.SerializeToString,
                 response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionResponse.FromString,
                 _registered_method=True)
+        self.Analyze = channel.stream_stream(
+                '/cacao.v1.CacaoService/Analyze',
+                request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzeRequest.SerializeToString,
+                response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionResponse.FromString,
+                _registered_method=True)
         self.ValidateRecord = channel.unary_unary(
                 '/cacao.v1.CacaoService/ValidateRecord',
                 request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordRequest.SerializeToString,
@@ -118,6 +123,28 @@ class CacaoServiceServicer:
         search that goes on growing: each adds to the one before. The stream always ends
         with exactly one evaluation marked `final` (unless the client cancelled
         or its deadline passed, when nothing more can be delivered).
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Analyze(self, request_iterator, context):
+        """AnalyzePosition that the client can stop and still get the answer
+        (KataGo's `terminate`, python-chess's `AnalysisResult.stop()`). The first
+        message must be `start` (an AnalyzePositionRequest, checked exactly as
+        AnalyzePosition checks it); the reports are AnalyzePosition's. A later
+        `stop` ends the search at once: the stream still ends with exactly one
+        `final` report, `stopped_by` "stop", with the best action found so far.
+        Half-closing the request stream without `stop` lets the search run to
+        its budget; cancelling the call ends it with no final report, as for
+        AnalyzePosition. Needs HTTP/2: the HTTP/1.1 (Connect) front refuses it
+        with UNIMPLEMENTED.
+
+        It answers with AnalyzePosition's report message on purpose (one report
+        type for both ways to analyse):
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -163,6 +190,11 @@ def add_CacaoServiceServicer_to_server(servicer, server):
             'AnalyzePosition': grpc.unary_stream_rpc_method_handler(
                     servicer.AnalyzePosition,
                     request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionRequest.FromString,
+                    response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionResponse.SerializeToString,
+            ),
+            'Analyze': grpc.stream_stream_rpc_method_handler(
+                    servicer.Analyze,
+                    request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzeRequest.FromString,
                     response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionResponse.SerializeToString,
             ),
             'ValidateRecord': grpc.unary_unary_rpc_method_handler(
@@ -333,6 +365,33 @@ class CacaoService:
             target,
             '/cacao.v1.CacaoService/AnalyzePosition',
             cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionRequest.SerializeToString,
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Analyze(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/cacao.v1.CacaoService/Analyze',
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzeRequest.SerializeToString,
             cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.AnalyzePositionResponse.FromString,
             options,
             channel_credentials,

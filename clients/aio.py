@@ -1,0 +1,264 @@
+"""The asyncio client of the Cacao service (grpc.aio), installed as
+``cacaoai.client.aio``.
+
+    from cacaoai.client.aio import AsyncCacaoClient
+
+    async with AsyncCacaoClient("127.0.0.1:50051") as client:
+        analysis = await client.start_analysis(observation, "strong")
+        async for report in analysis:
+            if report.evaluation.iterations > 5_000:
+                await analysis.stop()          # the final report still comes
+        print(analysis.final.evaluation.best_action)
+
+:class:`AsyncCacaoClient` has the methods of
+:class:`~cacaoai.client.CacaoClient` as coroutines, with the same arguments,
+the same answers (the dataclasses of :mod:`cacaoai.client.client`) and the
+same errors (:class:`~cacaoai.client.CacaoClientError`); it builds its
+requests and reads its answers with the same functions, so the two cannot
+drift apart. Tokens go in each call's metadata (grpc.aio channels take no
+synchronous interceptors).
+
+Thread-safety: use a client and its analyses from the event loop that
+created them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, AsyncIterator, Mapping, Sequence
+
+import grpc
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
+from cacaoai.engine import Action
+
+from . import client as sync
+from .client import (
+    DEFAULT_TARGET,
+    AnalysisReport,
+    Applied,
+    CacaoClientError,
+    LegalActions,
+    NewGame,
+    ServerInfo,
+    Source,
+    Strength,
+    Suggestion,
+    Validation,
+)
+
+__all__ = ["AsyncAnalysis", "AsyncCacaoClient"]
+
+Actions = Sequence[Action | Mapping[str, Any]]
+
+
+class AsyncCacaoClient(sync._Settings):
+    """A grpc.aio connection to a Cacao server; the arguments are
+    :class:`~cacaoai.client.CacaoClient`'s (but ``channel``: a grpc.aio one).
+
+    Use as ``async with``, or ``await close()``.
+    """
+
+    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 10.0,
+                 search_timeout: float = 120.0, retries: int = 3, backoff: float = 0.1,
+                 max_backoff: float = 2.0, load_balancing: str | None = None,
+                 channel: grpc.aio.Channel | None = None, tls: bool = False,
+                 ca_cert: str | None = None, client_cert: str | None = None,
+                 client_key: str | None = None, token: str | None = None):
+        super().__init__(target, timeout, search_timeout, retries, backoff, max_backoff,
+                         client_cert, client_key)
+        if channel is None:
+            channel = self._open(grpc.aio, load_balancing, tls, ca_cert, client_cert,
+                                 client_key)
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._channel = channel
+        self._stub = pb_grpc.CacaoServiceStub(channel)
+
+    # --- lifetime ---
+
+    async def close(self) -> None:
+        """Closes the channel; calls in flight are cancelled."""
+        await self._channel.close()
+
+    async def __aenter__(self) -> "AsyncCacaoClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def wait_until_ready(self, timeout: float = 10.0) -> None:
+        """Waits until the channel connects (UNAVAILABLE when it does not in time)."""
+        try:
+            await asyncio.wait_for(self._channel.channel_ready(), timeout)
+        except asyncio.TimeoutError:
+            raise sync._not_ready(self.target, timeout) from None
+
+    async def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
+        try:
+            return await method(request, timeout=timeout or self.timeout,
+                                metadata=self._metadata)
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+
+    # --- the RPCs (see CacaoClient for each) ---
+
+    async def get_server_info(self, *, timeout: float | None = None) -> ServerInfo:
+        """As :meth:`CacaoClient.get_server_info`."""
+        return sync.read_server_info(
+            await self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout))
+
+    async def new_game(self, players: int, seed: int | None = None, *,
+                       timeout: float | None = None) -> NewGame:
+        """As :meth:`CacaoClient.new_game`."""
+        return sync.read_new_game(await self._call(
+            self._stub.NewGame, sync.new_game_request(players, seed), timeout))
+
+    async def legal_actions(self, source: Source, *,
+                            timeout: float | None = None) -> LegalActions:
+        """As :meth:`CacaoClient.legal_actions`."""
+        return sync.read_legal_actions(await self._call(
+            self._stub.ListLegalActions, sync.legal_actions_request(source), timeout))
+
+    async def apply_action(self, source: Source, action: Action | Mapping[str, Any], *,
+                           expected_position_hash: str = "",
+                           timeout: float | None = None) -> Applied:
+        """As :meth:`CacaoClient.apply_action`."""
+        return sync.read_applied(await self._call(
+            self._stub.ApplyAction, sync.apply_request(source, action, expected_position_hash),
+            timeout))
+
+    async def suggest(self, source: Source, strength: Strength | str | None = None, *,
+                      seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
+                      avoid: Actions = (), reuse_tree: bool | None = None,
+                      timeout: float | None = None) -> Suggestion:
+        """As :meth:`CacaoClient.suggest`."""
+        strength = sync._strength(strength)
+        request = sync.search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
+                                      max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                      reuse_tree=reuse_tree)
+        return sync.read_suggestion(await self._call(
+            self._stub.SuggestAction, request, self._search_timeout(strength, timeout)))
+
+    async def analyze(self, source: Source, strength: Strength | str | None = None, *,
+                      report_interval: float | None = None, seed: int | None = None,
+                      max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
+                      seat: int | None = None, reuse_tree: bool | None = None,
+                      timeout: float | None = None) -> AsyncIterator[AnalysisReport]:
+        """As :meth:`CacaoClient.analyze` (AnalyzePosition): ``async for`` its reports."""
+        strength = sync._strength(strength)
+        request = sync.search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
+                                      max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                      reuse_tree=reuse_tree, report_interval=report_interval,
+                                      seat=seat)
+        stream = self._stub.AnalyzePosition(request, metadata=self._metadata,
+                                            timeout=self._search_timeout(strength, timeout))
+        try:
+            async for r in stream:
+                yield sync.read_report(r)
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+        finally:
+            stream.cancel()
+
+    async def start_analysis(self, source: Source, strength: Strength | str | None = None, *,
+                             report_interval: float | None = None, seed: int | None = None,
+                             max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
+                             seat: int | None = None, reuse_tree: bool | None = None,
+                             timeout: float | None = None) -> "AsyncAnalysis":
+        """As :meth:`CacaoClient.start_analysis` (Analyze): ``async for`` the
+        reports; ``await analysis.stop()`` ends the search with its final report."""
+        strength = sync._strength(strength)
+        start = sync.search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
+                                    max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                    reuse_tree=reuse_tree, report_interval=report_interval,
+                                    seat=seat)
+        call = self._stub.Analyze(metadata=self._metadata,
+                                  timeout=self._search_timeout(strength, timeout))
+        analysis = AsyncAnalysis(call, self._error)
+        await analysis._send(pb.AnalyzeRequest(start=start))
+        return analysis
+
+    async def ponder(self, observation: Source, strength: Strength | str | None = None, *,
+                     seat: int | None = None, report_interval: float | None = None,
+                     max_candidates: int = 0, timeout: float | None = None) -> "AsyncAnalysis":
+        """As :meth:`CacaoClient.ponder`."""
+        return await self.start_analysis(
+            observation, strength, report_interval=report_interval,
+            max_candidates=max_candidates, seat=sync._ponder_seat(observation, seat),
+            reuse_tree=True, timeout=timeout)
+
+    async def validate_record(self, record: Mapping[str, Any] | str, *,
+                              timeout: float | None = None) -> Validation:
+        """As :meth:`CacaoClient.validate_record`."""
+        return sync.read_validation(await self._call(
+            self._stub.ValidateRecord, sync.validate_request(record), timeout))
+
+
+class AsyncAnalysis:
+    """A running analysis of :meth:`AsyncCacaoClient.start_analysis`:
+    ``async for`` its reports (the last one final), ``await stop()`` to end
+    the search with its answer, ``await wait()`` for the final report,
+    ``cancel()`` to end it without one."""
+
+    def __init__(self, call: Any, error: Any):
+        self._call, self._error = call, error
+        self._stopped = False
+        self.latest: AnalysisReport | None = None
+        """The newest report read so far."""
+
+    async def _send(self, message: pb.AnalyzeRequest) -> None:
+        try:
+            await self._call.write(message)
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+
+    def __aiter__(self) -> "AsyncAnalysis":
+        return self
+
+    async def __anext__(self) -> AnalysisReport:
+        try:
+            r = await self._call.read()
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+        if r is grpc.aio.EOF:
+            raise StopAsyncIteration
+        self.latest = sync.read_report(r)
+        return self.latest
+
+    @property
+    def final(self) -> AnalysisReport | None:
+        """The final report once read, else None."""
+        latest = self.latest
+        return latest if latest is not None and latest.evaluation.final else None
+
+    async def stop(self) -> None:
+        """Ends the search at once; the final report follows. More than once,
+        or after the end, is harmless."""
+        if self._stopped or self._call.done():
+            return
+        self._stopped = True
+        with contextlib.suppress(asyncio.InvalidStateError, grpc.RpcError):
+            await self._call.write(sync.STOP)
+            await self._call.done_writing()
+
+    async def wait(self) -> AnalysisReport:
+        """Reads the reports to the end; the final report."""
+        async for _ in self:
+            pass
+        if self.final is None:
+            raise CacaoClientError(grpc.StatusCode.CANCELLED, "the analysis ended without a "
+                                   "final report (cancelled)")
+        return self.final
+
+    def cancel(self) -> None:
+        """Ends the call without a final report."""
+        self._call.cancel()
+
+    async def __aenter__(self) -> "AsyncAnalysis":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.final is None:
+            self.cancel()
