@@ -14,6 +14,7 @@ from cacaoai.engine import Position
 from cacaoai.search import SearchLimits, TreeCache, search
 from cacaoai.search.arena import run as arena_run
 from cacaoai.search.bots import parse_bot
+from test_search import comparable  # a result without its timing fields
 
 LIMITS = SearchLimits(iterations=400)
 BIG = 1 << 30
@@ -25,13 +26,6 @@ def played(players, seed, plies):
     for _ in range(plies):
         position.apply(rng.choice(position.legal_actions()))
     return position
-
-
-def comparable(result):
-    out = result.to_json()
-    for key in ("elapsed_s", "iterations_per_second"):
-        out.pop(key)
-    return out
 
 
 def test_a_repeated_search_continues_its_tree():
