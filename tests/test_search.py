@@ -128,7 +128,8 @@ def test_reports_while_searching_leave_the_result_unchanged(threads):
     assert comparable(a) == comparable(b) and b.stopped_by == "iterations"
     assert len(reports) >= 2, "the search should have paused at least twice"
     counts = [r.iterations for r in reports] + [b.iterations]
-    assert counts == sorted(set(counts)) and counts[-1] == 6000
+    # never fewer (a loaded machine may give a thread no core for a whole pause)
+    assert counts == sorted(counts) and counts[0] < counts[-1] == 6000
     assert {r.stopped_by for r in reports} == {""}
     for r in reports:  # the trees only grow: no root action loses visits
         visits = {c.action: c.visits for c in b.candidates}
