@@ -97,20 +97,21 @@ class Violations:
 
 # --- names <-> enums -----------------------------------------------------------
 
-def _worker_name(value: int, path: str, out: Violations) -> str:
-    name = WORKER_NAMES.get(value)
+def _name(names: dict[int, str], what: str, value: int, path: str, out: Violations) -> str:
+    """The RECORD.md name of an enum value, or "?" with a violation at `path`."""
+    name = names.get(value)
     if name is None:
-        out.add(path, _enum_problem(value, "worker tile (WORKER_TILE_1111, _2101, _3001, _3100)"))
+        out.add(path, _enum_problem(value, what))
         return "?"
     return name
+
+
+def _worker_name(value: int, path: str, out: Violations) -> str:
+    return _name(WORKER_NAMES, "worker tile (WORKER_TILE_1111, _2101, _3001, _3100)", value, path, out)
 
 
 def _jungle_name(value: int, path: str, out: Violations) -> str:
-    name = JUNGLE_NAMES.get(value)
-    if name is None:
-        out.add(path, _enum_problem(value, "jungle tile"))
-        return "?"
-    return name
+    return _name(JUNGLE_NAMES, "jungle tile", value, path, out)
 
 
 def _enum_problem(value: int, what: str) -> str:
