@@ -79,6 +79,10 @@ class SearchLimits:
         widen: when > 0, the root considers only its ceil(widen * sqrt(visits))
             best actions by the greedy bot's one-step value (progressive
             widening); 0 considers all.
+        widen_inner: when > 0, a node below the root tries a new action only
+            while fewer than widen_inner * sqrt(visits) + 1 of its actions
+            are tried, and otherwise selects among those; 0 tries every action
+            once before selecting.
         floor: see `temperature`.
         max_nodes: node pool limit per tree (88 bytes a node); beyond it the
             tree stops growing and the search goes on with playouts.
@@ -96,6 +100,7 @@ class SearchLimits:
     algorithm: str = "mcts"
     expand_samples: int = 4
     widen: float = 2.0
+    widen_inner: float = 0.0
     floor: float = 0.25
     max_nodes: int = 2_000_000
 
@@ -120,6 +125,8 @@ class SearchLimits:
             raise ValueError(f"expand_samples: must be in 1..64, got {self.expand_samples!r}")
         if not self.widen >= 0:
             raise ValueError(f"widen: must be >= 0, got {self.widen!r}")
+        if not self.widen_inner >= 0:
+            raise ValueError(f"widen_inner: must be >= 0, got {self.widen_inner!r}")
         if not 0 <= self.floor <= 1:
             raise ValueError(f"floor: must be in 0..1, got {self.floor!r}")
         if self.max_nodes < 2:
@@ -293,6 +300,7 @@ def _trees(position: Position, limits: SearchLimits, seed: int, observer: int, m
                        flat=limits.algorithm == "flat", exploration=limits.exploration,
                        margin_weight=limits.margin_weight, margin_scale=limits.margin_scale,
                        expand_samples=limits.expand_samples, widen=limits.widen,
+                       widen_inner=limits.widen_inner,
                        max_nodes=limits.max_nodes, allow=allow, avoid=avoid)
         trees.append(tree)
     if cache is not None:

@@ -18,7 +18,7 @@ class Tree:
     def reset(self, core: CorePosition, *, observer: int, known_hands: int, seed: int,
               playout: int = ..., samples: int = ..., flat: bool = ..., exploration: float = ...,
               margin_weight: float = ..., margin_scale: float = ..., expand_samples: int = ...,
-              widen: float = ..., max_nodes: int = ..., allow: Sequence[int] = ...,
+              widen: float = ..., widen_inner: float = ..., max_nodes: int = ..., allow: Sequence[int] = ...,
               avoid: Sequence[int] = ...) -> None: ...
     def reroot(self, core: CorePosition, path: Sequence[int] = ..., *, seed: int,
                allow: Sequence[int] = ..., avoid: Sequence[int] = ...) -> bool: ...

@@ -18,7 +18,10 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012). Every iteration
    one-step value, of ``expand_samples`` untried actions drawn at random.
    At the root, progressive widening considers only the
    ``ceil(widen * sqrt(visits))`` best actions by the greedy bot's one-step
-   value (taken without the jungle deck, so nothing hidden is read);
+   value (taken without the jungle deck, so nothing hidden is read); below
+   the root, with ``widen_inner`` > 0, a node expands a new child only while
+   fewer than ``widen_inner * sqrt(visits) + 1`` of the current
+   determinization's actions have one, and otherwise selects among those;
 3. plays out to the end, with the engine's uniform random playout or the
    informed playout below;
 4. adds the final values for every seat to the nodes on the path: the win share
@@ -515,6 +518,8 @@ cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept n
     cdef int i, best_i = 0
     cdef node_t* nd
     for i in range(n):
+        if child_of[i] < 0:
+            continue                    # not tried (progressive widening below the root)
         nd = &t.nodes[child_of[i]]
         nd.avail += 1
         inv = 1.0 / nd.visits
@@ -598,6 +603,10 @@ cdef inline int _root_width(tree_t* t) noexcept nogil:
     return w if w < t.n_root else t.n_root
 
 
+cdef inline int _inner_width(tree_t* t, int32_t node) noexcept nogil:
+    return <int>(t.cfg.widen_inner * sqrt(<double>t.nodes[node].visits + 1.0)) + 1
+
+
 cdef int tree_iterate(tree_t* t) noexcept nogil:
     """One determinize-select-expand-playout-backpropagate pass; -1: out of memory."""
     cdef position_t* s = &t.work
@@ -628,7 +637,8 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         for i in range(n):
             if child_of[i] < 0:
                 u += 1
-        if u > 0:
+        if u > 0 and (u == n or child_of != t.child_of or t.cfg.widen_inner <= 0
+                      or n - u < _inner_width(t, node)):
             i = _pick_untried(t, s, acts, child_of, n, u, seat)
             child = _new_node(t, node, acts[i], seat)
             if child == -1:
@@ -976,7 +986,7 @@ cdef class Tree:
     def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
               int playout=PLAYOUT_INFORMED, int samples=8, bint flat=False,
               double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
-              int expand_samples=4, double widen=2.0, int max_nodes=2_000_000,
+              int expand_samples=4, double widen=2.0, double widen_inner=0.0, int max_nodes=2_000_000,
               allow=(), avoid=()):
         """Start a new search from `core` for `observer` (settings: SearchLimits).
 
@@ -1000,6 +1010,7 @@ cdef class Tree:
         t.cfg.margin_scale = margin_scale if margin_scale > 0 else 1.0
         t.cfg.expand_samples = min(max(1, expand_samples), MAX_SAMPLES)
         t.cfg.widen = widen
+        t.cfg.widen_inner = widen_inner
         t.max_nodes = max_nodes
         rng_seed(&t.rng, seed)
         t.root = core.pos

@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
                "(beginner, casual, strong, max). Settings: iterations, time, threads, "
                "playout, temperature, exploration, samples, margin_weight, expand_samples, "
-               "widen, floor, reuse (1: keep the search trees across the bot's moves), "
+               "widen, widen_inner, floor, reuse (1: keep the search trees across the bot's moves), "
                "ponder (1: also search on the other seats' turns).")
     parser.add_argument("bots", nargs="+", help="one bot spec per seat")
     parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")

@@ -147,6 +147,7 @@ _KEYS: dict[str, tuple[str, type]] = {
     "exploration": ("exploration", float), "samples": ("samples", int),
     "margin_weight": ("margin_weight", float), "margin_scale": ("margin_scale", float),
     "expand_samples": ("expand_samples", int), "widen": ("widen", float),
+    "widen_inner": ("widen_inner", float),
     "floor": ("floor", float), "max_nodes": ("max_nodes", int), "reuse": ("reuse", bool),
     "ponder": ("ponder", bool),
 }

@@ -51,7 +51,7 @@ def observation_key(position: Position, observer: int, known_hands: int, limits:
             view["seats"][s]["known_hand"] = position.core.seat(s)["hand"]
     view["tree"] = [limits.playout, limits.samples, limits.algorithm, limits.exploration,
                     limits.margin_weight, limits.margin_scale, limits.expand_samples,
-                    limits.widen, limits.max_nodes, known_hands]
+                    limits.widen, limits.widen_inner, limits.max_nodes, known_hands]
     text = json.dumps(view, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).digest()
 

@@ -335,9 +335,27 @@ def test_known_hands_are_used_when_given():
         search(original, limits, seed=1, known_hands=[7])
 
 
+def _tried_below_root(widen_inner):
+    """Actions tried (children) at the root's children of a 2,000-iteration
+    tree, summed."""
+    position = played(2, 5, 6)
+    tree = _mcts.Tree()
+    tree.reset(position.core, observer=position.to_act, known_hands=0, seed=3,
+               widen_inner=widen_inner)
+    tree.run(2000)
+    return sum(len(tree.children([code])) for code, *_ in tree.root_children())
+
+
+def test_inner_widening_tries_fewer_actions_below_the_root():
+    # without it, a node below the root tries every action once before selecting
+    plain, widened = _tried_below_root(0.0), _tried_below_root(1.0)
+    assert 0 < widened < plain / 2
+
+
 def test_bad_limits_are_refused():
     for bad in ({"iterations": 0}, {"time_s": -1}, {"threads": 0}, {"playout": "psychic"},
-                {"algorithm": "alphabeta"}, {"temperature": -1}, {"samples": 0}):
+                {"algorithm": "alphabeta"}, {"temperature": -1}, {"samples": 0},
+                {"widen_inner": -1}):
         with pytest.raises(ValueError):
             SearchLimits(**bad)
     with pytest.raises(ValueError):
