@@ -82,7 +82,8 @@ class SearchLimits:
         widen_inner: when > 0, a node below the root tries a new action only
             while fewer than widen_inner * sqrt(visits) + 1 of its actions
             are tried, and otherwise selects among those; 0 tries every action
-            once before selecting.
+            once before selecting. Default 3: at 0.05 s a move it won 56.3%
+            of 300 games against 0 (search/README.md).
         floor: see `temperature`.
         max_nodes: node pool limit per tree (88 bytes a node); beyond it the
             tree stops growing and the search goes on with playouts.
@@ -100,7 +101,7 @@ class SearchLimits:
     algorithm: str = "mcts"
     expand_samples: int = 4
     widen: float = 2.0
-    widen_inner: float = 0.0
+    widen_inner: float = 3.0
     floor: float = 0.25
     max_nodes: int = 2_000_000
 

@@ -986,7 +986,7 @@ cdef class Tree:
     def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
               int playout=PLAYOUT_INFORMED, int samples=8, bint flat=False,
               double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
-              int expand_samples=4, double widen=2.0, double widen_inner=0.0, int max_nodes=2_000_000,
+              int expand_samples=4, double widen=2.0, double widen_inner=3.0, int max_nodes=2_000_000,
               allow=(), avoid=()):
         """Start a new search from `core` for `observer` (settings: SearchLimits).
 
