@@ -27,6 +27,7 @@ cdef enum:
     MAX_ACTIVATIONS = 16    # activated worker sides in one turn, all seats
     MAX_RESULTS = 6         # Pareto results of one resolution (one per cacao count)
     MAX_ACTIONS = 16384     # size of a buffer for position_legal_actions
+    MAX_PLAYOUT_SAMPLES = 64    # candidates per turn of position_playout_informed
 
 # Worker tile types (RULES.md "Worker tiles").
 cdef enum:
@@ -212,6 +213,10 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
 # What a place or overbuild (phase PHASE_TURN) would give the mover, unapplied.
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
+# The informed playout policy: the mover's one-step value of a place or
+# overbuild, and playing to the end by the best of `samples` uniform draws a turn.
+cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
+cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil
 cdef int water_value(int space) noexcept nogil

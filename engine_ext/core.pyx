@@ -59,9 +59,11 @@ cdef int MARKET_SLOT[16]
 PLANT_CACAO[:] = [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 MARKET_SLOT[:] = [3, 3, 3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
 
-# GAIN_GOLD | GAIN_WATER << 8 | GAIN_SUN << 16: one multiply-add takes all three
-# (a turn's sums stay below 256)
-cdef uint32_t GAIN_PACKED[16]
+# What one worker facing a jungle tile of each kind adds, packed so that one
+# multiply-add per side sums them all (a turn's sums stay below 256): bits 0-7
+# mine gold, 8-15 water steps, 16-23 sun, 24-31 plantation cacao, then market
+# places at 4, 3 and 2 gold in bits 32-39, 40-47, 48-55.
+cdef uint64_t GAIN_SIDES[16]
 
 # workers facing each direction, for every grid byte (0 for non-workers)
 cdef uint8_t SIDE_TABLE[256][4]
@@ -82,7 +84,39 @@ cdef void _init_tables() noexcept:
         for d in range(4):
             SEAT_SIDE[(b >> 4) & 3][b * 4 + d] = SIDE_TABLE[b][d]
     for b in range(16):
-        GAIN_PACKED[b] = <uint32_t>(GAIN_GOLD[b] | (GAIN_WATER[b] << 8) | (GAIN_SUN[b] << 16))
+        GAIN_SIDES[b] = (<uint64_t>GAIN_GOLD[b] | (<uint64_t>GAIN_WATER[b] << 8)
+                         | (<uint64_t>GAIN_SUN[b] << 16) | (<uint64_t>PLANT_CACAO[b] << 24))
+        if MARKET_SLOT[b] < 3:
+            GAIN_SIDES[b] |= <uint64_t>1 << (32 + 8 * MARKET_SLOT[b])
+
+
+cdef inline int _gain_gold(uint64_t g) noexcept nogil:
+    return <int>(g & 0xFF)
+
+
+cdef inline int _gain_water(uint64_t g) noexcept nogil:
+    return <int>((g >> 8) & 0xFF)
+
+
+cdef inline int _gain_sun(uint64_t g) noexcept nogil:
+    return <int>((g >> 16) & 0xFF)
+
+
+cdef inline int _gain_plant(uint64_t g) noexcept nogil:
+    return <int>((g >> 24) & 0xFF)
+
+
+cdef inline int _market_places(uint64_t markets) noexcept nogil:
+    """All market places in GAIN_SIDES' market bytes (`gains >> 32`)."""
+    return <int>((markets & 0xFF) + ((markets >> 8) & 0xFF) + ((markets >> 16) & 0xFF))
+
+
+cdef inline int _sale_gold(int sold, uint64_t markets) noexcept nogil:
+    """Gold for selling `sold` cacao at the best of the market places
+    (`gains >> 32`: places at 4, 3, 2 gold), sold <= all places."""
+    cdef int at4 = min(<int>(markets & 0xFF), sold)
+    cdef int at3 = min(<int>((markets >> 8) & 0xFF), sold - at4)
+    return 4 * at4 + 3 * at3 + 2 * (sold - at4 - at3)
 
 
 _init_tables()
@@ -561,8 +595,8 @@ cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept
     return a
 
 
-cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
-                                  action_t* out) noexcept nogil:
+cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
+                                 action_t* out) noexcept nogil:
     """`k` legal actions, each uniform over position_legal_actions and drawn
     independently: the same draws as `k` calls of position_random_action, with
     the actions counted once.
@@ -638,6 +672,11 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                               targets[q - place_total // n_combos], 0)
 
 
+cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
+                                  action_t* out) noexcept nogil:
+    _random_actions(pos, rng, k, out)
+
+
 # --- resolution -----------------------------------------------------------
 
 cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* workers,
@@ -645,21 +684,18 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
     """Results when no cacao can be lost: take every plantation first, then
     selling s cacao at the s best market places is the best way to keep
     cacao - s. Written in increasing cacao, like _resolutions."""
-    cdef int slots[3], i, k, price, s, m = 0, gold = fixed_gold
-    cdef int places[4]                          # market places at 4, 3, 2 gold, then the rest
-    places[0] = places[1] = places[2] = places[3] = 0
+    cdef int slots[3], i, price, s, m, gold
+    cdef uint64_t markets = 0                   # GAIN_SIDES' market places at 4, 3, 2 gold
     for i in range(n):
-        places[MARKET_SLOT[kinds[i]]] += workers[i]
-    slots[0] = places[0]
-    slots[1] = places[1]
-    slots[2] = places[2]
+        markets += GAIN_SIDES[kinds[i]] * <uint64_t>workers[i]
+    markets >>= 32
+    slots[0] = <int>(markets & 0xFF)
+    slots[1] = <int>((markets >> 8) & 0xFF)
+    slots[2] = <int>((markets >> 16) & 0xFF)
     s = min(cacao, slots[0] + slots[1] + slots[2])
     # gold for selling s at the best prices, then fewer sales
-    for i in range(3):
-        price = 4 - i
-        k = min(slots[i], s - m)
-        gold += k * price
-        m += k
+    gold = fixed_gold + _sale_gold(s, markets)
+    m = s
     for i in range(s + 1):
         out_cacao[i] = <uint8_t>(cacao - s + i)
     out_gold[0] = <uint8_t>gold
@@ -939,22 +975,28 @@ cdef inline void _entry(int kind, int k, uint8_t* kinds, uint8_t* workers, int* 
     n_pm[0] += GAIN_RESOLVE[kind] & (k != 0)
 
 
-cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
-    """What the place or overbuild `a` (phase PHASE_TURN) would give the mover,
-    without applying it: the outcome of position_apply for the mover's seat,
-    blind draws included, and the change of its temple awards now. Costs a
-    fraction of an apply: no bookkeeping, no copy, only the cells around `a`.
+# What a place or overbuild's sides give the mover (_sides): the GAIN_SIDES sums
+# of every activated side, the change of the mover's temple awards, and the
+# resolution's list (plantation and market sides) when asked for.
+ctypedef struct sides_t:
+    uint64_t gains
+    int award
+    int n_pm
+    uint8_t kinds[MAX_ACTIVATIONS + 1]      # _entry writes one past the last entry
+    uint8_t workers[MAX_ACTIVATIONS + 1]
 
-    Mines, water and sun are summed in one packed word (GAIN_PACKED) and
-    capped once at the end, which gives the same as _collect_gains."""
+
+cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
+                        bint entries) noexcept nogil:
+    """The sides the place or overbuild `a` (phase PHASE_TURN) activates for
+    the mover, blind draws included, read from the cells around `a` without
+    applying it. `entries` (a constant where it is inlined) also lists the
+    plantation and market sides for _resolutions."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
     cdef int d, d2, nb, slot, k, ks, blind = 0, n_pm = 0
     cdef int award = 0
-    cdef uint32_t gains = 0
+    cdef uint64_t gains = 0
     cdef uint8_t own, v, fresh
-    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]        # _entry writes one past the last entry
-    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
-    cdef const seat_t* st = &pos.seats[mover]
     cdef const uint8_t* mine = SEAT_SIDE[mover]     # the mover's workers facing each way
     own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
     if kind == ACT_OVERBUILD:
@@ -965,8 +1007,9 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
         k = SIDE_TABLE[own][d]
         if is_jungle(v):
             # an old jungle tile: the new tile's side facing it is activated
-            gains += GAIN_PACKED[v] * k
-            _entry(v, k, kinds, workers, &n_pm)
+            gains += GAIN_SIDES[v] * <uint64_t>k
+            if entries:
+                _entry(v, k, out.kinds, out.workers, &n_pm)
             if v == TEMPLE:
                 award += _award_change(pos, nb, d, own, mover)
             continue
@@ -981,28 +1024,147 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
             blind += 1
         else:
             continue
-        _entry(fresh, k, kinds, workers, &n_pm)
+        if entries:
+            _entry(fresh, k, out.kinds, out.workers, &n_pm)
         ks = k
         # the mover's other tiles facing the new jungle tile (`cell` holds no
         # worker tile yet: its byte counts 0, like every non-worker byte)
         for d2 in range(4):
             k = mine[pos.grid[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
-            _entry(fresh, k, kinds, workers, &n_pm)
+            if entries:
+                _entry(fresh, k, out.kinds, out.workers, &n_pm)
             ks += k
-        gains += GAIN_PACKED[fresh] * ks
+        gains += GAIN_SIDES[fresh] * <uint64_t>ks
         if fresh == TEMPLE:
             award += _award_with(pos, nb, d, own, mover)
-    out.water = <uint8_t>min(8, <int>st.water + <int>((gains >> 8) & 0xFF))
-    out.sun = <uint8_t>min(3, <int>st.sun - (kind == ACT_OVERBUILD) + <int>((gains >> 16) & 0xFF))
-    out.award_change = award
-    if n_pm:
-        out.n_results = <uint8_t>_resolutions(st.cacao, <int>(gains & 0xFF), kinds, workers, n_pm,
-                                              out.result_gold, out.result_cacao)
+    out.gains = gains
+    out.award = award
+    out.n_pm = n_pm
+
+
+cdef inline void _preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
+    """What the place or overbuild `a` (phase PHASE_TURN) would give the mover,
+    without applying it: the outcome of position_apply for the mover's seat,
+    blind draws included, and the change of its temple awards now. Costs a
+    fraction of an apply: no bookkeeping, no copy, only the cells around `a`.
+
+    Mines, water and sun are summed in one packed word (GAIN_SIDES) and
+    capped once at the end, which gives the same as _collect_gains."""
+    cdef sides_t s
+    cdef const seat_t* st = &pos.seats[pos.mover]
+    _sides(pos, a, &s, True)
+    out.water = <uint8_t>min(8, <int>st.water + _gain_water(s.gains))
+    out.sun = <uint8_t>min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
+    out.award_change = s.award
+    if s.n_pm:
+        out.n_results = <uint8_t>_resolutions(st.cacao, _gain_gold(s.gains), s.kinds, s.workers,
+                                              s.n_pm, out.result_gold, out.result_cacao)
     else:
         # mines, water and sun only: nothing to choose, cacao unchanged
         out.n_results = 1
-        out.result_gold[0] = <uint8_t>(gains & 0xFF)
+        out.result_gold[0] = <uint8_t>_gain_gold(s.gains)
         out.result_cacao[0] = st.cacao
+
+
+cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
+    _preview(pos, a, out)
+
+
+# --- the informed playout policy ------------------------------------------
+
+cdef inline double _best_result(const sides_t* s, int cacao0) noexcept nogil:
+    """The most gold + 0.5 x cacao kept among the resolution's results
+    (_resolutions) for the sides `s` (listed with entries) of a seat holding
+    `cacao0`. Selling pays at least 2 gold a cacao, so unless cacao can be
+    lost (more than 5 before selling, with a market) the best result sells
+    all it can at the best prices (_sales' first result); only then is the
+    whole Pareto set needed."""
+    cdef uint8_t gold[MAX_RESULTS]
+    cdef uint8_t cacao[MAX_RESULTS]
+    cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
+    cdef uint64_t markets = s.gains >> 32
+    cdef double best = -1e9, v
+    if markets == 0 or c == 0:
+        return _gain_gold(s.gains) + 0.5 * min(5, c)
+    if c <= 5:
+        sold = min(c, _market_places(markets))
+        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (c - sold)
+    n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
+    for j in range(n):
+        v = gold[j] + 0.5 * cacao[j]
+        if v > best:
+            best = v
+    return best
+
+
+cdef inline double _place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
+    cdef sides_t s
+    cdef const seat_t* st = &pos.seats[pos.mover]
+    cdef int water, sun
+    _sides(pos, a, &s, True)
+    water = min(8, <int>st.water + _gain_water(s.gains))
+    sun = min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
+    return (st.gold + WATER_VALUES[water] + sun + 0.5 * (awards + s.award)
+            + _best_result(&s, st.cacao))
+
+
+cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
+    """The mover's one-step value after the place or overbuild `a` (phase
+    PHASE_TURN), from position_preview: gold + water-track value + sun +
+    0.5 x cacao + 0.5 x temple awards now, the resolution's result with the
+    most gold + 0.5 x cacao counting as chosen. `awards` is the mover's temple
+    awards before `a`. The informed playout's value (and the greedy bot's)."""
+    return _place_value(pos, a, awards)
+
+
+cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
+    """The pending result of the seat to act with the most gold + 0.5 cacao."""
+    cdef int j, best_j = 0
+    cdef double v, best = -1e9
+    for j in range(pos.n_results[0]):
+        v = pos.result_gold[0][j] + 0.5 * pos.result_cacao[0][j]
+        if v > best:
+            best = v
+            best_j = j
+    return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
+
+
+cdef inline bint _drawn_before(const action_t* cand, int j) noexcept nogil:
+    cdef int i
+    for i in range(j):
+        if cand[i] == cand[j]:
+            return True
+    return False
+
+
+cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil:
+    """Play to the end: each place decision takes the best one-step value
+    (position_place_value) among `samples` uniform draws (first drawn wins
+    ties); a resolve decision takes the result with the most gold + 0.5 cacao."""
+    cdef action_t cand[MAX_PLAYOUT_SAMPLES]
+    cdef action_t a
+    cdef double v, best
+    cdef int j
+    if samples > MAX_PLAYOUT_SAMPLES:
+        samples = MAX_PLAYOUT_SAMPLES
+    while pos.phase != PHASE_OVER:
+        if pos.phase == PHASE_RESOLVE:
+            a = _resolve_choice(pos)
+        else:
+            _random_actions(pos, rng, samples, cand)
+            a = cand[0]
+            if samples > 1 and action_kind(a) != ACT_DISCARD:
+                # the temple awards before the action add the same to every
+                # candidate's value (exactly: values are multiples of 0.5)
+                best = _place_value(pos, a, 0)
+                for j in range(1, samples):
+                    if _drawn_before(cand, j):
+                        continue                # same value: it cannot win
+                    v = _place_value(pos, cand[j], 0)
+                    if v > best:
+                        best = v
+                        a = cand[j]
+        position_apply(pos, a)
 
 
 # --- scoring --------------------------------------------------------------
