@@ -63,7 +63,7 @@ MARKET_SLOT[:] = [3, 3, 3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
 # multiply-add per side sums them all (a turn's sums stay below 256): bits 0-7
 # mine gold, 8-15 water steps, 16-23 sun, 24-31 plantation cacao, then market
 # places at 4, 3 and 2 gold in bits 32-39, 40-47, 48-55.
-cdef uint64_t GAIN_SIDES[16]
+cdef uint64_t GAIN_SIDES[256]                # 0 for bytes that are not jungle tiles
 
 # workers facing each direction, for every grid byte (0 for non-workers)
 cdef uint8_t SIDE_TABLE[256][4]
@@ -83,6 +83,7 @@ cdef void _init_tables() noexcept:
     for b in range(WORKER_BIT, 256):
         for d in range(4):
             SEAT_SIDE[(b >> 4) & 3][b * 4 + d] = SIDE_TABLE[b][d]
+    memset(GAIN_SIDES, 0, sizeof(GAIN_SIDES))
     for b in range(16):
         GAIN_SIDES[b] = (<uint64_t>GAIN_GOLD[b] | (<uint64_t>GAIN_WATER[b] << 8)
                          | (<uint64_t>GAIN_SUN[b] << 16) | (<uint64_t>PLANT_CACAO[b] << 24))
@@ -120,6 +121,15 @@ cdef inline int _sale_gold(int sold, uint64_t markets) noexcept nogil:
 
 
 _init_tables()
+
+
+cdef extern from *:
+    int __builtin_ctz(unsigned int x) noexcept nogil
+
+
+cdef inline int _lowest_bit(int mask) noexcept nogil:
+    """The index of the lowest set bit of a nonzero `mask`."""
+    return __builtin_ctz(<unsigned int>mask)
 
 
 cdef inline bint is_jungle(uint8_t v) noexcept nogil:
@@ -991,46 +1001,66 @@ cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
     """The sides the place or overbuild `a` (phase PHASE_TURN) activates for
     the mover, blind draws included, read from the cells around `a` without
     applying it. `entries` (a constant where it is inlined) also lists the
-    plantation and market sides for _resolutions."""
+    plantation and market sides for _resolutions.
+
+    Few branches depend on the board: the old jungle tiles' gains come from
+    GAIN_SIDES, which is 0 for every other byte; only the closed cells
+    (_hole_mask) and temples are visited one by one."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
-    cdef int d, d2, nb, slot, k, ks, blind = 0, n_pm = 0
+    cdef int d, d2, nb, k, ks, blind = 0, n_pm = 0, holes, temples, idx
     cdef int award = 0
-    cdef uint64_t gains = 0
-    cdef uint8_t own, v, fresh
+    cdef uint64_t gains
+    cdef uint8_t own, fresh
+    cdef uint8_t v[4]
+    cdef uint8_t fills[3]                           # a closed cell's tile by fill slot (0: blind)
+    cdef const uint8_t* g = pos.grid
     cdef const uint8_t* mine = SEAT_SIDE[mover]     # the mover's workers facing each way
+    cdef const uint8_t* side
     own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
     if kind == ACT_OVERBUILD:
         own |= COVERING_BIT
-    for d in range(4):
+    side = SIDE_TABLE[own]
+    # old jungle tiles: the new tile's sides facing them are activated
+    v[0] = g[cell - GRID_SIZE]
+    v[1] = g[cell + 1]
+    v[2] = g[cell + GRID_SIZE]
+    v[3] = g[cell - 1]
+    gains = (GAIN_SIDES[v[0]] * side[0] + GAIN_SIDES[v[1]] * side[1]
+             + GAIN_SIDES[v[2]] * side[2] + GAIN_SIDES[v[3]] * side[3])
+    if entries:
+        for d in range(4):
+            if is_jungle(v[d]):
+                _entry(v[d], side[d], out.kinds, out.workers, &n_pm)
+    temples = (v[0] == TEMPLE) | ((v[1] == TEMPLE) << 1) | ((v[2] == TEMPLE) << 2) | ((v[3] == TEMPLE) << 3)
+    while temples:
+        d = _lowest_bit(temples)
+        temples &= temples - 1
+        award += _award_change(pos, cell + DELTA[d], d, own, mover)
+    if kind != ACT_PLACE:
+        out.gains = gains
+        out.award = award
+        out.n_pm = n_pm
+        return
+    # closed cells take a display tile or a blind draw, in direction order
+    holes = _hole_mask(pos, cell)
+    fills[1] = pos.display[0]
+    fills[2] = pos.display[1]
+    while holes:
+        d = _lowest_bit(holes)
+        holes &= holes - 1
         nb = cell + DELTA[d]
-        v = pos.grid[nb]
-        k = SIDE_TABLE[own][d]
-        if is_jungle(v):
-            # an old jungle tile: the new tile's side facing it is activated
-            gains += GAIN_SIDES[v] * <uint64_t>k
-            if entries:
-                _entry(v, k, out.kinds, out.workers, &n_pm)
-            if v == TEMPLE:
-                award += _award_change(pos, nb, d, own, mover)
-            continue
-        if kind != ACT_PLACE or not _is_hole(v):
-            continue
-        # a closed cell takes a display tile or a blind draw, in direction order
-        slot = action_fill(a, d)
-        if slot:
-            fresh = pos.display[slot - 1]
-        elif pos.deck_pos + blind < pos.deck_end:
-            fresh = pos.deck[pos.deck_pos + blind]
-            blind += 1
-        else:
-            continue
+        k = side[d]
+        idx = pos.deck_pos + blind
+        fills[0] = pos.deck[min(idx, DECK_MAX - 1)] if idx < pos.deck_end else EMPTY
+        fresh = fills[action_fill(a, d)]
+        blind += (action_fill(a, d) == 0) & (idx < pos.deck_end)
         if entries:
             _entry(fresh, k, out.kinds, out.workers, &n_pm)
         ks = k
         # the mover's other tiles facing the new jungle tile (`cell` holds no
         # worker tile yet: its byte counts 0, like every non-worker byte)
         for d2 in range(4):
-            k = mine[pos.grid[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
+            k = mine[g[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
             if entries:
                 _entry(fresh, k, out.kinds, out.workers, &n_pm)
             ks += k
@@ -1072,13 +1102,14 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
 
 # --- the informed playout policy ------------------------------------------
 
-cdef inline double _best_result(const sides_t* s, int cacao0) noexcept nogil:
+cdef inline double _best_result(const position_t* pos, action_t a, sides_t* s,
+                                int cacao0) noexcept nogil:
     """The most gold + 0.5 x cacao kept among the resolution's results
-    (_resolutions) for the sides `s` (listed with entries) of a seat holding
-    `cacao0`. Selling pays at least 2 gold a cacao, so unless cacao can be
-    lost (more than 5 before selling, with a market) the best result sells
-    all it can at the best prices (_sales' first result); only then is the
-    whole Pareto set needed."""
+    (_resolutions) for the sides `s` of `a` (taken without entries) for a seat
+    holding `cacao0`. Selling pays at least 2 gold a cacao, so unless cacao
+    can be lost (more than 5 before selling, with a market) the best result
+    sells all it can at the best prices (_sales' first result); only then are
+    the sides listed and the whole Pareto set taken."""
     cdef uint8_t gold[MAX_RESULTS]
     cdef uint8_t cacao[MAX_RESULTS]
     cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
@@ -1089,6 +1120,7 @@ cdef inline double _best_result(const sides_t* s, int cacao0) noexcept nogil:
     if c <= 5:
         sold = min(c, _market_places(markets))
         return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (c - sold)
+    _sides(pos, a, s, True)
     n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
     for j in range(n):
         v = gold[j] + 0.5 * cacao[j]
@@ -1101,11 +1133,11 @@ cdef inline double _place_value(const position_t* pos, action_t a, int32_t award
     cdef sides_t s
     cdef const seat_t* st = &pos.seats[pos.mover]
     cdef int water, sun
-    _sides(pos, a, &s, True)
+    _sides(pos, a, &s, False)
     water = min(8, <int>st.water + _gain_water(s.gains))
     sun = min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
     return (st.gold + WATER_VALUES[water] + sun + 0.5 * (awards + s.award)
-            + _best_result(&s, st.cacao))
+            + _best_result(pos, a, &s, st.cacao))
 
 
 cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
