@@ -50,8 +50,11 @@ cdef enum:
     SUN = 9
     TEMPLE = 10
     N_KINDS = 11
-    FRONTIER = 11           # empty cell next to a jungle tile: a worker tile may go here
+    FRONTIER = 11           # empty cell next to a jungle tile, as CorePosition.cell reports it:
+                            # a worker tile may go here. The grid holds FRONTIER_H + h there,
+                            # h = the holes around it (0..4), kept by _put_jungle/_put_worker
     HOLE = 12               # HOLE + k: empty jungle cell with k >= 1 adjacent worker tiles
+    FRONTIER_H = 32
 
 # A worker byte: WORKER_BIT | covering << 6 | seat << 4 | type << 2 | rot,
 # where covering = 1 marks a tile placed by an overbuild (it cannot be covered).
@@ -140,9 +143,7 @@ ctypedef struct position_t:
     uint8_t deck_pos
     uint8_t deck_end
     uint8_t n_frontier
-    int16_t frontier[MAX_FRONTIER]  # FRONTIER cells, sorted by cell (so action order is canonical)
-    uint8_t frontier_holes[MAX_FRONTIER]    # holes around each frontier cell (_closing), kept
-                                            # by _put_jungle/_put_worker so drawing needs no grid reads
+    int16_t frontier[MAX_FRONTIER]  # placement cells, sorted by cell (so action order is canonical)
     uint8_t holes_hist[5]                   # frontier cells by holes around (0..4)
     uint8_t n_jungle
     int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order

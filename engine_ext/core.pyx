@@ -254,49 +254,58 @@ cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
             + _is_hole(g[cell + GRID_SIZE]) + _is_hole(g[cell - 1]))
 
 
+cdef inline bint _is_frontier(uint8_t v) noexcept nogil:
+    """A placement cell (FRONTIER_H + 0 .. FRONTIER_H + 4)."""
+    return <uint8_t>(v - FRONTIER_H) <= 4
+
+
+cdef inline int _frontier_holes(const position_t* pos, int cell) noexcept nogil:
+    """The holes around the placement cell `cell`, kept in its grid byte."""
+    return pos.grid[cell] - FRONTIER_H
+
+
 cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
     """Make `cell` a placement cell, with its count of holes around."""
     cdef int i = pos.n_frontier, h = _closing(pos, cell)
     while i > 0 and pos.frontier[i - 1] > cell:
         pos.frontier[i] = pos.frontier[i - 1]
-        pos.frontier_holes[i] = pos.frontier_holes[i - 1]
         i -= 1
-    pos.grid[cell] = FRONTIER
+    pos.grid[cell] = <uint8_t>(FRONTIER_H + h)
     pos.frontier[i] = <int16_t>cell
-    pos.frontier_holes[i] = <uint8_t>h
     pos.holes_hist[h] += 1
     pos.n_frontier += 1
 
 
 cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
+    """Take the placement cell `cell` (its grid byte still FRONTIER_H + h) off the list."""
     cdef int j, n = pos.n_frontier
     cdef int i = _lower_bound(pos.frontier, n, cell)
     if i < n and pos.frontier[i] == cell:
-        pos.holes_hist[pos.frontier_holes[i]] -= 1
+        pos.holes_hist[_frontier_holes(pos, cell)] -= 1
         for j in range(i, n - 1):
             pos.frontier[j] = pos.frontier[j + 1]
-            pos.frontier_holes[j] = pos.frontier_holes[j + 1]
         pos.n_frontier -= 1
 
 
 cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
-    """`hole` became (+1) or stopped being (-1) a hole: recount the placement cells around it."""
-    cdef int d, nb, i
+    """`hole` became (+1) or stopped being (-1) a hole: recount the placement
+    cells around it (in their grid bytes, and in holes_hist)."""
+    cdef int d, nb
+    cdef uint8_t v
     for d in range(4):
         nb = hole + DELTA[d]
-        if pos.grid[nb] == FRONTIER:
-            i = _lower_bound(pos.frontier, pos.n_frontier, nb)
-            if i < pos.n_frontier and pos.frontier[i] == nb:
-                pos.holes_hist[pos.frontier_holes[i]] -= 1
-                pos.frontier_holes[i] = <uint8_t>(pos.frontier_holes[i] + change)
-                pos.holes_hist[pos.frontier_holes[i]] += 1
+        v = pos.grid[nb]
+        if _is_frontier(v):
+            pos.holes_hist[v - FRONTIER_H] -= 1
+            pos.holes_hist[v - FRONTIER_H + change] += 1
+            pos.grid[nb] = <uint8_t>(v + change)
 
 
 cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
     """Lay a jungle tile; its empty neighbours become placement cells."""
     cdef int d, nb
     cdef uint8_t was = pos.grid[cell]
-    if was == FRONTIER:                         # only in a loaded snapshot
+    if _is_frontier(was):                       # only in a loaded snapshot
         _frontier_drop(pos, cell)
     pos.grid[cell] = kind
     pos.jungle[pos.n_jungle] = <int16_t>cell
@@ -313,8 +322,8 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
     """Lay a worker tile on a placement cell; count it in the empty jungle cells around."""
     cdef int d, nb
     cdef uint8_t v
-    pos.grid[cell] = worker_byte
     _frontier_drop(pos, cell)
+    pos.grid[cell] = worker_byte
     _sorted_insert(pos.workers, &pos.n_workers, cell)
     for d in range(4):
         nb = cell + DELTA[d]
@@ -322,7 +331,7 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
         if v == EMPTY:
             pos.grid[nb] = HOLE + 1
             _holes_changed(pos, nb, 1)
-        elif v > HOLE and v < WORKER_BIT:
+        elif _is_hole(v):
             pos.grid[nb] = v + 1
 
 
@@ -528,7 +537,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
         tile_bits[j] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, 0, 0)
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
-        n_fills = fc[pos.frontier_holes[i]]
+        n_fills = fc[_frontier_holes(pos, cell)]
         fills = FILLS[ds][_hole_mask(pos, cell)]
         where = action_place(ACT_PLACE, 0, 0, cell, 0)
         if n_fills == 1:                        # the common case: one fill option
@@ -584,7 +593,7 @@ cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* st
     cdef int i, n = 0
     for i in range(pos.n_frontier):
         starts[i] = <uint16_t>n
-        n += fc[pos.frontier_holes[i]]
+        n += fc[_frontier_holes(pos, pos.frontier[i])]
 
 
 cdef inline int _last_start_at_most(const uint16_t* starts, int n, int q) noexcept nogil:
@@ -663,7 +672,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
             if k == 1:
                 i = 0
                 while True:
-                    w = fc[pos.frontier_holes[i]]
+                    w = fc[_frontier_holes(pos, pos.frontier[i])]
                     if q < w:
                         break
                     q -= w
@@ -944,7 +953,7 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
         for d in range(4):
             nb = cell + DELTA[d]
             v = pos.grid[nb]
-            if v < HOLE + 2 or v >= WORKER_BIT:
+            if <uint8_t>(v - (HOLE + 2)) > 2:       # not a hole that two worker tiles now touch
                 continue
             slot = action_fill(a, d)
             if slot:
@@ -1467,10 +1476,13 @@ cdef class CorePosition:
                 self.pos.covered_tile[j] for j in range(self.pos.n_covered)}
 
     def cell(self, x, y):
-        """The grid byte at board (x, y); EMPTY off the grid (x, y: any Python ints)."""
+        """The grid byte at board (x, y), FRONTIER for any placement cell; EMPTY off
+        the grid (x, y: any Python ints)."""
+        cdef uint8_t v
         if not (-GRID_REACH <= x <= GRID_REACH and -GRID_REACH <= y <= GRID_REACH):
             return EMPTY
-        return self.pos.grid[cell_of(x, y)]
+        v = self.pos.grid[cell_of(x, y)]
+        return FRONTIER if _is_frontier(v) else v
 
     def display(self):
         return [self.pos.display[i] for i in range(self.pos.n_display)]
