@@ -1124,11 +1124,10 @@ cdef inline double _best_result(const position_t* pos, action_t a, sides_t* s,
     cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
     cdef uint64_t markets = s.gains >> 32
     cdef double best = -1e9, v
-    if markets == 0 or c == 0:
-        return _gain_gold(s.gains) + 0.5 * min(5, c)
-    if c <= 5:
+    if markets == 0 or c <= 5:
+        # without a market nothing is sold (no market places)
         sold = min(c, _market_places(markets))
-        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (c - sold)
+        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (min(5, c) - sold)
     _sides(pos, a, s, True)
     n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
     for j in range(n):
@@ -1186,6 +1185,7 @@ cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) no
     cdef action_t a
     cdef double v, best
     cdef int j
+    cdef bint better
     if samples > MAX_PLAYOUT_SAMPLES:
         samples = MAX_PLAYOUT_SAMPLES
     while pos.phase != PHASE_OVER:
@@ -1202,9 +1202,9 @@ cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) no
                     if _drawn_before(cand, j):
                         continue                # same value: it cannot win
                     v = _place_value(pos, cand[j], 0)
-                    if v > best:
-                        best = v
-                        a = cand[j]
+                    better = v > best           # selects, not branches: unpredictable
+                    a = cand[j] if better else a
+                    best = v if better else best
         position_apply(pos, a)
 
 
