@@ -735,10 +735,13 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     activated plantation and market sides and every number sold at each market
     (RULES.md C). Plantations are taken in full; cacao above 5 is lost at once.
     Returns the number of results, written in increasing cacao."""
-    cdef int i, c, s, g, mask, bit, idx, c2, lim, price, best, m, full, plant = 0
+    cdef int i, c, s, g, mask, c2, lim, price, best, m, full, cs, rest, plant = 0
     cdef bint has_market = False
-    cdef int16_t small[64 * 6]
+    cdef int16_t small[64 * 8]
+    cdef uint8_t small_reach[64]
     cdef int16_t* f
+    cdef int16_t* row
+    cdef uint8_t* reach
     for i in range(n):
         has_market |= kinds[i] >= MARKET2
         plant += workers[i] * PLANT_CACAO[kinds[i]]
@@ -748,37 +751,43 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
         return 1
     if cacao0 + plant <= 5:
         return _sales(cacao0 + plant, fixed_gold, kinds, workers, n, out_gold, out_cacao)
+    # f[mask * 8 + c]: the most gold after the sides in `mask`, holding c cacao
+    # (-1: not reached); reach[mask]: the c reached, as bits
     full = (1 << n) - 1
     f = &small[0]
+    reach = &small_reach[0]
     if n > 6:
-        f = <int16_t*>malloc((full + 1) * 6 * sizeof(int16_t))
-    for i in range((full + 1) * 6):
-        f[i] = -1
+        f = <int16_t*>malloc((full + 1) * (8 * sizeof(int16_t) + 1))
+        reach = <uint8_t*>(f + (full + 1) * 8)
+    memset(f, 0xFF, (full + 1) * 8 * sizeof(int16_t))
+    memset(reach, 0, full + 1)
     f[cacao0] = 0
+    reach[0] = <uint8_t>(1 << cacao0)
     for mask in range(full):
-        for c in range(6):
-            g = f[mask * 6 + c]
-            if g < 0:
-                continue
-            for i in range(n):
-                bit = 1 << i
-                if mask & bit:
-                    continue
-                idx = (mask | bit) * 6
+        cs = reach[mask]
+        while cs:
+            c = _lowest_bit(cs)
+            cs &= cs - 1
+            g = f[mask * 8 + c]
+            rest = full & ~mask
+            while rest:
+                i = _lowest_bit(rest)
+                rest &= rest - 1
+                row = f + (mask | (1 << i)) * 8
                 if kinds[i] <= PLANTATION2:
-                    c2 = min(5, c + workers[i] * (2 if kinds[i] == PLANTATION2 else 1))
-                    if g > f[idx + c2]:
-                        f[idx + c2] = <int16_t>g
+                    c2 = min(5, c + workers[i] * PLANT_CACAO[kinds[i]])
+                    row[c2] = <int16_t>max(<int>row[c2], g)
+                    reach[mask | (1 << i)] |= 1 << c2
                 else:
                     price = kinds[i] - MARKET2 + 2
                     lim = min(<int>workers[i], c)
                     for s in range(lim + 1):
-                        if g + s * price > f[idx + c - s]:
-                            f[idx + c - s] = <int16_t>(g + s * price)
+                        row[c - s] = <int16_t>max(<int>row[c - s], g + s * price)
+                    reach[mask | (1 << i)] |= ((2 << lim) - 1) << (c - lim)
     m = 0
     best = -1
     for c in range(5, -1, -1):
-        g = f[full * 6 + c]
+        g = f[full * 8 + c]
         if g > best:
             out_gold[m] = <uint8_t>(fixed_gold + g)
             out_cacao[m] = <uint8_t>c
