@@ -505,20 +505,49 @@ cdef inline bint _is_overbuild_target(const position_t* pos, int cell, int s) no
     return (pos.grid[cell] & (WORKER_BIT | COVERING_BIT | 0x30)) == (WORKER_BIT | (s << 4))
 
 
-cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
-    """(type << 2 | rot) for each distinct hand tile in each distinct rotation."""
-    cdef int t, r, n = 0
-    for t in range(4):
-        if seat.hand[t]:
-            for r in range(ROTATIONS[t]):
-                combos[n] = <uint8_t>((t << 2) | r)
-                n += 1
-    return n
+# COMBOS[types]: (type << 2 | rot) for each type in the bit mask `types` in each
+# distinct rotation, in type order; N_COMBOS[types] of them; INV_COMBOS[n]:
+# ceil(2**32 / n) for n > 1 (and 2**32 for n = 1), to divide by n with a multiply
+cdef uint8_t COMBOS[16][13]
+cdef int N_COMBOS[16]
+cdef uint64_t INV_COMBOS[14]
+
+
+cdef void _init_combos() noexcept:
+    cdef int types, t, r, n
+    memset(COMBOS, 0, sizeof(COMBOS))
+    for types in range(16):
+        n = 0
+        for t in range(4):
+            if (types >> t) & 1:
+                for r in range(ROTATIONS[t]):
+                    COMBOS[types][n] = <uint8_t>((t << 2) | r)
+                    n += 1
+        N_COMBOS[types] = n
+    for n in range(14):
+        INV_COMBOS[n] = (<uint64_t>0xFFFFFFFF // <uint64_t>max(n, 1)) + 1
+
+
+_init_combos()
+
+
+cdef inline int _hand_types(const seat_t* seat) noexcept nogil:
+    """The tile types in `seat`'s hand, as a bit mask (COMBOS' index)."""
+    return ((seat.hand[0] != 0) | ((seat.hand[1] != 0) << 1)
+            | ((seat.hand[2] != 0) << 2) | ((seat.hand[3] != 0) << 3))
+
+
+cdef inline int _tile_rotations(const seat_t* seat, const uint8_t** combos) noexcept nogil:
+    """(type << 2 | rot) for each distinct hand tile in each distinct rotation:
+    points `combos` at them and returns how many."""
+    cdef int types = _hand_types(seat)
+    combos[0] = COMBOS[types]
+    return N_COMBOS[types]
 
 
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
     cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
-    cdef uint8_t combos[12]
+    cdef const uint8_t* combos
     cdef action_t tile_bits[12]
     cdef action_t where
     cdef const uint8_t* fills
@@ -532,7 +561,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
             out[i] = action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
-    n_combos = _tile_rotations(seat, combos)
+    n_combos = _tile_rotations(seat, &combos)
     for j in range(n_combos):
         tile_bits[j] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, 0, 0)
     for i in range(pos.n_frontier):
@@ -567,14 +596,14 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
 
 cdef int position_count_actions(const position_t* pos) noexcept nogil:
     cdef int n = 0, i, n_combos
-    cdef uint8_t combos[12]
+    cdef const uint8_t* combos
     cdef const seat_t* seat
     if pos.phase == PHASE_OVER:
         return 0
     if pos.phase == PHASE_RESOLVE:
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
-    n_combos = _tile_rotations(seat, combos)
+    n_combos = _tile_rotations(seat, &combos)
     ds = _display_state(pos)
     n = n_combos * _place_units(pos, _display_state(pos))
     if _can_overbuild(pos, seat):
@@ -625,7 +654,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
     the number of units without reading the grid."""
     cdef int i, j, n_combos, total, place_total, r, q, c, w, n_hand
     cdef uint64_t inv_combos
-    cdef uint8_t combos[12]
+    cdef const uint8_t* combos
     cdef uint16_t starts[MAX_FRONTIER]
     cdef int16_t targets[MAX_WORKER_TILES]
     cdef int n_targets
@@ -639,7 +668,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
             out[j] = action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
         return
     seat = &pos.seats[pos.mover]
-    n_combos = _tile_rotations(seat, combos)
+    n_combos = _tile_rotations(seat, &combos)
     place_total = n_combos * _place_units(pos, ds)
     n_targets = 0
     if _can_overbuild(pos, seat):
@@ -647,7 +676,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
             targets[n_targets] = pos.workers[i]
             n_targets += _is_overbuild_target(pos, pos.workers[i], pos.mover)
     total = place_total + n_targets * n_combos
-    inv_combos = (<uint64_t>0xFFFFFFFF // <uint64_t>max(n_combos, 1)) + 1    # ceil(2**32 / n) for n > 1
+    inv_combos = INV_COMBOS[n_combos]
     for j in range(k):
         out[j] = 0
         if total == 0:
