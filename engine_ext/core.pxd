@@ -51,8 +51,8 @@ cdef enum:
     TEMPLE = 10
     N_KINDS = 11
     FRONTIER = 11           # empty cell next to a jungle tile, as CorePosition.cell reports it:
-                            # a worker tile may go here. The grid holds FRONTIER_H + h there,
-                            # h = the holes around it (0..4), kept by _put_jungle/_put_worker
+                            # a worker tile may go here. The grid holds FRONTIER_H + the bit
+                            # mask of directions with a HOLE there, kept by _put_jungle/_put_worker
     HOLE = 12               # HOLE + k: empty jungle cell with k >= 1 adjacent worker tiles
     FRONTIER_H = 32
 

@@ -246,33 +246,44 @@ cdef inline bint _is_hole(uint8_t v) noexcept nogil:
     return <uint8_t>(v - (HOLE + 1)) < 4
 
 
-cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
-    """Empty jungle cells that a worker tile on `cell` closes (those around it
-    that already touch a worker tile): each takes a display tile or a blind draw."""
+cdef inline int _hole_mask(const position_t* pos, int cell) noexcept nogil:
+    """Directions around `cell` whose empty jungle cell must be filled when a worker
+    tile is placed on `cell` (it already touches another worker tile), as bits."""
     cdef const uint8_t* g = pos.grid
-    return (_is_hole(g[cell - GRID_SIZE]) + _is_hole(g[cell + 1])
-            + _is_hole(g[cell + GRID_SIZE]) + _is_hole(g[cell - 1]))
+    return (_is_hole(g[cell - GRID_SIZE]) | (_is_hole(g[cell + 1]) << 1)
+            | (_is_hole(g[cell + GRID_SIZE]) << 2) | (_is_hole(g[cell - 1]) << 3))
+
+
+# bits set in each 4-bit mask
+cdef uint8_t BITS4[16]
+BITS4[:] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4]
 
 
 cdef inline bint _is_frontier(uint8_t v) noexcept nogil:
-    """A placement cell (FRONTIER_H + 0 .. FRONTIER_H + 4)."""
-    return <uint8_t>(v - FRONTIER_H) <= 4
+    """A placement cell (FRONTIER_H + its _hole_mask)."""
+    return <uint8_t>(v - FRONTIER_H) < 16
 
 
-cdef inline int _frontier_holes(const position_t* pos, int cell) noexcept nogil:
-    """The holes around the placement cell `cell`, kept in its grid byte."""
+cdef inline int _frontier_mask(const position_t* pos, int cell) noexcept nogil:
+    """_hole_mask of the placement cell `cell`, kept in its grid byte."""
     return pos.grid[cell] - FRONTIER_H
 
 
+cdef inline int _frontier_holes(const position_t* pos, int cell) noexcept nogil:
+    """The holes around the placement cell `cell`: the empty jungle cells a worker
+    tile there closes, each taking a display tile or a blind draw."""
+    return BITS4[_frontier_mask(pos, cell)]
+
+
 cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
-    """Make `cell` a placement cell, with its count of holes around."""
-    cdef int i = pos.n_frontier, h = _closing(pos, cell)
+    """Make `cell` a placement cell, with its holes around."""
+    cdef int i = pos.n_frontier, mask = _hole_mask(pos, cell)
     while i > 0 and pos.frontier[i - 1] > cell:
         pos.frontier[i] = pos.frontier[i - 1]
         i -= 1
-    pos.grid[cell] = <uint8_t>(FRONTIER_H + h)
+    pos.grid[cell] = <uint8_t>(FRONTIER_H + mask)
     pos.frontier[i] = <int16_t>cell
-    pos.holes_hist[h] += 1
+    pos.holes_hist[BITS4[mask]] += 1
     pos.n_frontier += 1
 
 
@@ -291,14 +302,16 @@ cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
     """`hole` became (+1) or stopped being (-1) a hole: recount the placement
     cells around it (in their grid bytes, and in holes_hist)."""
     cdef int d, nb
-    cdef uint8_t v
+    cdef uint8_t v, w
     for d in range(4):
         nb = hole + DELTA[d]
         v = pos.grid[nb]
         if _is_frontier(v):
-            pos.holes_hist[v - FRONTIER_H] -= 1
-            pos.holes_hist[v - FRONTIER_H + change] += 1
-            pos.grid[nb] = <uint8_t>(v + change)
+            # the hole lies in direction d + 2 of the placement cell
+            w = <uint8_t>((v | (1 << ((d + 2) & 3))) if change > 0 else (v & ~(1 << ((d + 2) & 3))))
+            pos.holes_hist[BITS4[v - FRONTIER_H]] -= 1
+            pos.holes_hist[BITS4[w - FRONTIER_H]] += 1
+            pos.grid[nb] = w
 
 
 cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
@@ -393,14 +406,6 @@ cdef void _init_fills() noexcept:
 
 
 _init_fills()
-
-
-cdef inline int _hole_mask(const position_t* pos, int cell) noexcept nogil:
-    """Directions around `cell` whose empty jungle cell must be filled when a worker
-    tile is placed on `cell` (it already touches another worker tile), as bits."""
-    cdef const uint8_t* g = pos.grid
-    return (_is_hole(g[cell - GRID_SIZE]) | (_is_hole(g[cell + 1]) << 1)
-            | (_is_hole(g[cell + GRID_SIZE]) << 2) | (_is_hole(g[cell - 1]) << 3))
 
 
 # number of fill options by display state (none, one, two different, two alike)
@@ -567,7 +572,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
         n_fills = fc[_frontier_holes(pos, cell)]
-        fills = FILLS[ds][_hole_mask(pos, cell)]
+        fills = FILLS[ds][_frontier_mask(pos, cell)]
         where = action_place(ACT_PLACE, 0, 0, cell, 0)
         if n_fills == 1:                        # the common case: one fill option
             where |= action_place(ACT_PLACE, 0, 0, 0, fills[0])
@@ -713,7 +718,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
                 i = _last_start_at_most(starts, pos.n_frontier, q)
                 q -= starts[i]
             out[j] = action_place(ACT_PLACE, combos[c] >> 2, combos[c] & 3,
-                                  pos.frontier[i], FILLS[ds][_hole_mask(pos, pos.frontier[i])][q])
+                                  pos.frontier[i], FILLS[ds][_frontier_mask(pos, pos.frontier[i])][q])
             continue
         # overbuild: combo c on target q - place units (place_total is a multiple of n_combos)
         out[j] = action_place(ACT_OVERBUILD, combos[c] >> 2, combos[c] & 3,
@@ -1052,7 +1057,7 @@ cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
 
     Few branches depend on the board: the old jungle tiles' gains come from
     GAIN_SIDES, which is 0 for every other byte; only the closed cells
-    (_hole_mask) and temples are visited one by one."""
+    (the cell's kept _hole_mask) and temples are visited one by one."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
     cdef int d, d2, nb, k, ks, blind = 0, n_pm = 0, holes, temples, idx
     cdef int award = 0
@@ -1089,7 +1094,7 @@ cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
         out.n_pm = n_pm
         return
     # closed cells take a display tile or a blind draw, in direction order
-    holes = _hole_mask(pos, cell)
+    holes = _frontier_mask(pos, cell)
     fills[1] = pos.display[0]
     fills[2] = pos.display[1]
     while holes:
