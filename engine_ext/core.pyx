@@ -622,23 +622,20 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     return n
 
 
-cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts) noexcept nogil:
-    """starts[i] = the first (cell, fill option) unit of placement cell i."""
+cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts,
+                              uint8_t* unit_cell) noexcept nogil:
+    """starts[i] = the first (cell, fill option) unit of placement cell i, and
+    unit_cell[u] = the placement cell of unit u. A cell has at most 12 units, so
+    each cell writes its index over the next 16 bytes (two 8-byte stores, no
+    loop) and the next cell's overwrite the rest."""
     cdef int i, n = 0
+    cdef uint64_t same
     for i in range(pos.n_frontier):
         starts[i] = <uint16_t>n
+        same = <uint64_t>i * <uint64_t>0x0101010101010101
+        memcpy(unit_cell + n, &same, 8)
+        memcpy(unit_cell + n + 8, &same, 8)
         n += fc[_frontier_holes(pos, pos.frontier[i])]
-
-
-cdef inline int _last_start_at_most(const uint16_t* starts, int n, int q) noexcept nogil:
-    """The last i < n with starts[i] <= q (starts[0] == 0 <= q), by a binary
-    search whose steps depend only on n, so it mispredicts no branch."""
-    cdef int base = 0, half
-    while n > 1:
-        half = n >> 1
-        base = base + half if starts[base + half] <= q else base
-        n -= half
-    return base
 
 
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
@@ -661,6 +658,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
     cdef uint64_t inv_combos
     cdef const uint8_t* combos
     cdef uint16_t starts[MAX_FRONTIER]
+    cdef uint8_t unit_cell[MAX_FRONTIER * 12 + 16]
     cdef int16_t targets[MAX_WORKER_TILES]
     cdef int n_targets
     cdef bint have_starts = False
@@ -713,9 +711,9 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
                     i += 1
             else:
                 if not have_starts:
-                    _unit_starts(pos, fc, starts)
+                    _unit_starts(pos, fc, starts, unit_cell)
                     have_starts = True
-                i = _last_start_at_most(starts, pos.n_frontier, q)
+                i = unit_cell[q]
                 q -= starts[i]
             out[j] = action_place(ACT_PLACE, combos[c] >> 2, combos[c] & 3,
                                   pos.frontier[i], FILLS[ds][_frontier_mask(pos, pos.frontier[i])][q])
