@@ -1238,9 +1238,9 @@ cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) no
             if samples > 1 and action_kind(a) != ACT_DISCARD:
                 # the temple awards before the action add the same to every
                 # candidate's value (exactly: values are multiples of 0.5)
-                best = _place_value(pos, a, 0)
-                for j in range(1, samples):
-                    if _drawn_before(cand, j):
+                best = -1e300
+                for j in range(samples):
+                    if j and _drawn_before(cand, j):
                         continue                # same value: it cannot win
                     v = _place_value(pos, cand[j], 0)
                     better = v > best           # selects, not branches: unpredictable
