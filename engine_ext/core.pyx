@@ -1251,15 +1251,27 @@ cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) no
 
 # --- scoring --------------------------------------------------------------
 
-cdef inline void _temple_counts(const position_t* pos, int temple, int* count) noexcept nogil:
-    """Workers of each seat facing the temple at `temple` (without branches:
-    SIDE_TABLE is 0 for bytes that are not worker tiles)."""
-    cdef int d
-    cdef uint8_t v
-    count[0] = count[1] = count[2] = count[3] = 0
-    for d in range(4):
-        v = pos.grid[temple + DELTA[d]]
-        count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
+# SIDE_PACKED[b][d]: SIDE_TABLE[b][d] in the byte of b's seat (bits 8 * seat ..),
+# so that one sum counts every seat's workers facing a temple
+cdef uint32_t SIDE_PACKED[256][4]
+
+
+cdef void _init_side_packed() noexcept:
+    cdef int b, d
+    for b in range(256):
+        for d in range(4):
+            SIDE_PACKED[b][d] = <uint32_t>SIDE_TABLE[b][d] << (8 * ((b >> 4) & 3))
+
+
+_init_side_packed()
+
+
+cdef inline uint32_t _temple_counts(const position_t* pos, int temple) noexcept nogil:
+    """Workers of each seat facing the temple at `temple`, one byte per seat
+    (without branches: SIDE_TABLE is 0 for bytes that are not worker tiles)."""
+    cdef const uint8_t* g = pos.grid
+    return (SIDE_PACKED[g[temple - GRID_SIZE]][DIR_S] + SIDE_PACKED[g[temple + 1]][DIR_W]
+            + SIDE_PACKED[g[temple + GRID_SIZE]][DIR_N] + SIDE_PACKED[g[temple - 1]][DIR_E])
 
 
 # A temple's award (RULES.md scoring 1) to a seat with workers there, by how many
@@ -1273,50 +1285,49 @@ AWARD[3][:] = [0, 0, 0, 0, 0]
 AWARD[4][:] = [0, 0, 0, 0, 0]
 
 
-cdef inline int _award_of(const int* count, int seat) noexcept nogil:
-    """The award to `seat` of a temple with `count` workers per seat (unused seats 0)."""
-    cdef int c = count[seat]
-    cdef int greater = (count[0] > c) + (count[1] > c) + (count[2] > c) + (count[3] > c)
-    cdef int equal = (count[0] == c) + (count[1] == c) + (count[2] == c) + (count[3] == c)
+cdef inline int _award_of(uint32_t counts, int seat) noexcept nogil:
+    """The award to `seat` of a temple with `counts` workers per seat (_temple_counts;
+    unused seats 0)."""
+    cdef uint32_t c = (counts >> (8 * seat)) & 0xFF
+    cdef uint32_t c0 = counts & 0xFF, c1 = (counts >> 8) & 0xFF
+    cdef uint32_t c2 = (counts >> 16) & 0xFF, c3 = counts >> 24
+    cdef int greater = (c0 > c) + (c1 > c) + (c2 > c) + (c3 > c)
+    cdef int equal = (c0 == c) + (c1 == c) + (c2 == c) + (c3 == c)
     return AWARD[greater][equal] * (c > 0)
 
 
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
     """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
     cdef int j, s, cell
-    cdef int count[MAX_SEATS]
+    cdef uint32_t counts
     for j in range(pos.n_jungle):
         cell = pos.jungle[j]
         if pos.grid[cell] == TEMPLE:
-            _temple_counts(pos, cell, count)
+            counts = _temple_counts(pos, cell)
             for s in range(pos.n_seats):
-                gold_out[s] += _award_of(count, s)
+                gold_out[s] += _award_of(counts, s)
+
+
+cdef inline uint32_t _counts_with(const position_t* pos, int temple, int d,
+                                  uint8_t tile) noexcept nogil:
+    """_temple_counts with `tile` on the cell next to the temple whose side `d` faces it."""
+    cdef uint8_t old = pos.grid[temple - DELTA[d]]
+    return _temple_counts(pos, temple) - SIDE_PACKED[old][d] + SIDE_PACKED[tile][d]
 
 
 cdef inline int _award_with(const position_t* pos, int temple, int d, uint8_t tile,
                             int seat) noexcept nogil:
     """`seat`'s award of the temple at `temple` with `tile` on the cell next to
     it whose side `d` faces the temple."""
-    cdef int count[MAX_SEATS]
-    cdef uint8_t old = pos.grid[temple - DELTA[d]]
-    _temple_counts(pos, temple, count)
-    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
-    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
-    return _award_of(count, seat)
+    return _award_of(_counts_with(pos, temple, d, tile), seat)
 
 
 cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t tile,
                               int seat) noexcept nogil:
     """How `seat`'s award of the temple at `temple` changes when `tile` replaces
     the byte on the cell next to it whose side `d` faces the temple."""
-    cdef int count[MAX_SEATS]
-    cdef int before
-    cdef uint8_t old = pos.grid[temple - DELTA[d]]
-    _temple_counts(pos, temple, count)
-    before = _award_of(count, seat)
-    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
-    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
-    return _award_of(count, seat) - before
+    return (_award_of(_counts_with(pos, temple, d, tile), seat)
+            - _award_of(_temple_counts(pos, temple), seat))
 
 
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:
