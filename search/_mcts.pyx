@@ -36,14 +36,15 @@ uniformly and plays the one with the best one-step value for the mover; a
 resolve decision takes the result with the most gold + 0.5 x cacao kept.
 The one-step value is the greedy bot's (bots.py): gold + water-track value +
 sun tokens + 0.5 x cacao + 0.5 x the temple awards the seat would get now.
-For a place or overbuild of the mover it is computed from
-``position_preview`` (the mover's gains read from the cells around the action,
-which is never applied); other actions (resolutions chosen in the tree) are
-applied in place and the bytes they can change restored. The k candidates of a
-playout turn are drawn with one count of the legal actions
-(``position_random_actions``). Both give exactly what applying gives
-(``check_values``), so the search is the same per iteration as before these
-shortcuts, only cheaper (search/README.md, "Where an iteration's time goes").
+For a place or overbuild of the mover it is the engine's
+``position_place_value`` (the mover's gains read from the cells around the
+action, which is never applied); other actions (resolutions chosen in the tree)
+are applied in place and the bytes they can change restored. The playout itself
+is the engine's ``position_playout_informed`` (one compilation unit with the
+rules; the k candidates of a turn are drawn with one count of the legal
+actions). Both give exactly what applying gives (``check_values``), so the
+search is the same per iteration as before these shortcuts, only cheaper
+(search/README.md, "Where an iteration's time goes").
 
 Analysis and reuse: the root's actions, when fixed, can be restricted
 (allow/avoid, ``_prepare_root``) and carry priors (a softmax of the one-step
@@ -64,12 +65,11 @@ from libc.string cimport memcmp, memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport (
-    ACT_DISCARD, ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE,
-    MAX_ACTIONS, MAX_SEATS, PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell,
-    action_kind, action_resolve, action_t, position_apply, position_determinize,
-    position_legal_actions, position_place_value, position_playout, position_playout_informed,
-    position_preview, position_random_action, position_random_actions, position_result, position_t, position_temple_awards,
-    preview_t, result_t, rng_below, rng_next, rng_seed, rng_t, seat_t, water_value,
+    ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE, MAX_ACTIONS, MAX_SEATS,
+    PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell, action_kind, action_t,
+    position_apply, position_determinize, position_legal_actions, position_place_value,
+    position_playout, position_playout_informed, position_result, position_t,
+    position_temple_awards, result_t, rng_below, rng_seed, rng_t, seat_t, water_value,
 )
 
 cdef extern from *:
