@@ -1057,7 +1057,8 @@ cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
     GAIN_SIDES, which is 0 for every other byte; only the closed cells
     (the cell's kept _hole_mask) and temples are visited one by one."""
     cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
-    cdef int d, d2, nb, k, ks, blind = 0, n_pm = 0, holes, temples, idx
+    cdef int d, d2, nb, k, blind = 0, n_pm = 0, holes, temples, idx
+    cdef uint32_t counts
     cdef int award = 0
     cdef uint64_t gains
     cdef uint8_t own, fresh
@@ -1106,17 +1107,15 @@ cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
         blind += (action_fill(a, d) == 0) & (idx < pos.deck_end)
         if entries:
             _entry(fresh, k, out.kinds, out.workers, &n_pm)
-        ks = k
-        # the mover's other tiles facing the new jungle tile (`cell` holds no
-        # worker tile yet: its byte counts 0, like every non-worker byte)
-        for d2 in range(4):
-            k = mine[g[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
-            if entries:
-                _entry(fresh, k, out.kinds, out.workers, &n_pm)
-            ks += k
-        gains += GAIN_SIDES[fresh] * <uint64_t>ks
+            for d2 in range(4):
+                _entry(fresh, mine[g[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)],
+                       out.kinds, out.workers, &n_pm)
+        # every seat's tiles facing the new jungle tile (`cell` holds no worker
+        # tile yet: its byte counts 0, like every non-worker byte), and the new one
+        counts = _temple_counts(pos, nb) + SIDE_PACKED[own][d]
+        gains += GAIN_SIDES[fresh] * <uint64_t>((counts >> (8 * mover)) & 0xFF)
         if fresh == TEMPLE:
-            award += _award_with(pos, nb, d, own, mover)
+            award += _award_of(counts, mover)
     out.gains = gains
     out.award = award
     out.n_pm = n_pm
@@ -1313,13 +1312,6 @@ cdef inline uint32_t _counts_with(const position_t* pos, int temple, int d,
     """_temple_counts with `tile` on the cell next to the temple whose side `d` faces it."""
     cdef uint8_t old = pos.grid[temple - DELTA[d]]
     return _temple_counts(pos, temple) - SIDE_PACKED[old][d] + SIDE_PACKED[tile][d]
-
-
-cdef inline int _award_with(const position_t* pos, int temple, int d, uint8_t tile,
-                            int seat) noexcept nogil:
-    """`seat`'s award of the temple at `temple` with `tile` on the cell next to
-    it whose side `d` faces the temple."""
-    return _award_of(_counts_with(pos, temple, d, tile), seat)
 
 
 cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t tile,
