@@ -54,7 +54,7 @@ cdef enum:
                             # a worker tile may go here. The grid holds FRONTIER_H + the bit
                             # mask of directions with a HOLE there, kept by _put_jungle/_put_worker
     HOLE = 12               # HOLE + k: empty jungle cell with k >= 1 adjacent worker tiles
-    FRONTIER_H = 32
+    FRONTIER_H = 32         # FRONTIER_H + 0..15: a placement cell in the grid (see FRONTIER)
 
 # A worker byte: WORKER_BIT | covering << 6 | seat << 4 | type << 2 | rot,
 # where covering = 1 marks a tile placed by an overbuild (it cannot be covered).

@@ -288,7 +288,7 @@ cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
 
 
 cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
-    """Take the placement cell `cell` (its grid byte still FRONTIER_H + h) off the list."""
+    """Take the placement cell `cell` (its grid byte still FRONTIER_H + its hole mask) off the list."""
     cdef int j, n = pos.n_frontier
     cdef int i = _lower_bound(pos.frontier, n, cell)
     if i < n and pos.frontier[i] == cell:
@@ -627,7 +627,7 @@ cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* st
     """starts[i] = the first (cell, fill option) unit of placement cell i, and
     unit_cell[u] = the placement cell of unit u. A cell has at most 12 units, so
     each cell writes its index over the next 16 bytes (two 8-byte stores, no
-    loop) and the next cell's overwrite the rest."""
+    loop) and the next cells' writes overwrite the rest."""
     cdef int i, n = 0
     cdef uint64_t same
     for i in range(pos.n_frontier):
