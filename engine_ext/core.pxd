@@ -27,6 +27,7 @@ cdef enum:
     MAX_ACTIVATIONS = 16    # activated worker sides in one turn, all seats
     MAX_RESULTS = 6         # Pareto results of one resolution (one per cacao count)
     MAX_ACTIONS = 16384     # size of a buffer for position_legal_actions
+    MAX_PLAYOUT_SAMPLES = 64    # candidates per turn of position_playout_informed
 
 # Worker tile types (RULES.md "Worker tiles").
 cdef enum:
@@ -49,8 +50,11 @@ cdef enum:
     SUN = 9
     TEMPLE = 10
     N_KINDS = 11
-    FRONTIER = 11           # empty cell next to a jungle tile: a worker tile may go here
+    FRONTIER = 11           # empty cell next to a jungle tile, as CorePosition.cell reports it:
+                            # a worker tile may go here. The grid holds FRONTIER_H + the bit
+                            # mask of directions with a HOLE there, kept by _put_jungle/_put_worker
     HOLE = 12               # HOLE + k: empty jungle cell with k >= 1 adjacent worker tiles
+    FRONTIER_H = 32         # FRONTIER_H + 0..15: a placement cell in the grid (see FRONTIER)
 
 # A worker byte: WORKER_BIT | covering << 6 | seat << 4 | type << 2 | rot,
 # where covering = 1 marks a tile placed by an overbuild (it cannot be covered).
@@ -139,9 +143,7 @@ ctypedef struct position_t:
     uint8_t deck_pos
     uint8_t deck_end
     uint8_t n_frontier
-    int16_t frontier[MAX_FRONTIER]  # FRONTIER cells, sorted by cell (so action order is canonical)
-    uint8_t frontier_holes[MAX_FRONTIER]    # holes around each frontier cell (_closing), kept
-                                            # by _put_jungle/_put_worker so drawing needs no grid reads
+    int16_t frontier[MAX_FRONTIER]  # placement cells, sorted by cell (so action order is canonical)
     uint8_t holes_hist[5]                   # frontier cells by holes around (0..4)
     uint8_t n_jungle
     int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order
@@ -212,6 +214,10 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
 # What a place or overbuild (phase PHASE_TURN) would give the mover, unapplied.
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
+# The informed playout policy: the mover's one-step value of a place or
+# overbuild, and playing to the end by the best of `samples` uniform draws a turn.
+cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
+cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil
 cdef int water_value(int space) noexcept nogil

@@ -59,9 +59,11 @@ cdef int MARKET_SLOT[16]
 PLANT_CACAO[:] = [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 MARKET_SLOT[:] = [3, 3, 3, 2, 1, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]
 
-# GAIN_GOLD | GAIN_WATER << 8 | GAIN_SUN << 16: one multiply-add takes all three
-# (a turn's sums stay below 256)
-cdef uint32_t GAIN_PACKED[16]
+# What one worker facing a jungle tile of each kind adds, packed so that one
+# multiply-add per side sums them all (a turn's sums stay below 256): bits 0-7
+# mine gold, 8-15 water steps, 16-23 sun, 24-31 plantation cacao, then market
+# places at 4, 3 and 2 gold in bits 32-39, 40-47, 48-55.
+cdef uint64_t GAIN_SIDES[256]                # 0 for bytes that are not jungle tiles
 
 # workers facing each direction, for every grid byte (0 for non-workers)
 cdef uint8_t SIDE_TABLE[256][4]
@@ -81,11 +83,53 @@ cdef void _init_tables() noexcept:
     for b in range(WORKER_BIT, 256):
         for d in range(4):
             SEAT_SIDE[(b >> 4) & 3][b * 4 + d] = SIDE_TABLE[b][d]
+    memset(GAIN_SIDES, 0, sizeof(GAIN_SIDES))
     for b in range(16):
-        GAIN_PACKED[b] = <uint32_t>(GAIN_GOLD[b] | (GAIN_WATER[b] << 8) | (GAIN_SUN[b] << 16))
+        GAIN_SIDES[b] = (<uint64_t>GAIN_GOLD[b] | (<uint64_t>GAIN_WATER[b] << 8)
+                         | (<uint64_t>GAIN_SUN[b] << 16) | (<uint64_t>PLANT_CACAO[b] << 24))
+        if MARKET_SLOT[b] < 3:
+            GAIN_SIDES[b] |= <uint64_t>1 << (32 + 8 * MARKET_SLOT[b])
+
+
+cdef inline int _gain_gold(uint64_t g) noexcept nogil:
+    return <int>(g & 0xFF)
+
+
+cdef inline int _gain_water(uint64_t g) noexcept nogil:
+    return <int>((g >> 8) & 0xFF)
+
+
+cdef inline int _gain_sun(uint64_t g) noexcept nogil:
+    return <int>((g >> 16) & 0xFF)
+
+
+cdef inline int _gain_plant(uint64_t g) noexcept nogil:
+    return <int>((g >> 24) & 0xFF)
+
+
+cdef inline int _market_places(uint64_t markets) noexcept nogil:
+    """All market places in GAIN_SIDES' market bytes (`gains >> 32`)."""
+    return <int>((markets & 0xFF) + ((markets >> 8) & 0xFF) + ((markets >> 16) & 0xFF))
+
+
+cdef inline int _sale_gold(int sold, uint64_t markets) noexcept nogil:
+    """Gold for selling `sold` cacao at the best of the market places
+    (`gains >> 32`: places at 4, 3, 2 gold), sold <= all places."""
+    cdef int at4 = min(<int>(markets & 0xFF), sold)
+    cdef int at3 = min(<int>((markets >> 8) & 0xFF), sold - at4)
+    return 4 * at4 + 3 * at3 + 2 * (sold - at4 - at3)
 
 
 _init_tables()
+
+
+cdef extern from *:
+    int __builtin_ctz(unsigned int x) noexcept nogil
+
+
+cdef inline int _lowest_bit(int mask) noexcept nogil:
+    """The index of the lowest set bit of a nonzero `mask`."""
+    return __builtin_ctz(<unsigned int>mask)
 
 
 cdef inline bint is_jungle(uint8_t v) noexcept nogil:
@@ -202,57 +246,79 @@ cdef inline bint _is_hole(uint8_t v) noexcept nogil:
     return <uint8_t>(v - (HOLE + 1)) < 4
 
 
-cdef inline int _closing(const position_t* pos, int cell) noexcept nogil:
-    """Empty jungle cells that a worker tile on `cell` closes (those around it
-    that already touch a worker tile): each takes a display tile or a blind draw."""
+cdef inline int _hole_mask(const position_t* pos, int cell) noexcept nogil:
+    """Directions around `cell` whose empty jungle cell must be filled when a worker
+    tile is placed on `cell` (it already touches another worker tile), as bits."""
     cdef const uint8_t* g = pos.grid
-    return (_is_hole(g[cell - GRID_SIZE]) + _is_hole(g[cell + 1])
-            + _is_hole(g[cell + GRID_SIZE]) + _is_hole(g[cell - 1]))
+    return (_is_hole(g[cell - GRID_SIZE]) | (_is_hole(g[cell + 1]) << 1)
+            | (_is_hole(g[cell + GRID_SIZE]) << 2) | (_is_hole(g[cell - 1]) << 3))
+
+
+# bits set in each 4-bit mask
+cdef uint8_t BITS4[16]
+BITS4[:] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4]
+
+
+cdef inline bint _is_frontier(uint8_t v) noexcept nogil:
+    """A placement cell (FRONTIER_H + its _hole_mask)."""
+    return <uint8_t>(v - FRONTIER_H) < 16
+
+
+cdef inline int _frontier_mask(const position_t* pos, int cell) noexcept nogil:
+    """_hole_mask of the placement cell `cell`, kept in its grid byte."""
+    return pos.grid[cell] - FRONTIER_H
+
+
+cdef inline int _frontier_holes(const position_t* pos, int cell) noexcept nogil:
+    """The holes around the placement cell `cell`: the empty jungle cells a worker
+    tile there closes, each taking a display tile or a blind draw."""
+    return BITS4[_frontier_mask(pos, cell)]
 
 
 cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
-    """Make `cell` a placement cell, with its count of holes around."""
-    cdef int i = pos.n_frontier, h = _closing(pos, cell)
+    """Make `cell` a placement cell, with its holes around."""
+    cdef int i = pos.n_frontier, mask = _hole_mask(pos, cell)
     while i > 0 and pos.frontier[i - 1] > cell:
         pos.frontier[i] = pos.frontier[i - 1]
-        pos.frontier_holes[i] = pos.frontier_holes[i - 1]
         i -= 1
-    pos.grid[cell] = FRONTIER
+    pos.grid[cell] = <uint8_t>(FRONTIER_H + mask)
     pos.frontier[i] = <int16_t>cell
-    pos.frontier_holes[i] = <uint8_t>h
-    pos.holes_hist[h] += 1
+    pos.holes_hist[BITS4[mask]] += 1
     pos.n_frontier += 1
 
 
 cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
+    """Take the placement cell `cell` (its grid byte still FRONTIER_H + its hole mask) off the list."""
     cdef int j, n = pos.n_frontier
     cdef int i = _lower_bound(pos.frontier, n, cell)
     if i < n and pos.frontier[i] == cell:
-        pos.holes_hist[pos.frontier_holes[i]] -= 1
+        pos.holes_hist[_frontier_holes(pos, cell)] -= 1
         for j in range(i, n - 1):
             pos.frontier[j] = pos.frontier[j + 1]
-            pos.frontier_holes[j] = pos.frontier_holes[j + 1]
         pos.n_frontier -= 1
 
 
 cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
-    """`hole` became (+1) or stopped being (-1) a hole: recount the placement cells around it."""
-    cdef int d, nb, i
+    """`hole` became (+1) or stopped being (-1) a hole: recount the placement
+    cells around it (in their grid bytes, and in holes_hist)."""
+    cdef int d, nb
+    cdef uint8_t v, w
     for d in range(4):
         nb = hole + DELTA[d]
-        if pos.grid[nb] == FRONTIER:
-            i = _lower_bound(pos.frontier, pos.n_frontier, nb)
-            if i < pos.n_frontier and pos.frontier[i] == nb:
-                pos.holes_hist[pos.frontier_holes[i]] -= 1
-                pos.frontier_holes[i] = <uint8_t>(pos.frontier_holes[i] + change)
-                pos.holes_hist[pos.frontier_holes[i]] += 1
+        v = pos.grid[nb]
+        if _is_frontier(v):
+            # the hole lies in direction d + 2 of the placement cell
+            w = <uint8_t>((v | (1 << ((d + 2) & 3))) if change > 0 else (v & ~(1 << ((d + 2) & 3))))
+            pos.holes_hist[BITS4[v - FRONTIER_H]] -= 1
+            pos.holes_hist[BITS4[w - FRONTIER_H]] += 1
+            pos.grid[nb] = w
 
 
 cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
     """Lay a jungle tile; its empty neighbours become placement cells."""
     cdef int d, nb
     cdef uint8_t was = pos.grid[cell]
-    if was == FRONTIER:                         # only in a loaded snapshot
+    if _is_frontier(was):                       # only in a loaded snapshot
         _frontier_drop(pos, cell)
     pos.grid[cell] = kind
     pos.jungle[pos.n_jungle] = <int16_t>cell
@@ -269,8 +335,8 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
     """Lay a worker tile on a placement cell; count it in the empty jungle cells around."""
     cdef int d, nb
     cdef uint8_t v
-    pos.grid[cell] = worker_byte
     _frontier_drop(pos, cell)
+    pos.grid[cell] = worker_byte
     _sorted_insert(pos.workers, &pos.n_workers, cell)
     for d in range(4):
         nb = cell + DELTA[d]
@@ -278,7 +344,7 @@ cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept n
         if v == EMPTY:
             pos.grid[nb] = HOLE + 1
             _holes_changed(pos, nb, 1)
-        elif v > HOLE and v < WORKER_BIT:
+        elif _is_hole(v):
             pos.grid[nb] = v + 1
 
 
@@ -340,14 +406,6 @@ cdef void _init_fills() noexcept:
 
 
 _init_fills()
-
-
-cdef inline int _hole_mask(const position_t* pos, int cell) noexcept nogil:
-    """Directions around `cell` whose empty jungle cell must be filled when a worker
-    tile is placed on `cell` (it already touches another worker tile), as bits."""
-    cdef const uint8_t* g = pos.grid
-    return (_is_hole(g[cell - GRID_SIZE]) | (_is_hole(g[cell + 1]) << 1)
-            | (_is_hole(g[cell + GRID_SIZE]) << 2) | (_is_hole(g[cell - 1]) << 3))
 
 
 # number of fill options by display state (none, one, two different, two alike)
@@ -452,20 +510,49 @@ cdef inline bint _is_overbuild_target(const position_t* pos, int cell, int s) no
     return (pos.grid[cell] & (WORKER_BIT | COVERING_BIT | 0x30)) == (WORKER_BIT | (s << 4))
 
 
-cdef int _tile_rotations(const seat_t* seat, uint8_t* combos) noexcept nogil:
-    """(type << 2 | rot) for each distinct hand tile in each distinct rotation."""
-    cdef int t, r, n = 0
-    for t in range(4):
-        if seat.hand[t]:
-            for r in range(ROTATIONS[t]):
-                combos[n] = <uint8_t>((t << 2) | r)
-                n += 1
-    return n
+# COMBOS[types]: (type << 2 | rot) for each type in the bit mask `types` in each
+# distinct rotation, in type order; N_COMBOS[types] of them; INV_COMBOS[n]:
+# ceil(2**32 / n) for n > 1 (and 2**32 for n = 1), to divide by n with a multiply
+cdef uint8_t COMBOS[16][13]
+cdef int N_COMBOS[16]
+cdef uint64_t INV_COMBOS[14]
+
+
+cdef void _init_combos() noexcept:
+    cdef int types, t, r, n
+    memset(COMBOS, 0, sizeof(COMBOS))
+    for types in range(16):
+        n = 0
+        for t in range(4):
+            if (types >> t) & 1:
+                for r in range(ROTATIONS[t]):
+                    COMBOS[types][n] = <uint8_t>((t << 2) | r)
+                    n += 1
+        N_COMBOS[types] = n
+    for n in range(14):
+        INV_COMBOS[n] = (<uint64_t>0xFFFFFFFF // <uint64_t>max(n, 1)) + 1
+
+
+_init_combos()
+
+
+cdef inline int _hand_types(const seat_t* seat) noexcept nogil:
+    """The tile types in `seat`'s hand, as a bit mask (COMBOS' index)."""
+    return ((seat.hand[0] != 0) | ((seat.hand[1] != 0) << 1)
+            | ((seat.hand[2] != 0) << 2) | ((seat.hand[3] != 0) << 3))
+
+
+cdef inline int _tile_rotations(const seat_t* seat, const uint8_t** combos) noexcept nogil:
+    """(type << 2 | rot) for each distinct hand tile in each distinct rotation:
+    points `combos` at them and returns how many."""
+    cdef int types = _hand_types(seat)
+    combos[0] = COMBOS[types]
+    return N_COMBOS[types]
 
 
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
     cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
-    cdef uint8_t combos[12]
+    cdef const uint8_t* combos
     cdef action_t tile_bits[12]
     cdef action_t where
     cdef const uint8_t* fills
@@ -479,13 +566,13 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
             out[i] = action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
-    n_combos = _tile_rotations(seat, combos)
+    n_combos = _tile_rotations(seat, &combos)
     for j in range(n_combos):
         tile_bits[j] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, 0, 0)
     for i in range(pos.n_frontier):
         cell = pos.frontier[i]
-        n_fills = fc[pos.frontier_holes[i]]
-        fills = FILLS[ds][_hole_mask(pos, cell)]
+        n_fills = fc[_frontier_holes(pos, cell)]
+        fills = FILLS[ds][_frontier_mask(pos, cell)]
         where = action_place(ACT_PLACE, 0, 0, cell, 0)
         if n_fills == 1:                        # the common case: one fill option
             where |= action_place(ACT_PLACE, 0, 0, 0, fills[0])
@@ -514,14 +601,14 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
 
 cdef int position_count_actions(const position_t* pos) noexcept nogil:
     cdef int n = 0, i, n_combos
-    cdef uint8_t combos[12]
+    cdef const uint8_t* combos
     cdef const seat_t* seat
     if pos.phase == PHASE_OVER:
         return 0
     if pos.phase == PHASE_RESOLVE:
         return pos.n_results[0]
     seat = &pos.seats[pos.mover]
-    n_combos = _tile_rotations(seat, combos)
+    n_combos = _tile_rotations(seat, &combos)
     ds = _display_state(pos)
     n = n_combos * _place_units(pos, _display_state(pos))
     if _can_overbuild(pos, seat):
@@ -535,23 +622,20 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     return n
 
 
-cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts) noexcept nogil:
-    """starts[i] = the first (cell, fill option) unit of placement cell i."""
+cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts,
+                              uint8_t* unit_cell) noexcept nogil:
+    """starts[i] = the first (cell, fill option) unit of placement cell i, and
+    unit_cell[u] = the placement cell of unit u. A cell has at most 12 units, so
+    each cell writes its index over the next 16 bytes (two 8-byte stores, no
+    loop) and the next cells' writes overwrite the rest."""
     cdef int i, n = 0
+    cdef uint64_t same
     for i in range(pos.n_frontier):
         starts[i] = <uint16_t>n
-        n += fc[pos.frontier_holes[i]]
-
-
-cdef inline int _last_start_at_most(const uint16_t* starts, int n, int q) noexcept nogil:
-    """The last i < n with starts[i] <= q (starts[0] == 0 <= q), by a binary
-    search whose steps depend only on n, so it mispredicts no branch."""
-    cdef int base = 0, half
-    while n > 1:
-        half = n >> 1
-        base = base + half if starts[base + half] <= q else base
-        n -= half
-    return base
+        same = <uint64_t>i * <uint64_t>0x0101010101010101
+        memcpy(unit_cell + n, &same, 8)
+        memcpy(unit_cell + n + 8, &same, 8)
+        n += fc[_frontier_holes(pos, pos.frontier[i])]
 
 
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
@@ -561,8 +645,8 @@ cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept
     return a
 
 
-cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
-                                  action_t* out) noexcept nogil:
+cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
+                                 action_t* out) noexcept nogil:
     """`k` legal actions, each uniform over position_legal_actions and drawn
     independently: the same draws as `k` calls of position_random_action, with
     the actions counted once.
@@ -572,8 +656,9 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
     the number of units without reading the grid."""
     cdef int i, j, n_combos, total, place_total, r, q, c, w, n_hand
     cdef uint64_t inv_combos
-    cdef uint8_t combos[12]
+    cdef const uint8_t* combos
     cdef uint16_t starts[MAX_FRONTIER]
+    cdef uint8_t unit_cell[MAX_FRONTIER * 12 + 16]
     cdef int16_t targets[MAX_WORKER_TILES]
     cdef int n_targets
     cdef bint have_starts = False
@@ -586,7 +671,7 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
             out[j] = action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i])
         return
     seat = &pos.seats[pos.mover]
-    n_combos = _tile_rotations(seat, combos)
+    n_combos = _tile_rotations(seat, &combos)
     place_total = n_combos * _place_units(pos, ds)
     n_targets = 0
     if _can_overbuild(pos, seat):
@@ -594,7 +679,7 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
             targets[n_targets] = pos.workers[i]
             n_targets += _is_overbuild_target(pos, pos.workers[i], pos.mover)
     total = place_total + n_targets * n_combos
-    inv_combos = (<uint64_t>0xFFFFFFFF // <uint64_t>max(n_combos, 1)) + 1    # ceil(2**32 / n) for n > 1
+    inv_combos = INV_COMBOS[n_combos]
     for j in range(k):
         out[j] = 0
         if total == 0:
@@ -619,23 +704,28 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
             if k == 1:
                 i = 0
                 while True:
-                    w = fc[pos.frontier_holes[i]]
+                    w = fc[_frontier_holes(pos, pos.frontier[i])]
                     if q < w:
                         break
                     q -= w
                     i += 1
             else:
                 if not have_starts:
-                    _unit_starts(pos, fc, starts)
+                    _unit_starts(pos, fc, starts, unit_cell)
                     have_starts = True
-                i = _last_start_at_most(starts, pos.n_frontier, q)
+                i = unit_cell[q]
                 q -= starts[i]
             out[j] = action_place(ACT_PLACE, combos[c] >> 2, combos[c] & 3,
-                                  pos.frontier[i], FILLS[ds][_hole_mask(pos, pos.frontier[i])][q])
+                                  pos.frontier[i], FILLS[ds][_frontier_mask(pos, pos.frontier[i])][q])
             continue
         # overbuild: combo c on target q - place units (place_total is a multiple of n_combos)
         out[j] = action_place(ACT_OVERBUILD, combos[c] >> 2, combos[c] & 3,
                               targets[q - place_total // n_combos], 0)
+
+
+cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
+                                  action_t* out) noexcept nogil:
+    _random_actions(pos, rng, k, out)
 
 
 # --- resolution -----------------------------------------------------------
@@ -645,21 +735,18 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
     """Results when no cacao can be lost: take every plantation first, then
     selling s cacao at the s best market places is the best way to keep
     cacao - s. Written in increasing cacao, like _resolutions."""
-    cdef int slots[3], i, k, price, s, m = 0, gold = fixed_gold
-    cdef int places[4]                          # market places at 4, 3, 2 gold, then the rest
-    places[0] = places[1] = places[2] = places[3] = 0
+    cdef int slots[3], i, price, s, m, gold
+    cdef uint64_t markets = 0                   # GAIN_SIDES' market places at 4, 3, 2 gold
     for i in range(n):
-        places[MARKET_SLOT[kinds[i]]] += workers[i]
-    slots[0] = places[0]
-    slots[1] = places[1]
-    slots[2] = places[2]
+        markets += GAIN_SIDES[kinds[i]] * <uint64_t>workers[i]
+    markets >>= 32
+    slots[0] = <int>(markets & 0xFF)
+    slots[1] = <int>((markets >> 8) & 0xFF)
+    slots[2] = <int>((markets >> 16) & 0xFF)
     s = min(cacao, slots[0] + slots[1] + slots[2])
     # gold for selling s at the best prices, then fewer sales
-    for i in range(3):
-        price = 4 - i
-        k = min(slots[i], s - m)
-        gold += k * price
-        m += k
+    gold = fixed_gold + _sale_gold(s, markets)
+    m = s
     for i in range(s + 1):
         out_cacao[i] = <uint8_t>(cacao - s + i)
     out_gold[0] = <uint8_t>gold
@@ -680,10 +767,13 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     activated plantation and market sides and every number sold at each market
     (RULES.md C). Plantations are taken in full; cacao above 5 is lost at once.
     Returns the number of results, written in increasing cacao."""
-    cdef int i, c, s, g, mask, bit, idx, c2, lim, price, best, m, full, plant = 0
+    cdef int i, c, s, g, mask, c2, lim, price, best, m, full, cs, rest, plant = 0
     cdef bint has_market = False
-    cdef int16_t small[64 * 6]
+    cdef int16_t small[64 * 8]
+    cdef uint8_t small_reach[64]
     cdef int16_t* f
+    cdef int16_t* row
+    cdef uint8_t* reach
     for i in range(n):
         has_market |= kinds[i] >= MARKET2
         plant += workers[i] * PLANT_CACAO[kinds[i]]
@@ -693,37 +783,43 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
         return 1
     if cacao0 + plant <= 5:
         return _sales(cacao0 + plant, fixed_gold, kinds, workers, n, out_gold, out_cacao)
+    # f[mask * 8 + c]: the most gold after the sides in `mask`, holding c cacao
+    # (-1: not reached); reach[mask]: the c reached, as bits
     full = (1 << n) - 1
     f = &small[0]
+    reach = &small_reach[0]
     if n > 6:
-        f = <int16_t*>malloc((full + 1) * 6 * sizeof(int16_t))
-    for i in range((full + 1) * 6):
-        f[i] = -1
+        f = <int16_t*>malloc((full + 1) * (8 * sizeof(int16_t) + 1))
+        reach = <uint8_t*>(f + (full + 1) * 8)
+    memset(f, 0xFF, (full + 1) * 8 * sizeof(int16_t))
+    memset(reach, 0, full + 1)
     f[cacao0] = 0
+    reach[0] = <uint8_t>(1 << cacao0)
     for mask in range(full):
-        for c in range(6):
-            g = f[mask * 6 + c]
-            if g < 0:
-                continue
-            for i in range(n):
-                bit = 1 << i
-                if mask & bit:
-                    continue
-                idx = (mask | bit) * 6
+        cs = reach[mask]
+        while cs:
+            c = _lowest_bit(cs)
+            cs &= cs - 1
+            g = f[mask * 8 + c]
+            rest = full & ~mask
+            while rest:
+                i = _lowest_bit(rest)
+                rest &= rest - 1
+                row = f + (mask | (1 << i)) * 8
                 if kinds[i] <= PLANTATION2:
-                    c2 = min(5, c + workers[i] * (2 if kinds[i] == PLANTATION2 else 1))
-                    if g > f[idx + c2]:
-                        f[idx + c2] = <int16_t>g
+                    c2 = min(5, c + workers[i] * PLANT_CACAO[kinds[i]])
+                    row[c2] = <int16_t>max(<int>row[c2], g)
+                    reach[mask | (1 << i)] |= 1 << c2
                 else:
                     price = kinds[i] - MARKET2 + 2
                     lim = min(<int>workers[i], c)
                     for s in range(lim + 1):
-                        if g + s * price > f[idx + c - s]:
-                            f[idx + c - s] = <int16_t>(g + s * price)
+                        row[c - s] = <int16_t>max(<int>row[c - s], g + s * price)
+                    reach[mask | (1 << i)] |= ((2 << lim) - 1) << (c - lim)
     m = 0
     best = -1
     for c in range(5, -1, -1):
-        g = f[full * 6 + c]
+        g = f[full * 8 + c]
         if g > best:
             out_gold[m] = <uint8_t>(fixed_gold + g)
             out_cacao[m] = <uint8_t>c
@@ -898,7 +994,7 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
         for d in range(4):
             nb = cell + DELTA[d]
             v = pos.grid[nb]
-            if v < HOLE + 2 or v >= WORKER_BIT:
+            if <uint8_t>(v - (HOLE + 2)) > 2:       # not a hole that two worker tiles now touch
                 continue
             slot = action_fill(a, d)
             if slot:
@@ -939,83 +1035,242 @@ cdef inline void _entry(int kind, int k, uint8_t* kinds, uint8_t* workers, int* 
     n_pm[0] += GAIN_RESOLVE[kind] & (k != 0)
 
 
-cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
+# What a place or overbuild's sides give the mover (_sides): the GAIN_SIDES sums
+# of every activated side, the change of the mover's temple awards, and the
+# resolution's list (plantation and market sides) when asked for.
+ctypedef struct sides_t:
+    uint64_t gains
+    int award
+    int n_pm
+    uint8_t kinds[MAX_ACTIVATIONS + 1]      # _entry writes one past the last entry
+    uint8_t workers[MAX_ACTIVATIONS + 1]
+
+
+cdef inline void _sides(const position_t* pos, action_t a, sides_t* out,
+                        bint entries) noexcept nogil:
+    """The sides the place or overbuild `a` (phase PHASE_TURN) activates for
+    the mover, blind draws included, read from the cells around `a` without
+    applying it. `entries` (a constant where it is inlined) also lists the
+    plantation and market sides for _resolutions.
+
+    Few branches depend on the board: the old jungle tiles' gains come from
+    GAIN_SIDES, which is 0 for every other byte; only the closed cells
+    (the cell's kept _hole_mask) and temples are visited one by one."""
+    cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
+    cdef int d, d2, nb, k, blind = 0, n_pm = 0, holes, temples, idx
+    cdef uint32_t counts
+    cdef int award = 0
+    cdef uint64_t gains
+    cdef uint8_t own, fresh
+    cdef uint8_t v[4]
+    cdef uint8_t fills[3]                           # a closed cell's tile by fill slot (0: blind)
+    cdef const uint8_t* g = pos.grid
+    cdef const uint8_t* mine = SEAT_SIDE[mover]     # the mover's workers facing each way
+    cdef const uint8_t* side
+    own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
+    if kind == ACT_OVERBUILD:
+        own |= COVERING_BIT
+    side = SIDE_TABLE[own]
+    # old jungle tiles: the new tile's sides facing them are activated
+    v[0] = g[cell - GRID_SIZE]
+    v[1] = g[cell + 1]
+    v[2] = g[cell + GRID_SIZE]
+    v[3] = g[cell - 1]
+    gains = (GAIN_SIDES[v[0]] * side[0] + GAIN_SIDES[v[1]] * side[1]
+             + GAIN_SIDES[v[2]] * side[2] + GAIN_SIDES[v[3]] * side[3])
+    if entries:
+        for d in range(4):
+            if is_jungle(v[d]):
+                _entry(v[d], side[d], out.kinds, out.workers, &n_pm)
+    temples = (v[0] == TEMPLE) | ((v[1] == TEMPLE) << 1) | ((v[2] == TEMPLE) << 2) | ((v[3] == TEMPLE) << 3)
+    while temples:
+        d = _lowest_bit(temples)
+        temples &= temples - 1
+        award += _award_change(pos, cell + DELTA[d], d, own, mover)
+    if kind != ACT_PLACE:
+        out.gains = gains
+        out.award = award
+        out.n_pm = n_pm
+        return
+    # closed cells take a display tile or a blind draw, in direction order
+    holes = _frontier_mask(pos, cell)
+    fills[1] = pos.display[0]
+    fills[2] = pos.display[1]
+    while holes:
+        d = _lowest_bit(holes)
+        holes &= holes - 1
+        nb = cell + DELTA[d]
+        k = side[d]
+        idx = pos.deck_pos + blind
+        fills[0] = pos.deck[min(idx, DECK_MAX - 1)] if idx < pos.deck_end else EMPTY
+        fresh = fills[action_fill(a, d)]
+        blind += (action_fill(a, d) == 0) & (idx < pos.deck_end)
+        if entries:
+            _entry(fresh, k, out.kinds, out.workers, &n_pm)
+            for d2 in range(4):
+                _entry(fresh, mine[g[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)],
+                       out.kinds, out.workers, &n_pm)
+        # every seat's tiles facing the new jungle tile (`cell` holds no worker
+        # tile yet: its byte counts 0, like every non-worker byte), and the new one
+        counts = _temple_counts(pos, nb) + SIDE_PACKED[own][d]
+        gains += GAIN_SIDES[fresh] * <uint64_t>((counts >> (8 * mover)) & 0xFF)
+        if fresh == TEMPLE:
+            award += _award_of(counts, mover)
+    out.gains = gains
+    out.award = award
+    out.n_pm = n_pm
+
+
+cdef inline void _preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
     """What the place or overbuild `a` (phase PHASE_TURN) would give the mover,
     without applying it: the outcome of position_apply for the mover's seat,
     blind draws included, and the change of its temple awards now. Costs a
     fraction of an apply: no bookkeeping, no copy, only the cells around `a`.
 
-    Mines, water and sun are summed in one packed word (GAIN_PACKED) and
+    Mines, water and sun are summed in one packed word (GAIN_SIDES) and
     capped once at the end, which gives the same as _collect_gains."""
-    cdef int kind = a & 3, cell = action_cell(a), mover = pos.mover
-    cdef int d, d2, nb, slot, k, ks, blind = 0, n_pm = 0
-    cdef int award = 0
-    cdef uint32_t gains = 0
-    cdef uint8_t own, v, fresh
-    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]        # _entry writes one past the last entry
-    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
-    cdef const seat_t* st = &pos.seats[mover]
-    cdef const uint8_t* mine = SEAT_SIDE[mover]     # the mover's workers facing each way
-    own = <uint8_t>(WORKER_BIT | (mover << 4) | (action_type(a) << 2) | action_rot(a))
-    if kind == ACT_OVERBUILD:
-        own |= COVERING_BIT
-    for d in range(4):
-        nb = cell + DELTA[d]
-        v = pos.grid[nb]
-        k = SIDE_TABLE[own][d]
-        if is_jungle(v):
-            # an old jungle tile: the new tile's side facing it is activated
-            gains += GAIN_PACKED[v] * k
-            _entry(v, k, kinds, workers, &n_pm)
-            if v == TEMPLE:
-                award += _award_change(pos, nb, d, own, mover)
-            continue
-        if kind != ACT_PLACE or not _is_hole(v):
-            continue
-        # a closed cell takes a display tile or a blind draw, in direction order
-        slot = action_fill(a, d)
-        if slot:
-            fresh = pos.display[slot - 1]
-        elif pos.deck_pos + blind < pos.deck_end:
-            fresh = pos.deck[pos.deck_pos + blind]
-            blind += 1
-        else:
-            continue
-        _entry(fresh, k, kinds, workers, &n_pm)
-        ks = k
-        # the mover's other tiles facing the new jungle tile (`cell` holds no
-        # worker tile yet: its byte counts 0, like every non-worker byte)
-        for d2 in range(4):
-            k = mine[pos.grid[nb + DELTA[d2]] * 4 + ((d2 + 2) & 3)]
-            _entry(fresh, k, kinds, workers, &n_pm)
-            ks += k
-        gains += GAIN_PACKED[fresh] * ks
-        if fresh == TEMPLE:
-            award += _award_with(pos, nb, d, own, mover)
-    out.water = <uint8_t>min(8, <int>st.water + <int>((gains >> 8) & 0xFF))
-    out.sun = <uint8_t>min(3, <int>st.sun - (kind == ACT_OVERBUILD) + <int>((gains >> 16) & 0xFF))
-    out.award_change = award
-    if n_pm:
-        out.n_results = <uint8_t>_resolutions(st.cacao, <int>(gains & 0xFF), kinds, workers, n_pm,
-                                              out.result_gold, out.result_cacao)
+    cdef sides_t s
+    cdef const seat_t* st = &pos.seats[pos.mover]
+    _sides(pos, a, &s, True)
+    out.water = <uint8_t>min(8, <int>st.water + _gain_water(s.gains))
+    out.sun = <uint8_t>min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
+    out.award_change = s.award
+    if s.n_pm:
+        out.n_results = <uint8_t>_resolutions(st.cacao, _gain_gold(s.gains), s.kinds, s.workers,
+                                              s.n_pm, out.result_gold, out.result_cacao)
     else:
         # mines, water and sun only: nothing to choose, cacao unchanged
         out.n_results = 1
-        out.result_gold[0] = <uint8_t>(gains & 0xFF)
+        out.result_gold[0] = <uint8_t>_gain_gold(s.gains)
         out.result_cacao[0] = st.cacao
+
+
+cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
+    _preview(pos, a, out)
+
+
+# --- the informed playout policy ------------------------------------------
+
+cdef inline double _best_result(const position_t* pos, action_t a, sides_t* s,
+                                int cacao0) noexcept nogil:
+    """The most gold + 0.5 x cacao kept among the resolution's results
+    (_resolutions) for the sides `s` of `a` (taken without entries) for a seat
+    holding `cacao0`. Selling pays at least 2 gold a cacao, so unless cacao
+    can be lost (more than 5 before selling, with a market) the best result
+    sells all it can at the best prices (_sales' first result); only then are
+    the sides listed and the whole Pareto set taken."""
+    cdef uint8_t gold[MAX_RESULTS]
+    cdef uint8_t cacao[MAX_RESULTS]
+    cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
+    cdef uint64_t markets = s.gains >> 32
+    cdef double best = -1e9, v
+    if markets == 0 or c <= 5:
+        # without a market nothing is sold (no market places)
+        sold = min(c, _market_places(markets))
+        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (min(5, c) - sold)
+    _sides(pos, a, s, True)
+    n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
+    for j in range(n):
+        v = gold[j] + 0.5 * cacao[j]
+        if v > best:
+            best = v
+    return best
+
+
+cdef inline double _place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
+    cdef sides_t s
+    cdef const seat_t* st = &pos.seats[pos.mover]
+    cdef int water, sun
+    _sides(pos, a, &s, False)
+    water = min(8, <int>st.water + _gain_water(s.gains))
+    sun = min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
+    return (st.gold + WATER_VALUES[water] + sun + 0.5 * (awards + s.award)
+            + _best_result(pos, a, &s, st.cacao))
+
+
+cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
+    """The mover's one-step value after the place or overbuild `a` (phase
+    PHASE_TURN), from position_preview: gold + water-track value + sun +
+    0.5 x cacao + 0.5 x temple awards now, the resolution's result with the
+    most gold + 0.5 x cacao counting as chosen. `awards` is the mover's temple
+    awards before `a`. The informed playout's value (and the greedy bot's)."""
+    return _place_value(pos, a, awards)
+
+
+cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
+    """The pending result of the seat to act with the most gold + 0.5 cacao."""
+    cdef int j, best_j = 0
+    cdef double v, best = -1e9
+    for j in range(pos.n_results[0]):
+        v = pos.result_gold[0][j] + 0.5 * pos.result_cacao[0][j]
+        if v > best:
+            best = v
+            best_j = j
+    return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
+
+
+cdef inline bint _drawn_before(const action_t* cand, int j) noexcept nogil:
+    cdef int i
+    for i in range(j):
+        if cand[i] == cand[j]:
+            return True
+    return False
+
+
+cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil:
+    """Play to the end: each place decision takes the best one-step value
+    (position_place_value) among `samples` uniform draws (first drawn wins
+    ties); a resolve decision takes the result with the most gold + 0.5 cacao."""
+    cdef action_t cand[MAX_PLAYOUT_SAMPLES]
+    cdef action_t a
+    cdef double v, best
+    cdef int j
+    cdef bint better
+    if samples > MAX_PLAYOUT_SAMPLES:
+        samples = MAX_PLAYOUT_SAMPLES
+    while pos.phase != PHASE_OVER:
+        if pos.phase == PHASE_RESOLVE:
+            a = _resolve_choice(pos)
+        else:
+            _random_actions(pos, rng, samples, cand)
+            a = cand[0]
+            if samples > 1 and action_kind(a) != ACT_DISCARD:
+                # the temple awards before the action add the same to every
+                # candidate's value (exactly: values are multiples of 0.5)
+                best = -1e300
+                for j in range(samples):
+                    if j and _drawn_before(cand, j):
+                        continue                # same value: it cannot win
+                    v = _place_value(pos, cand[j], 0)
+                    better = v > best           # selects, not branches: unpredictable
+                    a = cand[j] if better else a
+                    best = v if better else best
+        position_apply(pos, a)
 
 
 # --- scoring --------------------------------------------------------------
 
-cdef inline void _temple_counts(const position_t* pos, int temple, int* count) noexcept nogil:
-    """Workers of each seat facing the temple at `temple` (without branches:
-    SIDE_TABLE is 0 for bytes that are not worker tiles)."""
-    cdef int d
-    cdef uint8_t v
-    count[0] = count[1] = count[2] = count[3] = 0
-    for d in range(4):
-        v = pos.grid[temple + DELTA[d]]
-        count[(v >> 4) & 3] += SIDE_TABLE[v][(d + 2) & 3]
+# SIDE_PACKED[b][d]: SIDE_TABLE[b][d] in the byte of b's seat (bits 8 * seat ..),
+# so that one sum counts every seat's workers facing a temple
+cdef uint32_t SIDE_PACKED[256][4]
+
+
+cdef void _init_side_packed() noexcept:
+    cdef int b, d
+    for b in range(256):
+        for d in range(4):
+            SIDE_PACKED[b][d] = <uint32_t>SIDE_TABLE[b][d] << (8 * ((b >> 4) & 3))
+
+
+_init_side_packed()
+
+
+cdef inline uint32_t _temple_counts(const position_t* pos, int temple) noexcept nogil:
+    """Workers of each seat facing the temple at `temple`, one byte per seat
+    (without branches: SIDE_TABLE is 0 for bytes that are not worker tiles)."""
+    cdef const uint8_t* g = pos.grid
+    return (SIDE_PACKED[g[temple - GRID_SIZE]][DIR_S] + SIDE_PACKED[g[temple + 1]][DIR_W]
+            + SIDE_PACKED[g[temple + GRID_SIZE]][DIR_N] + SIDE_PACKED[g[temple - 1]][DIR_E])
 
 
 # A temple's award (RULES.md scoring 1) to a seat with workers there, by how many
@@ -1029,50 +1284,42 @@ AWARD[3][:] = [0, 0, 0, 0, 0]
 AWARD[4][:] = [0, 0, 0, 0, 0]
 
 
-cdef inline int _award_of(const int* count, int seat) noexcept nogil:
-    """The award to `seat` of a temple with `count` workers per seat (unused seats 0)."""
-    cdef int c = count[seat]
-    cdef int greater = (count[0] > c) + (count[1] > c) + (count[2] > c) + (count[3] > c)
-    cdef int equal = (count[0] == c) + (count[1] == c) + (count[2] == c) + (count[3] == c)
+cdef inline int _award_of(uint32_t counts, int seat) noexcept nogil:
+    """The award to `seat` of a temple with `counts` workers per seat (_temple_counts;
+    unused seats 0)."""
+    cdef uint32_t c = (counts >> (8 * seat)) & 0xFF
+    cdef uint32_t c0 = counts & 0xFF, c1 = (counts >> 8) & 0xFF
+    cdef uint32_t c2 = (counts >> 16) & 0xFF, c3 = counts >> 24
+    cdef int greater = (c0 > c) + (c1 > c) + (c2 > c) + (c3 > c)
+    cdef int equal = (c0 == c) + (c1 == c) + (c2 == c) + (c3 == c)
     return AWARD[greater][equal] * (c > 0)
 
 
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
     """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
     cdef int j, s, cell
-    cdef int count[MAX_SEATS]
+    cdef uint32_t counts
     for j in range(pos.n_jungle):
         cell = pos.jungle[j]
         if pos.grid[cell] == TEMPLE:
-            _temple_counts(pos, cell, count)
+            counts = _temple_counts(pos, cell)
             for s in range(pos.n_seats):
-                gold_out[s] += _award_of(count, s)
+                gold_out[s] += _award_of(counts, s)
 
 
-cdef inline int _award_with(const position_t* pos, int temple, int d, uint8_t tile,
-                            int seat) noexcept nogil:
-    """`seat`'s award of the temple at `temple` with `tile` on the cell next to
-    it whose side `d` faces the temple."""
-    cdef int count[MAX_SEATS]
+cdef inline uint32_t _counts_with(const position_t* pos, int temple, int d,
+                                  uint8_t tile) noexcept nogil:
+    """_temple_counts with `tile` on the cell next to the temple whose side `d` faces it."""
     cdef uint8_t old = pos.grid[temple - DELTA[d]]
-    _temple_counts(pos, temple, count)
-    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
-    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
-    return _award_of(count, seat)
+    return _temple_counts(pos, temple) - SIDE_PACKED[old][d] + SIDE_PACKED[tile][d]
 
 
 cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t tile,
                               int seat) noexcept nogil:
     """How `seat`'s award of the temple at `temple` changes when `tile` replaces
     the byte on the cell next to it whose side `d` faces the temple."""
-    cdef int count[MAX_SEATS]
-    cdef int before
-    cdef uint8_t old = pos.grid[temple - DELTA[d]]
-    _temple_counts(pos, temple, count)
-    before = _award_of(count, seat)
-    count[(old >> 4) & 3] -= SIDE_TABLE[old][d]
-    count[(tile >> 4) & 3] += SIDE_TABLE[tile][d]
-    return _award_of(count, seat) - before
+    return (_award_of(_counts_with(pos, temple, d, tile), seat)
+            - _award_of(_temple_counts(pos, temple), seat))
 
 
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:
@@ -1273,10 +1520,13 @@ cdef class CorePosition:
                 self.pos.covered_tile[j] for j in range(self.pos.n_covered)}
 
     def cell(self, x, y):
-        """The grid byte at board (x, y); EMPTY off the grid (x, y: any Python ints)."""
+        """The grid byte at board (x, y), FRONTIER for any placement cell; EMPTY off
+        the grid (x, y: any Python ints)."""
+        cdef uint8_t v
         if not (-GRID_REACH <= x <= GRID_REACH and -GRID_REACH <= y <= GRID_REACH):
             return EMPTY
-        return self.pos.grid[cell_of(x, y)]
+        v = self.pos.grid[cell_of(x, y)]
+        return FRONTIER if _is_frontier(v) else v
 
     def display(self):
         return [self.pos.display[i] for i in range(self.pos.n_display)]

@@ -39,14 +39,15 @@ uniformly and plays the one with the best one-step value for the mover; a
 resolve decision takes the result with the most gold + 0.5 x cacao kept.
 The one-step value is the greedy bot's (bots.py): gold + water-track value +
 sun tokens + 0.5 x cacao + 0.5 x the temple awards the seat would get now.
-For a place or overbuild of the mover it is computed from
-``position_preview`` (the mover's gains read from the cells around the action,
-which is never applied); other actions (resolutions chosen in the tree) are
-applied in place and the bytes they can change restored. The k candidates of a
-playout turn are drawn with one count of the legal actions
-(``position_random_actions``). Both give exactly what applying gives
-(``check_values``), so the search is the same per iteration as before these
-shortcuts, only cheaper (search/README.md, "Where an iteration's time goes").
+For a place or overbuild of the mover it is the engine's
+``position_place_value`` (the mover's gains read from the cells around the
+action, which is never applied); other actions (resolutions chosen in the tree)
+are applied in place and the bytes they can change restored. The playout itself
+is the engine's ``position_playout_informed`` (one compilation unit with the
+rules; the k candidates of a turn are drawn with one count of the legal
+actions). Both give exactly what applying gives (``check_values``), so the
+search is the same per iteration as before these shortcuts, only cheaper
+(search/README.md, "Where an iteration's time goes").
 
 Analysis and reuse: the root's actions, when fixed, can be restricted
 (allow/avoid, ``_prepare_root``) and carry priors (a softmax of the one-step
@@ -67,12 +68,11 @@ from libc.string cimport memcmp, memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport (
-    ACT_DISCARD, ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE,
-    MAX_ACTIONS, MAX_SEATS, PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell,
-    action_kind, action_resolve, action_t, position_apply, position_determinize,
-    position_legal_actions, position_playout, position_preview, position_random_action,
-    position_random_actions, position_result, position_t, position_temple_awards,
-    preview_t, result_t, rng_below, rng_next, rng_seed, rng_t, seat_t, water_value,
+    ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE, MAX_ACTIONS, MAX_SEATS,
+    PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell, action_kind, action_t,
+    position_apply, position_determinize, position_legal_actions, position_place_value,
+    position_playout, position_playout_informed, position_result, position_t,
+    position_temple_awards, result_t, rng_below, rng_seed, rng_t, seat_t, water_value,
 )
 
 cdef extern from *:
@@ -243,18 +243,10 @@ cdef inline int32_t _awards_of(const position_t* pos, int seat) noexcept nogil:
 
 cdef double place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
     """seat_value of the mover after the place or overbuild `a`, from
-    position_preview; `awards` is the mover's temple awards before `a`.
-    Equal to applied_value (tests check it action by action)."""
-    cdef preview_t g
-    cdef const seat_t* st = &pos.seats[pos.mover]
-    cdef double best = -1e9, v
-    cdef int j
-    position_preview(pos, a, &g)
-    for j in range(g.n_results):
-        v = g.result_gold[j] + 0.5 * g.result_cacao[j]
-        if v > best:
-            best = v
-    return st.gold + water_value(g.water) + g.sun + 0.5 * (awards + g.award_change) + best
+    position_preview (the engine's position_place_value); `awards` is the
+    mover's temple awards before `a`. Equal to applied_value (tests check it
+    action by action)."""
+    return position_place_value(pos, a, awards)
 
 
 cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil:
@@ -276,53 +268,12 @@ cdef void action_values_into(position_t* pos, const action_t* acts, int n, int s
             out[i] = applied_value(pos, acts[i], seat, undo)
 
 
-cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
-    """The pending result of the seat to act with the most gold + 0.5 cacao."""
-    cdef int j, best_j = 0
-    cdef double v, best = -1e9
-    for j in range(pos.n_results[0]):
-        v = pos.result_gold[0][j] + 0.5 * pos.result_cacao[0][j]
-        if v > best:
-            best = v
-            best_j = j
-    return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
-
-
-cdef inline bint _drawn_before(const action_t* cand, int j) noexcept nogil:
-    cdef int i
-    for i in range(j):
-        if cand[i] == cand[j]:
-            return True
-    return False
-
-
 cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil:
-    """Play to the end: each place decision takes the best one-step value among
-    `samples` uniform draws (first drawn wins ties); resolve by _resolve_choice."""
-    cdef action_t cand[MAX_SAMPLES]
-    cdef action_t a
-    cdef double v, best
-    cdef int j
-    if samples > MAX_SAMPLES:
-        samples = MAX_SAMPLES
-    while pos.phase != PHASE_OVER:
-        if pos.phase == PHASE_RESOLVE:
-            a = _resolve_choice(pos)
-        else:
-            position_random_actions(pos, rng, samples, cand)
-            a = cand[0]
-            if samples > 1 and action_kind(a) != ACT_DISCARD:
-                # the temple awards before the action add the same to every
-                # candidate's value (exactly: values are multiples of 0.5)
-                best = place_value(pos, a, 0)
-                for j in range(1, samples):
-                    if _drawn_before(cand, j):
-                        continue                # same value: it cannot win
-                    v = place_value(pos, cand[j], 0)
-                    if v > best:
-                        best = v
-                        a = cand[j]
-        position_apply(pos, a)
+    """Play to the end with the engine's informed playout policy: each place
+    decision takes the best one-step value (place_value) among `samples`
+    uniform draws (first drawn wins ties); resolve decisions take the result
+    with the most gold + 0.5 cacao. (`undo` is not needed.)"""
+    position_playout_informed(pos, rng, samples)
 
 
 # --- the tree -----------------------------------------------------------------
