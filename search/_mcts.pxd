@@ -70,6 +70,7 @@ ctypedef struct tree_t:
     int32_t n_nodes
     int32_t capacity
     int32_t max_nodes               # the pool never grows beyond this
+    int32_t relayout_at             # tree_run lays the pool out again at this many nodes
     uint64_t iterations
     double gold_sum[MAX_SEATS]      # final gold per seat, summed over iterations since (re)rooting
     # the root's actions when they are the same in every determinization

@@ -125,6 +125,7 @@ cdef enum:
     LOG_TABLE_SIZE = 65536
     N_NEAR = 13
     INITIAL_NODES = 4096
+    RELAYOUT_NODES = 8192   # smaller trees stay in the caches as they are
     INITIAL_SLOTS = 64
     REROOT_SAMPLES = 16     # determinizations that vouch for a re-rooted root's children
 
@@ -388,6 +389,7 @@ cdef void _restart_counts(tree_t* t) noexcept nogil:
     t.gold_n = 0
     t.n_slots = 0
     t.cur_slot = -1
+    t.relayout_at = 0
     for i in range(MAX_SEATS):
         t.gold_sum[i] = 0.0
 
@@ -780,10 +782,63 @@ cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
     return 0
 
 
+cdef void _relayout(tree_t* t) noexcept nogil:
+    """Copy the node pool in breadth-first order, each node's children side by
+    side, so that the child look-up (_map_children) walks memory in order
+    instead of chasing siblings scattered over a pool larger than the caches.
+    Sibling order and every statistic stay, so the search is unchanged; the
+    node indices in root_child and slot_node follow. Skipped when memory is
+    short."""
+    cdef int32_t n = t.n_nodes, head = 0, count = 1, c, j
+    cdef int i
+    cdef int32_t* new_of = <int32_t*>malloc(n * sizeof(int32_t))
+    cdef int32_t* old_of = <int32_t*>malloc(n * sizeof(int32_t))
+    cdef node_t* pool = <node_t*>malloc(t.capacity * sizeof(node_t))
+    cdef node_t* nd
+    if new_of != NULL and old_of != NULL and pool != NULL:
+        old_of[0] = 0
+        new_of[0] = 0
+        while head < count:
+            c = t.nodes[old_of[head]].first_child
+            while c >= 0 and count < n:
+                old_of[count] = c
+                new_of[c] = count
+                count += 1
+                c = t.nodes[c].next_sibling
+            head += 1
+        if count == n:                      # every node is reachable from the root
+            for j in range(n):
+                nd = &pool[j]
+                nd[0] = t.nodes[old_of[j]]
+                if nd.first_child >= 0:
+                    nd.first_child = new_of[nd.first_child]
+                if nd.next_sibling >= 0:
+                    nd.next_sibling = new_of[nd.next_sibling]
+            if t.root_fixed:
+                for i in range(t.n_root):
+                    if t.root_child[i] >= 0:
+                        t.root_child[i] = new_of[t.root_child[i]]
+            for i in range(t.n_slots):
+                if t.slot_node[i] >= 0:
+                    t.slot_node[i] = new_of[t.slot_node[i]]
+            free(t.nodes)
+            t.nodes = pool
+            pool = NULL
+    free(new_of)
+    free(old_of)
+    free(pool)
+
+
 cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
                   const int* stop) noexcept nogil:
-    """Iterate until the budget (iterations, deadline > 0, *stop != 0) ends."""
+    """Iterate until the budget (iterations, deadline > 0, *stop != 0) ends.
+    Each time the tree doubles (from RELAYOUT_NODES nodes on) its pool is laid
+    out again (_relayout)."""
     while True:
+        if t.n_nodes >= t.relayout_at:
+            if t.n_nodes >= RELAYOUT_NODES:
+                _relayout(t)
+            t.relayout_at = max(2 * t.n_nodes, RELAYOUT_NODES)
         if t.iterations >= max_iterations:
             return STOP_ITERATIONS
         if stop != NULL and cacao_load_flag(stop):

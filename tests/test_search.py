@@ -352,6 +352,23 @@ def test_inner_widening_tries_fewer_actions_below_the_root():
     assert 0 < widened < plain / 2
 
 
+def test_a_tree_laid_out_again_keeps_every_node_and_its_statistics():
+    # 20,000 iterations: the pool is laid out again at 8,192 and 16,384 nodes
+    position = played(2, 5, 6)
+    tree = _mcts.Tree()
+    tree.reset(position.core, observer=position.to_act, known_hands=0, seed=3)
+    tree.run(20000)
+    reached, stack = 1, [([], tree.root_stats()[0])]
+    while stack:
+        path, visits = stack.pop()
+        children = tree.children(path)
+        reached += len(children)
+        if children:     # a node's visits: its children's, plus the one that expanded it
+            assert visits - 1 <= sum(child[2] for child in children) <= visits
+        stack.extend((path + [child[0]], child[2]) for child in children)
+    assert reached == tree.nodes == 20001
+
+
 def test_bad_limits_are_refused():
     for bad in ({"iterations": 0}, {"time_s": -1}, {"threads": 0}, {"playout": "psychic"},
                 {"algorithm": "alphabeta"}, {"temperature": -1}, {"samples": 0},
