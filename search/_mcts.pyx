@@ -564,7 +564,7 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
     """One determinize-select-expand-playout-backpropagate pass; -1: out of memory."""
     cdef position_t* s = &t.work
     cdef int32_t node = 0, child
-    cdef int depth = 0, n, i, u, r, seat
+    cdef int depth = 0, n, i, u, r, seat, width
     cdef const action_t* acts
     cdef int32_t* child_of
     memcpy(s, &t.root, sizeof(position_t))
@@ -578,6 +578,7 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             n = t.n_root
             if t.cfg.widen > 0:
                 n = _root_width(t)
+            width = n
         else:
             if t.cfg.flat and node != 0:
                 break
@@ -585,13 +586,13 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             _map_children(t, node, n)
             acts = t.legal
             child_of = t.child_of
+            width = _inner_width(t, node) if t.cfg.widen_inner > 0 else n
         seat = s.to_act
         u = 0
         for i in range(n):
             if child_of[i] < 0:
                 u += 1
-        if u > 0 and (u == n or child_of != t.child_of or t.cfg.widen_inner <= 0
-                      or n - u < _inner_width(t, node)):
+        if u > 0 and (u == n or n - u < width):     # expand, else select among the tried
             i = _pick_untried(t, s, acts, child_of, n, u, seat)
             child = _new_node(t, node, acts[i], seat)
             if child == -1:
