@@ -46,8 +46,8 @@ ctypedef struct config_t:
     int expand_samples      # >1: expand the best of this many untried actions by one-step value
     double widen            # >0: the root considers only its ceil(widen * sqrt(visits)) best
                             # actions by one-step value (progressive widening)
-    double widen_inner      # >0: a node below the root expands a new child only while it has
-                            # fewer than widen_inner * sqrt(visits) + 1 children tried
+    double widen_inner      # >0: a node below the root expands a new child only while fewer
+                            # than widen_inner * sqrt(visits) + 1 of the legal actions are tried
 
 # One tree node: the information set reached by `action` from its parent.
 # Values are sums over the playouts through the node, per seat.

@@ -592,7 +592,7 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         for i in range(n):
             if child_of[i] < 0:
                 u += 1
-        if u > 0 and (u == n or n - u < width):     # expand, else select among the tried
+        if u > 0 and n - u < width:         # expand, else select among the tried
             i = _pick_untried(t, s, acts, child_of, n, u, seat)
             child = _new_node(t, node, acts[i], seat)
             if child == -1:
