@@ -50,16 +50,25 @@ ctypedef struct config_t:
                             # than widen_inner * sqrt(visits) + 1 of the legal actions are tried
 
 # One tree node: the information set reached by `action` from its parent.
-# Values are sums over the playouts through the node, per seat.
+# Values are sums over the playouts through the node, per seat. A node's
+# children are a block of edges in the tree's edge pool, oldest first; a block
+# of 16 slots or more is followed by a hash index from code to child, so that
+# the child look-up costs one probe per legal action however many children
+# the node has gathered over the determinizations.
 ctypedef struct node_t:
     action_t action
-    int32_t first_child     # -1: none; children form a singly linked list
-    int32_t next_sibling
+    int32_t edges           # the node's block in the edge pool (-1: no children yet)
+    int32_t n_children      # the block has max(4, next power of two) slots
     uint32_t visits
     uint32_t avail          # times the node's action was legal when its parent was selected from
     uint32_t seat           # the seat that chose `action`
     double win[MAX_SEATS]       # win share (shared wins split)
     double margin[MAX_SEATS]    # final gold minus the best other seat's final gold
+
+# One child of a node: its action code beside its index in the node pool.
+ctypedef struct edge_t:
+    action_t action
+    int32_t node
 
 ctypedef struct tree_t:
     config_t cfg
@@ -71,6 +80,9 @@ ctypedef struct tree_t:
     int32_t capacity
     int32_t max_nodes               # the pool never grows beyond this
     int32_t relayout_at             # tree_run lays the pool out again at this many nodes
+    edge_t* edges                   # edge pool: every node's block of children
+    int32_t n_edges                 # edge slots handed out (a grown block leaves its old one)
+    int32_t edge_capacity
     uint64_t iterations
     double gold_sum[MAX_SEATS]      # final gold per seat, summed over iterations since (re)rooting
     # the root's actions when they are the same in every determinization

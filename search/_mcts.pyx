@@ -56,13 +56,20 @@ child in a slot array of ``tree_t`` (so ``node_t`` stays 88 bytes). A kept tree
 is continued from a descendant by ``Tree.reroot``: ``_compact_from`` copies
 that node's subtree into a fresh pool with the node as the root.
 
+Memory: nodes live in one pool; a node's children are a block of the edge
+pool (each child's code beside its index), and a block of 16 slots or more
+carries a hash index, so looking up the current determinization's legal
+actions among a node's children costs one probe per action, however many
+children the node has gathered. Each time the tree doubles, both pools are
+copied breadth-first (``_relayout``) so that siblings sit side by side.
+
 Threads: the loop runs without the GIL and touches only its own ``tree_t``.
 Root-parallel search (one tree per thread, statistics merged at the root) lives
 in the Python layer (``cacaoai.search``).
 """
 
 from libc.math cimport exp, log, sqrt
-from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -125,6 +132,9 @@ cdef enum:
     LOG_TABLE_SIZE = 65536
     N_NEAR = 13
     INITIAL_NODES = 4096
+    INITIAL_EDGES = 8192
+    MIN_BLOCK = 4           # edge slots of a node's first block of children
+    INDEXED_FROM = 16       # a block of this many slots or more carries a hash index
     RELAYOUT_NODES = 8192   # smaller trees stay in the caches as they are
     INITIAL_SLOTS = 64
     REROOT_SAMPLES = 16     # determinizations that vouch for a re-rooted root's children
@@ -394,11 +404,86 @@ cdef void _restart_counts(tree_t* t) noexcept nogil:
         t.gold_sum[i] = 0.0
 
 
+cdef inline uint32_t _hash(action_t a, uint32_t mask) noexcept nogil:
+    return ((a * <uint32_t>2654435761u) >> 11) & mask
+
+
+cdef inline int32_t _block_size(int32_t n) noexcept nogil:
+    """Edge slots of a block for n children: MIN_BLOCK, then doubling."""
+    cdef int32_t size = MIN_BLOCK
+    while size < n:
+        size <<= 1
+    return size
+
+
+cdef inline int32_t _block_span(int32_t size) noexcept nogil:
+    """Edges a block of `size` slots takes in the pool: from INDEXED_FROM
+    slots on, the block is followed by its index, 2 x size edges used as an
+    open-addressing table from code to child (node -1: empty)."""
+    return size if size < INDEXED_FROM else 3 * size
+
+
+cdef inline void _index_put(edge_t* block, int32_t size, action_t a, int32_t node) noexcept nogil:
+    cdef edge_t* index = block + size
+    cdef uint32_t mask = 2 * size - 1
+    cdef uint32_t h = _hash(a, mask)
+    while index[h].node >= 0:
+        h = (h + 1) & mask
+    index[h].action = a
+    index[h].node = node
+
+
+cdef void _index_block(edge_t* block, int32_t size, int32_t n) noexcept nogil:
+    """Fill the index of a block of `size` slots from its first n edges."""
+    cdef int32_t i
+    for i in range(2 * size):
+        block[size + i].node = -1
+    for i in range(n):
+        _index_put(block, size, block[i].action, block[i].node)
+
+
+cdef inline int32_t _index_get(const edge_t* block, int32_t size, action_t a) noexcept nogil:
+    """The child for code `a` from an indexed block's table, or -1."""
+    cdef const edge_t* index = block + size
+    cdef uint32_t mask = 2 * size - 1
+    cdef uint32_t h = _hash(a, mask)
+    while index[h].node >= 0:
+        if index[h].action == a:
+            return index[h].node
+        h = (h + 1) & mask
+    return -1
+
+
+cdef int32_t _edge_block(tree_t* t, int32_t size) noexcept nogil:
+    """Hand out `size` edge slots at the end of the edge pool; -1 when out of memory."""
+    cdef int64_t cap = t.edge_capacity
+    cdef int32_t at
+    cdef edge_t* grown
+    if t.n_edges + <int64_t>size > cap:
+        if cap < MIN_BLOCK:
+            cap = MIN_BLOCK
+        while t.n_edges + <int64_t>size > cap:
+            cap *= 2
+        if cap > INT32_MAX:
+            return -1
+        grown = <edge_t*>realloc(t.edges, cap * sizeof(edge_t))
+        if grown == NULL:
+            return -1
+        t.edges = grown
+        t.edge_capacity = <int32_t>cap
+    at = t.n_edges
+    t.n_edges += size
+    return at
+
+
 cdef int32_t _new_node(tree_t* t, int32_t parent, action_t a, int seat) noexcept nogil:
-    """Append a child to `parent`; -1 when out of memory, -2 when the pool is full."""
+    """Add a child to `parent` (or the root, parent -1); -1 when out of memory,
+    -2 when the pool is full. A full block of children moves to one twice its
+    size at the end of the edge pool."""
     cdef node_t* grown
     cdef node_t* nd
-    cdef int32_t idx, cap
+    cdef edge_t* block
+    cdef int32_t idx, cap, n = 0, at, size
     if t.n_nodes >= t.max_nodes:
         return -2
     if t.n_nodes == t.capacity:
@@ -411,56 +496,90 @@ cdef int32_t _new_node(tree_t* t, int32_t parent, action_t a, int seat) noexcept
         t.nodes = grown
         t.capacity = cap
     idx = t.n_nodes
+    if parent >= 0:
+        nd = &t.nodes[parent]
+        n = nd.n_children
+        size = _block_size(n + 1)
+        if n == 0 or size > _block_size(n):
+            at = _edge_block(t, _block_span(size))
+            if at < 0:
+                return -1
+            if n > 0:
+                memcpy(&t.edges[at], &t.edges[nd.edges], n * sizeof(edge_t))
+            nd.edges = at
+        block = &t.edges[nd.edges]
+        block[n].action = a
+        block[n].node = idx
+        nd.n_children = n + 1
+        if size >= INDEXED_FROM:
+            if size > _block_size(n):
+                _index_block(block, size, n + 1)
+            else:
+                _index_put(block, size, a, idx)
     t.n_nodes += 1
     nd = &t.nodes[idx]
     memset(nd, 0, sizeof(node_t))
     nd.action = a
-    nd.first_child = -1
+    nd.edges = -1
     nd.seat = <uint32_t>seat
     nd.avail = 1
-    if parent >= 0:
-        nd.next_sibling = t.nodes[parent].first_child
-        t.nodes[parent].first_child = idx
-    else:
-        nd.next_sibling = -1
     return idx
 
 
-cdef inline uint32_t _hash(action_t a, uint32_t mask) noexcept nogil:
-    return ((a * <uint32_t>2654435761u) >> 11) & mask
+cdef int32_t _child_by_code(const tree_t* t, int32_t node, action_t a) noexcept nogil:
+    """The child of `node` reached by `a`, or -1."""
+    cdef const node_t* nd = &t.nodes[node]
+    cdef int32_t j
+    for j in range(nd.n_children):
+        if t.edges[nd.edges + j].action == a:
+            return t.edges[nd.edges + j].node
+    return -1
+
+
+cdef inline void _table_put(tree_t* t, uint32_t mask, action_t key, int32_t value) noexcept nogil:
+    cdef uint32_t h = _hash(key, mask)
+    while t.table_stamp[h] == t.stamp:
+        h = (h + 1) & mask
+    t.table_stamp[h] = t.stamp
+    t.table_key[h] = key
+    t.table_value[h] = value
+
+
+cdef inline int32_t _table_get(const tree_t* t, uint32_t mask, action_t key) noexcept nogil:
+    cdef uint32_t h = _hash(key, mask)
+    while t.table_stamp[h] == t.stamp:
+        if t.table_key[h] == key:
+            return t.table_value[h]
+        h = (h + 1) & mask
+    return -1
 
 
 cdef void _map_children(tree_t* t, int32_t node, int n) noexcept nogil:
-    """child_of[i] = the child of `node` for legal[i], or -1."""
-    cdef uint32_t size = 64, mask, h
-    cdef int i
-    cdef int32_t c
-    cdef action_t a
-    while size < <uint32_t>(2 * n):
-        size <<= 1
-    mask = size - 1
+    """child_of[i] = the child of `node` for legal[i], or -1: each legal
+    action is looked up in the block's own index when it has one, else in a
+    small table of the few children's codes built for this call."""
+    cdef const node_t* nd = &t.nodes[node]
+    cdef const edge_t* e
+    cdef int i, k = nd.n_children
+    cdef int32_t size = _block_size(k)
+    cdef uint32_t mask = 2 * INDEXED_FROM - 1     # holds the codes of up to INDEXED_FROM / 2 children
+    if k == 0:
+        for i in range(n):
+            t.child_of[i] = -1
+        return
+    e = &t.edges[nd.edges]
+    if size >= INDEXED_FROM:
+        for i in range(n):
+            t.child_of[i] = _index_get(e, size, t.legal[i])
+        return
     t.stamp += 1
     if t.stamp == 0:
         memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
         t.stamp = 1
+    for i in range(k):
+        _table_put(t, mask, e[i].action, e[i].node)
     for i in range(n):
-        t.child_of[i] = -1
-        h = _hash(t.legal[i], mask)
-        while t.table_stamp[h] == t.stamp:
-            h = (h + 1) & mask
-        t.table_stamp[h] = t.stamp
-        t.table_key[h] = t.legal[i]
-        t.table_value[h] = i
-    c = t.nodes[node].first_child
-    while c >= 0:
-        a = t.nodes[c].action
-        h = _hash(a, mask)
-        while t.table_stamp[h] == t.stamp:
-            if t.table_key[h] == a:
-                t.child_of[t.table_value[h]] = c
-                break
-            h = (h + 1) & mask
-        c = t.nodes[c].next_sibling
+        t.child_of[i] = _table_get(t, mask, t.legal[i])
 
 
 cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept nogil:
@@ -631,25 +750,72 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
 cdef bint _keeps_every_root_child(tree_t* t) noexcept nogil:
     """True when every child of node 0 stays a root child (and root_child then
     maps them): not a fixed root, or every child's action among root_actions."""
-    cdef int i, mapped = 0, children = 0
-    cdef int32_t c = t.nodes[0].first_child
+    cdef int i, mapped = 0
     if not t.root_fixed:
         return True
-    while c >= 0:
-        children += 1
-        c = t.nodes[c].next_sibling
     memcpy(t.legal, t.root_actions, t.n_root * sizeof(action_t))
     _map_children(t, 0, t.n_root)
     for i in range(t.n_root):
         t.root_child[i] = t.child_of[i]
         if t.child_of[i] >= 0:
             mapped += 1
-    return mapped == children
+    return mapped == t.nodes[0].n_children
 
 
 cdef inline bint _uses_display(action_t a) noexcept nogil:
     """A placement that fills jungle spaces from display slots."""
     return action_kind(a) == ACT_PLACE and (a >> 18) != 0
+
+
+cdef int _rebuild(tree_t* t, const int32_t* old_of, const int32_t* parent, int32_t count,
+                  int32_t cap, int32_t min_edges) noexcept nogil:
+    """Replace the pools by `count` nodes: new node j is old node old_of[j], a
+    child of new node parent[j] (parent[0] = -1, parent[j] < j), and siblings
+    newest first are in the order of their new indices. The node pool gets
+    room for `cap` nodes, the edge pool for at least `min_edges` edges.
+    Returns 0, or -1 when out of memory (nothing changed)."""
+    cdef node_t* pool = <node_t*>malloc(cap * sizeof(node_t))
+    cdef edge_t* edges
+    cdef node_t* nd
+    cdef int64_t total = 0, room
+    cdef int32_t j, size
+    if pool == NULL:
+        return -1
+    for j in range(count):
+        pool[j] = t.nodes[old_of[j]]
+        pool[j].edges = -1
+        pool[j].n_children = 0
+    for j in range(1, count):
+        pool[parent[j]].n_children += 1
+    for j in range(count):
+        if pool[j].n_children > 0:
+            pool[j].edges = <int32_t>total
+            total += _block_span(_block_size(pool[j].n_children))
+    room = total if total > min_edges else min_edges
+    edges = <edge_t*>malloc(room * sizeof(edge_t)) if room <= INT32_MAX else NULL
+    if edges == NULL:
+        free(pool)
+        return -1
+    for j in range(count):
+        pool[j].n_children = 0
+    for j in range(count - 1, 0, -1):   # each block holds its children oldest first
+        nd = &pool[parent[j]]
+        edges[nd.edges + nd.n_children].action = pool[j].action
+        edges[nd.edges + nd.n_children].node = j
+        nd.n_children += 1
+    for j in range(count):
+        size = _block_size(pool[j].n_children)
+        if pool[j].n_children > 0 and size >= INDEXED_FROM:
+            _index_block(&edges[pool[j].edges], size, pool[j].n_children)
+    free(t.nodes)
+    free(t.edges)
+    t.nodes = pool
+    t.n_nodes = count
+    t.capacity = cap
+    t.edges = edges
+    t.n_edges = <int32_t>total
+    t.edge_capacity = <int32_t>room
+    return 0
 
 
 cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
@@ -669,11 +835,10 @@ cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
     unchanged)."""
     cdef int32_t* old_of = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
     cdef int32_t* parent = <int32_t*>malloc(t.n_nodes * sizeof(int32_t))
-    cdef node_t* pool
     cdef node_t* nd
     cdef node_t* c
     cdef int32_t count = 1, j, ch, cap
-    cdef int i, k, r, n, n_seats = t.root.n_seats
+    cdef int i, k, r, n, m, n_seats = t.root.n_seats
     cdef uint8_t* mark
     cdef node_t dropped
     if old_of == NULL or parent == NULL:
@@ -687,15 +852,14 @@ cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
     memset(&dropped, 0, sizeof(node_t))
     old_of[0] = top
     parent[0] = -1
+    nd = &t.nodes[top]
     if t.root_fixed:
-        ch = t.nodes[top].first_child
-        while ch >= 0:                          # every child's statistics ...
-            c = &t.nodes[ch]
+        for m in range(nd.n_children - 1, -1, -1):     # every child's statistics ...
+            c = &t.nodes[t.edges[nd.edges + m].node]
             dropped.visits += c.visits
             for k in range(n_seats):
                 dropped.win[k] += c.win[k]
                 dropped.margin[k] += c.margin[k]
-            ch = c.next_sibling
         memcpy(t.legal, t.root_actions, t.n_root * sizeof(action_t))
         _map_children(t, top, t.n_root)
         for i in range(t.n_root):
@@ -725,8 +889,8 @@ cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
             for i in range(n):
                 if t.child_of[i] >= 0:
                     mark[t.child_of[i]] = 1
-        ch = t.nodes[top].first_child
-        while ch >= 0:
+        for m in range(nd.n_children - 1, -1, -1):
+            ch = t.edges[nd.edges + m].node
             c = &t.nodes[ch]
             if mark[ch] and not (drawn and _uses_display(c.action)):
                 old_of[count] = ch
@@ -737,36 +901,26 @@ cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
                 for k in range(n_seats):
                     dropped.win[k] += c.win[k]
                     dropped.margin[k] += c.margin[k]
-            ch = c.next_sibling
         free(mark)
         j = 1
     else:
         j = 0
-    while j < count:
-        ch = t.nodes[old_of[j]].first_child
-        while ch >= 0:
-            old_of[count] = ch
+    while j < count:                            # breadth first, siblings newest first
+        nd = &t.nodes[old_of[j]]
+        for m in range(nd.n_children - 1, -1, -1):
+            old_of[count] = t.edges[nd.edges + m].node
             parent[count] = j
             count += 1
-            ch = t.nodes[ch].next_sibling
         j += 1
     cap = count if count > INITIAL_NODES else INITIAL_NODES
     if cap > t.max_nodes and count <= t.max_nodes:
         cap = t.max_nodes
-    pool = <node_t*>malloc(cap * sizeof(node_t))
-    if pool == NULL:
-        free(old_of)
-        free(parent)
+    r = _rebuild(t, old_of, parent, count, cap, INITIAL_EDGES)
+    free(old_of)
+    free(parent)
+    if r < 0:
         return -1
-    for j in range(count):
-        pool[j] = t.nodes[old_of[j]]
-        pool[j].first_child = -1
-        pool[j].next_sibling = -1
-    for j in range(count - 1, 0, -1):           # head insertion from the back keeps the order
-        nd = &pool[parent[j]]
-        pool[j].next_sibling = nd.first_child
-        nd.first_child = j
-    nd = &pool[0]
+    nd = &t.nodes[0]
     nd.action = 0
     nd.seat = <uint32_t>-1
     nd.avail = 1
@@ -774,47 +928,40 @@ cdef int _compact_from(tree_t* t, int32_t top, bint drawn) noexcept nogil:
     for k in range(n_seats):
         nd.win[k] -= dropped.win[k]
         nd.margin[k] -= dropped.margin[k]
-    free(t.nodes)
-    t.nodes = pool
-    t.n_nodes = count
-    t.capacity = cap
-    free(old_of)
-    free(parent)
     return 0
 
 
 cdef void _relayout(tree_t* t) noexcept nogil:
     """Copy the node pool in breadth-first order, each node's children side by
-    side, so that the child look-up (_map_children) walks memory in order
-    instead of chasing siblings scattered over a pool larger than the caches.
+    side, and the edge pool without the blocks left by growth, so that the
+    child look-up (_map_children) and selection (_select, which reads every
+    child legal now) walk memory in order instead of jumping over pools
+    larger than the caches.
     Sibling order and every statistic stay, so the search is unchanged; the
     node indices in root_child and slot_node follow. Skipped when memory is
     short."""
-    cdef int32_t n = t.n_nodes, head = 0, count = 1, c, j
-    cdef int i
+    cdef int32_t n = t.n_nodes, head = 0, count = 1, c
+    cdef int i, m
     cdef int32_t* new_of = <int32_t*>malloc(n * sizeof(int32_t))
     cdef int32_t* old_of = <int32_t*>malloc(n * sizeof(int32_t))
-    cdef node_t* pool = <node_t*>malloc(t.capacity * sizeof(node_t))
+    cdef int32_t* parent = <int32_t*>malloc(n * sizeof(int32_t))
     cdef node_t* nd
-    if new_of != NULL and old_of != NULL and pool != NULL:
+    if new_of != NULL and old_of != NULL and parent != NULL:
         old_of[0] = 0
         new_of[0] = 0
+        parent[0] = -1
         while head < count:
-            c = t.nodes[old_of[head]].first_child
-            while c >= 0 and count < n:
+            nd = &t.nodes[old_of[head]]
+            for m in range(nd.n_children - 1, -1, -1):
+                c = t.edges[nd.edges + m].node
+                if count == n:
+                    break
                 old_of[count] = c
                 new_of[c] = count
+                parent[count] = head
                 count += 1
-                c = t.nodes[c].next_sibling
             head += 1
-        if count == n:                      # every node is reachable from the root
-            for j in range(n):
-                nd = &pool[j]
-                nd[0] = t.nodes[old_of[j]]
-                if nd.first_child >= 0:
-                    nd.first_child = new_of[nd.first_child]
-                if nd.next_sibling >= 0:
-                    nd.next_sibling = new_of[nd.next_sibling]
+        if count == n and _rebuild(t, old_of, parent, n, t.capacity, t.edge_capacity) == 0:
             if t.root_fixed:
                 for i in range(t.n_root):
                     if t.root_child[i] >= 0:
@@ -822,12 +969,9 @@ cdef void _relayout(tree_t* t) noexcept nogil:
             for i in range(t.n_slots):
                 if t.slot_node[i] >= 0:
                     t.slot_node[i] = new_of[t.slot_node[i]]
-            free(t.nodes)
-            t.nodes = pool
-            pool = NULL
     free(new_of)
     free(old_of)
-    free(pool)
+    free(parent)
 
 
 cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
@@ -953,6 +1097,8 @@ cdef class Tree:
         memset(&self.t, 0, sizeof(tree_t))
         self.t.nodes = <node_t*>malloc(INITIAL_NODES * sizeof(node_t))
         self.t.capacity = INITIAL_NODES
+        self.t.edges = <edge_t*>malloc(INITIAL_EDGES * sizeof(edge_t))
+        self.t.edge_capacity = INITIAL_EDGES
         self.t.legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
         self.t.child_of = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
         self.t.root_actions = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
@@ -966,7 +1112,7 @@ cdef class Tree:
         self.t.slot_node = <int32_t*>malloc(INITIAL_SLOTS * sizeof(int32_t))
         self.t.slot_gold = <double*>malloc(INITIAL_SLOTS * sizeof(double))
         self.t.slot_gold_n = <uint32_t*>malloc(INITIAL_SLOTS * sizeof(uint32_t))
-        if (self.t.nodes == NULL or self.t.legal == NULL or self.t.child_of == NULL
+        if (self.t.nodes == NULL or self.t.edges == NULL or self.t.legal == NULL or self.t.child_of == NULL
                 or self.t.root_prior == NULL or self.t.slot_node == NULL
                 or self.t.slot_gold == NULL or self.t.slot_gold_n == NULL
                 or self.t.root_actions == NULL or self.t.root_child == NULL
@@ -977,6 +1123,7 @@ cdef class Tree:
 
     def __dealloc__(self):
         free(self.t.nodes)
+        free(self.t.edges)
         free(self.t.legal)
         free(self.t.child_of)
         free(self.t.root_actions)
@@ -1023,6 +1170,7 @@ cdef class Tree:
         t.root = core.pos
         _restart_counts(t)
         t.n_nodes = 0
+        t.n_edges = 0
         _new_node(t, -1, 0, -1)
         self._prepare(allow, avoid)
 
@@ -1050,7 +1198,7 @@ cdef class Tree:
         jungle tiles were drawn since), iterations and gold counts start again.
         Returns False, leaving the tree unchanged, when it has no such node."""
         cdef tree_t* t = &self.t
-        cdef int32_t node = 0, c
+        cdef int32_t node = 0
         cdef int rc
         cdef bint drawn
         if t.n_nodes == 0:
@@ -1060,12 +1208,9 @@ cdef class Tree:
         if core.pos.n_seats != t.root.n_seats:
             raise ValueError("the position has another number of players")
         for code in path:
-            c = t.nodes[node].first_child
-            while c >= 0 and t.nodes[c].action != <action_t>code:
-                c = t.nodes[c].next_sibling
-            if c < 0:
+            node = _child_by_code(t, node, <action_t>code)
+            if node < 0:
                 return False
-            node = c
         drawn = t.root.deck_end - t.root.deck_pos != core.pos.deck_end - core.pos.deck_pos
         rng_seed(&t.rng, seed)
         t.root = core.pos
@@ -1078,14 +1223,21 @@ cdef class Tree:
         return True
 
     def compact(self):
-        """Shrink the node pool to the nodes in use (for a tree kept for later)."""
+        """Shrink the node and edge pools to what is in use (for a tree kept for later)."""
         cdef node_t* pool
+        cdef edge_t* edges
         cdef int32_t cap = self.t.n_nodes if self.t.n_nodes > 0 else 1
         if cap < self.t.capacity:
             pool = <node_t*>realloc(self.t.nodes, cap * sizeof(node_t))
             if pool != NULL:
                 self.t.nodes = pool
                 self.t.capacity = cap
+        cap = self.t.n_edges if self.t.n_edges > 0 else 1
+        if cap < self.t.edge_capacity:
+            edges = <edge_t*>realloc(self.t.edges, cap * sizeof(edge_t))
+            if edges != NULL:
+                self.t.edges = edges
+                self.t.edge_capacity = cap
 
     def run(self, long long max_iterations=-1, double deadline=0.0, StopFlag stop=None):
         """Iterate until `max_iterations` (total, < 0: no limit), `deadline`
@@ -1102,8 +1254,9 @@ cdef class Tree:
         return self.t.n_nodes
 
     def memory_bytes(self):
-        """Bytes this tree holds: the node pool (capacity) and the buffers."""
-        return (self.t.capacity * sizeof(node_t) + sizeof(tree_t)
+        """Bytes this tree holds: the node and edge pools (capacity) and the buffers."""
+        return (self.t.capacity * sizeof(node_t) + self.t.edge_capacity * sizeof(edge_t)
+                + sizeof(tree_t)
                 + MAX_ACTIONS * (2 * sizeof(action_t) + 2 * sizeof(int32_t) + sizeof(double))
                 + self.t.slot_capacity * (sizeof(int32_t) + sizeof(double) + sizeof(uint32_t))
                 + 2 * MAX_ACTIONS * (2 * sizeof(uint32_t) + sizeof(int32_t)) + TAIL_BYTES)
@@ -1131,17 +1284,14 @@ cdef class Tree:
         since the tree was (re)rooted."""
         cdef tree_t* t = &self.t
         cdef int i
-        cdef int32_t c
         out = []
         if t.root_fixed:
             for i in range(t.n_root):
                 if t.root_child[i] >= 0:
                     out.append(self._child(t.root_child[i], t.root_prior[i]))
         else:
-            c = t.nodes[0].first_child
-            while c >= 0:
-                out.append(self._child(c, None))
-                c = t.nodes[c].next_sibling
+            for i in range(t.nodes[0].n_children - 1, -1, -1):     # newest first
+                out.append(self._child(t.edges[t.nodes[0].edges + i].node, None))
         return out
 
     cdef _child(self, int32_t c, prior):
@@ -1161,23 +1311,21 @@ cdef class Tree:
 
     def children(self, path=()):
         """Children of the node reached from the root by the action codes in
-        `path`: [(code, seat, visits, avail, win sums, margin sums)], or []."""
-        cdef int32_t node = 0, c
-        n = self.t.root.n_seats
+        `path`, newest first: [(code, seat, visits, avail, win sums, margin
+        sums)], or []."""
+        cdef tree_t* t = &self.t
+        cdef int32_t node = 0, m
+        cdef node_t* nd
+        n = t.root.n_seats
         for code in path:
-            c = self.t.nodes[node].first_child
-            while c >= 0 and self.t.nodes[c].action != <action_t>code:
-                c = self.t.nodes[c].next_sibling
-            if c < 0:
+            node = _child_by_code(t, node, <action_t>code)
+            if node < 0:
                 return []
-            node = c
         out = []
-        c = self.t.nodes[node].first_child
-        while c >= 0:
-            nd = &self.t.nodes[c]
+        for m in range(t.nodes[node].n_children - 1, -1, -1):
+            nd = &t.nodes[t.edges[t.nodes[node].edges + m].node]
             out.append((nd.action, nd.seat, nd.visits, nd.avail,
                         [nd.win[k] for k in range(n)], [nd.margin[k] for k in range(n)]))
-            c = nd.next_sibling
         return out
 
 

@@ -369,6 +369,29 @@ def test_a_tree_laid_out_again_keeps_every_node_and_its_statistics():
     assert reached == tree.nodes == 20001
 
 
+def test_a_node_with_many_children_finds_each_by_its_code():
+    # Searching for the seat not to act, the root's children are the codes the
+    # other hands allow over every determinization: far more than 16, so the
+    # root's block of children carries a hash index. A look-up that missed
+    # would grow a second child for the same code.
+    position = played(2, 5, 6)
+    other = 1 - position.to_act
+    tree = _mcts.Tree()
+    tree.reset(position.core, observer=other, known_hands=0, seed=4)
+    tree.run(20000)
+    stack, reached = [[]], 1
+    while stack:
+        path = stack.pop()
+        codes = [child[0] for child in tree.children(path)]
+        assert len(set(codes)) == len(codes), path
+        reached += len(codes)
+        stack.extend(path + [code] for code in codes)
+    assert reached == tree.nodes
+    root = tree.children()
+    assert len(root) > 16
+    assert sum(child[2] for child in root) == tree.root_stats()[0] == 20000
+
+
 def test_bad_limits_are_refused():
     for bad in ({"iterations": 0}, {"time_s": -1}, {"threads": 0}, {"playout": "psychic"},
                 {"algorithm": "alphabeta"}, {"temperature": -1}, {"samples": 0},
