@@ -184,10 +184,12 @@ def main() -> None:
     for r in rows:
         print(f"{r['players']:>7} {r['position']:<9} {r['playout']:<9} {r['legal_actions']:>7} "
               f"{r['ips_1_thread']:>9,} {r['ips_2_threads']:>9,} {r['speedup']:>7.2f}x")
-    print(f"memory: {memory['node_bytes']} bytes per node; a 1-second search "
-          f"(2 players, opening, informed, 1 thread): {memory['iterations_after_1s']:,} iterations, "
-          f"{memory['nodes_after_1s']:,} nodes, {memory['tree_bytes_after_1s'] / 2**20:.1f} MiB "
-          f"in total (node pool capacity and buffers)")
+    print(f"memory: {memory['node_bytes']} bytes per node, plus its edge in its parent's block; "
+          f"a 1-second search (2 players, opening, informed, 1 thread): "
+          f"{memory['iterations_after_1s']:,} iterations, {memory['nodes_after_1s']:,} nodes, "
+          f"{memory['tree_bytes_after_1s'] / 2**20:.1f} MiB in total (node and edge pools with "
+          f"their spare capacity, buffers), "
+          f"{memory['tree_bytes_after_1s'] / memory['nodes_after_1s']:.0f} bytes a node")
 
 
 if __name__ == "__main__":

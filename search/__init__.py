@@ -85,7 +85,8 @@ class SearchLimits:
             once before selecting. Default 3: at 0.05 s a move it won 56.3%
             of 300 games against 0 (search/README.md).
         floor: see `temperature`.
-        max_nodes: node pool limit per tree (88 bytes a node); beyond it the
+        max_nodes: node pool limit per tree (88 bytes a node, plus its
+            8-byte edge in its parent's block of children); beyond it the
             tree stops growing and the search goes on with playouts.
     """
 
