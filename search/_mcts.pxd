@@ -130,4 +130,4 @@ cdef double place_value(const position_t* pos, action_t a, int32_t awards) noexc
 cdef double action_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil
 cdef void action_values_into(position_t* pos, const action_t* acts, int n, int seat,
                              uint8_t* undo, double* out) noexcept nogil
-cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil
+cdef void playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil

@@ -279,11 +279,11 @@ cdef void action_values_into(position_t* pos, const action_t* acts, int n, int s
             out[i] = applied_value(pos, acts[i], seat, undo)
 
 
-cdef void playout_informed(position_t* pos, rng_t* rng, int samples, uint8_t* undo) noexcept nogil:
+cdef void playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil:
     """Play to the end with the engine's informed playout policy: each place
     decision takes the best one-step value (place_value) among `samples`
     uniform draws (first drawn wins ties); resolve decisions take the result
-    with the most gold + 0.5 cacao. (`undo` is not needed.)"""
+    with the most gold + 0.5 cacao."""
     position_playout_informed(pos, rng, samples)
 
 
@@ -740,7 +740,7 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         t.path[depth] = node
     if s.phase != PHASE_OVER:
         if t.cfg.playout == PLAYOUT_INFORMED:
-            playout_informed(s, &t.rng, t.cfg.samples, t.undo)
+            playout_informed(s, &t.rng, t.cfg.samples)
         else:
             position_playout(s, &t.rng)
     _backpropagate(t, s, depth)
@@ -1448,26 +1448,19 @@ def check_values(CorePosition core, uint64_t seed, int plies, bint blind=False):
 def informed_playout(CorePosition core, uint64_t seed, int samples=4):
     """Play `core` to the end with the informed playout policy (in place)."""
     cdef rng_t rng
-    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
-    if undo == NULL:
-        raise MemoryError()
     rng_seed(&rng, seed)
     with nogil:
-        playout_informed(&core.pos, &rng, samples, undo)
-    free(undo)
+        playout_informed(&core.pos, &rng, samples)
 
 
 def bench_playouts(CorePosition core, int observer, int playout, int count,
                    uint64_t seed, int samples=4):
     """Seconds for `count` determinize + playout passes from `core` (no tree)."""
     cdef position_t* p = <position_t*>malloc(sizeof(position_t))
-    cdef uint8_t* undo = <uint8_t*>malloc(TAIL_BYTES)
     cdef rng_t rng
     cdef int i
     cdef double start, elapsed
-    if p == NULL or undo == NULL:
-        free(p)
-        free(undo)
+    if p == NULL:
         raise MemoryError()
     rng_seed(&rng, seed)
     with nogil:
@@ -1476,10 +1469,9 @@ def bench_playouts(CorePosition core, int observer, int playout, int count,
             p[0] = core.pos
             position_determinize(p, observer, 1 << observer, &rng)
             if playout == PLAYOUT_INFORMED:
-                playout_informed(p, &rng, samples, undo)
+                playout_informed(p, &rng, samples)
             else:
                 position_playout(p, &rng)
         elapsed = _now() - start
     free(p)
-    free(undo)
     return elapsed
