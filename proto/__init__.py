@@ -1,6 +1,15 @@
-"""Generated protobuf and gRPC modules of the Cacao API (installed as ``cacaoai.api``).
+"""The Cacao API ``cacao.v1`` (installed as ``cacaoai.api``): the wire and its vocabulary.
 
-The sources are the ``.proto`` files beside the modules; regenerate with
-``scripts/gen_proto.sh``. Import the API as ``from cacaoai.api.cacao.v1 import
-cacao_pb2, cacao_pb2_grpc``.
+- ``cacaoai.api.cacao.v1.cacao_pb2`` / ``cacao_pb2_grpc``: the generated
+  protobuf and gRPC modules; the source is ``cacao/v1/cacao.proto`` beside
+  them (regenerate with ``.ci/gen_proto.sh``).
+- :mod:`cacaoai.api.convert`: the one conversion between the messages and
+  the engine's and the search's values, shared by server and clients.
+- The vocabulary a client needs without the search machinery:
+  :class:`Limit` (a search budget), :class:`SearchResult` and its parts.
 """
+
+from cacaoai.search.limits import Limit, parse_strength
+from cacaoai.search.results import Candidate, RootInfo, SearchResult, SeatOutlook
+
+__all__ = ["Candidate", "Limit", "RootInfo", "SearchResult", "SeatOutlook", "parse_strength"]

@@ -25,8 +25,9 @@ from typing import Any
 from google.protobuf import duration_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api.results import Candidate, RootInfo, SearchBudget, SearchResult
 from cacaoai.engine import Action
+from cacaoai.search.limits import MAX_THREADS, Limit
+from cacaoai.search.results import Candidate, RootInfo, SearchResult
 
 POSITION_FORMAT = "cacao-position/1"
 RECORD_FORMAT = "cacao-record/1"
@@ -62,6 +63,7 @@ PHASE_NAMES = {v: k for k, v in PHASES.items()}
 INVALID_ACTION = "INVALID_ACTION"
 INVALID_POSITION = "INVALID_POSITION"
 INVALID_RECORD = "INVALID_RECORD"
+INVALID_REQUEST = "INVALID_REQUEST"
 
 
 class ConversionError(ValueError):
@@ -441,9 +443,10 @@ def result_from_json(data: Any) -> pb.GameResult:
     return result
 
 
-# --- search results ------------------------------------------------------------
-# The one place where a search answer (cacaoai.api.results) meets its message.
-# No limit: None in Python, an unset field (0, no Duration) on the wire.
+# --- budgets and search results --------------------------------------------------
+# The one place where a budget (Limit) and a search answer (SearchResult) meet
+# their messages. No limit: None in Python, an unset field (0, no Duration) on
+# the wire.
 
 DEFAULT_CANDIDATES = 5
 # Candidate figures sent only when known (proto3 optional: None survives the wire)
@@ -456,18 +459,40 @@ def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
     return duration
 
 
-def budget_to_proto(budget: SearchBudget) -> pb.SearchLimits:
+def limit_to_proto(limit: Limit) -> pb.SearchLimits:
     """The SearchLimits message of a budget (None limits left unset)."""
-    limits = pb.SearchLimits(iterations=budget.iterations or 0, threads=budget.threads)
-    if budget.time_s:
-        limits.time.CopyFrom(seconds_to_duration(budget.time_s))
-    return limits
+    message = pb.SearchLimits(iterations=limit.iterations or 0, threads=limit.threads or 0)
+    if limit.time_s:
+        message.time.CopyFrom(seconds_to_duration(limit.time_s))
+    return message
 
 
-def budget_from_proto(limits: pb.SearchLimits) -> SearchBudget:
-    """The budget of a SearchLimits message (unset limits: None)."""
-    seconds = limits.time.ToNanoseconds() / 1e9
-    return SearchBudget(limits.iterations or None, seconds or None, limits.threads)
+def limit_from_proto(message: pb.SearchLimits, path: str = "limits") -> Limit:
+    """The budget of a SearchLimits message (unset limits: None).
+
+    Raises:
+        ConversionError: a negative or out-of-range limit, naming its field.
+    """
+    out = Violations()
+    if message.iterations < 0:
+        out.add(f"{path}.iterations", f"{message.iterations} is negative")
+    seconds = message.time.ToNanoseconds() / 1e9
+    if seconds < 0:
+        out.add(f"{path}.time", "is negative")
+    if message.threads < 0:
+        out.add(f"{path}.threads", f"{message.threads} is negative")
+    out.raise_if_any(INVALID_REQUEST)
+    return Limit(message.iterations or None, seconds or None,
+                 min(message.threads, MAX_THREADS) or None)
+
+
+def set_budget(request: Any, strength: Limit | str | None) -> None:
+    """Sets the ``budget`` oneof of a SuggestAction or AnalyzePosition request:
+    a level's name or a Limit (None: neither, the server's default level)."""
+    if isinstance(strength, str):
+        request.level = strength
+    elif strength is not None:
+        request.limits.CopyFrom(limit_to_proto(strength))
 
 
 def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Evaluation:
@@ -490,8 +515,8 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
         message.best_action.CopyFrom(action_from_json(result.best_action.to_json()))
     if result.to_act is not None:
         message.to_act = result.to_act
-    if result.limits is not None:
-        message.limits.CopyFrom(budget_to_proto(result.limits))
+    if result.limit is not None:
+        message.limits.CopyFrom(limit_to_proto(result.limit))
     message.elapsed.CopyFrom(seconds_to_duration(result.elapsed_s))
     for seat in result.seats:
         message.seats.add(seat=seat.seat, win_probability=_finite(seat.win_probability),
@@ -554,7 +579,7 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
         stopped_by=message.stopped_by,
         threads=message.threads,
         nodes=message.nodes,
-        limits=budget_from_proto(message.limits),
+        limit=limit_from_proto(message.limits, "evaluation.limits"),
         final=message.final,
         root=None if root is None else RootInfo(
             root.visits, root.mean_value, root.win_probability, root.score_lead,

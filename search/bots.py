@@ -17,7 +17,7 @@ Specs name a bot and its settings, for the arena and front ends:
 
 Strength levels are MCTS budgets with a sampling temperature over the final
 visit distribution (never injected blunders): the weak levels sample among the
-well-visited moves only (`SearchLimits.floor`), so they play plausible moves.
+well-visited moves only (`SearchSettings.floor`), so they play plausible moves.
 """
 
 from __future__ import annotations
@@ -25,27 +25,49 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import fields
-from typing import Any
+from dataclasses import dataclass, fields, replace
 
 from cacaoai.engine import Action, Position
 
-from . import SearchLimits, TreeCache, search
 from ._mcts import greedy_code
+from .driver import search
+from .limits import Limit, SearchSettings, parse_settings, setting_keys
+from .reuse import TreeCache
 
 History = Sequence[tuple[Position, Action]]
 REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
 
-__all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "MCTSBot", "RandomBot", "parse_bot"]
+__all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
+           "levels", "parse_bot"]
 
 # Named strength levels, weakest first; each is measurably stronger than the
-# one before (README, "Strength levels").
+# one before (BENCHMARKS.md, "Strength levels").
 LEVELS: dict[str, str] = {
     "beginner": "mcts:iterations=50,temperature=1.0",
     "casual": "mcts:iterations=250,temperature=0.5",
     "strong": "mcts:iterations=1500",
     "max": "mcts:iterations=10000,threads=2",
 }
+
+
+@dataclass(frozen=True)
+class Level:
+    """A named strength: a budget and the settings it plays with."""
+
+    name: str
+    limit: Limit
+    settings: SearchSettings
+
+
+def levels() -> dict[str, Level]:
+    """The named strength levels, weakest first."""
+    out = {}
+    for name, spec in LEVELS.items():
+        bot = parse_bot(spec)
+        assert isinstance(bot, MCTSBot)
+        # a level searches one tree unless it says otherwise, whatever the server allows
+        out[name] = Level(name, replace(bot.limit, threads=bot.limit.threads or 1), bot.settings)
+    return out
 
 
 class Bot(ABC):
@@ -90,7 +112,7 @@ class GreedyBot(Bot):
 
 
 class MCTSBot(Bot):
-    """Information-set MCTS (cacaoai.search.search) with the given limits.
+    """Information-set MCTS (cacaoai.search.search) with the given budget and settings.
 
     With `reuse`, the bot keeps its search trees in a TreeCache and continues
     them from move to move (given the game's `history`); with `ponder` (which
@@ -99,23 +121,24 @@ class MCTSBot(Bot):
     `stats` counts its searches for a move, their root visits and the visits
     they reused."""
 
-    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False,
-                 ponder: bool = False):
-        self.limits = limits
+    def __init__(self, limit: Limit, settings: SearchSettings = SearchSettings(), spec: str = "",
+                 reuse: bool = False, ponder: bool = False):
+        self.limit = limit
+        self.settings = settings
         self.pondering = ponder
         reuse = reuse or ponder
-        self.spec = spec or _limits_spec("mcts", limits) + (
+        self.spec = spec or _spec("mcts", limit, settings) + (
             ",ponder=1" if ponder else ",reuse=1" if reuse else "")
         self.cache = TreeCache(REUSE_BYTES) if reuse else None
         self.stats = {"searches": 0, "visits": 0, "reused_visits": 0}
 
     def ponder(self, position: Position, seat: int, rng_seed: int, history: History = ()) -> None:
         if self.pondering:
-            search(position, self.limits, seed=rng_seed % 2**64, seat=seat, multipv=0,
-                   cache=self.cache, history=history)
+            search(position, self.limit, self.settings, seed=rng_seed % 2**64, seat=seat,
+                   multipv=0, cache=self.cache, history=history)
 
     def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
-        result = search(position, self.limits, seed=rng_seed % 2**64, multipv=1,
+        result = search(position, self.limit, self.settings, seed=rng_seed % 2**64, multipv=1,
                         cache=self.cache, history=history if self.cache is not None else ())
         assert result.best_action is not None
         if result.root is not None:
@@ -135,22 +158,13 @@ class FlatMonteCarloBot(MCTSBot):
     (with the same playouts and root widening as MCTS, so that a match between
     the two measures the tree alone)."""
 
-    def __init__(self, limits: SearchLimits, spec: str = "", reuse: bool = False,
-                 ponder: bool = False):
-        super().__init__(_replace(limits, algorithm="flat"), spec or _limits_spec("flat", limits),
-                         reuse, ponder)
+    def __init__(self, limit: Limit, settings: SearchSettings = SearchSettings(), spec: str = "",
+                 reuse: bool = False, ponder: bool = False):
+        super().__init__(limit, replace(settings, algorithm="flat"),
+                         spec or _spec("flat", limit, settings), reuse, ponder)
 
 
-_KEYS: dict[str, tuple[str, type]] = {
-    "iterations": ("iterations", int), "time": ("time_s", float), "time_s": ("time_s", float),
-    "threads": ("threads", int), "playout": ("playout", str), "temperature": ("temperature", float),
-    "exploration": ("exploration", float), "samples": ("samples", int),
-    "margin_weight": ("margin_weight", float), "margin_scale": ("margin_scale", float),
-    "expand_samples": ("expand_samples", int), "widen": ("widen", float),
-    "widen_inner": ("widen_inner", float),
-    "floor": ("floor", float), "max_nodes": ("max_nodes", int), "reuse": ("reuse", bool),
-    "ponder": ("ponder", bool),
-}
+_FLAGS = ("reuse", "ponder")
 
 
 def parse_bot(spec: str) -> Bot:
@@ -173,44 +187,26 @@ def parse_bot(spec: str) -> Bot:
         return RandomBot() if name == "random" else GreedyBot()
     if name not in ("mcts", "flat"):
         raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, mcts, level:NAME")
-    settings: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.replace(";", ",").split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip().lower()
-        if not eq or key not in _KEYS:
-            raise ValueError(f"{spec!r}: bad setting {item!r}; settings: {', '.join(_KEYS)}")
-        field, kind = _KEYS[key]
-        if kind is bool:
-            flag = value.strip().lower()
-            if flag not in ("0", "1", "true", "false", "yes", "no"):
-                raise ValueError(f"{spec!r}: {key} must be 0 or 1, got {value!r}")
-            settings[field] = flag in ("1", "true", "yes")
-            continue
-        try:
-            settings[field] = kind(value.strip())
-        except ValueError:
-            raise ValueError(f"{spec!r}: {key} must be a {kind.__name__}, got {value!r}") from None
-    reuse = settings.pop("reuse", False)
-    ponder = settings.pop("ponder", False)
-    if "iterations" not in settings and "time_s" not in settings:
-        settings["iterations"] = 1000
-    limits = SearchLimits(**settings)
-    return (MCTSBot if name == "mcts" else FlatMonteCarloBot)(limits, text, reuse, ponder)
+    limit, settings, other = parse_settings(rest, spec)
+    flags = {}
+    for key, value in other.items():
+        if key not in _FLAGS:
+            raise ValueError(f"{spec!r}: bad setting {key!r}; settings: "
+                             f"{', '.join(setting_keys() + list(_FLAGS))}")
+        flag = value.lower()
+        if flag not in ("0", "1", "true", "false", "yes", "no"):
+            raise ValueError(f"{spec!r}: {key} must be 0 or 1, got {value!r}")
+        flags[key] = flag in ("1", "true", "yes")
+    if not limit.bounded:
+        limit = replace(limit, iterations=1000)
+    return (MCTSBot if name == "mcts" else FlatMonteCarloBot)(
+        limit, settings, text, flags.get("reuse", False), flags.get("ponder", False))
 
 
-def _replace(limits: SearchLimits, **changes: Any) -> SearchLimits:
-    values = {f.name: getattr(limits, f.name) for f in fields(limits)}
-    values.update(changes)
-    return SearchLimits(**values)
-
-
-def _limits_spec(name: str, limits: SearchLimits) -> str:
-    default = SearchLimits(iterations=1)
-    parts = []
-    for key, (field, _) in _KEYS.items():
-        if key in ("time", "reuse", "ponder"):
-            continue
-        value = getattr(limits, field)
-        if value is not None and (field == "iterations" or value != getattr(default, field)):
-            parts.append(f"{key}={value}")
+def _spec(name: str, limit: Limit, settings: SearchSettings) -> str:
+    """The spec of a bot with this budget and the settings that differ from the defaults."""
+    default = SearchSettings()
+    parts = [str(limit)] if str(limit) else []
+    parts += [f"{f.name}={getattr(settings, f.name)}" for f in fields(settings)
+              if getattr(settings, f.name) != getattr(default, f.name)]
     return f"{name}:{','.join(parts)}"

@@ -30,28 +30,25 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cacaoai.engine import Action, Position
 
 from ._mcts import Tree
-
-if TYPE_CHECKING:
-    from . import SearchLimits
+from .limits import SearchSettings
 
 __all__ = ["TreeCache", "observation_key"]
 
 
-def observation_key(position: Position, observer: int, known_hands: int, limits: SearchLimits) -> bytes:
+def observation_key(position: Position, observer: int, known_hands: int,
+                    settings: SearchSettings) -> bytes:
     """The cache key of a search: `observer`'s observation of `position`, the
     hands of the seats in the `known_hands` mask, and the tree settings."""
     view = position.observation(observer)
     for s in range(position.players):
         if (known_hands >> s) & 1 and s != observer:
             view["seats"][s]["known_hand"] = position.core.seat(s)["hand"]
-    view["tree"] = [limits.playout, limits.samples, limits.algorithm, limits.exploration,
-                    limits.margin_weight, limits.margin_scale, limits.expand_samples,
-                    limits.widen, limits.widen_inner, limits.max_nodes, known_hands]
+    view["tree"] = [*settings.tree_key(), known_hands]
     text = json.dumps(view, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).digest()
 
@@ -124,19 +121,19 @@ class TreeCache:
 
 def find_trees(cache: TreeCache, position: Position, history: Sequence[tuple[Position, Any]],
                observer: int, known_hands: int,
-               limits: SearchLimits) -> tuple[bytes, list[Tree], list[int]]:
+               settings: SearchSettings) -> tuple[bytes, list[Tree], list[int]]:
     """(key of `position`, kept trees, action codes from their root to
     `position`): the trees of `position` itself, else of the newest history
     entry that has some; no trees when none. The caller counts the hit or
     miss (TreeCache.count) and puts the trees back."""
-    key = observation_key(position, observer, known_hands, limits)
+    key = observation_key(position, observer, known_hands, settings)
     trees = cache.take(key)
     path: list[int] = []
     if trees is None:
         for i in range(len(history) - 1, -1, -1):
             before, action = history[i]
             path.insert(0, _code(before, action, i))
-            trees = cache.take(observation_key(before, observer, known_hands, limits))
+            trees = cache.take(observation_key(before, observer, known_hands, settings))
             if trees is not None:
                 break
     return key, trees or [], path

@@ -1,15 +1,15 @@
 """Search budgets, the search gate, and search results as API evaluations.
 
-- :func:`resolve_budget` turns a request's limits or level into the budget
-  actually searched: clamped to the server's maximums and cut to the client's
-  deadline (minus a margin for the reply).
+- :func:`resolve_budget` turns a request's limits or level into the
+  :class:`Budget` actually searched: clamped to the server's maximums and cut
+  to the client's deadline (minus a margin for the reply).
 - :class:`SearchGate` bounds the searches running at once, in all and per
   client; one more is refused at once with RESOURCE_EXHAUSTED (never queued).
   It also knows every running search's stop flag, so a shutdown can end them
   all (each still gives its answer).
 - :func:`priority` picks the CPU priority a search may run at without
   breaking its time promise.
-- :func:`answer` completes a search result for the API (the budget it ran
+- :func:`answer` completes a search result for the API (the limit it ran
   with, final or not); :mod:`cacaoai.api.convert` makes it an Evaluation
   message.
 
@@ -26,9 +26,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 from cacaoai.api import convert
-from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api.results import SearchBudget
-from cacaoai.search import SearchLimits, SearchResult
+from cacaoai.search import Limit, SearchResult, SearchSettings
+from cacaoai.search.bots import Level
 
 from . import errors
 from .options import ServerOptions
@@ -39,57 +38,37 @@ TOO_MANY_CLIENT_SEARCHES = "TOO_MANY_CLIENT_SEARCHES"
 
 @dataclass(frozen=True)
 class Budget:
-    """A search budget in plain numbers, and the search settings it goes with.
+    """What a search request resolves to: its clamped :class:`Limit` (every
+    field set), the settings it plays with, and whether it promised a time.
 
     Attributes:
-        iterations: most iterations (None: no limit).
-        time_s: most seconds (None: no limit).
-        threads: search threads (0 in a request: as many as the server allows).
-        settings: the level's other search settings (None: the search's
-            defaults).
+        limit: iterations, time and threads after the server's clamps.
+        settings: the level's settings (the search's defaults for explicit limits).
         timed: the search promised a time: the request or its level set a
             time, or the client set a deadline (the server's max_time cap
             alone is no promise). See :func:`priority`.
     """
 
-    iterations: int | None
-    time_s: float | None
-    threads: int
-    settings: SearchLimits | None = None
+    limit: Limit
+    settings: SearchSettings = SearchSettings()
     timed: bool = False
 
-    def used(self) -> SearchBudget:
-        """The budget as the API reports it (no limit: None)."""
-        return SearchBudget(self.iterations, self.time_s, self.threads)
 
-    def to_proto(self) -> pb.SearchLimits:
-        return convert.budget_to_proto(self.used())
-
-    def to_search(self) -> SearchLimits:
-        """The SearchLimits that cacaoai.search takes."""
-        return replace(self.settings or SearchLimits(),
-                       iterations=self.iterations,
-                       time_s=self.time_s,
-                       threads=self.threads)
-
-
-def level_budgets(levels: dict[str, SearchLimits], options: ServerOptions) -> dict[str, Budget]:
+def level_budgets(levels: dict[str, Level], options: ServerOptions) -> dict[str, Budget]:
     """The named levels of the search as clamped budgets."""
-    out = {}
-    for name, limits in levels.items():
-        requested = Budget(limits.iterations, limits.time_s, limits.threads, limits,
-                           timed=bool(limits.time_s))
-        out[name] = clamp(requested, options)
-    return out
+    return {name: clamp(level.limit, options, level.settings, timed=level.limit.time_s is not None)
+            for name, level in levels.items()}
 
 
-def clamp(budget: Budget, options: ServerOptions) -> Budget:
+def clamp(limit: Limit, options: ServerOptions, settings: SearchSettings = SearchSettings(),
+          timed: bool = False) -> Budget:
     """The budget within the server's limits; no limit at all means the maximum."""
-    iterations, time_s = budget.iterations, budget.time_s
-    iterations = options.max_iterations if iterations is None else min(iterations, options.max_iterations)
-    time_s = options.max_time_s if time_s is None else min(time_s, options.max_time_s)
-    threads = options.search_threads if budget.threads <= 0 else min(budget.threads, options.search_threads)
-    return Budget(iterations, time_s, threads, budget.settings, budget.timed)
+    iterations = options.max_iterations if limit.iterations is None else min(
+        limit.iterations, options.max_iterations)
+    time_s = options.max_time_s if limit.time_s is None else min(limit.time_s, options.max_time_s)
+    threads = options.search_threads if limit.threads is None else min(
+        limit.threads, options.search_threads)
+    return Budget(Limit(iterations, time_s, threads), settings, timed)
 
 
 def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptions,
@@ -114,20 +93,10 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
                 errors.UNKNOWN_LEVEL)
         return levels[name]
     if kind is None:
-        return clamp(Budget(None, None, 0), options)
-    limits = request.limits
-    out = errors.Violations()
-    if limits.iterations < 0:
-        out.add("limits.iterations", f"{limits.iterations} is negative")
-    seconds = limits.time.ToNanoseconds() / 1e9
-    if seconds < 0:
-        out.add("limits.time", "is negative")
-    if limits.threads < 0:
-        out.add("limits.threads", f"{limits.threads} is negative")
-    out.raise_if_any(errors.INVALID_REQUEST)
-    # on the wire 0 (an unset field) is no limit
-    return clamp(Budget(limits.iterations or None, seconds or None, limits.threads,
-                        timed=seconds > 0), options)
+        return clamp(Limit(), options)
+    with errors.request_fields():
+        limit = convert.limit_from_proto(request.limits)
+    return clamp(limit, options, timed=limit.time_s is not None)
 
 
 def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
@@ -144,8 +113,9 @@ def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) 
             f"the call's deadline leaves {max(time_remaining, 0.0) * 1000:.1f} ms: no time to "
             f"search and reply (at least {MIN_DEADLINE_S * 1000:g} ms)")
     usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
-    time_s = usable if budget.time_s is None else min(usable, budget.time_s)
-    return replace(budget, time_s=time_s, timed=True)
+    limit = budget.limit
+    time_s = usable if limit.time_s is None else min(usable, limit.time_s)
+    return replace(budget, limit=replace(limit, time_s=time_s), timed=True)
 
 
 def priority(budget: Budget, configured: str) -> str:
@@ -244,5 +214,5 @@ class SearchGate:
 
 
 def answer(result: SearchResult, budget: Budget, *, final: bool) -> SearchResult:
-    """`result` as the API reports it: with the budget it ran with and whether it is final."""
-    return replace(result, limits=budget.used(), final=final)
+    """`result` as the API reports it: with the limit it ran with and whether it is final."""
+    return replace(result, limit=budget.limit, final=final)

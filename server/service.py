@@ -36,7 +36,8 @@ from cacaoai.engine import (
     Position,
     RecordError,
 )
-from cacaoai.search import SearchLimits, SearchResult, StopFlag, TreeCache, search
+from cacaoai.search import SearchResult, StopFlag, TreeCache, search
+from cacaoai.search.bots import levels as search_levels
 
 from . import errors, positions, searching
 from .options import ServerOptions
@@ -91,23 +92,6 @@ class Plan:
     cache: TreeCache | None = None
 
 
-def search_levels() -> dict[str, SearchLimits]:
-    """The search's named strength levels, weakest first, as SearchLimits.
-
-    The search names them in ``cacaoai.search.bots.LEVELS`` as bot specs
-    (``"mcts:iterations=400,temperature=0.5"``); a ``cacaoai.search.LEVELS``
-    of SearchLimits, if the search offers one, is taken as it is.
-    """
-    import cacaoai.search as search_package
-
-    levels = getattr(search_package, "LEVELS", None)
-    if levels is not None:
-        return dict(levels)
-    from cacaoai.search.bots import LEVELS, parse_bot
-
-    return {name: parse_bot(spec).limits for name, spec in LEVELS.items()}
-
-
 def _version() -> str:
     try:
         return metadata.version("cacaoai")
@@ -150,12 +134,13 @@ class CacaoApi:
         return pb.GetServerInfoResponse(
             api_version=API_VERSION,
             server_version=_version(),
-            engine_version=getattr(engine, "ENGINE_VERSION", _version()),
-            rules_version=getattr(engine, "RULES_VERSION", "RULES.md"),
+            engine_version=engine.ENGINE_VERSION,
+            rules_version=engine.RULES_VERSION,
             record_format=convert.RECORD_FORMAT,
             position_format=convert.POSITION_FORMAT,
             limits=limits,
-            levels=[pb.StrengthLevel(name=n, limits=b.to_proto()) for n, b in self.levels.items()],
+            levels=[pb.StrengthLevel(name=n, limits=convert.limit_to_proto(b.limit))
+                    for n, b in self.levels.items()],
             default_level=self.default_level,
             instance=INSTANCE,
         )
@@ -347,7 +332,8 @@ class CacaoApi:
                 return result
             return replace(result, best_action=loaded.position.legal_actions()[0])
 
-        result = search(loaded.position, plan.budget.to_search(), seed=plan.seed, stop=stop,
+        result = search(loaded.position, plan.budget.limit, plan.budget.settings,
+                        seed=plan.seed, stop=stop,
                         seat=loaded.view if plan.seat is None else plan.seat,
                         known_hands=loaded.known_hands,
                         on_report=(lambda r: on_report(complete(r))) if on_report else None,

@@ -1,5 +1,6 @@
-"""The one search result type (cacaoai.api.results) and its single conversion
-to and from the Evaluation message (cacaoai.api.convert)."""
+"""The one search result type and the one budget type (cacaoai.search.results,
+cacaoai.search.limits) and their single conversion to and from the messages
+(cacaoai.api.convert)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import pytest
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api.results import RootInfo, SearchBudget, SearchResult
+from cacaoai.api import Limit, RootInfo, SearchResult, parse_strength
 from cacaoai.engine import Position
-from cacaoai.search import SearchLimits, search
+from cacaoai.search import search
 
 
 def searched(upto_seed: int = 7) -> SearchResult:
     position = Position.new(players=3, seed=upto_seed)
-    result = search(position, SearchLimits(iterations=300), seed=2)
-    return replace(result, limits=SearchBudget(300, None, 1), final=True)
+    result = search(position, Limit(iterations=300), seed=2)
+    return replace(result, limit=Limit(300, None, 1), final=True)
 
 
 def test_a_search_result_survives_the_message_unchanged():
@@ -28,14 +29,39 @@ def test_a_search_result_survives_the_message_unchanged():
     assert replace(back, elapsed_s=result.elapsed_s) == result
     assert back.score_lead is not None and len(back.score_lead) == 3
     assert back.stopped_by == "iterations" and back.threads == 1 and back.nodes > 0
-    assert back.root is not None and back.candidates[0].principal_variation  # issue 12's figures
+    assert back.root is not None and back.candidates[0].principal_variation
 
 
 def test_no_limit_is_none_in_python_and_unset_on_the_wire():
-    message = convert.budget_to_proto(SearchBudget(None, None, 2))
+    message = convert.limit_to_proto(Limit(None, None, 2))
     assert not message.HasField("time") and message.iterations == 0
-    assert convert.budget_from_proto(message) == SearchBudget(None, None, 2)
-    assert convert.budget_from_proto(pb.SearchLimits(iterations=50)) == SearchBudget(50, None, 0)
+    assert convert.limit_from_proto(message) == Limit(None, None, 2)
+    assert convert.limit_from_proto(pb.SearchLimits(iterations=50)) == Limit(50, None, None)
+    assert convert.limit_from_proto(pb.SearchLimits()) == Limit()
+
+
+def test_a_negative_limit_on_the_wire_is_a_conversion_error_naming_the_field():
+    with pytest.raises(convert.ConversionError) as caught:
+        convert.limit_from_proto(pb.SearchLimits(iterations=-5, threads=-1))
+    assert [f for f, _ in caught.value.violations] == ["limits.iterations", "limits.threads"]
+
+
+@pytest.mark.parametrize("text, limit", [
+    ("500", Limit(iterations=500)), ("2s", Limit(time_s=2.0)), ("250ms", Limit(time_s=0.25)),
+    ("iterations=5000,time=3s,threads=2", Limit(5000, 3.0, 2)), ("time=0.5", Limit(time_s=0.5)),
+])
+def test_a_limit_reads_back_from_its_text(text, limit):
+    assert Limit.parse(text) == limit
+    assert Limit.parse(str(limit)) == limit
+    assert parse_strength(text) == limit
+
+
+def test_a_strength_is_a_limit_a_level_name_or_nothing():
+    assert parse_strength("strong") == "strong" and parse_strength("level=Max") == "max"
+    assert parse_strength("") is None and parse_strength(None) is None
+    for bad in ("0.5", "iterations=x", "time=fast", "2 apples", "threads=2,bogus=1"):
+        with pytest.raises(ValueError):
+            parse_strength(bad)
 
 
 def test_candidates_beyond_the_count_are_left_out_and_non_finite_values_sent_as_zero():

@@ -18,7 +18,8 @@ search_pkg = pytest.importorskip("cacaoai.search")
 
 from cacaoai.engine import Position
 from cacaoai.search import (
-    SearchLimits,
+    Limit,
+    SearchSettings,
     StopFlag,
     _mcts,
     search,
@@ -27,7 +28,7 @@ from cacaoai.search.arena import run as arena_run
 from cacaoai.search.arena import wilson
 from cacaoai.search.bots import LEVELS, GreedyBot, MCTSBot, RandomBot, parse_bot
 
-FAST = SearchLimits(iterations=200)
+FAST = Limit(iterations=200)
 
 
 def played(players, seed, plies):
@@ -88,7 +89,7 @@ def test_the_same_seed_gives_the_same_result_with_one_thread():
 
 def test_an_iteration_budget_split_over_threads_is_deterministic_too():
     position = played(3, 4, 7)
-    limits = SearchLimits(iterations=301, threads=2)
+    limits = Limit(iterations=301, threads=2)
     a = search(position, limits, seed=5)
     b = search(position, limits, seed=5)
     assert a.iterations == 301
@@ -105,14 +106,14 @@ def test_different_seeds_search_differently():
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_iteration_budget_is_exact(threads):
-    result = search(Position.new(4, 2), SearchLimits(iterations=123, threads=threads), seed=1)
+    result = search(Position.new(4, 2), Limit(iterations=123, threads=threads), seed=1)
     assert result.iterations == 123
     assert result.stopped_by == "iterations"
     assert sum(c.visits for c in result.candidates) == 123
 
 
 def test_the_time_budget_is_honoured():
-    result = search(Position.new(2, 5), SearchLimits(time_s=0.25), seed=1)
+    result = search(Position.new(2, 5), Limit(time_s=0.25), seed=1)
     assert result.stopped_by == "time"
     assert 0.25 <= result.elapsed_s < 1.25
     assert result.iterations > 0
@@ -121,21 +122,49 @@ def test_the_time_budget_is_honoured():
 @pytest.mark.parametrize("threads", [1, 2])
 def test_reports_while_searching_leave_the_result_unchanged(threads):
     position = played(2, 4, 3)
-    limits = SearchLimits(iterations=6000, threads=threads)
+    limit = Limit(iterations=6000, threads=threads)
     reports = []
-    a = search(position, limits, seed=9)
-    b = search(position, limits, seed=9, on_report=reports.append, report_every_s=0.02)
+    a = search(position, limit, seed=9)
+    b = search(position, limit, seed=9, on_report=reports.append, report_every_iterations=1000)
     assert comparable(a) == comparable(b) and b.stopped_by == "iterations"
-    assert len(reports) >= 2, "the search should have paused at least twice"
-    counts = [r.iterations for r in reports] + [b.iterations]
-    # never fewer (a loaded machine may give a thread no core for a whole pause)
-    assert counts == sorted(counts) and counts[0] < counts[-1] == 6000
-    assert {r.stopped_by for r in reports} == {""}
+    assert [r.iterations for r in reports] == [1000, 2000, 3000, 4000, 5000]
+    assert {r.stopped_by for r in reports} == {""} and not any(r.final for r in reports)
     for r in reports:  # the trees only grow: no root action loses visits
         visits = {c.action: c.visits for c in b.candidates}
         assert all(c.visits <= visits.get(c.action, 0) for c in r.candidates)
     with pytest.raises(ValueError, match="report_every_s"):
-        search(position, limits, seed=9, on_report=reports.append, report_every_s=0)
+        search(position, limit, seed=9, on_report=reports.append, report_every_s=0)
+    with pytest.raises(ValueError, match="report_every_iterations"):
+        search(position, limit, seed=9, on_report=reports.append, report_every_iterations=0)
+
+
+def test_timed_reports_leave_the_result_unchanged():
+    """Reports by the clock pause the trees as reports by iterations do: the
+    final result is still the one of the same search without reports."""
+    position = played(2, 4, 3)
+    limit = Limit(iterations=3000, threads=2)
+    reports = []
+    plain = search(position, limit, seed=9)
+    timed = search(position, limit, seed=9, on_report=reports.append, report_every_s=0.001)
+    assert comparable(plain) == comparable(timed)
+    counts = [r.iterations for r in reports] + [timed.iterations]
+    assert counts == sorted(counts) and counts[-1] == 3000
+
+
+def test_reports_by_iterations_without_an_iteration_limit_end_at_the_stop():
+    position = played(2, 4, 3)
+    stop = StopFlag()
+    reports = []
+
+    def report(result):
+        reports.append(result.iterations)
+        if len(reports) == 3:
+            stop.set()
+
+    result = search(position, Limit(), seed=1, stop=stop, on_report=report,
+                    report_every_iterations=500)
+    assert reports == [500, 1000, 1500] and result.stopped_by == "stop"
+    assert result.iterations == 1500
 
 
 def _task_priorities() -> dict[int, tuple[int, int]]:
@@ -168,7 +197,7 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    result = search(Position.new(2, 3), SearchLimits(time_s=0.3, threads=threads), seed=1,
+    result = search(Position.new(2, 3), Limit(time_s=0.3, threads=threads), seed=1,
                     priority=priority)
     done.set()
     watcher.join()
@@ -176,7 +205,7 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
     assert sorted(seen.values()) == [expected] * threads  # only the search's own threads
     assert set(_task_priorities().values()) == {normal}   # and they are gone
     with pytest.raises(ValueError, match="priority"):
-        search(Position.new(2, 3), SearchLimits(iterations=1), seed=1, priority="urgent")
+        search(Position.new(2, 3), Limit(iterations=1), seed=1, priority="urgent")
 
 
 def test_the_stop_flag_ends_a_search_from_another_thread():
@@ -184,7 +213,7 @@ def test_the_stop_flag_ends_a_search_from_another_thread():
     timer = threading.Timer(0.15, stop.set)
     started = time.monotonic()
     timer.start()
-    result = search(Position.new(2, 6), SearchLimits(time_s=30, threads=2), seed=1, stop=stop)
+    result = search(Position.new(2, 6), Limit(time_s=30, threads=2), seed=1, stop=stop)
     assert time.monotonic() - started < 2.0
     assert result.stopped_by == "stop"
     assert stop.is_set()
@@ -195,14 +224,14 @@ def test_a_stop_flag_alone_is_a_budget_and_a_set_flag_still_answers_legally():
     stop = StopFlag()
     stop.set()
     position = played(2, 8, 5)
-    result = search(position, SearchLimits(), seed=1, stop=stop)
+    result = search(position, Limit(), seed=1, stop=stop)
     assert result.iterations == 0
     assert result.best_action in position.legal_actions()
 
 
 def test_a_search_needs_some_budget():
     with pytest.raises(ValueError):
-        search(Position.new(2, 1), SearchLimits(), seed=1)
+        search(Position.new(2, 1), Limit(), seed=1)
 
 
 # --- legality at every decision type --------------------------------------------------
@@ -222,7 +251,7 @@ def test_search_and_bots_never_play_an_illegal_action():
                 kinds = {a.type for a in legal}
                 if ply % 5 == 0 or kinds - seen:
                     seen |= kinds
-                    result = search(position, SearchLimits(iterations=40), seed=seed + ply)
+                    result = search(position, Limit(iterations=40), seed=seed + ply)
                     assert result.best_action in legal
                     assert all(c.action in legal for c in result.candidates)
                     bot = bots[ply % len(bots)]
@@ -256,7 +285,7 @@ def test_one_step_values_leave_positions_unchanged_and_previews_agree():
 def test_evaluations_are_in_range_and_consistent():
     for players in (2, 3, 4):
         position = played(players, 10 + players, 6 * players)
-        result = search(position, SearchLimits(iterations=300), seed=3)
+        result = search(position, Limit(iterations=300), seed=3)
         assert len(result.win_probability) == players
         assert sum(result.win_probability) == pytest.approx(1.0, abs=1e-9)
         assert all(0.0 <= p <= 1.0 for p in result.win_probability)
@@ -279,7 +308,7 @@ def test_a_won_position_is_seen_as_won():
             continue
         golds = [position.snapshot()["seats"][s]["gold"] for s in range(2)]
         if golds[position.to_act] - golds[1 - position.to_act] >= 25:
-            result = search(position, SearchLimits(iterations=300), seed=1)
+            result = search(position, Limit(iterations=300), seed=1)
             assert result.win_probability[position.to_act] > 0.8
             return
     pytest.skip("no lopsided position found")
@@ -287,7 +316,7 @@ def test_a_won_position_is_seen_as_won():
 
 def test_the_principal_variation_is_a_legal_line_for_some_determinization():
     position = played(2, 21, 4)
-    result = search(position, SearchLimits(iterations=2000), seed=2)
+    result = search(position, Limit(iterations=2000), seed=2)
     assert len(result.principal_variation) >= 2
     assert result.principal_variation[0] == result.best_action
 
@@ -303,7 +332,7 @@ def test_hidden_information_is_not_used(players):
     others = [Position.from_observation(view, seed=s) for s in (1, 2)]
     snapshots = [p.snapshot() for p in [original] + others]
     assert snapshots[0] != snapshots[1] != snapshots[2]       # the hidden parts differ
-    results = [comparable(search(p, SearchLimits(iterations=250), seed=9)) for p in [original] + others]
+    results = [comparable(search(p, Limit(iterations=250), seed=9)) for p in [original] + others]
     assert results[0] == results[1] == results[2]
 
 
@@ -312,7 +341,7 @@ def test_hidden_information_is_not_used_when_searching_for_a_seat_not_to_act():
     seat = (original.to_act + 1) % 3
     view = original.observation(seat)
     other = Position.from_observation(view, seed=3)
-    limits = SearchLimits(iterations=200)
+    limits = Limit(iterations=200)
     a = search(original, limits, seed=4, seat=seat)
     b = search(other, limits, seed=4, seat=seat)
     assert comparable(a) == comparable(b)
@@ -327,7 +356,7 @@ def test_known_hands_are_used_when_given():
     hand = original.snapshot()["seats"][opponent]["hand"]
     other = next(p for p in (Position.from_observation(view, seed=k) for k in range(50))
                  if p.snapshot()["seats"][opponent]["hand"] != hand)
-    limits = SearchLimits(iterations=300)
+    limits = Limit(iterations=300)
     a = search(original, limits, seed=1, known_hands=[opponent])
     b = search(other, limits, seed=1, known_hands=[opponent])
     assert comparable(a) != comparable(b)
@@ -393,11 +422,14 @@ def test_a_node_with_many_children_finds_each_by_its_code():
 
 
 def test_bad_limits_are_refused():
-    for bad in ({"iterations": 0}, {"time_s": -1}, {"threads": 0}, {"playout": "psychic"},
-                {"algorithm": "alphabeta"}, {"temperature": -1}, {"samples": 0},
-                {"widen_inner": -1}):
+    for bad in ({"iterations": 0}, {"time_s": -1}, {"threads": 0}, {"threads": 65},
+                {"iterations": 1.5}):
         with pytest.raises(ValueError):
-            SearchLimits(**bad)
+            Limit(**bad)
+    for bad in ({"playout": "psychic"}, {"algorithm": "alphabeta"}, {"temperature": -1},
+                {"samples": 0}, {"widen_inner": -1}):
+        with pytest.raises(ValueError):
+            SearchSettings(**bad)
     with pytest.raises(ValueError):
         search(Position.new(2, 1), FAST, seed=-1)
     with pytest.raises(ValueError):
@@ -410,7 +442,7 @@ def test_bad_limits_are_refused():
 def test_a_finished_game_answers_at_once_with_its_result():
     position = finished(3, 1)
     started = time.monotonic()
-    result = search(position, SearchLimits(iterations=10**9), seed=1)
+    result = search(position, Limit(iterations=10**9), seed=1)
     assert time.monotonic() - started < 0.2
     assert result.best_action is None and result.stopped_by == "terminal"
     final = position.result()
@@ -422,7 +454,7 @@ def test_a_single_legal_action_answers_at_once():
     position = sealed(["3001"])
     assert len(position.legal_actions()) == 1
     started = time.monotonic()
-    result = search(position, SearchLimits(time_s=30), seed=1)
+    result = search(position, Limit(time_s=30), seed=1)
     assert time.monotonic() - started < 0.2
     assert result.best_action == position.legal_actions()[0]
     assert result.iterations == 0 and result.stopped_by == "single-action"
@@ -456,8 +488,8 @@ def test_bot_specs_parse():
     assert parse_bot("greedy").spec == "greedy"
     bot = parse_bot("mcts:iterations=1000,exploration=0.5,playout=random")
     assert isinstance(bot, MCTSBot)
-    assert (bot.limits.iterations, bot.limits.exploration, bot.limits.playout) == (1000, 0.5, "random")
-    assert parse_bot("flat:iterations=10").limits.algorithm == "flat"
+    assert (bot.limit.iterations, bot.settings.exploration, bot.settings.playout) == (1000, 0.5, "random")
+    assert parse_bot("flat:iterations=10").settings.algorithm == "flat"
     assert parse_bot("level:strong").spec == "level:strong"
     assert parse_bot("casual").spec == "level:casual"
     for bad in ("mcts:iterations=x", "mcts:bogus=1", "level:godlike", "chess", "greedy:x=1",
@@ -468,7 +500,7 @@ def test_bot_specs_parse():
 
 def test_levels_are_named_and_weakest_first():
     assert list(LEVELS)[:4] == ["beginner", "casual", "strong", "max"]
-    budgets = [parse_bot(f"level:{name}").limits.iterations for name in LEVELS]
+    budgets = [parse_bot(f"level:{name}").limit.iterations for name in LEVELS]
     assert budgets == sorted(budgets)
 
 

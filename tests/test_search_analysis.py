@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from cacaoai.engine import Position
-from cacaoai.search import SearchLimits, StopFlag, search
+from cacaoai.search import Limit, SearchSettings, StopFlag, search
 from cacaoai.search._mcts import action_values
 
 
@@ -32,7 +32,7 @@ def played(players, seed, plies, choices=1):
 
 def test_every_candidate_carries_its_figures_and_the_first_ones_a_line():
     position = played(2, 5, 6)
-    result = search(position, SearchLimits(iterations=1500), seed=3, multipv=3)
+    result = search(position, Limit(iterations=1500), seed=3, multipv=3)
     to_act = position.to_act
     assert len(result.candidates) > 3
     for k, c in enumerate(result.candidates):
@@ -59,7 +59,7 @@ def test_every_candidate_carries_its_figures_and_the_first_ones_a_line():
 
 def test_the_lcb_is_below_the_win_rate_and_tightens_with_visits():
     position = played(2, 8, 4)
-    result = search(position, SearchLimits(iterations=1200), seed=1)
+    result = search(position, Limit(iterations=1200), seed=1)
     for c in result.candidates:
         assert c.lcb < c.win_probability or c.win_probability == 0.0
     mixed = [c for c in result.candidates if 0.0 < c.win_probability < 1.0]
@@ -72,7 +72,7 @@ def test_the_lcb_is_below_the_win_rate_and_tightens_with_visits():
 def test_priors_are_a_softmax_of_one_step_values_summing_to_one():
     position = Position.new(players=2, seed=11)
     # 2,000 iterations widen the root to all its ~30 actions, so every prior shows
-    result = search(position, SearchLimits(iterations=2000), seed=1, multipv=0)
+    result = search(position, Limit(iterations=2000), seed=1, multipv=0)
     codes = position.legal_codes()
     assert len(result.candidates) == len(codes)
     assert sum(c.prior for c in result.candidates) == pytest.approx(1.0)
@@ -87,25 +87,25 @@ def test_priors_are_a_softmax_of_one_step_values_summing_to_one():
 
 def test_without_widening_the_priors_are_uniform():
     position = Position.new(players=2, seed=12)
-    result = search(position, SearchLimits(iterations=300, widen=0), seed=1)
+    result = search(position, Limit(iterations=300), SearchSettings(widen=0), seed=1)
     n = len(position.legal_codes())
     assert {round(c.prior * n, 9) for c in result.candidates} == {1.0}
 
 
 def test_multipv_zero_gives_no_candidate_a_line_but_the_result_keeps_its_own():
     position = played(2, 9, 2)
-    result = search(position, SearchLimits(iterations=500), seed=2, multipv=0)
+    result = search(position, Limit(iterations=500), seed=2, multipv=0)
     assert all(c.principal_variation == () for c in result.candidates)
     assert result.principal_variation[0] == result.best_action
     with pytest.raises(ValueError, match="^multipv: "):
-        search(position, SearchLimits(iterations=10), seed=2, multipv=-1)
+        search(position, Limit(iterations=10), seed=2, multipv=-1)
 
 
 def test_the_chosen_action_comes_first_even_when_sampled():
     position = played(2, 10, 4)
-    limits = SearchLimits(iterations=300, temperature=1.0, floor=0.0)
+    limits = Limit(iterations=300), SearchSettings(temperature=1.0, floor=0.0)
     for seed in range(12):
-        result = search(position, limits, seed=seed, multipv=1)
+        result = search(position, *limits, seed=seed, multipv=1)
         assert result.candidates[0].action == result.best_action
         assert [c.order for c in result.candidates] == list(range(len(result.candidates)))
         rest = [c.visits for c in result.candidates[1:]]
@@ -115,7 +115,7 @@ def test_the_chosen_action_comes_first_even_when_sampled():
 def test_a_seat_not_to_act_gets_figures_without_priors():
     position = played(3, 40, 4)
     seat = (position.to_act + 1) % 3
-    result = search(position, SearchLimits(iterations=300), seed=4, seat=seat)
+    result = search(position, Limit(iterations=300), seed=4, seat=seat)
     assert result.candidates and all(c.prior is None for c in result.candidates)
     assert all(c.expected_gold is not None for c in result.candidates)
     assert result.root.visits == 300
@@ -130,7 +130,7 @@ def test_allow_keeps_the_search_within_the_allowed_actions():
         legal = position.legal_actions()
         allowed = random.Random(seed).sample(legal, 3)
         threads = 1 + seed % 2
-        result = search(position, SearchLimits(iterations=200, threads=threads), seed=seed,
+        result = search(position, Limit(iterations=200, threads=threads), seed=seed,
                         allow=allowed)
         assert result.best_action in allowed
         assert {c.action for c in result.candidates} <= set(allowed)
@@ -140,9 +140,9 @@ def test_allow_keeps_the_search_within_the_allowed_actions():
 def test_avoid_keeps_the_search_off_the_avoided_actions():
     for seed in range(16):
         position = played(2, 200 + seed, seed % 5, choices=4)
-        plain = search(position, SearchLimits(iterations=200), seed=seed)
+        plain = search(position, Limit(iterations=200), seed=seed)
         avoided = [c.action for c in plain.candidates[:2]]
-        result = search(position, SearchLimits(iterations=200), seed=seed, avoid=avoided)
+        result = search(position, Limit(iterations=200), seed=seed, avoid=avoided)
         assert result.best_action not in avoided
         assert not {c.action for c in result.candidates} & set(avoided)
         assert result.root.visits == 200
@@ -152,15 +152,15 @@ def test_sampling_and_the_fallback_stay_within_the_restriction():
     position = played(2, 31, 3)
     legal = position.legal_actions()
     allowed = legal[-4:]
-    sampling = SearchLimits(iterations=100, temperature=2.0, floor=0.0)
+    sampling = Limit(iterations=100), SearchSettings(temperature=2.0, floor=0.0)
     for seed in range(20):
-        assert search(position, sampling, seed=seed, allow=allowed).best_action in allowed
+        assert search(position, *sampling, seed=seed, allow=allowed).best_action in allowed
     stop = StopFlag()
     stop.set()                                          # no iteration runs: the greedy fallback
     for seed in range(5):
-        result = search(position, SearchLimits(iterations=100), seed=seed, stop=stop, allow=allowed)
+        result = search(position, Limit(iterations=100), seed=seed, stop=stop, allow=allowed)
         assert result.iterations == 0 and result.best_action in allowed
-        result = search(position, SearchLimits(iterations=100), seed=seed, stop=stop,
+        result = search(position, Limit(iterations=100), seed=seed, stop=stop,
                         avoid=legal[:-1])
         assert result.best_action == legal[-1] and result.stopped_by == "single-action"
 
@@ -168,7 +168,7 @@ def test_sampling_and_the_fallback_stay_within_the_restriction():
 def test_one_action_left_answers_like_a_single_legal_action():
     position = played(2, 3, 2)
     legal = position.legal_actions()
-    result = search(position, SearchLimits(iterations=10**9), seed=1, allow=[legal[5]])
+    result = search(position, Limit(iterations=10**9), seed=1, allow=[legal[5]])
     assert result.best_action == legal[5] and result.stopped_by == "single-action"
     assert result.iterations == 0 and result.candidates[0].prior == 1.0
 
@@ -176,8 +176,8 @@ def test_one_action_left_answers_like_a_single_legal_action():
 def test_a_restriction_is_deterministic():
     position = played(2, 14, 5)
     avoid = position.legal_actions()[:4]
-    a = search(position, SearchLimits(iterations=300), seed=7, avoid=avoid)
-    b = search(position, SearchLimits(iterations=300), seed=7, avoid=avoid)
+    a = search(position, Limit(iterations=300), seed=7, avoid=avoid)
+    b = search(position, Limit(iterations=300), seed=7, avoid=avoid)
     assert a.candidates == b.candidates and a.best_action == b.best_action
 
 
@@ -186,7 +186,7 @@ def test_bad_restrictions_are_refused_naming_the_field():
     legal = position.legal_actions()
     foreign = replace(legal[0], x=20, y=20)           # far from every tile
     assert foreign not in legal
-    limits = SearchLimits(iterations=50)
+    limits = Limit(iterations=50)
     with pytest.raises(ValueError, match=r"^allow\[1\]: .* is not legal here"):
         search(position, limits, seed=1, allow=[legal[0], foreign])
     with pytest.raises(ValueError, match=r"^avoid\[0\]: .* is not legal here"):

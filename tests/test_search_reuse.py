@@ -11,12 +11,12 @@ import threading
 import pytest
 
 from cacaoai.engine import Position
-from cacaoai.search import SearchLimits, TreeCache, search
+from cacaoai.search import Limit, SearchSettings, TreeCache, search
 from cacaoai.search.arena import run as arena_run
 from cacaoai.search.bots import parse_bot
 from test_search import comparable  # a result without its timing fields
 
-LIMITS = SearchLimits(iterations=400)
+LIMITS = Limit(iterations=400)
 BIG = 1 << 30
 
 
@@ -66,8 +66,8 @@ def test_a_different_observation_or_setting_misses():
     position = played(2, 4, 4)
     search(position, LIMITS, seed=1, cache=cache)
     assert search(played(2, 4, 5), LIMITS, seed=1, cache=cache).root.reused_visits == 0
-    other = SearchLimits(iterations=400, exploration=0.5)
-    assert search(position, other, seed=1, cache=cache).root.reused_visits == 0
+    other = Limit(iterations=400), SearchSettings(exploration=0.5)
+    assert search(position, *other, seed=1, cache=cache).root.reused_visits == 0
     seat = 1 - position.to_act            # another observer of the same position
     assert search(position, LIMITS, seed=1, seat=seat, cache=cache).root.reused_visits == 0
     assert cache.stats()["misses"] == 4 and cache.stats()["hits"] == 0
@@ -96,8 +96,8 @@ def test_a_kept_tree_continues_after_the_actions_played_since():
     # without inner widening: with it, the node under the opponent's reply
     # has tried so few of its actions here that none survives the re-root
     # (children that fill from the display are dropped after a draw)
-    narrow = SearchLimits(iterations=400, widen_inner=0)
-    mine = search(position, SearchLimits(iterations=3000, widen_inner=0), seed=1, cache=cache)
+    narrow = Limit(iterations=400), SearchSettings(widen_inner=0)
+    mine = search(position, Limit(iterations=3000), SearchSettings(widen_inner=0), seed=1, cache=cache)
     history.append((position.clone(), mine.best_action))
     position.apply(mine.best_action)
     line = list(mine.principal_variation[1:])
@@ -109,7 +109,7 @@ def test_a_kept_tree_continues_after_the_actions_played_since():
             action, line = legal[0], []
         history.append((position.clone(), action))
         position.apply(action)
-    again = search(position, narrow, seed=2, cache=cache, history=history)
+    again = search(position, *narrow, seed=2, cache=cache, history=history)
     assert again.root.reused_visits > 0
     legal = set(position.legal_actions())
     assert again.best_action in legal and {c.action for c in again.candidates} <= legal
@@ -124,7 +124,7 @@ def test_pondering_on_the_opponents_turn_is_continued_on_mine():
             position.apply(position.legal_actions()[0])
         me = 1 - position.to_act
         cache = TreeCache(BIG)
-        ponder = search(position, SearchLimits(iterations=1500), seed=seed, seat=me, cache=cache)
+        ponder = search(position, Limit(iterations=1500), seed=seed, seat=me, cache=cache)
         assert ponder.seat == me and all(c.prior is None for c in ponder.candidates)
         # the opponent plays what my tree looked at most, among its real options
         legal = position.legal_actions()
@@ -147,7 +147,7 @@ def test_a_whole_game_with_reuse_plays_legal_actions_only():
     history = []
     reused = 0
     while not position.is_over:
-        result = search(position, SearchLimits(iterations=150), seed=len(history),
+        result = search(position, Limit(iterations=150), seed=len(history),
                         cache=cache, history=history[-16:])
         legal = set(position.legal_actions())
         assert result.best_action in legal
@@ -161,7 +161,7 @@ def test_a_whole_game_with_reuse_plays_legal_actions_only():
 def test_restrictions_apply_to_a_kept_tree():
     position = played(2, 9, 3)
     cache = TreeCache(BIG)
-    first = search(position, SearchLimits(iterations=1000), seed=1, cache=cache)
+    first = search(position, Limit(iterations=1000), seed=1, cache=cache)
     best = first.best_action
     second = search(position, LIMITS, seed=2, cache=cache, avoid=[best])
     assert second.root.reused_visits > 0
@@ -192,12 +192,12 @@ def test_the_cache_stays_within_its_bytes():
 def test_an_entry_keeps_one_tree_per_thread_and_reuses_those_there_are():
     position = played(2, 11, 4)
     cache = TreeCache(BIG)
-    search(position, SearchLimits(iterations=400, threads=2), seed=1, cache=cache)
+    search(position, Limit(iterations=400, threads=2), seed=1, cache=cache)
     assert cache.stats()["trees"] == 2
-    three = search(position, SearchLimits(iterations=300, threads=3), seed=1, cache=cache)
+    three = search(position, Limit(iterations=300, threads=3), seed=1, cache=cache)
     assert three.root.reused_visits == 400 and three.root.visits == 700
     assert cache.stats()["trees"] == 3
-    one = search(position, SearchLimits(iterations=100, threads=1), seed=1, cache=cache)
+    one = search(position, Limit(iterations=100, threads=1), seed=1, cache=cache)
     assert 0 < one.root.reused_visits < 700
 
 
@@ -210,7 +210,7 @@ def test_two_threads_can_share_a_cache():
             position = Position.new(2, seed)
             history = []
             for _ in range(24):
-                result = search(position, SearchLimits(iterations=100), seed=seed,
+                result = search(position, Limit(iterations=100), seed=seed,
                                 cache=cache, history=history[-16:])
                 assert result.best_action in position.legal_actions()
                 history.append((position.clone(), result.best_action))
@@ -283,7 +283,7 @@ def test_a_pondering_bot_thinks_on_the_others_turns_and_continues_on_its_own():
 def test_history_may_give_action_codes():
     position = played(2, 14, 3)
     cache = TreeCache(BIG)
-    first = search(position, SearchLimits(iterations=1500), seed=1, cache=cache)
+    first = search(position, Limit(iterations=1500), seed=1, cache=cache)
     before = position.clone()
     code = position.encode(first.best_action)
     position.apply(first.best_action)
@@ -301,13 +301,13 @@ def test_after_jungle_tiles_are_drawn_children_that_fill_from_the_display_start_
         position = played(2, 80 + deal, 2)
         me = position.to_act
         cache = TreeCache(BIG)
-        mine = search(position, SearchLimits(iterations=2000), seed=1, cache=cache)
+        mine = search(position, Limit(iterations=2000), seed=1, cache=cache)
         history = [(position.clone(), mine.best_action)]
         deck = position.snapshot()["jungle_deck_count"]
         position.apply(mine.best_action)
         if position.snapshot()["jungle_deck_count"] == deck or position.to_act == me:
             continue
-        ponder = search(position, SearchLimits(iterations=1), seed=1, seat=me, cache=cache,
+        ponder = search(position, Limit(iterations=1), seed=1, seat=me, cache=cache,
                         history=history)
         kept = [c for c in ponder.candidates if c.visits > 1]
         assert not [c for c in kept if c.action.fills]
@@ -328,7 +328,7 @@ def test_a_seat_pondering_through_a_whole_game_continues_its_trees(players, deal
     rng = random.Random(choices)
     continued = searches = 0
     while not position.is_over:
-        result = search(position, SearchLimits(iterations=200), seed=len(history), seat=0,
+        result = search(position, Limit(iterations=200), seed=len(history), seat=0,
                         cache=cache, history=history[-16:])
         if result.root is not None:
             searches += 1

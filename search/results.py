@@ -3,10 +3,6 @@ search (which builds them), the server (which sends them) and the client
 (which receives them); :mod:`cacaoai.api.convert` converts them to and from
 the ``cacao.v1`` Evaluation message, in one place.
 
-No limit is ``None`` everywhere on the Python side (``SearchBudget.iterations
-= None``: no iteration limit); on the wire an unset field (0, an unset
-Duration) means the same.
-
 This module imports neither protobuf nor the search extension.
 
 Thread-safety: immutable values.
@@ -19,25 +15,9 @@ from typing import Any
 
 from cacaoai.engine import Action
 
-__all__ = ["Candidate", "RootInfo", "SearchBudget", "SearchResult", "SeatOutlook"]
+from .limits import Limit
 
-
-@dataclass(frozen=True)
-class SearchBudget:
-    """The budget a search ran with (after the server's clamps and the deadline).
-
-    Attributes:
-        iterations: most iterations over all threads (None: no limit).
-        time_s: most seconds (None: no limit).
-        threads: search threads (independent trees) actually used.
-    """
-
-    iterations: int | None = None
-    time_s: float | None = None
-    threads: int = 1
-
-    def to_json(self) -> dict[str, Any]:
-        return {"iterations": self.iterations, "time_s": self.time_s, "threads": self.threads}
+__all__ = ["Candidate", "RootInfo", "SearchResult", "SeatOutlook"]
 
 
 @dataclass(frozen=True)
@@ -137,8 +117,10 @@ class SearchResult:
         stopped_by: "iterations", "time", "stop", "single-action" or "terminal";
             "" in a report of a search that goes on.
         threads: search threads actually used; nodes: tree nodes built.
-        limits: the budget the search ran with (None: not known, as for a
-            direct call of ``cacaoai.search.search``, whose caller knows it).
+        limit: the budget the search ran with, as a server reports it
+            (after its clamps and the client's deadline; None: not given, as
+            for a direct call of ``cacaoai.search.search``, whose caller
+            knows it).
         final: False on an interim report of a search that goes on.
         root: the root's figures (None when nothing was searched).
     """
@@ -157,7 +139,7 @@ class SearchResult:
     stopped_by: str
     threads: int
     nodes: int
-    limits: SearchBudget | None = None
+    limit: Limit | None = None
     final: bool = True
     root: RootInfo | None = None
 
@@ -182,7 +164,7 @@ class SearchResult:
             "iterations": self.iterations, "elapsed_s": self.elapsed_s,
             "iterations_per_second": self.iterations_per_second,
             "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
-            "limits": self.limits.to_json() if self.limits else None, "final": self.final,
+            "limit": self.limit.to_json() if self.limit else None, "final": self.final,
             "root": self.root.to_json() if self.root else None,
         }
 

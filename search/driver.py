@@ -1,0 +1,473 @@
+"""The search driver: :func:`search` sets up the trees, runs them in C and
+reads the answer out of them.
+
+The algorithm is single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012),
+compiled in ``_mcts.pyx``: each iteration determinizes what the searching seat
+cannot see, walks one tree of action codes with availability-count UCB (every
+seat maximises its own value), plays out to the end and backs up the win share
+and the gold margin of every seat. See ``_mcts.pyx`` for the details.
+
+Threads: ``Limit.threads = N`` runs N independent trees (root parallelism),
+each on a C thread of its own that never takes the GIL (at the CPU priority
+the caller asks for), seeded ``seed + i``, and sums their root statistics.
+Unlike a shared tree this needs no locks, scales almost linearly on these
+machines, and with an iteration budget stays deterministic for any N (the
+budget is split evenly).
+
+Thread-safety: ``search`` may run in several threads at once (each call owns
+its trees, also those it takes from a shared TreeCache); a :class:`StopFlag`
+may be set from any thread.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from cacaoai.engine import Action, Position
+
+from ._mcts import PRIORITIES, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
+from .limits import PLAYOUTS, Limit, SearchSettings
+from .results import Candidate, RootInfo, SearchResult
+from .reuse import TreeCache, check_history, find_trees
+
+__all__ = ["search", "wilson_lower"]
+
+PV_PLIES = 8
+PV_MIN_VISITS = 2
+PV_DETERMINIZATIONS = 32
+LCB_Z = 1.96
+DEFAULT_SETTINGS = SearchSettings()
+
+
+def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, *,
+           seed: int, stop: StopFlag | None = None, seat: int | None = None,
+           known_hands: Sequence[int] = (),
+           on_report: Callable[[SearchResult], None] | None = None,
+           report_every_s: float = 0.5, report_every_iterations: int | None = None,
+           priority: str = "normal",
+           allow: Sequence[Action] = (), avoid: Sequence[Action] = (), multipv: int = 5,
+           cache: TreeCache | None = None,
+           history: Sequence[tuple[Position, Action]] = ()) -> SearchResult:
+    """Search `position` for `seat` (default: the seat to act) and report.
+
+    The search sees only `seat`'s observation, plus the hands of the seats in
+    `known_hands`: two positions that differ only in what it cannot see give
+    the same result for the same seed. With one thread and an iteration
+    budget, the same seed gives the same result (with a cache: for the same
+    cache state).
+
+    Args:
+        position: the position to search; it is not modified.
+        limit: the budget; at least one of its iterations or time_s, or
+            `stop`, must bound the search. Its threads (default 1) are
+            independent trees searched at once.
+        settings: how the search plays (the defaults are the `strong` level's).
+        seed: seeds the determinizations and playouts (0 <= seed < 2**64).
+        stop: a flag that ends the search when set (from any thread).
+        seat: the observer.
+        known_hands: seats whose hands the observer may see.
+        on_report: called in the searching thread with the result so far
+            every `report_every_s` seconds (or `report_every_iterations`)
+            while the search goes on (not at its end: the final result is
+            returned). The trees go on growing between reports, so reports
+            only add to each other, and the final result is the one the
+            same search gives without reports.
+        report_every_s: seconds between reports (positive).
+        report_every_iterations: when given, report after every this many
+            iterations (over all threads) instead: a deterministic schedule.
+        priority: CPU priority of the threads that grow the trees: "normal",
+            "reduced" (nice 5: yields to normal work but is never starved,
+            so a time budget still holds), "low" (nice 19) or "idle"
+            (Linux's SCHED_IDLE: only when nothing else wants a core). A server lowers its searches so that quick
+            calls never wait for a core; those threads never take the GIL,
+            and the search's Python work stays in the calling thread.
+        allow: when not empty, the root considers only these actions ("what
+            if I play here"); each must be legal.
+        avoid: the root never considers these actions; each must be legal.
+            Both need the root's actions to be known: the observer is the
+            seat to act or knows its hand (`known_hands`).
+        multipv: how many of the best candidates get a principal variation
+            of their own (0: none; the result's own line is always given).
+        cache: keep the trees for later searches and continue a kept one
+            (cacaoai.search.reuse): the trees of `position` itself, else of
+            the newest `history` entry that has some, descended along the
+            actions played since. The budget counts new iterations only.
+        history: the positions before `position` with the action played
+            from each (an Action or its code), oldest first, the last one
+            leading to `position`. Read only with a cache, as far as the
+            look-up goes back.
+
+    Returns:
+        A SearchResult. A finished game returns at once with its exact
+        result and no action; a single legal action (also one left by
+        allow/avoid) returns at once.
+
+    Raises:
+        ValueError: a bad seat, seed, budget, allow/avoid action (the message
+            starts with the field and index, e.g. "allow[2]: ...") or history entry.
+        MemoryError: the node pool could not grow.
+    """
+    start = monotonic()
+    if not isinstance(limit, Limit):
+        raise ValueError(f"limit: must be a Limit, got {type(limit).__name__}")
+    if not isinstance(settings, SearchSettings):
+        raise ValueError(f"settings: must be SearchSettings, got {type(settings).__name__}")
+    if not limit.bounded and stop is None:
+        raise ValueError("limit: give iterations, time_s or a stop flag")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed: must be an integer in 0..2**64-1, got {seed!r}")
+    if priority not in PRIORITIES:
+        raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
+    if on_report is not None and not report_every_s > 0:
+        raise ValueError(f"report_every_s: must be positive, got {report_every_s!r}")
+    if report_every_iterations is not None and (
+            isinstance(report_every_iterations, bool) or not isinstance(report_every_iterations, int)
+            or report_every_iterations < 1):
+        raise ValueError("report_every_iterations: must be a positive integer or None, "
+                         f"got {report_every_iterations!r}")
+    if isinstance(multipv, bool) or not isinstance(multipv, int) or multipv < 0:
+        raise ValueError(f"multipv: must be a non-negative integer, got {multipv!r}")
+    if cache is not None and not isinstance(cache, TreeCache):
+        raise ValueError(f"cache: must be a TreeCache or None, got {type(cache).__name__}")
+    check_history(history, position.players)
+    threads = limit.threads or 1
+    observer = position.to_act if seat is None else seat
+    if position.is_over:
+        return _terminal(position, 0 if observer is None else observer, start, threads)
+    if isinstance(observer, bool) or not isinstance(observer, int) or not 0 <= observer < position.players:
+        raise ValueError(f"seat: must be in 0..{position.players - 1}, got {seat!r}")
+    mask = 0
+    for s in known_hands:
+        if not 0 <= s < position.players:
+            raise ValueError(f"known_hands: {s!r} is not a seat")
+        mask |= 1 << s
+    to_act = position.to_act
+    assert to_act is not None
+    fixed = observer == to_act or bool((mask >> to_act) & 1)
+    allowed, avoided = _restriction(position, fixed, observer, allow, avoid)
+    codes: list[int] = []
+    if fixed:
+        codes = [c for c in position.legal_codes()
+                 if (not allowed or c in allowed) and c not in avoided]
+        if len(codes) == 1:
+            return _single(position, observer, codes[0], start, threads, multipv)
+    restricted = bool(allowed or avoided)
+
+    key, trees, reused = _trees(position, threads, settings, seed, observer, mask, allowed,
+                                avoided, cache, history)
+
+    def report(trees: list[tuple[Tree, str]]) -> SearchResult:
+        return _report(position, settings, threads, seed, observer, mask, trees, start, multipv,
+                       reused, codes if restricted else None)
+
+    pause = _Pause(report_every_s, report_every_iterations)
+    ran = _run(trees, limit, stop, start,
+               (lambda trees: on_report(replace(report(trees), stopped_by="", final=False)))
+               if on_report else None, pause, priority)
+    result = report(ran)
+    if cache is not None:
+        cache.put(key, trees)
+    return result
+
+
+def _restriction(position: Position, fixed: bool, observer: int, allow: Sequence[Action],
+                 avoid: Sequence[Action]) -> tuple[set[int], set[int]]:
+    """The codes of `allow` and `avoid`; ValueError naming the field and index."""
+    if not allow and not avoid:
+        return set(), set()
+    field = "allow" if allow else "avoid"
+    if not fixed:
+        raise ValueError(f"{field}: seat {observer} does not know the hand of seat "
+                         f"{position.to_act}, the seat to act, so the root's actions are not "
+                         "known (search for the seat to act, or give its hand in known_hands)")
+    legal = {position.decode(c): c for c in position.legal_codes()}
+    sets: list[set[int]] = []
+    for name, actions in (("allow", allow), ("avoid", avoid)):
+        if isinstance(actions, (str, bytes, Action)):
+            raise ValueError(f"{name}: must be a sequence of actions, got {actions!r}")
+        found = set()
+        for i, action in enumerate(actions):
+            code = legal.get(action) if isinstance(action, Action) else None
+            if code is None:
+                try:
+                    code = position.encode(action)
+                except Exception as exc:
+                    raise ValueError(f"{name}[{i}]: {action} is not legal here ({exc})") from None
+            found.add(code)
+        sets.append(found)
+    allowed, avoided = sets
+    left = [c for c in legal.values() if (not allowed or c in allowed) and c not in avoided]
+    if not left:
+        raise ValueError("avoid: no legal action is left" + (" of those allowed" if allowed else ""))
+    return allowed, avoided
+
+
+def _trees(position: Position, threads: int, settings: SearchSettings, seed: int,
+           observer: int, mask: int, allowed: set[int], avoided: set[int],
+           cache: TreeCache | None,
+           history: Sequence[tuple[Position, Action]]) -> tuple[bytes, list[Tree], int]:
+    """(cache key, `threads` trees ready to run, visits kept from a reused tree)."""
+    key, kept, path = b"", [], []
+    if cache is not None:
+        key, kept, path = find_trees(cache, position, history, observer, mask, settings)
+    allow, avoid = sorted(allowed), sorted(avoided)
+    trees = []
+    reused = 0
+    for i in range(threads):
+        tree_seed = (seed + i) % 2**64
+        tree = kept[i] if i < len(kept) else Tree()
+        if i < len(kept) and tree.reroot(position.core, path, seed=tree_seed, allow=allow, avoid=avoid):
+            reused += tree.root_stats()[0]
+        else:
+            tree.reset(position.core, observer=observer, known_hands=mask, seed=tree_seed,
+                       playout=PLAYOUTS[settings.playout], samples=settings.samples,
+                       flat=settings.algorithm == "flat", exploration=settings.exploration,
+                       margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
+                       expand_samples=settings.expand_samples, widen=settings.widen,
+                       widen_inner=settings.widen_inner,
+                       max_nodes=settings.max_nodes, allow=allow, avoid=avoid)
+        trees.append(tree)
+    if cache is not None:
+        cache.count(reused > 0)
+    return key, trees, reused
+
+
+@dataclass(frozen=True)
+class _Pause:
+    """When a search with reports pauses for one: every `seconds`, or every
+    `iterations` over all trees when given (a schedule that does not depend
+    on the machine's speed)."""
+
+    seconds: float
+    iterations: int | None
+
+
+def _run(trees: list[Tree], limit: Limit, stop: StopFlag | None, start: float,
+         on_pause: Callable[[list[tuple[Tree, str]]], None] | None = None,
+         pause: _Pause = _Pause(0.0, None), priority: str = "normal") -> list[tuple[Tree, str]]:
+    """Run the trees to the budget (new iterations); [(tree, why it stopped)].
+
+    With `on_pause`, the trees stop as `pause` says for `on_pause(trees)` and
+    then go on where they were.
+    """
+    n = len(trees)
+    budgets = _split(limit.iterations, n) if limit.iterations is not None else [-1] * n
+    deadline = start + limit.time_s if limit.time_s is not None else 0.0
+    while True:
+        until, goals = deadline, budgets
+        if on_pause is not None and pause.iterations is not None:
+            step = _split(pause.iterations, n)
+            goals = [tree.iterations + k if b < 0 else min(b, tree.iterations + k)
+                     for tree, b, k in zip(trees, budgets, step)]
+        elif on_pause is not None:
+            wake = monotonic() + pause.seconds
+            if deadline == 0.0 or wake < deadline:
+                until = wake
+        reasons = run_trees(trees, goals, until, stop, priority)
+        if "stop" in reasons:
+            return list(zip(trees, reasons))
+        if goals is budgets:
+            paused = until != deadline and "time" in reasons
+        else:
+            paused = "time" not in reasons and goals != budgets
+        if not paused:
+            return list(zip(trees, reasons))
+        assert on_pause is not None
+        on_pause(list(zip(trees, reasons)))
+
+
+def _split(total: int, n: int) -> list[int]:
+    """`total` iterations shared evenly by `n` trees (the first ones take the rest)."""
+    return [total // n + (1 if i < total % n else 0) for i in range(n)]
+
+
+def _merge(trees: list[tuple[Tree, str]], path: Sequence[int] = ()) -> dict[int, list[Any]]:
+    """Children of the node at `path` (not the root), summed over the trees:
+    code -> [visits, win, margin]."""
+    merged: dict[int, list[Any]] = {}
+    for tree, _ in trees:
+        for code, _seat, visits, _avail, win, margin in tree.children(path):
+            _add(merged, code, [visits, win, margin])
+    return merged
+
+
+def _merge_root(trees: list[tuple[Tree, str]]) -> dict[int, list[Any]]:
+    """The root's children summed over the trees:
+    code -> [visits, win, margin, gold sum, gold count, prior]."""
+    merged: dict[int, list[Any]] = {}
+    for tree, _ in trees:
+        for code, visits, win, margin, gold, gold_n, prior in tree.root_children():
+            _add(merged, code, [visits, win, margin, gold, gold_n, prior])
+    return merged
+
+
+def _add(merged: dict[int, list[Any]], code: int, figures: list[Any]) -> None:
+    """Sum `figures` (counts, per-seat lists; the prior is taken once) into merged[code]."""
+    entry = merged.get(code)
+    if entry is None:
+        merged[code] = figures
+        return
+    for i, value in enumerate(figures[:5]):
+        entry[i] = [a + b for a, b in zip(entry[i], value)] if isinstance(value, list) else entry[i] + value
+
+
+def _report(position: Position, settings: SearchSettings, threads: int, seed: int,
+            observer: int, mask: int, trees: list[tuple[Tree, str]], start: float, multipv: int,
+            reused: int, within: list[int] | None) -> SearchResult:
+    players = position.players
+    visits = gold_n = 0
+    win = [0.0] * players
+    margin = [0.0] * players
+    gold = [0.0] * players
+    for tree, _ in trees:
+        v, w, m, g, gn = tree.root_stats()
+        visits += v
+        gold_n += gn
+        win = [a + b for a, b in zip(win, w)]
+        margin = [a + b for a, b in zip(margin, m)]
+        gold = [a + b for a, b in zip(gold, g)]
+    iterations = sum(tree.iterations for tree, _ in trees)
+    nodes = sum(tree.nodes for tree, _ in trees)
+    reasons = [r for _, r in trees]
+    stopped_by = "stop" if "stop" in reasons else ("time" if "time" in reasons else "iterations")
+
+    to_act = position.to_act
+    assert to_act is not None
+    scale = settings.margin_weight / settings.margin_scale
+    children = _merge_root(trees)
+    order = sorted((c for c in children if children[c][0] > 0),
+                   key=lambda c: (-children[c][0], -_mean(children[c], to_act, scale), c))
+    best_code = _choose(order, children, settings, seed)
+    if best_code is None and (observer == to_act or (mask >> to_act) & 1):
+        # no iteration ran: a sensible fallback
+        best_code = greedy_code(position.core, seed) if within is None else _greedy(position, within, seed)
+    if best_code in order:
+        order.remove(best_code)
+        order.insert(0, best_code)
+    best = position.decode(best_code) if best_code is not None else None
+    pv = _principal_variation(position, trees, best_code, observer, mask, seed)
+    candidates = tuple(
+        _candidate(position, trees, children[code], code, k, to_act, scale, observer, mask, seed,
+                   pv if k == 0 else None, k < multipv)
+        for k, code in enumerate(order))
+
+    elapsed = monotonic() - start
+    have = visits > 0
+    root = None
+    if have and gold_n > 0:
+        root = RootInfo(visits, (win[to_act] + scale * margin[to_act]) / visits, win[to_act] / visits,
+                        margin[to_act] / visits, gold[to_act] / gold_n, reused)
+    return SearchResult(
+        best_action=best, seat=observer, to_act=to_act,
+        win_probability=tuple(w / visits for w in win) if have else None,
+        expected_gold=tuple(g / gold_n for g in gold) if gold_n else None,
+        score_lead=tuple(m / visits for m in margin) if have else None,
+        candidates=candidates, principal_variation=pv, iterations=iterations,
+        elapsed_s=elapsed, iterations_per_second=iterations / elapsed if elapsed > 0 else 0.0,
+        stopped_by=stopped_by, threads=threads, nodes=nodes, root=root)
+
+
+def _candidate(position: Position, trees: list[tuple[Tree, str]], entry: list[Any], code: int,
+               order: int, to_act: int, scale: float, observer: int, mask: int, seed: int,
+               pv: tuple[Action, ...] | None, with_pv: bool) -> Candidate:
+    """The figures of one root action (entry: see _merge_root)."""
+    visits, win, margin, gold, gold_n, prior = entry
+    p = win[to_act] / visits
+    if with_pv and pv is None:
+        pv = _principal_variation(position, trees, code, observer, mask, seed)
+    return Candidate(position.decode(code), visits, _mean(entry, to_act, scale), p,
+                     margin[to_act] / visits, expected_gold=gold / gold_n if gold_n else None,
+                     prior=prior, lcb=wilson_lower(p, visits), order=order,
+                     principal_variation=pv if with_pv and pv is not None else ())
+
+
+def wilson_lower(p: float, n: int, z: float = LCB_Z) -> float:
+    """The lower end of Wilson's score interval for a proportion `p` of `n`
+    (z = 1.96: 95% two-sided), in [0, 1]; the candidates' `lcb`."""
+    if n <= 0:
+        return 0.0
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return min(1.0, max(0.0, centre - half))
+
+
+def _greedy(position: Position, codes: list[int], seed: int) -> int:
+    """The greedy bot's choice among `codes` (values without the jungle deck, ties at random)."""
+    values = action_values(position.core, codes, position.to_act, blind=True)
+    top = max(values)
+    return random.Random(seed).choice([c for c, v in zip(codes, values) if v == top])
+
+
+def _mean(entry: list[Any], seat: int, scale: float) -> float:
+    return (entry[1][seat] + scale * entry[2][seat]) / entry[0]
+
+
+def _choose(order: list[int], children: dict[int, list[Any]], settings: SearchSettings,
+            seed: int) -> int | None:
+    """The most visited code, or a sample by visits ** (1 / temperature)."""
+    if not order or children[order[0]][0] == 0:
+        return None
+    if settings.temperature <= 0:
+        return order[0]
+    top = children[order[0]][0]
+    pool = [c for c in order if children[c][0] >= settings.floor * top]
+    weights = [(children[c][0] / top) ** (1.0 / settings.temperature) for c in pool]
+    return random.Random(seed ^ 0x5EA5C4).choices(pool, weights)[0]
+
+
+def _principal_variation(position: Position, trees: list[tuple[Tree, str]], first: int | None,
+                         observer: int, mask: int, seed: int) -> tuple[Action, ...]:
+    if first is None:
+        return ()
+    codes = [first]
+    while len(codes) < PV_PLIES:
+        children = _merge(trees, codes)
+        if not children:
+            break
+        code = max(children, key=lambda c: (children[c][0], -c))
+        if children[code][0] < PV_MIN_VISITS:
+            break
+        codes.append(code)
+    # Decode in a determinization where the whole line is legal (hidden parts
+    # drawn from the observer's view only); keep the longest legal prefix.
+    best: list[Action] = [position.decode(first)]
+    for k in range(PV_DETERMINIZATIONS if len(codes) > 1 else 0):
+        core = position.core.clone()
+        core.determinize(observer, mask | (1 << observer), (seed * 7919 + k) % 2**64)
+        view = Position(core)
+        line = []
+        for code in codes:
+            if code not in core.legal_codes():
+                break
+            line.append(view.decode(code))
+            core.apply_code(code)
+        if len(line) > len(best):
+            best = line
+        if len(best) == len(codes):
+            break
+    return tuple(best)
+
+
+def _terminal(position: Position, observer: int, start: float, threads: int) -> SearchResult:
+    result = position.result()
+    assert result is not None
+    n = position.players
+    win = tuple(1.0 / len(result.winners) if s in result.winners else 0.0 for s in range(n))
+    lead = tuple(float(result.gold[s] - max(result.gold[o] for o in range(n) if o != s)) for s in range(n))
+    return SearchResult(None, observer, None, win, tuple(float(g) for g in result.gold), lead,
+                        (), (), 0, monotonic() - start, 0.0, "terminal", threads, 0)
+
+
+def _single(position: Position, observer: int, code: int, start: float, threads: int,
+            multipv: int) -> SearchResult:
+    action = position.decode(code)
+    only = Candidate(action, 0, None, None, None, prior=1.0,
+                     principal_variation=(action,) if multipv else ())
+    return SearchResult(action, observer, position.to_act, None, None, None, (only,), (action,), 0,
+                        monotonic() - start, 0.0, "single-action", threads, 0)
+

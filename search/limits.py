@@ -1,0 +1,297 @@
+"""How much to search (:class:`Limit`) and how (:class:`SearchSettings`).
+
+:class:`Limit` is the project's one budget type, as python-chess has one
+``chess.engine.Limit``: the search takes it, the server clamps it, the
+``cacao.v1`` ``SearchLimits`` message carries it (``cacaoai.api.convert``
+converts it, in one place), the client sends it and a search result reports
+the one it ran with. Its text form (``"2s"``, ``"500"``,
+``"iterations=500,time=2,threads=2"``) is what command lines, bot specs and
+the board page write.
+
+A *strength* is either a Limit or the name of a level (a Limit with
+settings of its own, :mod:`cacaoai.search.bots`); :func:`parse_strength`
+reads both from text.
+
+Thread-safety: immutable values and pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = ["ALGORITHMS", "PLAYOUTS", "Limit", "SearchSettings", "parse_settings",
+           "parse_strength"]
+
+PLAYOUTS = {"random": 0, "informed": 1}
+ALGORITHMS = ("mcts", "flat")
+MAX_THREADS = 64
+
+# short and long names of the limit's keys in its text form
+_LIMIT_KEYS = {"iterations": "iterations", "i": "iterations", "iters": "iterations",
+               "time": "time_s", "time_s": "time_s", "t": "time_s", "seconds": "time_s",
+               "threads": "threads"}
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A search budget: the search stops at the first limit reached (or when
+    it is told to stop).
+
+    Attributes:
+        iterations: most iterations over all threads (None: no limit).
+        time_s: most seconds of wall-clock time (None: no limit).
+        threads: independent trees searched in parallel (root parallelism);
+            None: the default (1 for a direct search, the server's
+            ``--search-threads`` for a request).
+    """
+
+    iterations: int | None = None
+    time_s: float | None = None
+    threads: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is not None and (
+                isinstance(self.iterations, bool) or not isinstance(self.iterations, int)
+                or self.iterations < 1):
+            raise ValueError(f"iterations: must be a positive integer or None, got {self.iterations!r}")
+        if self.time_s is not None and not self.time_s > 0:
+            raise ValueError(f"time_s: must be positive or None, got {self.time_s!r}")
+        if self.threads is not None and (
+                isinstance(self.threads, bool) or not isinstance(self.threads, int)
+                or not 1 <= self.threads <= MAX_THREADS):
+            raise ValueError(f"threads: must be in 1..{MAX_THREADS} or None, got {self.threads!r}")
+
+    @property
+    def bounded(self) -> bool:
+        """Whether an iteration or a time limit is set."""
+        return self.iterations is not None or self.time_s is not None
+
+    @classmethod
+    def parse(cls, text: str) -> Limit:
+        """A limit from its text form.
+
+        ``"500"`` or ``"iterations=500"`` (iterations); ``"2s"``, ``"250ms"``
+        or ``"time=2"`` (seconds); ``"threads=2"``; several joined by commas:
+        ``"iterations=5000,time=3s,threads=2"``.
+
+        Raises:
+            ValueError: saying which part is wrong and what was expected.
+        """
+        values: dict[str, Any] = {}
+        for part in text.replace(" ", "").split(","):
+            if not part:
+                continue
+            key, sep, value = part.partition("=")
+            if not sep:
+                key, value = _bare_key(part, text), part
+            field = _LIMIT_KEYS.get(key.lower())
+            if field is None:
+                raise ValueError(f"bad limit {text!r}: unknown key {key!r} (iterations, time, threads)")
+            values[field] = _limit_value(field, value, text)
+        if not values:
+            raise ValueError(f"bad limit {text!r}: give iterations such as '500' or a time such as '2s'")
+        return cls(**values)
+
+    def __str__(self) -> str:
+        """The text form, which :meth:`parse` reads back ("" for no limit at all)."""
+        parts = []
+        if self.iterations is not None:
+            parts.append(f"iterations={self.iterations}")
+        if self.time_s is not None:
+            parts.append(f"time={self.time_s:g}")
+        if self.threads is not None:
+            parts.append(f"threads={self.threads}")
+        return ",".join(parts)
+
+    def describe(self) -> str:
+        """Short words for people: "500 iterations, 2 s a move, 2 threads"."""
+        parts = []
+        if self.iterations is not None:
+            parts.append(f"{self.iterations} iterations")
+        if self.time_s is not None:
+            parts.append(f"{self.time_s:g} s a move")
+        if self.threads is not None:
+            parts.append(f"{self.threads} thread{'s' if self.threads > 1 else ''}")
+        return ", ".join(parts) or "no limit"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "time_s": self.time_s, "threads": self.threads}
+
+
+def _bare_key(part: str, text: str) -> str:
+    """The key of a value written without one: a count is iterations, a
+    number with a unit is time."""
+    if re.fullmatch(r"\d+", part):
+        return "iterations"
+    if re.fullmatch(r"\d*\.?\d+(s|ms|sec)", part, re.IGNORECASE):
+        return "time"
+    if re.fullmatch(r"\d*\.\d+", part):
+        raise ValueError(f"bad limit {text!r}: a bare {part} is neither iterations nor time: "
+                         f"write {part}s for seconds")
+    raise ValueError(f"bad limit {text!r}: {part!r} is not a number of iterations or a time")
+
+
+def _limit_value(field: str, value: str, text: str) -> int | float:
+    try:
+        if field == "time_s":
+            return _seconds(value)
+        return int(value)
+    except ValueError:
+        kind = "a time such as 2s or 250ms" if field == "time_s" else "a whole number"
+        raise ValueError(f"bad limit {text!r}: {field.removesuffix('_s')} must be {kind}, "
+                         f"got {value!r}") from None
+
+
+def _seconds(text: str) -> float:
+    match = re.fullmatch(r"(\d*\.?\d+)\s*(ms|s|sec)?", text, re.IGNORECASE)
+    if not match:
+        raise ValueError(text)
+    value = float(match.group(1))
+    return value / 1000 if (match.group(2) or "").lower() == "ms" else value
+
+
+def parse_strength(text: str | None) -> Limit | str | None:
+    """A strength from text: a Limit (``"2s"``, ``"500"``, ``"time=2,threads=2"``),
+    a level name (``"strong"``, or ``"level=strong"``), or None for empty text
+    (the server's default level). Whether a level name exists is for the
+    server (or :mod:`cacaoai.search.bots`) to say.
+
+    Raises:
+        ValueError: text that is neither a limit nor a level name.
+    """
+    text = (text or "").strip()
+    if not text:
+        return None
+    if text.lower().startswith("level="):
+        text = text[len("level="):].strip()
+        if not re.fullmatch(r"[A-Za-z][\w-]*", text):
+            raise ValueError(f"bad level name {text!r}")
+        return text.lower()
+    if re.fullmatch(r"[A-Za-z][\w-]*", text) and text.lower() not in _LIMIT_KEYS:
+        return text.lower()
+    try:
+        return Limit.parse(text)
+    except ValueError as error:
+        raise ValueError(f"{error}; or give a level name such as 'strong'") from None
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How the search plays, apart from its budget.
+
+    Attributes:
+        playout: "informed" (best one-step value among `samples` random
+            actions per turn) or "random" (the engine's uniform playout).
+        temperature: 0 plays the most visited action; T > 0 samples an action
+            with probability proportional to visits ** (1 / T) among the
+            candidates with at least `floor` x the most visits.
+        exploration: the UCB constant c (values are win shares in [0, 1]).
+        samples: candidate actions per informed playout turn.
+        margin_weight: weight of the gold margin (in units of `margin_scale`
+            gold) added to the win share in the tree's values.
+        algorithm: "mcts", or "flat" for flat Monte Carlo (root children only,
+            played round-robin).
+        expand_samples: a node expands the best (by one-step value) of this
+            many untried actions drawn at random; 1 draws one.
+        widen: when > 0, the root considers only its ceil(widen * sqrt(visits))
+            best actions by the greedy bot's one-step value (progressive
+            widening); 0 considers all.
+        widen_inner: when > 0, a node below the root tries a new action only
+            while fewer than widen_inner * sqrt(visits) + 1 of its actions
+            are tried, and otherwise selects among those; 0 tries every action
+            once before selecting.
+        floor: see `temperature`.
+        max_nodes: node pool limit per tree (88 bytes a node, plus its
+            8-byte edge in its parent's block of children); beyond it the
+            tree stops growing and the search goes on with playouts.
+    """
+
+    playout: str = "informed"
+    temperature: float = 0.0
+    exploration: float = 0.7
+    samples: int = 8
+    margin_weight: float = 1.0
+    margin_scale: float = 20.0
+    algorithm: str = "mcts"
+    expand_samples: int = 4
+    widen: float = 2.0
+    widen_inner: float = 3.0
+    floor: float = 0.25
+    max_nodes: int = 2_000_000
+
+    def __post_init__(self) -> None:
+        if self.playout not in PLAYOUTS:
+            raise ValueError(f"playout: must be one of {', '.join(PLAYOUTS)}, got {self.playout!r}")
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+        if not self.temperature >= 0:
+            raise ValueError(f"temperature: must be >= 0, got {self.temperature!r}")
+        if not self.exploration >= 0:
+            raise ValueError(f"exploration: must be >= 0, got {self.exploration!r}")
+        if not 1 <= self.samples <= 64:
+            raise ValueError(f"samples: must be in 1..64, got {self.samples!r}")
+        if not 1 <= self.expand_samples <= 64:
+            raise ValueError(f"expand_samples: must be in 1..64, got {self.expand_samples!r}")
+        if not self.widen >= 0:
+            raise ValueError(f"widen: must be >= 0, got {self.widen!r}")
+        if not self.widen_inner >= 0:
+            raise ValueError(f"widen_inner: must be >= 0, got {self.widen_inner!r}")
+        if not 0 <= self.floor <= 1:
+            raise ValueError(f"floor: must be in 0..1, got {self.floor!r}")
+        if self.max_nodes < 2:
+            raise ValueError(f"max_nodes: must be at least 2, got {self.max_nodes!r}")
+
+    def tree_key(self) -> list[Any]:
+        """The settings that shape a tree (a kept tree is continued only
+        under the same ones)."""
+        return [self.playout, self.samples, self.algorithm, self.exploration,
+                self.margin_weight, self.margin_scale, self.expand_samples,
+                self.widen, self.widen_inner, self.max_nodes]
+
+
+_SETTING_TYPES: dict[str, type] = {f.name: type(f.default) for f in fields(SearchSettings)}
+
+
+def parse_settings(items: str, context: str = "") -> tuple[Limit, SearchSettings, dict[str, str]]:
+    """A Limit, SearchSettings and the other keys from ``key=value`` items
+    joined by commas (or semicolons), as bot specs write them:
+    ``"time=0.05,exploration=0.5,reuse=1"``.
+
+    Returns:
+        (limit, settings, the keys neither of them knows, with their text)
+
+    Raises:
+        ValueError: a value of the wrong type (naming ``context``).
+    """
+    where = f"{context!r}: " if context else ""
+    limit: dict[str, Any] = {}
+    settings: dict[str, Any] = {}
+    other: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in items.replace(";", ",").split(","))):
+        key, eq, value = item.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq:
+            raise ValueError(f"{where}bad setting {item!r}: write key=value")
+        if key in _LIMIT_KEYS:
+            field = _LIMIT_KEYS[key]
+            try:
+                limit[field] = float(value) if field == "time_s" else int(value)
+            except ValueError:
+                kind = "float" if field == "time_s" else "int"
+                raise ValueError(f"{where}{key} must be a {kind}, got {value!r}") from None
+        elif key in _SETTING_TYPES:
+            kind = _SETTING_TYPES[key]
+            try:
+                settings[key] = kind(value)
+            except ValueError:
+                raise ValueError(f"{where}{key} must be a {kind.__name__}, got {value!r}") from None
+        else:
+            other[key] = value
+    return Limit(**limit), SearchSettings(**settings), other
+
+
+def setting_keys() -> list[str]:
+    """Every key :func:`parse_settings` knows (for error messages and help)."""
+    return ["iterations", "time", "threads", *_SETTING_TYPES]
