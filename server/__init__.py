@@ -6,7 +6,8 @@
 
 Layers: :mod:`.service` answers each RPC with plain functions (validate ->
 convert -> engine/search -> convert); :mod:`.servicer` adapts them to gRPC
-(deadlines, cancellation, rich errors, health, reflection, shutdown);
+(deadlines, cancellation, rich errors); :mod:`.lifecycle` builds, starts,
+drains and stops a server (health, reflection, metrics, signals);
 :mod:`.security` holds TLS credentials, bearer tokens and client keys;
 :mod:`.main` is the ``cacao-server`` command.
 """
@@ -19,9 +20,9 @@ __all__ = ["ServerOptions", "create_server", "serve"]
 
 
 def __getattr__(name: str) -> Any:
-    """Load the servicer (and with it the search) only when asked for."""
+    """Load the server (and with it the search) only when asked for."""
     if name in ("create_server", "serve"):
-        from . import servicer
+        from . import lifecycle
 
-        return getattr(servicer, name)
+        return getattr(lifecycle, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

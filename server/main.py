@@ -14,7 +14,7 @@ import sys
 
 from .logs import configure
 from .options import parse_args
-from .servicer import serve
+from .lifecycle import serve
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -85,23 +85,3 @@ class Observers:
                 hook(record)
             except Exception:  # observing must never break serving
                 log.exception("call hook %r failed", hook)
-
-
-def build(options: Any, gate: Any = None, trees: Any = None) -> tuple[Observers, Any]:
-    """The observers a server's options ask for, and its Metrics (or None).
-
-    Metrics are kept when ``options.metrics_port`` is set (with the search
-    gate's slots and the tree cache's figures, when given); the call log when
-    ``options.log_format`` is "json".
-    """
-    from .logs import CallLog
-    from .metrics import Metrics
-
-    hooks: list[CallHook] = []
-    metrics = None
-    if getattr(options, "metrics_port", None) is not None:
-        metrics = Metrics(gate, trees=trees)
-        hooks.append(metrics)
-    if getattr(options, "log_format", "text") == "json":
-        hooks.append(CallLog())
-    return Observers(hooks), metrics

@@ -1,4 +1,5 @@
-"""The gRPC side: servicer, server construction, drain and shutdown.
+"""The gRPC adapter: :class:`CacaoServicer` turns gRPC calls into
+:class:`~.service.CacaoApi` calls and their answers and errors back.
 
 The transport is grpc.aio: one event loop receives every request and sends
 every answer, so a client that opens a call and never sends its request (or
@@ -23,14 +24,10 @@ above ``LARGE_REQUEST_BYTES`` are converted at most ``LARGE_REQUESTS`` at a
 time (the rest wait without a thread), which bounds the memory of many large
 requests at once.
 
-:func:`create_server` builds a :class:`CacaoServer` (service, health,
-optional reflection, TLS and tokens) whose loop runs on a thread of its own,
-so that synchronous code (tests, ``cacao-play``) can start and stop it;
-:func:`serve` runs one until SIGTERM or SIGINT.
+Building, starting, draining and stopping a server is :mod:`.lifecycle`.
 
 Thread-safety: the servicer holds no state of its own besides the pool and
-the large-request semaphore; CacaoServer's methods may be called from any
-thread.
+the large-request semaphore.
 """
 
 from __future__ import annotations
@@ -38,16 +35,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
-import threading
 import time
 from concurrent import futures
 from typing import Any, Callable, Coroutine, TypeVar
 
 import grpc
 from google.protobuf import message_factory
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -56,8 +49,6 @@ from cacaoai.search import StopFlag
 
 from . import errors, observe, security
 from .errors import ApiError
-from .http import start_page
-from .options import ServerOptions
 from .service import CacaoApi, Call
 
 T = TypeVar("T")
@@ -325,205 +316,3 @@ async def _listen(context: grpc.aio.ServicerContext, call: Call, problems: list[
             kind or "stop", "only the first message may be start" if kind else
             "an empty message: send stop to end the analysis"))
     call.stop.set()
-
-
-class CacaoServer:
-    """A grpc.aio server whose event loop runs on a thread of its own.
-
-    Attributes:
-        port: the bound port.
-        cacao_api: the request handlers (tests read its search gate).
-        cacao_health: the health servicer (NOT_SERVING during a drain).
-        options: the server's options.
-    """
-
-    def __init__(self, address: str, options: ServerOptions):
-        self.options = options
-        self.cacao_api = CacaoApi(options)
-        self.observers, self.cacao_metrics = observe.build(options, self.cacao_api.gate,
-                                                           self.cacao_api.trees)
-        self.tokens = security.Tokens.load(options.auth_tokens) if options.auth_tokens else None
-        credentials = (security.server_credentials(options.tls_cert, options.tls_key,
-                                                   options.tls_client_ca)
-                       if options.tls else None)
-        self._pool = futures.ThreadPoolExecutor(max_workers=options.worker_threads,
-                                                thread_name_prefix="cacao-rpc")
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="cacao-grpc",
-                                        daemon=True)
-        self._thread.start()
-        self._stopped = threading.Event()
-        self._stopping: futures.Future | None = None
-        try:
-            self.port = self._wait(self._build(address, credentials))
-        except BaseException:
-            self._close_loop()
-            raise
-
-    def _wait(self, work: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
-
-    async def _build(self, address: str, credentials: grpc.ServerCredentials | None) -> int:
-        o = self.options
-        interceptors = [security.TokenInterceptor(self.tokens)] if self.tokens else []
-        self._server = grpc.aio.server(
-            interceptors=interceptors,
-            options=[
-                ("grpc.max_receive_message_length", o.max_message_bytes),
-                ("grpc.max_send_message_length", o.max_message_bytes),
-                ("grpc.so_reuseport", 0),
-            ],
-            # calls waiting for a request or a turn hold no thread; this bounds their memory
-            maximum_concurrent_rpcs=o.max_calls,
-        )
-        servicer = CacaoServicer(self.cacao_api, self._pool, self.tokens, self.observers)
-        self._server.add_generic_rpc_handlers(
-            (servicer.generic_handler(o.max_client_calls, o.request_timeout_s),))
-        self.cacao_health = health.aio.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self.cacao_health, self._server)
-        for name in ("", SERVICE_NAME):
-            await self.cacao_health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        if o.reflection:
-            reflection.enable_server_reflection(
-                (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server)
-        try:
-            if credentials is None:
-                port = self._server.add_insecure_port(address)
-            else:
-                port = self._server.add_secure_port(address, credentials)
-        except RuntimeError as error:
-            raise OSError(f"cannot listen on {address}: {error}") from None
-        if port == 0:
-            raise OSError(f"cannot listen on {address}")
-        return port
-
-    def start(self) -> None:
-        self._wait(self._server.start())
-
-    def set_serving(self, serving: bool) -> None:
-        """Health SERVING or NOT_SERVING while calls are still answered
-        (NOT_SERVING drains: balancers that check health send no new calls)."""
-        status = (health_pb2.HealthCheckResponse.SERVING if serving
-                  else health_pb2.HealthCheckResponse.NOT_SERVING)
-
-        async def set_all() -> None:
-            for name in ("", SERVICE_NAME):
-                await self.cacao_health.set(name, status)
-
-        self._wait(set_all())
-        log.info("health: %s", health_pb2.HealthCheckResponse.ServingStatus.Name(status))
-
-    def stop(self, grace: float | None = None) -> threading.Event:
-        """Stops without a drain (see :meth:`shut_down`); an Event set when stopped."""
-        return self.shut_down(0.0, grace or 0.0)
-
-    def shut_down(self, drain_s: float, grace_s: float) -> threading.Event:
-        """Starts the shutdown once (later calls return the same Event).
-
-        1. health turns NOT_SERVING while calls are still served, ``drain_s``
-           seconds (load balancers see it and send elsewhere);
-        2. new calls are refused, calls in flight get ``grace_s`` seconds;
-        3. running searches stop and answer with what they have (a
-           suggestion, an analysis' final report), FINAL_REPORT_S at most;
-           then anything left is cancelled.
-        """
-        if self._stopping is None:
-            self._stopping = asyncio.run_coroutine_threadsafe(
-                self._shut_down(drain_s, grace_s), self._loop)
-            self._stopping.add_done_callback(lambda _: (self._close_loop(), self._stopped.set()))
-        return self._stopped
-
-    async def _shut_down(self, drain_s: float, grace_s: float) -> None:
-        await self.cacao_health.enter_graceful_shutdown()
-        if drain_s > 0:
-            log.info("draining: health NOT_SERVING for %.1f s", drain_s)
-            await asyncio.sleep(drain_s)
-        stopping = asyncio.ensure_future(self._server.stop(grace_s + FINAL_REPORT_S))
-        done, _ = await asyncio.wait([stopping], timeout=grace_s)
-        if not done:
-            self.cacao_api.gate.stop_all()
-        await stopping
-
-    def _close_loop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def create_server(address: str = "127.0.0.1:0",
-                  options: ServerOptions | None = None) -> tuple[CacaoServer, int]:
-    """Builds a server with the Cacao service, health checking and (unless
-    switched off) reflection, on TLS when the options name a certificate.
-
-    The server is not started: call ``start()``, and ``stop(grace).wait()``
-    or ``shut_down(drain, grace).wait()`` at the end.
-
-    Args:
-        address: "host:port" to listen on; port 0 picks a free port.
-        options: limits, threads and security (defaults: ServerOptions()).
-
-    Returns:
-        (server, bound port).
-
-    Raises:
-        OSError: the address cannot be bound (a port in use is an error: the
-            SO_REUSEPORT default of gRPC is switched off).
-        ValueError: a TLS or token file cannot be read.
-    """
-    server = CacaoServer(address, options or ServerOptions())
-    return server, server.port
-
-
-def format_address(host: str, port: int) -> str:
-    """host:port, with brackets around an IPv6 host."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
-    """Runs a server until SIGTERM or SIGINT, then drains and shuts down.
-
-    On the signal, health turns NOT_SERVING for ``options.drain_s`` seconds
-    while calls are still served; then new calls are refused and calls in
-    flight get ``options.grace_s`` seconds; then searches stop and answer
-    with what they have. SIGUSR1 turns health NOT_SERVING while the server
-    keeps answering (a drain without a stop), SIGUSR2 turns it back.
-
-    Returns:
-        0, the exit status.
-    """
-    options = options or ServerOptions()
-    if not security.is_loopback(host) and not options.tls:
-        log.warning("listening on %s without TLS: anyone on the network can read and forge the "
-                    "calls (tokens included); pass --tls-cert and --tls-key", host)
-    if not security.is_loopback(host) and not options.auth_tokens:
-        log.warning("listening on %s without --auth-tokens: anyone who reaches the port may "
-                    "call it", host)
-    server, bound = create_server(format_address(host, port), options)
-    stopped = threading.Event()
-
-    def shut_down(signum: int, _frame: Any) -> None:
-        if stopped.is_set():
-            return
-        log.info("%s: shutting down: drain %.1f s, grace %.1f s", signal.Signals(signum).name,
-                 options.drain_s, options.grace_s)
-        done = server.shut_down(options.drain_s, options.grace_s)
-        threading.Thread(target=lambda: (done.wait(), stopped.set()), daemon=True).start()
-
-    signal.signal(signal.SIGTERM, shut_down)
-    signal.signal(signal.SIGINT, shut_down)
-    # set_serving waits on the loop thread: never from the signal handler itself
-    signal.signal(signal.SIGUSR1, lambda *_: threading.Thread(
-        target=server.set_serving, args=(False,), daemon=True).start())
-    signal.signal(signal.SIGUSR2, lambda *_: threading.Thread(
-        target=server.set_serving, args=(True,), daemon=True).start())
-    if server.cacao_metrics is not None:  # --metrics-port was given
-        metrics_port = server.cacao_metrics.serve(host, options.metrics_port or 0)
-        log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
-    server.start()
-    log.info("serving on %s%s", format_address(host, bound), " (TLS)" if options.tls else "")
-    web = start_page(server.cacao_api, host, options.http_port, server.tokens, server.observers)
-    while not stopped.wait(0.5):
-        pass
-    if web is not None:
-        web.shutdown()
-    log.info("stopped")
-    return 0
