@@ -29,7 +29,18 @@ import sys
 import time
 
 from cacaoai.engine import Position, core
-from cacaoai.search import SearchLimits, search
+from cacaoai.search import search
+
+try:
+    from cacaoai.search import Limit, SearchSettings
+
+    def limits(iterations=None, time_s=None, threads=None, **settings):
+        return (Limit(iterations, time_s, threads), SearchSettings(**settings))
+except ImportError:  # an older build (--old-path) with one type for both
+    from cacaoai.search import SearchLimits
+
+    def limits(iterations=None, time_s=None, threads=None, **settings):
+        return (SearchLimits(iterations=iterations, time_s=time_s, threads=threads or 1, **settings),)
 from cacaoai.search._mcts import Tree, monotonic
 from cacaoai.search.bots import GreedyBot
 
@@ -50,7 +61,7 @@ def midgame(players: int, seed: int = 3) -> Position:
 
 
 def rate(position: Position, playout: str, threads: int, seconds: float) -> float:
-    result = search(position, SearchLimits(time_s=seconds, threads=threads, playout=playout), seed=1)
+    result = search(position, *limits(time_s=seconds, threads=threads, playout=playout), seed=1)
     return result.iterations_per_second
 
 
@@ -60,7 +71,7 @@ def cpu_rate(position: Position, playout: str, seconds: float) -> float:
     iterations = 200
     while True:
         start = time.thread_time()
-        search(position, SearchLimits(iterations=iterations, playout=playout), seed=1)
+        search(position, *limits(iterations=iterations, playout=playout), seed=1)
         spent = time.thread_time() - start
         if spent >= seconds:
             return iterations / spent

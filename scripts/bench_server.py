@@ -30,7 +30,7 @@ import grpc
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
-from cacaoai.search import SearchLimits, search
+from cacaoai.search import Limit, search
 from cacaoai.api import convert
 
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                 limits = pb.SearchLimits(iterations=iterations or 0)
                 if time_s:
                     limits.time.CopyFrom(convert.seconds_to_duration(time_s))
-                raw_limits = SearchLimits(iterations=iterations, time_s=time_s)
+                raw_limits = Limit(iterations=iterations, time_s=time_s)
                 pairs = [(pb.SuggestActionRequest(position=m, limits=limits, seed=7), p)
                          for m, p in zip(messages, sample)]
                 rpc, raw, diff = time_pairs(lambda pair: stub.SuggestAction(pair[0]),

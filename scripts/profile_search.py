@@ -41,12 +41,12 @@ PHASES = {
 CHILD = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
-from bench_search import midgame
+from bench_search import limits, midgame
 from cacaoai.engine import Position
-from cacaoai.search import SearchLimits, search
+from cacaoai.search import search
 players, where, iterations = int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 position = Position.new(players, 3) if where == "opening" else midgame(players)
-search(position, SearchLimits(iterations=iterations), seed=1)
+search(position, *limits(iterations=iterations), seed=1)
 """
 
 
