@@ -27,11 +27,14 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
+from cacaoai.api import Limit, parse_strength
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report
 
 from . import board, notation
-from .client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
-                     connection_settings, evaluation_lines)
+from .client import CacaoClient
+from .connection import add_connection_flags, connection_settings
+from .errors import CacaoClientError
+from .text import evaluation_lines, strength_text
 
 HELP = """\
 Actions (the board marks with <x,y> the empty cells you may play):
@@ -58,8 +61,8 @@ class Settings:
     """How a session plays: who sits where, how strong the AI is, how things look."""
 
     human: int
-    strengths: list[Strength]
-    hint: Strength
+    strengths: list[Limit | str | None]
+    hint: Limit | str | None
     colour: bool
     seed: int | None
 
@@ -91,7 +94,7 @@ class Session:
     def human(self) -> int:
         return self.settings.human
 
-    def strength(self, seat: int) -> Strength:
+    def strength(self, seat: int) -> Limit | str | None:
         """The AI strength of a seat (seats after the human share the list in order)."""
         ai_seats = [s for s in range(self.game.players) if s != self.human]
         index = ai_seats.index(seat)
@@ -147,7 +150,7 @@ class Session:
     def intro(self) -> None:
         names = self.names()
         seats = ", ".join(
-            f"seat {s}: {'you' if s == self.human else 'AI (' + self.strength(s).describe() + ')'}"
+            f"seat {s}: " + ("you" if s == self.human else f"AI ({strength_text(self.strength(s))})")
             for s in range(self.game.players))
         self.say(f"Cacao, {self.game.players} players. {seats}.")
         self.say(f"Seat {self.game.first_player} moves first. Type help for the notation.")
@@ -296,7 +299,7 @@ class Session:
     def hint(self) -> None:
         legal = self.game.legal_actions()
         strength = self.settings.hint
-        self.say(f"Asking the AI ({strength.describe()}) about your position...")
+        self.say(f"Asking the AI ({strength_text(strength)}) about your position...")
         try:
             s = self.client.suggest(self.game.observation(self.human), strength,
                                     seed=self.ai_seed(), max_candidates=5)
@@ -444,11 +447,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _strengths(args: argparse.Namespace) -> list[Strength]:
+def _strengths(args: argparse.Namespace) -> list[Limit | str | None]:
+    """The strength of each AI seat: one a --ai, else --level or the limits.
+
+    Raises:
+        ValueError: a bad --ai text, a bad limit, or a level and limits both.
+    """
     if args.ai:
-        return [Strength.parse(spec) for spec in args.ai]
-    return [Strength(level=args.level, iterations=args.iterations, time_s=args.time,
-                     threads=args.threads)]
+        return [parse_strength(spec) for spec in args.ai]
+    limits = (args.iterations, args.time, args.threads)
+    if args.level and any(v is not None for v in limits):
+        raise ValueError("give a level or limits (iterations, time, threads), not both")
+    if any(v is not None for v in limits):
+        return [Limit(args.iterations, args.time, args.threads)]
+    return [args.level]
 
 
 def _colour(choice: str, out: TextIO) -> bool:
@@ -491,17 +503,17 @@ class LocalServer:
         self.server.stop(0.5).wait()
 
 
-def check_strengths(client: CacaoClient, strengths: list[Strength]) -> str | None:
+def check_strengths(client: CacaoClient, strengths: list[Limit | str | None]) -> str | None:
     """A message if a strength names a level the server does not have.
 
     Strengths that name nothing become the server's default level, by name.
     """
     info = client.get_server_info()
     for i, s in enumerate(strengths):
-        if s == Strength():
-            strengths[i] = Strength(level=info.default_level)
-        elif s.level and s.level not in info.levels:
-            return f"unknown level {s.level!r}: this server has {', '.join(info.levels)}"
+        if s is None:
+            strengths[i] = info.default_level
+        elif isinstance(s, str) and s not in info.levels:
+            return f"unknown level {s!r}: this server has {', '.join(info.levels)}"
     return None
 
 
@@ -521,7 +533,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
     out = out or sys.stdout
     try:
         strengths = _strengths(args)
-        hint = Strength.parse(args.hint) if args.hint else strengths[0]
+        hint = parse_strength(args.hint) if args.hint else strengths[0]
         args.connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-play: {error}", file=sys.stderr)
@@ -543,8 +555,9 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
         return 130
 
 
-def _play(target: str, args: argparse.Namespace, players: int, strengths: list[Strength],
-          hint: Strength, inp: TextIO, out: TextIO) -> int:
+def _play(target: str, args: argparse.Namespace, players: int,
+          strengths: list[Limit | str | None], hint: Limit | str | None, inp: TextIO,
+          out: TextIO) -> int:
     with CacaoClient(target, search_timeout=args.timeout, **args.connection) as client:
         try:
             every = [*strengths, hint]

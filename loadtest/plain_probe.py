@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cacaoai.client import CacaoClient, Strength
+from cacaoai.client import CacaoClient, Limit
 
 HERE = Path(__file__).resolve().parent
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         def search(i: int) -> None:
             with CacaoClient(target, retries=0) as client:
                 while time.monotonic() < end:
-                    client.suggest(observations[i % len(observations)], Strength(time_s=0.05))
+                    client.suggest(observations[i % len(observations)], Limit(time_s=0.05))
 
         def quick() -> None:
             with CacaoClient(target, retries=0) as client:

@@ -310,9 +310,9 @@ class HealthProber(threading.Thread):
         self.done = threading.Event()
 
     def run(self) -> None:
-        from cacaoai.client import CacaoClient, CacaoClientError, Strength
+        from cacaoai.client import CacaoClient, CacaoClientError, Limit
 
-        strength = Strength(time_s=self.budget_s)
+        strength = Limit(time_s=self.budget_s)
         with grpc.insecure_channel(self.address) as channel, CacaoClient(
                 self.address, retries=0, timeout=5.0) as client:
             n = 0
@@ -367,7 +367,7 @@ def wait_until_serving(address: str, timeout: float = 30.0) -> None:
 
 def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]:
     """Health, then one suggestion, right after the load stopped: the recovery."""
-    from cacaoai.client import CacaoClient, CacaoClientError, Strength
+    from cacaoai.client import CacaoClient, CacaoClientError, Limit
 
     with grpc.insecure_channel(address) as channel:
         status, health_ms = health_check(channel)
@@ -376,7 +376,7 @@ def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]
     begin = time.perf_counter()
     try:
         with CacaoClient(address, retries=0, timeout=5.0) as client:
-            client.suggest(sample["observation"], Strength(time_s=budget_s), timeout=budget_s + 5)
+            client.suggest(sample["observation"], Limit(time_s=budget_s), timeout=budget_s + 5)
         suggest = "OK"
     except CacaoClientError as error:
         suggest = error.code.name

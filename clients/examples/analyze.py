@@ -30,8 +30,8 @@ from google.protobuf import json_format
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.client import CacaoClient, Strength
-from cacaoai.client.client import search_request
+from cacaoai.client import CacaoClient, Limit
+from cacaoai.client.requests import search_request
 
 RECORDS = Path(__file__).resolve().parents[2] / "tests" / "data" / "records.jsonl"
 
@@ -72,11 +72,10 @@ def show(title: str, message: object) -> None:
 
 def run(client: CacaoClient) -> None:
     record = record_upto(8)
-    strength = Strength(time_s=30)
+    strength = Limit(time_s=30)
     # 1. an analysis that the client stops; the request as it goes on the wire
     show("Analyze request (first message: start)", pb.AnalyzeRequest(start=search_request(
-        pb.AnalyzePositionRequest(), record, strength, seed=None, max_candidates=2, allow=(),
-        avoid=(), reuse_tree=None, report_interval=0.2)))
+        pb.AnalyzePositionRequest(), record, strength, max_candidates=2, report_interval=0.2)))
     analysis = client.start_analysis(record, strength, max_candidates=2, report_interval=0.2)
     for count, report in enumerate(analysis, 1):
         if count == 2:
@@ -88,14 +87,14 @@ def run(client: CacaoClient) -> None:
         evaluation=evaluation))
     best = final.evaluation.best_action
     # 2. what if the best action is not played
-    other = client.suggest(record, Strength(iterations=2_000), avoid=[best], max_candidates=1)
+    other = client.suggest(record, Limit(iterations=2_000), avoid=[best], max_candidates=1)
     print(f"--- avoid {best}: best is now {other.action}, win "
           f"{other.evaluation.candidates[0].win_probability:.3f} against "
           f"{final.evaluation.candidates[0].win_probability:.3f}")
     # 3. the waiting seat ponders on the opponent's time, then asks for its move
-    pondering = client.ponder(record_upto(7), Strength(iterations=20_000), seat=1)
+    pondering = client.ponder(record_upto(7), Limit(iterations=20_000), seat=1)
     pondered = pondering.wait()
-    move = client.suggest(record_upto(8), Strength(iterations=2_000))
+    move = client.suggest(record_upto(8), Limit(iterations=2_000))
     print(f"--- ponder: seat 1 searched {pondered.evaluation.iterations} iterations while "
           f"seat 0 was to act; its own search then continued that tree: "
           f"root.reused_visits {move.evaluation.root.reused_visits}, root.visits "

@@ -34,7 +34,7 @@ from typing import Sequence
 
 # The client library: one class for the connection, small typed results, and
 # one exception type carrying the gRPC status code and the server's message.
-from cacaoai.client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
+from cacaoai.client import (CacaoClient, CacaoClientError, Limit, add_connection_flags,
                             connection_settings)
 
 # The rules engine: the front end's own copy of the game.
@@ -51,7 +51,8 @@ def choose_for_person(game: Position) -> Action:
     return game.legal_actions()[0]
 
 
-def ask_ai(client: CacaoClient, game: Position, strength: Strength, seed: int) -> Action:
+def ask_ai(client: CacaoClient, game: Position, strength: Limit | str | None,
+           seed: int) -> Action:
     """The AI's decision for the seat that acts now, from that seat's view only.
 
     ``game.to_act`` is the seat that decides now: the mover placing a tile, or,
@@ -69,7 +70,7 @@ def ask_ai(client: CacaoClient, game: Position, strength: Strength, seed: int) -
     assert all("pile" not in s for s in observation["seats"])
 
     # SuggestAction: searches the observation within the budget (a named level
-    # such as "strong", or iterations / time per move) and returns the chosen
+    # such as "strong", or a Limit: iterations / time per move) and returns the chosen
     # action plus the evaluation behind it. The deadline (``timeout``) bounds
     # the wait; the server fits its search into it. A seeded search with an
     # iteration budget is repeatable.
@@ -80,8 +81,8 @@ def ask_ai(client: CacaoClient, game: Position, strength: Strength, seed: int) -
     return suggestion.action
 
 
-def play(client: CacaoClient, players: int, ai_seats: set[int], strength: Strength,
-         seed: int) -> Position:
+def play(client: CacaoClient, players: int, ai_seats: set[int],
+         strength: Limit | str | None, seed: int) -> Position:
     """Plays one game; the seats in ``ai_seats`` are played by the service."""
     # The deal. Here the front end deals locally with the engine; it could as
     # well ask the service (``client.new_game(players, seed).record``) and
@@ -118,7 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     add_connection_flags(parser)  # --tls, --tls-ca, --tls-cert, --tls-key, --token-file
     args = parser.parse_args(argv)
-    strength = Strength(level=args.level, iterations=args.iterations)
+    # A budget is a level's name, or a Limit (iterations, time_s, threads);
+    # None is the server's default level.
+    if args.level and args.iterations:
+        parser.error("give --level or --iterations, not both")
+    strength = Limit(iterations=args.iterations) if args.iterations else args.level
 
     server = None
     target = args.server
