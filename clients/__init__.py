@@ -12,6 +12,8 @@ The client library, by concern:
 - :mod:`.connection`: channel, retry policy, TLS, tokens and their command-line flags.
 - :mod:`.errors`: :class:`CacaoClientError`.
 - :mod:`.text`: evaluations and strengths in words.
+- :mod:`.local`: a cacao-server in its own process on a free port, for a
+  session, a test, a script or a load test without a running server.
 
 The programs:
 

@@ -12,7 +12,7 @@ SuggestAction chooses each decision from the record so far (the search sees
 only what the seat to act may see), ApplyAction plays it, and ValidateRecord
 checks the finished record. Records go to ``--out`` as ``game-NNN.json``.
 
-Without ``--server`` a server is started in this process on a free port.
+Without ``--server`` a server is started in its own process on a free port.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from cacaoai.api import Limit, parse_strength
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
 from .errors import CacaoClientError
-from .play import LocalServer, record_text
+from .local import StartError
+from .play import local_server, record_text
 from .text import strength_text
 
 #: A player's strength: a Limit, a level name, or None (the server's default level).
@@ -187,9 +188,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
     if args.server:
         return _run(args.server, args, players, seat_count, seed, out)
-    with LocalServer() as local:
-        print(f"Started a local Cacao server on {local.target}.", file=out)
-        return _run(local.target, args, players, seat_count, seed, out)
+    try:
+        with local_server() as local:
+            print(f"Started a local Cacao server on {local.address}.", file=out)
+            return _run(local.address, args, players, seat_count, seed, out)
+    except StartError as error:
+        print(f"cacao-match: no local server: {error}", file=sys.stderr)
+        return 1
 
 
 def _run(target: str, args: argparse.Namespace, players: list[Player], seat_count: int,

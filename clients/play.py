@@ -8,8 +8,8 @@
     cacao-play --server 10.0.0.5:50051      # use a running server
     cacao-play --load game.json             # go on with a saved game
 
-Without ``--server`` a server is started in this process on a free local port
-and stopped at the end. The true game is kept here, in an engine Position;
+Without ``--server`` a server is started in its own process on a free local
+port and stopped at the end. The true game is kept here, in an engine Position;
 the server only ever receives the observation of the AI seat that decides
 (its own hand, the public board and counts), so it cannot peek at your hand
 or the order of the draw piles, exactly like any front end should use the API.
@@ -34,6 +34,7 @@ from . import board, notation
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
 from .errors import CacaoClientError
+from .local import LocalServer, StartError
 from .text import evaluation_lines, strength_text
 
 HELP = """\
@@ -486,21 +487,11 @@ def make_reader(inp: TextIO, out: TextIO) -> Callable[[str], str | None]:
     return read
 
 
-class LocalServer:
-    """A Cacao server in this process on a free local port, for a session without --server."""
-
-    def __init__(self) -> None:
-        from cacaoai.server import ServerOptions, create_server
-
-        self.server, port = create_server("127.0.0.1:0", ServerOptions(grace_s=0.0))
-        self.target = f"127.0.0.1:{port}"
-
-    def __enter__(self) -> "LocalServer":
-        self.server.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.stop(0.5).wait()
+def local_server() -> LocalServer:
+    """A cacao-server in its own process on a free local port, for a session
+    without --server: configured by its defaults alone (not the caller's
+    CACAO_* variables), quick to stop, its log kept out of the game's output."""
+    return LocalServer("--drain", "0", "--grace", "0", isolated=True)
 
 
 def check_strengths(client: CacaoClient, strengths: list[Limit | str | None]) -> str | None:
@@ -547,9 +538,12 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
     try:
         if args.server:
             return _play(args.server, args, players, strengths, hint, inp, out)
-        with LocalServer() as local:
-            print(f"Started a local Cacao server on {local.target}.", file=out)
-            return _play(local.target, args, players, strengths, hint, inp, out)
+        with local_server() as local:
+            print(f"Started a local Cacao server on {local.address}.", file=out)
+            return _play(local.address, args, players, strengths, hint, inp, out)
+    except StartError as error:
+        print(f"cacao-play: no local server: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nInterrupted.", file=out)
         return 130

@@ -13,7 +13,6 @@ import os
 import random
 import re
 import select
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 
 from cacaoai.client import CacaoClient, CacaoClientError, Limit
 from cacaoai.client import board, notation
+from cacaoai.client.local import LocalServer, free_port
 from cacaoai.client.play import record_text
 from cacaoai.engine import Action, Position
 
@@ -35,13 +35,6 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "clients" / "examples" / "embed.
 def client(cacao_server):
     with CacaoClient(cacao_server[1], timeout=10.0, retries=1, backoff=0.05) as c:
         yield c
-
-
-def free_port() -> int:
-    """A local port that nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def command(name: str) -> list[str]:
@@ -69,7 +62,8 @@ def random_game(seed: int, players: int = 2, stop_at: int | None = None) -> Posi
 # --- the client library -------------------------------------------------------
 
 def test_the_client_package_does_not_load_the_server():
-    probe = ("import sys, cacaoai.client, cacaoai.client.match, cacaoai.client.play\n"
+    probe = ("import sys, cacaoai.client, cacaoai.client.match, cacaoai.client.play, "
+             "cacaoai.client.local\n"
              "print(sorted(m for m in sys.modules if m.startswith('cacaoai.server')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -318,6 +312,32 @@ def test_a_strength_text_becomes_a_level_or_limits_in_the_request():
         budget("strong,500")
     with pytest.raises(ValueError, match="2.5s for seconds"):
         budget("2.5")
+
+
+# --- a server in its own process ---------------------------------------------
+
+def test_a_local_server_serves_until_stopped_and_its_log_is_read_throughout():
+    lines: list[str] = []
+    with LocalServer("--max-searches", "1", http=True, log=lines.append) as server:
+        assert server.serving()
+        assert server.address == f"127.0.0.1:{server.port}"
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", server.http_url)
+        assert any("serving on" in line for line in server.startup_log)
+        assert "board page" in server.startup_log[-1]
+        with CacaoClient(server.address) as client:
+            assert client.get_server_info().limits.max_concurrent_searches == 1
+        assert server.memory_kib() > 0
+    assert server.process.returncode == 0
+    assert lines[:len(server.startup_log)] == server.startup_log
+    assert "stopped" in lines[-1]  # read to the end: the lines after the start too
+
+
+def test_a_local_server_that_cannot_start_raises_with_its_log():
+    from cacaoai.client.local import StartError
+
+    with pytest.raises(StartError, match="exited with 2") as caught:
+        LocalServer("--max-searches", "many")
+    assert "invalid int value" in str(caught.value)
 
 
 # --- notation and board -------------------------------------------------------

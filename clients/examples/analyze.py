@@ -1,7 +1,7 @@
 """KataGo-style analysis through the service: stop, MultiPV, allow/avoid, ponder.
 
     python clients/examples/analyze.py --server 127.0.0.1:50051
-    python clients/examples/analyze.py --local        # starts a server in-process
+    python clients/examples/analyze.py --local        # starts a server of its own
 
 What it does, on a record of a real game (tests/data/records.jsonl, game 0,
 after 8 actions):
@@ -31,6 +31,7 @@ from google.protobuf import json_format
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client import CacaoClient, Limit
+from cacaoai.client.local import LocalServer
 from cacaoai.client.requests import search_request
 
 RECORDS = Path(__file__).resolve().parents[2] / "tests" / "data" / "records.jsonl"
@@ -104,22 +105,15 @@ def run(client: CacaoClient) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="127.0.0.1:50051", help="host:port of cacao-server")
-    parser.add_argument("--local", action="store_true", help="start a server in-process")
+    parser.add_argument("--local", action="store_true",
+                        help="start a server in its own process on a free port")
     args = parser.parse_args(argv)
-    server = None
-    target = args.server
-    if args.local:
-        from cacaoai.server import create_server
-
-        server, port = create_server("127.0.0.1:0")
-        server.start()
-        target = f"127.0.0.1:{port}"
-    try:
-        with CacaoClient(target) as client:
+    if not args.local:
+        with CacaoClient(args.server) as client:
             run(client)
-    finally:
-        if server is not None:
-            server.stop(None).wait()
+        return 0
+    with LocalServer() as server, CacaoClient(server.address) as client:
+        run(client)
     return 0
 
 

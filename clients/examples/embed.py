@@ -22,8 +22,8 @@ The people at the front end are played here by a simple local policy (the
 first legal action), so that the example runs unattended; replace
 ``choose_for_person`` with your user interface.
 
-Run a server first (``cacao-server``), or let this script start one in-process
-with ``--local``.
+Run a server first (``cacao-server``), or let this script start one in its
+own process with ``--local``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import Sequence
 # one exception type carrying the gRPC status code and the server's message.
 from cacaoai.client import (CacaoClient, CacaoClientError, Limit, add_connection_flags,
                             connection_settings)
+from cacaoai.client.local import LocalServer
 
 # The rules engine: the front end's own copy of the game.
 from cacaoai.engine import Action, Position
@@ -112,7 +113,8 @@ def play(client: CacaoClient, players: int, ai_seats: set[int],
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="127.0.0.1:50051", help="host:port of a cacao-server")
-    parser.add_argument("--local", action="store_true", help="start a server in this process")
+    parser.add_argument("--local", action="store_true",
+                        help="start a server in its own process on a free port")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--level", help="AI level (default: the server's default level)")
     parser.add_argument("--iterations", type=int, help="AI iterations per move instead of a level")
@@ -131,12 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.local:
         security = connection_settings(args)
     else:
-        # create_server(address) -> (server, port): port 0 picks a free port.
-        from cacaoai.server import create_server
-
-        server, port = create_server("127.0.0.1:0")
-        server.start()
-        target = f"127.0.0.1:{port}"
+        # A cacao-server in its own process on a free port; its address once it serves.
+        server = LocalServer()
+        target = server.address
 
     # The client is a context manager: leaving the block closes the channel.
     # Quick calls get ``timeout`` seconds; a call that finds no server
@@ -165,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         if server is not None:
-            server.stop(0.5).wait()
+            server.stop()
 
 
 if __name__ == "__main__":
