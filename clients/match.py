@@ -24,7 +24,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO
+from typing import Any, Sequence, TextIO, TypeAlias
 
 from cacaoai.api import Limit, parse_strength
 
@@ -36,7 +36,7 @@ from .play import local_server, record_text
 from .text import strength_text
 
 #: A player's strength: a Limit, a level name, or None (the server's default level).
-Player = Limit | str | None
+Player: TypeAlias = Limit | str | None
 
 # A search refused while every slot of the server is busy is retried by gRPC
 # (CacaoClient's retry service config), with jitter: up to 4 retries waiting at

@@ -16,7 +16,7 @@ Thread-safety: immutable values and pure functions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeAlias, TypeVar
 
 import grpc
 from google.protobuf import duration_pb2
@@ -150,7 +150,7 @@ class Applied:
     record: dict[str, Any] | None
 
 
-Evaluation = SearchResult
+Evaluation: TypeAlias = SearchResult
 """What a search found: the one result type of search, server and client
 (:class:`cacaoai.api.SearchResult`; ``limit`` is the budget actually used,
 its None fields meaning no limit, and ``threads`` the search threads used)."""
