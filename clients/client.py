@@ -172,7 +172,7 @@ class CacaoClient(Connection):
         Args:
             source: a complete position or a record (an observation is refused:
                 the draws the action makes are hidden from any one seat).
-            action: an engine Action or its RECORD.md dict.
+            action: an engine Action or its dict (docs/record-format.md).
             expected_position_hash: if given, the server refuses a position
                 that does not hash to it (FAILED_PRECONDITION).
 
@@ -310,7 +310,7 @@ class CacaoClient(Connection):
 
         Args:
             record: a ``cacao-record/1`` dict, or its JSON text (then checked
-                exactly as RECORD.md says: unknown fields are errors).
+                exactly as docs/record-format.md says: unknown fields are errors).
 
         Returns:
             A Validation; an invalid record is an answer, not an exception.

@@ -15,8 +15,9 @@ bot for a chat server) follows, as a small runnable program:
    counts plus that seat's own hand. The service fills in the unknown parts by
    sampling (determinization), so its answer cannot depend on hidden facts,
    and the front end never has to trust it with them.
-3. The service answers with an action in RECORD.md form; the front end applies
-   it to the true game itself, draws, and shows the result.
+3. The service answers with an action in the record format's form
+   (docs/record-format.md); the front end applies it to the true game
+   itself, draws, and shows the result.
 
 The people at the front end are played here by a simple local policy (the
 first legal action), so that the example runs unattended; replace
@@ -45,9 +46,9 @@ from cacaoai.engine import Action, Position
 def choose_for_person(game: Position) -> Action:
     """A person's decision. A real front end asks its user here.
 
-    ``game.legal_actions()`` lists every legal action in canonical RECORD.md
-    form, so a user interface can offer exactly these and never send an
-    illegal one.
+    ``game.legal_actions()`` lists every legal action in the record format's
+    canonical form, so a user interface can offer exactly these and never
+    send an illegal one.
     """
     return game.legal_actions()[0]
 
@@ -77,7 +78,7 @@ def ask_ai(client: CacaoClient, game: Position, strength: Limit | str | None,
     # iteration budget is repeatable.
     suggestion = client.suggest(observation, strength, seed=seed, timeout=60.0)
 
-    # ``suggestion.action`` is an engine Action (RECORD.md form);
+    # ``suggestion.action`` is an engine Action (the record format's form);
     # ``suggestion.evaluation`` holds the win chances and the candidates.
     return suggestion.action
 
