@@ -1,45 +1,60 @@
 """Clients of the Cacao service (API ``cacao.v1``), installed as ``cacaoai.client``.
 
-- :mod:`.client`: the typed client library (:class:`CacaoClient`).
+    from cacaoai.client import CacaoClient, CacaoClientError, Limit
+
+The client library, by concern:
+
+- :mod:`.client`: :class:`CacaoClient`, one method per RPC.
 - :mod:`.aio`: the same as coroutines on grpc.aio (:class:`AsyncCacaoClient`).
+- :mod:`.analysis`: a running analysis that can be stopped with its answer.
+- :mod:`.replies`: what the server answers, as frozen dataclasses.
+- :mod:`.requests`: the request messages, built through :mod:`cacaoai.api.convert`.
+- :mod:`.connection`: channel, retry policy, TLS, tokens and their command-line flags.
+- :mod:`.errors`: :class:`CacaoClientError`.
+- :mod:`.text`: evaluations and strengths in words.
+- :mod:`.local`: a cacao-server in its own process on a free port, for a
+  session, a test, a script or a load test without a running server.
+
+The programs:
+
 - :mod:`.play`: ``cacao-play``, a game in the terminal against the AI.
 - :mod:`.match`: ``cacao-match``, AI-vs-AI games through a server.
 - :mod:`.notation` and :mod:`.board`: the action notation and the text board.
-- ``examples/embed.py`` (in the source tree): a front end that keeps the true
-  game and asks the service only for the AI seat's decisions.
+- ``examples/embed.py`` and ``examples/analyze.py`` (in the source tree): a
+  front end that keeps the true game and asks the service only for the AI
+  seat's decisions; analysis with stop, MultiPV, allow/avoid and pondering.
+
+The package imports only the API (:mod:`cacaoai.api`), the engine, grpc and
+protobuf: never the server.
 """
 
+from cacaoai.api import Candidate, Limit, RootInfo, SearchResult, SeatOutlook
+
 from .aio import AsyncAnalysis, AsyncCacaoClient
-from .client import (
+from .analysis import Analysis
+from .client import CacaoClient
+from .connection import add_connection_flags, connection_settings
+from .errors import CacaoClientError
+from .replies import (
     Activation,
-    Analysis,
     AnalysisReport,
     Applied,
-    CacaoClient,
-    CacaoClientError,
-    Candidate,
     Evaluation,
     LegalActions,
     NewGame,
     Placement,
-    RootInfo,
-    SearchBudget,
-    SeatOutlook,
     ServerInfo,
     ServerLimits,
-    Source,
-    Strength,
     Suggestion,
     Validation,
-    add_connection_flags,
-    connection_settings,
-    evaluation_lines,
 )
+from .requests import Source
+from .text import evaluation_lines, strength_text
 
 __all__ = [
     "Activation", "Analysis", "AnalysisReport", "Applied", "AsyncAnalysis", "AsyncCacaoClient",
-    "CacaoClient", "CacaoClientError", "Candidate", "Evaluation", "LegalActions", "NewGame",
-    "Placement", "RootInfo", "SearchBudget", "SeatOutlook",
-    "ServerInfo", "ServerLimits", "Source", "Strength", "Suggestion", "Validation",
-    "add_connection_flags", "connection_settings", "evaluation_lines",
+    "CacaoClient", "CacaoClientError", "Candidate", "Evaluation", "LegalActions", "Limit",
+    "NewGame", "Placement", "RootInfo", "SearchResult", "SeatOutlook", "ServerInfo",
+    "ServerLimits", "Source", "Suggestion", "Validation", "add_connection_flags",
+    "connection_settings", "evaluation_lines", "strength_text",
 ]

@@ -12,9 +12,10 @@
 
 :class:`AsyncCacaoClient` has the methods of
 :class:`~cacaoai.client.CacaoClient` as coroutines, with the same arguments,
-the same answers (the dataclasses of :mod:`cacaoai.client.client`) and the
+the same answers (the dataclasses of :mod:`cacaoai.client.replies`) and the
 same errors (:class:`~cacaoai.client.CacaoClientError`); it builds its
-requests and reads its answers with the same functions, so the two cannot
+requests (:mod:`.requests`), reads its answers (:mod:`.replies`) and opens
+its channel (:mod:`.connection`) with the same functions, so the two cannot
 drift apart. Tokens go in each call's metadata (grpc.aio channels take no
 synchronous interceptors).
 
@@ -26,35 +27,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator, Mapping, Sequence
+from typing import Any, AsyncIterator, Mapping
 
 import grpc
 
+from cacaoai.api import Limit
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
 from cacaoai.engine import Action
 
-from . import client as sync
-from .client import (
-    DEFAULT_TARGET,
-    AnalysisReport,
-    Applied,
-    CacaoClientError,
-    LegalActions,
-    NewGame,
-    ServerInfo,
-    Source,
-    Strength,
-    Suggestion,
-    Validation,
-)
+from .analysis import LatestReport
+from .connection import DEFAULT_TARGET, Connection
+from .errors import not_ready
+from .replies import (AnalysisReport, Applied, LegalActions, NewGame, ServerInfo, Suggestion,
+                      Validation, read_applied, read_legal_actions, read_new_game, read_report,
+                      read_server_info, read_suggestion, read_validation)
+from .requests import (STOP, Actions, Source, apply_request, as_strength,
+                       legal_actions_request, new_game_request, ponder_seat, search_request,
+                       validate_request)
 
 __all__ = ["AsyncAnalysis", "AsyncCacaoClient"]
 
-Actions = Sequence[Action | Mapping[str, Any]]
 
-
-class AsyncCacaoClient(sync._Settings):
+class AsyncCacaoClient(Connection):
     """A grpc.aio connection to a Cacao server; the arguments are
     :class:`~cacaoai.client.CacaoClient`'s (but ``channel``: a grpc.aio one).
 
@@ -93,7 +88,7 @@ class AsyncCacaoClient(sync._Settings):
         try:
             await asyncio.wait_for(self._channel.channel_ready(), timeout)
         except asyncio.TimeoutError:
-            raise sync._not_ready(self.target, timeout) from None
+            raise not_ready(self.target, timeout) from None
 
     async def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
         try:
@@ -106,107 +101,105 @@ class AsyncCacaoClient(sync._Settings):
 
     async def get_server_info(self, *, timeout: float | None = None) -> ServerInfo:
         """As :meth:`CacaoClient.get_server_info`."""
-        return sync.read_server_info(
+        return read_server_info(
             await self._call(self._stub.GetServerInfo, pb.GetServerInfoRequest(), timeout))
 
     async def new_game(self, players: int, seed: int | None = None, *,
                        timeout: float | None = None) -> NewGame:
         """As :meth:`CacaoClient.new_game`."""
-        return sync.read_new_game(await self._call(
-            self._stub.NewGame, sync.new_game_request(players, seed), timeout))
+        return read_new_game(await self._call(
+            self._stub.NewGame, new_game_request(players, seed), timeout))
 
     async def legal_actions(self, source: Source, *,
                             timeout: float | None = None) -> LegalActions:
         """As :meth:`CacaoClient.legal_actions`."""
-        return sync.read_legal_actions(await self._call(
-            self._stub.ListLegalActions, sync.legal_actions_request(source), timeout))
+        return read_legal_actions(await self._call(
+            self._stub.ListLegalActions, legal_actions_request(source), timeout))
 
     async def apply_action(self, source: Source, action: Action | Mapping[str, Any], *,
                            expected_position_hash: str = "",
                            timeout: float | None = None) -> Applied:
         """As :meth:`CacaoClient.apply_action`."""
-        return sync.read_applied(await self._call(
-            self._stub.ApplyAction, sync.apply_request(source, action, expected_position_hash),
+        return read_applied(await self._call(
+            self._stub.ApplyAction, apply_request(source, action, expected_position_hash),
             timeout))
 
-    async def suggest(self, source: Source, strength: Strength | str | None = None, *,
+    async def suggest(self, source: Source, strength: Limit | str | None = None, *,
                       seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                       avoid: Actions = (), reuse_tree: bool | None = None,
                       timeout: float | None = None) -> Suggestion:
         """As :meth:`CacaoClient.suggest`."""
-        strength = sync._strength(strength)
-        request = sync.search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
-                                      max_candidates=max_candidates, allow=allow, avoid=avoid,
-                                      reuse_tree=reuse_tree)
-        return sync.read_suggestion(await self._call(
+        strength = as_strength(strength)
+        request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
+                                 max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                 reuse_tree=reuse_tree)
+        return read_suggestion(await self._call(
             self._stub.SuggestAction, request, self._search_timeout(strength, timeout)))
 
-    async def analyze(self, source: Source, strength: Strength | str | None = None, *,
+    async def analyze(self, source: Source, strength: Limit | str | None = None, *,
                       report_interval: float | None = None, seed: int | None = None,
                       max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                       seat: int | None = None, reuse_tree: bool | None = None,
                       timeout: float | None = None) -> AsyncIterator[AnalysisReport]:
         """As :meth:`CacaoClient.analyze` (AnalyzePosition): ``async for`` its reports."""
-        strength = sync._strength(strength)
-        request = sync.search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
-                                      max_candidates=max_candidates, allow=allow, avoid=avoid,
-                                      reuse_tree=reuse_tree, report_interval=report_interval,
-                                      seat=seat)
+        strength = as_strength(strength)
+        request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
+                                 max_candidates=max_candidates, allow=allow, avoid=avoid,
+                                 reuse_tree=reuse_tree, report_interval=report_interval,
+                                 seat=seat)
         stream = self._stub.AnalyzePosition(request, metadata=self._metadata,
                                             timeout=self._search_timeout(strength, timeout))
         try:
             async for r in stream:
-                yield sync.read_report(r)
+                yield read_report(r)
         except grpc.RpcError as error:
             raise self._error(error) from None
         finally:
             stream.cancel()
 
-    async def start_analysis(self, source: Source, strength: Strength | str | None = None, *,
+    async def start_analysis(self, source: Source, strength: Limit | str | None = None, *,
                              report_interval: float | None = None, seed: int | None = None,
                              max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                              seat: int | None = None, reuse_tree: bool | None = None,
                              timeout: float | None = None) -> "AsyncAnalysis":
         """As :meth:`CacaoClient.start_analysis` (Analyze): ``async for`` the
         reports; ``await analysis.stop()`` ends the search with its final report."""
-        strength = sync._strength(strength)
-        start = sync.search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
-                                    max_candidates=max_candidates, allow=allow, avoid=avoid,
-                                    reuse_tree=reuse_tree, report_interval=report_interval,
-                                    seat=seat)
+        strength = as_strength(strength)
+        start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
+                               max_candidates=max_candidates, allow=allow, avoid=avoid,
+                               reuse_tree=reuse_tree, report_interval=report_interval, seat=seat)
         call = self._stub.Analyze(metadata=self._metadata,
                                   timeout=self._search_timeout(strength, timeout))
         analysis = AsyncAnalysis(call, self._error)
         await analysis._send(pb.AnalyzeRequest(start=start))
         return analysis
 
-    async def ponder(self, observation: Source, strength: Strength | str | None = None, *,
+    async def ponder(self, observation: Source, strength: Limit | str | None = None, *,
                      seat: int | None = None, report_interval: float | None = None,
                      max_candidates: int = 0, timeout: float | None = None) -> "AsyncAnalysis":
         """As :meth:`CacaoClient.ponder`."""
         return await self.start_analysis(
             observation, strength, report_interval=report_interval,
-            max_candidates=max_candidates, seat=sync._ponder_seat(observation, seat),
+            max_candidates=max_candidates, seat=ponder_seat(observation, seat),
             reuse_tree=True, timeout=timeout)
 
     async def validate_record(self, record: Mapping[str, Any] | str, *,
                               timeout: float | None = None) -> Validation:
         """As :meth:`CacaoClient.validate_record`."""
-        return sync.read_validation(await self._call(
-            self._stub.ValidateRecord, sync.validate_request(record), timeout))
+        return read_validation(await self._call(
+            self._stub.ValidateRecord, validate_request(record), timeout))
 
 
-class AsyncAnalysis:
+class AsyncAnalysis(LatestReport):
     """A running analysis of :meth:`AsyncCacaoClient.start_analysis`:
     ``async for`` its reports (the last one final), ``await stop()`` to end
     the search with its answer, ``await wait()`` for the final report,
     ``cancel()`` to end it without one."""
 
     def __init__(self, call: Any, error: Any):
+        super().__init__()
         self._call, self._error = call, error
         self._stopped = False
-        self.latest: AnalysisReport | None = None
-        """The newest report read so far."""
 
     async def _send(self, message: pb.AnalyzeRequest) -> None:
         try:
@@ -224,14 +217,8 @@ class AsyncAnalysis:
             raise self._error(error) from None
         if r is grpc.aio.EOF:
             raise StopAsyncIteration
-        self.latest = sync.read_report(r)
+        self.latest = read_report(r)
         return self.latest
-
-    @property
-    def final(self) -> AnalysisReport | None:
-        """The final report once read, else None."""
-        latest = self.latest
-        return latest if latest is not None and latest.evaluation.final else None
 
     async def stop(self) -> None:
         """Ends the search at once; the final report follows. More than once,
@@ -240,17 +227,14 @@ class AsyncAnalysis:
             return
         self._stopped = True
         with contextlib.suppress(asyncio.InvalidStateError, grpc.RpcError):
-            await self._call.write(sync.STOP)
+            await self._call.write(STOP)
             await self._call.done_writing()
 
     async def wait(self) -> AnalysisReport:
         """Reads the reports to the end; the final report."""
         async for _ in self:
             pass
-        if self.final is None:
-            raise CacaoClientError(grpc.StatusCode.CANCELLED, "the analysis ended without a "
-                                   "final report (cancelled)")
-        return self.final
+        return self._final_or_error()
 
     def cancel(self) -> None:
         """Ends the call without a final report."""

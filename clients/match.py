@@ -12,7 +12,7 @@ SuggestAction chooses each decision from the record so far (the search sees
 only what the seat to act may see), ApplyAction plays it, and ValidateRecord
 checks the finished record. Records go to ``--out`` as ``game-NNN.json``.
 
-Without ``--server`` a server is started in this process on a free port.
+Without ``--server`` a server is started in its own process on a free port.
 """
 
 from __future__ import annotations
@@ -24,11 +24,19 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO
+from typing import Any, Sequence, TextIO, TypeAlias
 
-from .client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
-                     connection_settings)
-from .play import LocalServer, record_text
+from cacaoai.api import Limit, parse_strength
+
+from .client import CacaoClient
+from .connection import add_connection_flags, connection_settings
+from .errors import CacaoClientError
+from .local import StartError
+from .play import local_server, record_text
+from .text import strength_text
+
+#: A player's strength: a Limit, a level name, or None (the server's default level).
+Player: TypeAlias = Limit | str | None
 
 # A search refused while every slot of the server is busy is retried by gRPC
 # (CacaoClient's retry service config), with jitter: up to 4 retries waiting at
@@ -48,7 +56,7 @@ class GameOutcome:
     valid: bool
 
 
-def play_game(client: CacaoClient, players: Sequence[Strength], seats: list[int], seed: int,
+def play_game(client: CacaoClient, players: Sequence[Player], seats: list[int], seed: int,
               number: int) -> dict[str, Any]:
     """Plays one game through the API; returns its finished record.
 
@@ -82,7 +90,7 @@ def seating(players: int, seat_count: int, game: int, rotate: bool) -> list[int]
     return [(s + shift) % players for s in range(seat_count)]
 
 
-def summary_lines(outcomes: Sequence[GameOutcome], players: Sequence[Strength]) -> list[str]:
+def summary_lines(outcomes: Sequence[GameOutcome], players: Sequence[Player]) -> list[str]:
     """A table: per player, games, wins (shared wins split) and mean final gold."""
     wins = [0.0] * len(players)
     gold = [0.0] * len(players)
@@ -98,14 +106,14 @@ def summary_lines(outcomes: Sequence[GameOutcome], players: Sequence[Strength]) 
              f"  {'player':<28} {'games':>5} {'wins':>6} {'win %':>6} {'mean gold':>9}"]
     for p, strength in enumerate(players):
         if games[p]:
-            lines.append(f"  {p} {strength.describe():<26} {games[p]:>5} {wins[p]:>6.1f} "
+            lines.append(f"  {p} {strength_text(strength):<26} {games[p]:>5} {wins[p]:>6.1f} "
                          f"{100 * wins[p] / games[p]:>5.0f}% {gold[p] / games[p]:>9.1f}")
     return lines
 
 
-def game_line(o: GameOutcome, players: Sequence[Strength]) -> str:
+def game_line(o: GameOutcome, players: Sequence[Player]) -> str:
     result = o.record["result"]
-    seats = ", ".join(f"seat {s}: {players[p].describe()} {result['gold'][s]} gold"
+    seats = ", ".join(f"seat {s}: {strength_text(players[p])} {result['gold'][s]} gold"
                       for s, p in enumerate(o.seats))
     winners = " and ".join(f"seat {w}" for w in result["winners"])
     where = f" -> {o.path}" if o.path else ""
@@ -114,7 +122,7 @@ def game_line(o: GameOutcome, players: Sequence[Strength]) -> str:
             f"won by {winners}{check}{where}")
 
 
-def run_match(client: CacaoClient, players: Sequence[Strength], *, games: int, seat_count: int,
+def run_match(client: CacaoClient, players: Sequence[Player], *, games: int, seat_count: int,
               seed: int, rotate: bool, out_dir: str | None, parallel: int,
               out: TextIO) -> list[GameOutcome]:
     """Plays the games (``parallel`` at once), writes the records, prints a line per game."""
@@ -168,7 +176,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parse_args(argv)
     out = out or sys.stdout
     try:
-        players = [Strength.parse(s) for s in (args.strength or ["beginner", "strong"])]
+        players = [parse_strength(s) for s in (args.strength or ["beginner", "strong"])]
         args.connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-match: {error}", file=sys.stderr)
@@ -180,24 +188,28 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
     if args.server:
         return _run(args.server, args, players, seat_count, seed, out)
-    with LocalServer() as local:
-        print(f"Started a local Cacao server on {local.target}.", file=out)
-        return _run(local.target, args, players, seat_count, seed, out)
+    try:
+        with local_server() as local:
+            print(f"Started a local Cacao server on {local.address}.", file=out)
+            return _run(local.address, args, players, seat_count, seed, out)
+    except StartError as error:
+        print(f"cacao-match: no local server: {error}", file=sys.stderr)
+        return 1
 
 
-def _run(target: str, args: argparse.Namespace, players: list[Strength], seat_count: int,
+def _run(target: str, args: argparse.Namespace, players: list[Player], seat_count: int,
          seed: int, out: TextIO) -> int:
     with CacaoClient(target, search_timeout=args.timeout, retries=BUSY_RETRIES, backoff=BUSY_BACKOFF_S,
                      max_backoff=BUSY_MAX_BACKOFF_S, **args.connection) as client:
         try:
             info = client.get_server_info()
-            unknown = [p.level for p in players if p.level and p.level not in info.levels]
+            unknown = [p for p in players if isinstance(p, str) and p not in info.levels]
             if unknown:
                 print(f"cacao-match: unknown level {unknown[0]!r}: this server has "
                       f"{', '.join(info.levels)}", file=sys.stderr)
                 return 2
             print(f"{args.games} games, {seat_count} seats, seed {seed}; players: "
-                  + ", ".join(f"{i} {p.describe()}" for i, p in enumerate(players)), file=out)
+                  + ", ".join(f"{i} {strength_text(p)}" for i, p in enumerate(players)), file=out)
             outcomes = run_match(client, players, games=args.games, seat_count=seat_count,
                                  seed=seed, rotate=args.rotate, out_dir=args.out,
                                  parallel=args.parallel, out=out)

@@ -8,8 +8,8 @@
     cacao-play --server 10.0.0.5:50051      # use a running server
     cacao-play --load game.json             # go on with a saved game
 
-Without ``--server`` a server is started in this process on a free local port
-and stopped at the end. The true game is kept here, in an engine Position;
+Without ``--server`` a server is started in its own process on a free local
+port and stopped at the end. The true game is kept here, in an engine Position;
 the server only ever receives the observation of the AI seat that decides
 (its own hand, the public board and counts), so it cannot peek at your hand
 or the order of the draw piles, exactly like any front end should use the API.
@@ -27,11 +27,15 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
+from cacaoai.api import Limit, parse_strength
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report
 
 from . import board, notation
-from .client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
-                     connection_settings, evaluation_lines)
+from .client import CacaoClient
+from .connection import add_connection_flags, connection_settings
+from .errors import CacaoClientError
+from .local import LocalServer, StartError
+from .text import evaluation_lines, strength_text
 
 HELP = """\
 Actions (the board marks with <x,y> the empty cells you may play):
@@ -58,8 +62,8 @@ class Settings:
     """How a session plays: who sits where, how strong the AI is, how things look."""
 
     human: int
-    strengths: list[Strength]
-    hint: Strength
+    strengths: list[Limit | str | None]
+    hint: Limit | str | None
     colour: bool
     seed: int | None
 
@@ -91,7 +95,7 @@ class Session:
     def human(self) -> int:
         return self.settings.human
 
-    def strength(self, seat: int) -> Strength:
+    def strength(self, seat: int) -> Limit | str | None:
         """The AI strength of a seat (seats after the human share the list in order)."""
         ai_seats = [s for s in range(self.game.players) if s != self.human]
         index = ai_seats.index(seat)
@@ -147,7 +151,7 @@ class Session:
     def intro(self) -> None:
         names = self.names()
         seats = ", ".join(
-            f"seat {s}: {'you' if s == self.human else 'AI (' + self.strength(s).describe() + ')'}"
+            f"seat {s}: " + ("you" if s == self.human else f"AI ({strength_text(self.strength(s))})")
             for s in range(self.game.players))
         self.say(f"Cacao, {self.game.players} players. {seats}.")
         self.say(f"Seat {self.game.first_player} moves first. Type help for the notation.")
@@ -296,7 +300,7 @@ class Session:
     def hint(self) -> None:
         legal = self.game.legal_actions()
         strength = self.settings.hint
-        self.say(f"Asking the AI ({strength.describe()}) about your position...")
+        self.say(f"Asking the AI ({strength_text(strength)}) about your position...")
         try:
             s = self.client.suggest(self.game.observation(self.human), strength,
                                     seed=self.ai_seed(), max_candidates=5)
@@ -444,11 +448,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _strengths(args: argparse.Namespace) -> list[Strength]:
+def _strengths(args: argparse.Namespace) -> list[Limit | str | None]:
+    """The strength of each AI seat: one a --ai, else --level or the limits.
+
+    Raises:
+        ValueError: a bad --ai text, a bad limit, or a level and limits both.
+    """
     if args.ai:
-        return [Strength.parse(spec) for spec in args.ai]
-    return [Strength(level=args.level, iterations=args.iterations, time_s=args.time,
-                     threads=args.threads)]
+        return [parse_strength(spec) for spec in args.ai]
+    limits = (args.iterations, args.time, args.threads)
+    if args.level and any(v is not None for v in limits):
+        raise ValueError("give a level or limits (iterations, time, threads), not both")
+    if any(v is not None for v in limits):
+        return [Limit(args.iterations, args.time, args.threads)]
+    return [args.level]
 
 
 def _colour(choice: str, out: TextIO) -> bool:
@@ -474,34 +487,24 @@ def make_reader(inp: TextIO, out: TextIO) -> Callable[[str], str | None]:
     return read
 
 
-class LocalServer:
-    """A Cacao server in this process on a free local port, for a session without --server."""
-
-    def __init__(self) -> None:
-        from cacaoai.server import ServerOptions, create_server
-
-        self.server, port = create_server("127.0.0.1:0", ServerOptions(grace_s=0.0))
-        self.target = f"127.0.0.1:{port}"
-
-    def __enter__(self) -> "LocalServer":
-        self.server.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.stop(0.5).wait()
+def local_server() -> LocalServer:
+    """A cacao-server in its own process on a free local port, for a session
+    without --server: configured by its defaults alone (not the caller's
+    CACAO_* variables), quick to stop, its log kept out of the game's output."""
+    return LocalServer("--drain", "0", "--grace", "0", isolated=True)
 
 
-def check_strengths(client: CacaoClient, strengths: list[Strength]) -> str | None:
+def check_strengths(client: CacaoClient, strengths: list[Limit | str | None]) -> str | None:
     """A message if a strength names a level the server does not have.
 
     Strengths that name nothing become the server's default level, by name.
     """
     info = client.get_server_info()
     for i, s in enumerate(strengths):
-        if s == Strength():
-            strengths[i] = Strength(level=info.default_level)
-        elif s.level and s.level not in info.levels:
-            return f"unknown level {s.level!r}: this server has {', '.join(info.levels)}"
+        if s is None:
+            strengths[i] = info.default_level
+        elif isinstance(s, str) and s not in info.levels:
+            return f"unknown level {s!r}: this server has {', '.join(info.levels)}"
     return None
 
 
@@ -521,7 +524,7 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
     out = out or sys.stdout
     try:
         strengths = _strengths(args)
-        hint = Strength.parse(args.hint) if args.hint else strengths[0]
+        hint = parse_strength(args.hint) if args.hint else strengths[0]
         args.connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-play: {error}", file=sys.stderr)
@@ -535,16 +538,20 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
     try:
         if args.server:
             return _play(args.server, args, players, strengths, hint, inp, out)
-        with LocalServer() as local:
-            print(f"Started a local Cacao server on {local.target}.", file=out)
-            return _play(local.target, args, players, strengths, hint, inp, out)
+        with local_server() as local:
+            print(f"Started a local Cacao server on {local.address}.", file=out)
+            return _play(local.address, args, players, strengths, hint, inp, out)
+    except StartError as error:
+        print(f"cacao-play: no local server: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nInterrupted.", file=out)
         return 130
 
 
-def _play(target: str, args: argparse.Namespace, players: int, strengths: list[Strength],
-          hint: Strength, inp: TextIO, out: TextIO) -> int:
+def _play(target: str, args: argparse.Namespace, players: int,
+          strengths: list[Limit | str | None], hint: Limit | str | None, inp: TextIO,
+          out: TextIO) -> int:
     with CacaoClient(target, search_timeout=args.timeout, **args.connection) as client:
         try:
             every = [*strengths, hint]

@@ -51,7 +51,7 @@ grpc_gevent.init_gevent()
 
 from locust import User, events, task  # noqa: E402
 
-from cacaoai.client import CacaoClient, CacaoClientError, Strength  # noqa: E402
+from cacaoai.client import CacaoClient, CacaoClientError, Limit  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RAW_HEADER = "start_unix_s,name,latency_us,status,response_bytes,iterations\n"
@@ -210,7 +210,7 @@ class CacaoUser(User):
             error = self._timed(name, lambda: self.client.apply_action(sample["position"], sample["action"]))
         else:
             error = self._timed(name, lambda: self.client.suggest(
-                sample["observation"], Strength(time_s=budget_s),
+                sample["observation"], Limit(time_s=budget_s),
                 timeout=budget_s + self.timeout))
         rejected = isinstance(error, CacaoClientError) and (
             error.code == grpc.StatusCode.RESOURCE_EXHAUSTED)

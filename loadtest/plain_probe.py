@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import threading
 import time
@@ -22,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cacaoai.client import CacaoClient, Strength
+from cacaoai.client import CacaoClient, Limit
+from cacaoai.client.local import LocalServer
 
 HERE = Path(__file__).resolve().parent
 
@@ -32,25 +32,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=16, help="searches kept running")
     parser.add_argument("--priority", default="idle", choices=("idle", "low", "normal"))
     parser.add_argument("--seconds", type=float, default=12.0)
-    parser.add_argument("--port", type=int, default=50079)
+    parser.add_argument("--port", type=int, default=0, help="the server's port (0: a free one)")
     args = parser.parse_args(argv)
 
     with open(HERE / "positions.jsonl") as f:
         observations = [json.loads(line)["observation"] for line in f if line.strip()]
-    target = f"127.0.0.1:{args.port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", str(args.port),
-         "--max-searches", str(args.searches), "--worker-threads", str(args.searches + 8),
-         "--search-priority", args.priority], stderr=subprocess.DEVNULL)
+    server = LocalServer("--port", str(args.port), "--max-searches", str(args.searches),
+                         "--worker-threads", str(args.searches + 8),
+                         "--search-priority", args.priority)
+    target = server.address
     try:
-        CacaoClient(target).wait_until_ready(20)
         end = time.monotonic() + args.seconds
         latencies: list[float] = []
 
         def search(i: int) -> None:
             with CacaoClient(target, retries=0) as client:
                 while time.monotonic() < end:
-                    client.suggest(observations[i % len(observations)], Strength(time_s=0.05))
+                    client.suggest(observations[i % len(observations)], Limit(time_s=0.05))
 
         def quick() -> None:
             with CacaoClient(target, retries=0) as client:
@@ -70,8 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         for t in threads:
             t.join()
     finally:
-        server.terminate()
-        server.wait()
+        server.stop()
     ms = np.array(latencies)
     p50, p90, p99 = np.percentile(ms, [50, 90, 99])
     print(f"{args.searches} searches at {args.priority}: {len(ms)} ListLegalActions, "

@@ -41,7 +41,6 @@ import glob
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -52,6 +51,9 @@ from typing import Any
 import grpc
 import numpy as np
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from cacaoai.client import CacaoClient, CacaoClientError, Limit
+from cacaoai.client.local import LocalServer, ServiceProcess, StartError, free_port, stop_process
 
 HERE = Path(__file__).resolve().parent
 REPLICAS_SCRIPT = HERE.parent / "scripts" / "replicas.py"
@@ -164,52 +166,37 @@ def server_flags(args: argparse.Namespace) -> list[str]:
 class Server:
     """A cacao-server subprocess on a free loopback port (with ``--replicas``:
     scripts/replicas.py, nginx in front of that many; ``pid`` is then the
-    script's, whose process tree holds nginx and the replicas)."""
+    script's, whose process tree holds nginx and the replicas), its output
+    in ``OUT/server.log``.
+
+    Raises:
+        StartError: it exited, or did not serve within 30 s.
+    """
 
     def __init__(self, args: argparse.Namespace, out: Path):
-        self.log_path = out / "server.log"
-        if args.replicas:
-            command = [sys.executable, str(REPLICAS_SCRIPT), "--replicas", str(args.replicas),
-                       "--port", "0", "--balance", args.balance, "--", *server_flags(args)]
-        else:
-            command = [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1",
-                       "--port", "0", "--http-port", "off", *server_flags(args)]
-        self.pattern = r"nginx pid \d+ on (\S+)" if args.replicas else r"serving on (\S+)"
-        self.command = command
-        self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        self.log = open(out / "server.log", "w")
+        try:
+            if args.replicas:
+                command = [sys.executable, str(REPLICAS_SCRIPT), "--replicas", str(args.replicas),
+                           "--port", "0", "--balance", args.balance, "--", *server_flags(args)]
+                self.process = ServiceProcess(command, r"nginx pid \d+ on (\S+)",
+                                              name="scripts/replicas.py", log=self.log.write,
+                                              timeout=30.0)
+                self.address = self.process.ready.group(1)
+            else:
+                self.process = LocalServer(*server_flags(args), log=self.log.write, timeout=30.0)
+                self.address = self.process.address
+        except StartError:
+            self.log.close()
+            raise
+        self.command = self.process.command
         self.pid = self.process.pid
-        self.address = self._wait_for_address()
-
-    def _wait_for_address(self, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            match = re.search(self.pattern, self.log_path.read_text())
-            if match:
-                return match.group(1)
-            if self.process.poll() is not None:
-                raise RuntimeError(f"cacao-server exited with {self.process.returncode}: "
-                                   f"{self.log_path.read_text()[-2000:]}")
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"cacao-server did not start within {timeout:g} s")
 
     def stop(self, grace: float = 15.0) -> int:
         """SIGTERM, then SIGKILL after ``grace`` seconds; returns the exit status."""
-        code = replicas_module().stop_process(self.process, grace)
+        code = self.process.stop(grace)
         self.log.close()
         return code
-
-
-def replicas_module() -> Any:
-    """scripts/replicas.py as a module (it is a script, not part of the package)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("cacao_replicas", REPLICAS_SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def cpu_seconds(pid: int | None) -> float | None:
@@ -310,9 +297,7 @@ class HealthProber(threading.Thread):
         self.done = threading.Event()
 
     def run(self) -> None:
-        from cacaoai.client import CacaoClient, CacaoClientError, Strength
-
-        strength = Strength(time_s=self.budget_s)
+        strength = Limit(time_s=self.budget_s)
         with grpc.insecure_channel(self.address) as channel, CacaoClient(
                 self.address, retries=0, timeout=5.0) as client:
             n = 0
@@ -367,8 +352,6 @@ def wait_until_serving(address: str, timeout: float = 30.0) -> None:
 
 def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]:
     """Health, then one suggestion, right after the load stopped: the recovery."""
-    from cacaoai.client import CacaoClient, CacaoClientError, Strength
-
     with grpc.insecure_channel(address) as channel:
         status, health_ms = health_check(channel)
     with open(positions) as f:
@@ -376,7 +359,7 @@ def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]
     begin = time.perf_counter()
     try:
         with CacaoClient(address, retries=0, timeout=5.0) as client:
-            client.suggest(sample["observation"], Strength(time_s=budget_s), timeout=budget_s + 5)
+            client.suggest(sample["observation"], Limit(time_s=budget_s), timeout=budget_s + 5)
         suggest = "OK"
     except CacaoClientError as error:
         suggest = error.code.name
@@ -399,7 +382,7 @@ def locust_commands(args: argparse.Namespace, address: str, out: Path) -> list[l
         command += ["--processes", str(args.processes)]
     if not args.workers:
         return [command]
-    port = str(replicas_module().free_port())
+    port = str(free_port())
     master = [*command, "--master", "--expect-workers", str(args.workers),
               "--master-bind-host", "127.0.0.1", "--master-bind-port", port]
     worker = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--worker",
@@ -440,9 +423,8 @@ def run_locust(commands: list[list[str]], out: Path,
             code = processes[0].wait(duration_s + 90)
         except subprocess.TimeoutExpired:
             code = -1
-        stop = replicas_module().stop_process
         for process in processes:  # workers quit with their master; stop any that did not
-            stop(process, 10.0)
+            stop_process(process, 10.0)
     end = time.time()
     sampler.done.set()
     return code, start, end, sampler

@@ -20,12 +20,12 @@ Thread-safety: pure functions.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 
 from google.protobuf import duration_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.engine import Action
+from cacaoai.engine import Action, Position
 from cacaoai.search.limits import MAX_THREADS, Limit
 from cacaoai.search.results import Candidate, RootInfo, SearchResult
 
@@ -377,6 +377,26 @@ def board_tile_from_json(entry: dict) -> pb.BoardTile:
         cell.worker.covers.tile = WORKER_TILES[covers["tile"]]
         cell.worker.covers.rotation = covers.get("rot", 0)
     return cell
+
+
+def set_source(request: Any, source: Position | Mapping[str, Any]) -> None:
+    """Sets the ``source`` oneof of a request: an engine Position (sent
+    complete) or a ``cacao-position/1`` dict (complete, or an observation)
+    as ``position``; a ``cacao-record/1`` dict as ``record``.
+
+    Raises:
+        TypeError: a source of another type.
+    """
+    if isinstance(source, Position):
+        request.position.CopyFrom(position_from_json(source.snapshot()))
+    elif isinstance(source, Mapping) and (source.get("format") == RECORD_FORMAT
+                                          or "worker_piles" in source):
+        request.record.CopyFrom(record_from_json(dict(source)))
+    elif isinstance(source, Mapping):
+        request.position.CopyFrom(position_from_json(dict(source)))
+    else:
+        raise TypeError(f"a position source must be an engine Position or a dict, "
+                        f"not {type(source).__name__}")
 
 
 # --- records and results -------------------------------------------------------

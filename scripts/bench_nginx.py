@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,24 +22,21 @@ import numpy as np
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.client.local import ServiceProcess
 
 SCRIPT = Path(__file__).resolve().parent / "replicas.py"
 
 
-def start_front() -> tuple[subprocess.Popen, str, str]:
+def start_front() -> tuple[ServiceProcess, str, str]:
     """replicas.py with one replica; returns it, the replica's and nginx's addresses."""
-    process = subprocess.Popen([sys.executable, str(SCRIPT), "--replicas", "1", "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert process.stdout is not None
-    replica = front = ""
-    for line in process.stdout:
-        if line.startswith("replica 0"):
-            replica = re.search(r"on (\S+)", line).group(1)
-        elif line.startswith("nginx pid"):
-            front = re.search(r"on (\S+)", line).group(1)
-        elif line.strip() == "ready":
-            return process, replica, front
-    raise RuntimeError("scripts/replicas.py did not start")
+    front = ServiceProcess([sys.executable, str(SCRIPT), "--replicas", "1", "--port", "0"],
+                           r"^ready$", name="scripts/replicas.py")
+    lines = front.startup_log
+    replica = next(re.search(r"on (\S+)", line).group(1) for line in lines
+                   if line.startswith("replica 0"))
+    nginx = next(re.search(r"on (\S+)", line).group(1) for line in lines
+                 if line.startswith("nginx pid"))
+    return front, replica, nginx
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,8 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             extra = p["nginx"] - p["direct"]
             print(f"{name:<28}{'+nginx':<8}{'':>7}{extra[0]:>9.2f}{extra[1]:>9.2f}")
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(30)
+        process.stop(30)
     return 0
 
 

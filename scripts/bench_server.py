@@ -17,12 +17,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
-import signal
 import statistics
-import subprocess
 import sys
-import threading
 import time
 
 import grpc
@@ -32,6 +28,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.search import Limit, search
 from cacaoai.api import convert
+from cacaoai.client.local import LocalServer
 
 
 def positions(count: int, seed: int = 1) -> list[Position]:
@@ -52,19 +49,6 @@ def positions(count: int, seed: int = 1) -> list[Position]:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
-
-
-def start_server(threads: int) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--search-threads", str(threads)],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    line = process.stderr.readline()
-    match = re.search(r"serving on (\S+)", line)
-    if not match:
-        process.kill()
-        raise SystemExit(f"server did not start: {line}")
-    threading.Thread(target=process.stderr.read, daemon=True).start()
-    return process, match.group(1)
 
 
 def time_pairs(rpc, raw, items, repeat: int) -> tuple[list[float], list[float], list[float]]:
@@ -98,10 +82,11 @@ def main(argv: list[str] | None = None) -> int:
 
     sample = positions(args.positions)
     messages = [convert.position_from_json(p.snapshot()) for p in sample]
-    process = None
+    server = None
     address = args.address
     if address is None:
-        process, address = start_server(threads=1)
+        server = LocalServer("--search-threads", "1")
+        address = server.address
     try:
         with grpc.insecure_channel(address) as channel:
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
@@ -130,9 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(row(f"raw search in-process, {name}", raw))
                 print(row("RPC overhead (per-call difference)", diff))
     finally:
-        if process is not None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=10)
+        if server is not None:
+            server.stop()
     return 0
 
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -40,27 +38,16 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.search import Limit, search
 from cacaoai.api import convert
+from cacaoai.client.local import LocalServer
 
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "records.jsonl"
 SERVICE = "cacao.v1.CacaoService"
 
 
-def start_server(*flags: str) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--drain", "0", *flags],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    for line in process.stderr:
-        match = re.search(r"serving on (\S+:\d+)", line)
-        if match:
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, match.group(1)
-    raise SystemExit("the server did not start")
-
-
-def stop_server(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+def start_server(*flags: str) -> LocalServer:
+    """A cacao-server process on a free port that stops without a drain."""
+    return LocalServer("--drain", "0", *flags)
 
 
 def position() -> pb.Position:
@@ -83,7 +70,8 @@ def ms(values: list[float], q: float) -> float:
 
 
 def silent_calls() -> None:
-    process, address = start_server("--max-searches", "2", "--worker-threads", "8")
+    server = start_server("--max-searches", "2", "--worker-threads", "8")
+    address = server.address
     try:
         with grpc.insecure_channel(address) as channel:
             hang = threading.Event()
@@ -108,11 +96,12 @@ def silent_calls() -> None:
                 call.cancel()
             hang.set()
     finally:
-        stop_server(process)
+        server.stop(30)
 
 
 def bad_large_positions() -> None:
-    process, address = start_server("--max-searches", "2", "--worker-threads", "8")
+    server = start_server("--max-searches", "2", "--worker-threads", "8")
+    address = server.address
     bad = pb.SuggestActionRequest(position=bad_position(200_000), limits=pb.SearchLimits(iterations=10))
     real = pb.SuggestActionRequest(position=position(), limits=pb.SearchLimits(iterations=200))
     quick = pb.ListLegalActionsRequest(position=position())
@@ -152,23 +141,17 @@ def bad_large_positions() -> None:
               f"{refused} of 39 real searches refused; ListLegalActions p50 {ms(times, 50):.1f} ms, "
               f"p99 {ms(times, 99):.1f} ms")
     finally:
-        stop_server(process)
-
-
-def rss_kib(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
+        server.stop(30)
 
 
 def memory() -> None:
-    process, address = start_server("--max-searches", "2", "--worker-threads", "8")
+    server = start_server("--max-searches", "2", "--worker-threads", "8")
+    address = server.address
     try:
         with grpc.insecure_channel(address) as channel:
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
             limit = stub.GetServerInfo(pb.GetServerInfoRequest()).limits.max_message_bytes
-            before = rss_kib(process.pid, "VmRSS")
+            before = server.memory_kib("VmRSS")
             bad = pb.SuggestActionRequest(position=bad_position(limit - 1024))
 
             def send(_):
@@ -180,11 +163,11 @@ def memory() -> None:
 
             with futures.ThreadPoolExecutor(8) as pool:
                 codes = list(pool.map(send, range(8)))
-            peak = rss_kib(process.pid, "VmHWM")
+            peak = server.memory_kib("VmHWM")
         print(f"3. 8 requests at once of {limit // 1024} KiB ({set(codes)}): server RSS "
               f"{before / 1024:.0f} MiB before, peak {peak / 1024:.0f} MiB")
     finally:
-        stop_server(process)
+        server.stop(30)
 
 
 def priority() -> None:
@@ -201,7 +184,8 @@ def priority() -> None:
                 walls.append(time.monotonic() - start)
             print(f"4. next to {len(busy)} busy processes, a 0.2 s search at {level:7}: wall p50 "
                   f"{ms(walls, 50):.0f} ms, max {ms(walls, 100):.0f} ms")
-        process, address = start_server("--search-priority", "idle")
+        server = start_server("--search-priority", "idle")
+        address = server.address
         try:
             with grpc.insecure_channel(address) as channel:
                 stub = cacao_pb2_grpc.CacaoServiceStub(channel)
@@ -215,7 +199,7 @@ def priority() -> None:
             print(f"   the same through a server started with --search-priority idle (runs it at reduced): wall p50 "
                   f"{ms(walls, 50):.0f} ms, max {ms(walls, 100):.0f} ms")
         finally:
-            stop_server(process)
+            server.stop(30)
     finally:
         for p in busy:
             p.kill()

@@ -20,7 +20,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
 import fuzz_requests  # noqa: E402
-import server_process  # noqa: E402
+
+from cacaoai.client.local import LocalServer, serving  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,18 +32,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.address:
         return report(args, None, args.address)
-    with server_process.running(*fuzz_requests.SERVER_FLAGS) as (process, address):
-        return report(args, process, address)
+    with LocalServer(*fuzz_requests.SERVER_FLAGS) as server:
+        return report(args, server, server.address)
 
 
-def report(args, process, address: str) -> int:
-    rss_before = server_process.rss_kib(process.pid) if process else 0
+def report(args, server: LocalServer | None, address: str) -> int:
+    process = server.process if server else None
+    rss_before = server.memory_kib() if server else 0
     start = time.monotonic()
 
     def progress(done: int, outcomes: fuzz_requests.Outcomes) -> None:
         if done % 1000 == 0:
-            rss = f", server RSS {server_process.rss_kib(process.pid) / 1024:.0f} MiB" \
-                if process and process.poll() is None else ""
+            rss = f", server RSS {server.memory_kib() / 1024:.0f} MiB" \
+                if server and process.poll() is None else ""
             print(f"  {done} requests, {time.monotonic() - start:.0f} s, "
                   f"failures {outcomes.failed()}{rss}", file=sys.stderr, flush=True)
 
@@ -50,19 +52,19 @@ def report(args, process, address: str) -> int:
     outcomes = fuzz_requests.run(address, args.seed, args.requests, progress=progress, alive=alive)
     elapsed = time.monotonic() - start
     crashed = process is not None and process.poll() is not None
-    serving = not crashed and server_process.serving(address)
+    answers = not crashed and serving(address)
     print(f"requests: {outcomes.requests} in {elapsed:.0f} s (seed {args.seed})")
     for name, n in sorted(outcomes.counts.items(), key=lambda kv: -kv[1]):
         print(f"  {name:20s} {n}")
     if process:
-        rss_after = server_process.rss_kib(process.pid) if not crashed else 0
+        rss_after = server.memory_kib() if not crashed else 0
         print(f"server RSS: {rss_before / 1024:.0f} MiB before, {rss_after / 1024:.0f} MiB after")
     print(f"crashes: {int(crashed)}, INTERNAL/UNKNOWN: "
           f"{outcomes.counts['INTERNAL'] + outcomes.counts['UNKNOWN']}, "
-          f"hangs: {outcomes.counts['HANG']}, serving after: {serving}")
+          f"hangs: {outcomes.counts['HANG']}, serving after: {answers}")
     for outcome, method, data in outcomes.failures[:20]:
         print(f"FAIL {outcome} {method} {data[:120]!r}")
-    return 1 if crashed or outcomes.failed() or not serving else 0
+    return 1 if crashed or outcomes.failed() or not answers else 0
 
 
 if __name__ == "__main__":

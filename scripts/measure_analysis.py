@@ -13,7 +13,7 @@ import argparse
 import statistics
 import time
 
-from cacaoai.client import CacaoClient, Strength
+from cacaoai.client import CacaoClient, Limit
 from cacaoai.engine import Position
 from cacaoai.server import ServerOptions, create_server
 
@@ -29,7 +29,7 @@ def main() -> int:
         with CacaoClient(f"127.0.0.1:{port}") as client:
             game = Position.new(players=2, seed=7)
             for _ in range(args.analyses):
-                analysis = client.start_analysis(game, Strength(time_s=30), report_interval=0.1)
+                analysis = client.start_analysis(game, Limit(time_s=30), report_interval=0.1)
                 next(analysis)
                 started = time.perf_counter()
                 analysis.stop()

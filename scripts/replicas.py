@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +43,8 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from cacaoai.client.local import LocalServer, free_port, stop_process
+
 TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "nginx" / "nginx.conf"
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
@@ -54,37 +54,22 @@ def say(line: str) -> None:
 
 
 class Replica:
-    """One cacao-server process on a free loopback port; its log goes to our stderr."""
+    """One cacao-server process on a free loopback port; its log goes to our stderr.
+
+    Raises:
+        StartError: the server exited or did not serve within ``timeout`` seconds.
+    """
 
     def __init__(self, index: int, flags: list[str], timeout: float = 60.0):
         self.index = index
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "cacaoai.server.main", "--host", "127.0.0.1", "--port", "0", "--http-port", "off",
-             *flags],
-            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        self.address = self._wait_for_address(timeout)
-        threading.Thread(target=self._copy_log, daemon=True).start()
+        self.server = LocalServer(*flags, log=self._copy_log, timeout=timeout)
+        self.process = self.server.process
+        self.address = self.server.address
         self.channel = grpc.insecure_channel(self.address)
         self.health = health_pb2_grpc.HealthStub(self.channel)
 
-    def _wait_for_address(self, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
-        assert self.process.stderr is not None
-        while time.monotonic() < deadline:
-            line = self.process.stderr.readline()
-            if not line:
-                break
-            sys.stderr.write(f"[replica {self.index}] {line}")
-            match = re.search(r"serving on (127\.0\.0\.1:\d+)", line)
-            if match:
-                return match.group(1)
-        self.process.kill()
-        raise RuntimeError(f"replica {self.index} did not start (exit {self.process.poll()})")
-
-    def _copy_log(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            sys.stderr.write(f"[replica {self.index}] {line}")
+    def _copy_log(self, line: str) -> None:
+        sys.stderr.write(f"[replica {self.index}] {line}")
 
     def serving(self, timeout: float) -> bool:
         """Whether the replica answers its health check with SERVING."""
@@ -96,26 +81,7 @@ class Replica:
 
     def stop(self, grace: float = 10.0) -> None:
         self.channel.close()
-        stop_process(self.process, grace)
-
-
-def stop_process(process: subprocess.Popen, grace: float = 10.0,
-                 sig: int = signal.SIGTERM) -> int:
-    """Sends ``sig``, then SIGKILL after ``grace`` seconds; returns the exit status."""
-    if process.poll() is None:
-        process.send_signal(sig)
-        try:
-            process.wait(grace)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    return process.returncode
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+        self.server.stop(grace)
 
 
 def children_of(pid: int) -> set[int]:

@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Iterator
+
+from cacaoai.client.local import LocalServer
 
 CHROMIUM = os.environ.get("CACAO_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -32,34 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = "#board g.cell:has(> rect.target)"  # a cell the chosen tile may go to
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def cacao_server(*flags: str) -> Iterator[str]:
     """A cacao-server process with its HTTP side on a free port; yields the page's URL."""
-    http_port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--http-port",
-         str(http_port), *flags],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        assert process.stdout is not None
-        for line in process.stdout:
-            if m := re.search(r"board page and Connect API on (http://\S+)", line):
-                yield m.group(1)
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError("cacao-server did not start its HTTP side")
-        else:
-            raise RuntimeError(f"cacao-server exited with {process.wait()}")
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
+    with LocalServer(*flags, http=True, timeout=30) as server:
+        assert server.http_url is not None
+        yield server.http_url
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
-"""The client library's side of issue 12: an analysis stopped from another
-thread still answers, the asyncio client end to end, and the new request
-options, against a real server (the ``cacao_server`` fixture, a free port).
+"""The client library's analysis: an analysis stopped from another thread
+still answers, the asyncio client end to end, and the search request options
+(MultiPV, allow/avoid, tree reuse, pondering), against a real server (the
+``cacao_server`` fixture, a free port).
 
 The asyncio tests run their coroutines with ``asyncio.run`` (no pytest plugin).
 """
@@ -13,10 +14,10 @@ import threading
 import grpc
 import pytest
 
-from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError, Strength
+from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError, Limit
 from cacaoai.engine import Position
 
-LONG = Strength(time_s=60)  # stopped long before it ends
+LONG = Limit(time_s=60)  # stopped long before it ends
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_stop_from_another_thread_gives_the_final_report_with_the_best_action(cl
     assert final.evaluation.stopped_by == "stop" and final.evaluation.iterations > 0
     assert final.evaluation.best_action in game.legal_actions()
     assert cacao_server[0].cacao_api.gate.running == 0
-    assert client.suggest(game, Strength(iterations=50), seed=1).action in game.legal_actions()
+    assert client.suggest(game, Limit(iterations=50), seed=1).action in game.legal_actions()
 
 
 def test_stop_before_the_first_report_and_wait(client):
@@ -91,12 +92,12 @@ def test_the_asyncio_client_end_to_end(cacao_server):
             assert deal.position == game.snapshot()
             legal = await client.legal_actions(observation)
             assert set(legal.actions) == set(game.legal_actions())
-            suggestion = await client.suggest(observation, Strength(iterations=200), seed=3)
+            suggestion = await client.suggest(observation, "200", seed=3)
             assert suggestion.action in game.legal_actions()
             applied = await client.apply_action(game, suggestion.action)
             assert applied.action == suggestion.action
             assert (await client.validate_record(game.record())).valid
-            reports = [r async for r in client.analyze(observation, Strength(iterations=2_000),
+            reports = [r async for r in client.analyze(observation, Limit(iterations=2_000),
                                                         report_interval=0.05, seed=3)]
             assert reports[-1].evaluation.final and reports[-1].evaluation.iterations == 2_000
 
@@ -127,24 +128,24 @@ def test_suggest_with_allow_avoid_and_ponder_through_the_client(client, cacao_se
     record.pop("result")
     game = Position.from_record(record, upto=7)
     actions = game.legal_actions()
-    allowed = client.suggest(game, Strength(iterations=300), seed=1, allow=actions[:2])
+    allowed = client.suggest(game, Limit(iterations=300), seed=1, allow=actions[:2])
     assert allowed.action in actions[:2]
-    avoided = client.suggest(game, Strength(iterations=300), seed=1, avoid=[allowed.action])
+    avoided = client.suggest(game, Limit(iterations=300), seed=1, avoid=[allowed.action])
     assert avoided.action != allowed.action
     with pytest.raises(CacaoClientError) as caught:
-        client.suggest(game, Strength(iterations=300), avoid=actions)
+        client.suggest(game, Limit(iterations=300), avoid=actions)
     assert [f for f, _ in caught.value.field_violations] == ["avoid"]
 
     waiting = 1 - game.to_act
     cacao_server[0].cacao_api.trees.clear()  # the server is shared: no tree of other tests
     pondering = client.ponder(dict(record, actions=record["actions"][:7]),
-                              Strength(iterations=2_000),
+                              Limit(iterations=2_000),
                               seat=waiting, report_interval=0.05)
     final = pondering.wait()
     assert final.evaluation.seat == waiting and final.evaluation.iterations == 2_000
     assert final.evaluation.root.reused_visits == 0
     following = dict(record, actions=record["actions"][:8])  # the seat to act has moved
-    reply = client.suggest(following, Strength(iterations=200), seed=2, reuse_tree=True)
+    reply = client.suggest(following, Limit(iterations=200), seed=2, reuse_tree=True)
     assert reply.seat == waiting and reply.evaluation.root.reused_visits > 0
     with pytest.raises(ValueError):
         client.ponder(game)  # a complete position: whose turn to think on is not said
@@ -180,7 +181,7 @@ def test_the_stop_measurement_script_prints_its_figure():
 def test_an_analysis_nobody_reads_to_its_end_leaves_no_thread_behind(client):
     game = Position.new(players=2, seed=7)
     before = threading.active_count()
-    analyses = [client.start_analysis(game, Strength(iterations=200)) for _ in range(3)]
+    analyses = [client.start_analysis(game, Limit(iterations=200)) for _ in range(3)]
     for analysis in analyses:
         next(analysis)  # read a report, then forget the analysis
     del analyses, analysis
@@ -196,8 +197,8 @@ def test_evaluation_lines_show_the_confidence_bound_and_a_continued_tree(client,
 
     cacao_server[0].cacao_api.trees.clear()  # the server is shared: no tree of other tests
     game = Position.new(players=2, seed=5)
-    first = client.suggest(game, Strength(iterations=300), seed=1, reuse_tree=True)
-    again = client.suggest(game, Strength(iterations=300), seed=1, reuse_tree=True)
+    first = client.suggest(game, Limit(iterations=300), seed=1, reuse_tree=True)
+    again = client.suggest(game, Limit(iterations=300), seed=1, reuse_tree=True)
     assert not any("kept search tree" in line for line in evaluation_lines(first.evaluation))
     lines = evaluation_lines(again.evaluation, top=2)
     assert "visits" in lines[3] and "(at least " in lines[3]

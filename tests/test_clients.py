@@ -13,7 +13,6 @@ import os
 import random
 import re
 import select
-import socket
 import subprocess
 import sys
 import time
@@ -22,12 +21,13 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cacaoai.client import CacaoClient, CacaoClientError, Strength
+from cacaoai.client import CacaoClient, CacaoClientError, Limit
 from cacaoai.client import board, notation
+from cacaoai.client.local import LocalServer, free_port
 from cacaoai.client.play import record_text
 from cacaoai.engine import Action, Position
 
-FAST = Strength(iterations=20)
+FAST = Limit(iterations=20)
 EXAMPLE = Path(__file__).resolve().parents[1] / "clients" / "examples" / "embed.py"
 
 
@@ -35,13 +35,6 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "clients" / "examples" / "embed.
 def client(cacao_server):
     with CacaoClient(cacao_server[1], timeout=10.0, retries=1, backoff=0.05) as c:
         yield c
-
-
-def free_port() -> int:
-    """A local port that nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def command(name: str) -> list[str]:
@@ -68,9 +61,10 @@ def random_game(seed: int, players: int = 2, stop_at: int | None = None) -> Posi
 
 # --- the client library -------------------------------------------------------
 
-def test_the_client_package_loads_neither_the_server_nor_the_search():
-    probe = ("import sys, cacaoai.client, cacaoai.client.match, cacaoai.client.play\n"
-             "print(sorted(m for m in sys.modules if m.startswith(('cacaoai.server', 'cacaoai.search'))))")
+def test_the_client_package_does_not_load_the_server():
+    probe = ("import sys, cacaoai.client, cacaoai.client.match, cacaoai.client.play, "
+             "cacaoai.client.local\n"
+             "print(sorted(m for m in sys.modules if m.startswith('cacaoai.server')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert "cacaoai.api.convert" in subprocess.run(
@@ -169,7 +163,7 @@ def test_unknown_level_is_invalid_argument_on_the_level_field(client):
 
 def test_analyze_streams_reports_ending_with_one_final(client):
     game = Position.new(players=2, seed=9)
-    reports = list(client.analyze(game, Strength(iterations=3000), report_interval=0.05, seed=3))
+    reports = list(client.analyze(game, Limit(iterations=3000), report_interval=0.05, seed=3))
     assert reports and reports[-1].evaluation.final
     assert [r.sequence for r in reports] == list(range(len(reports)))
     assert not any(r.evaluation.final for r in reports[:-1])
@@ -177,30 +171,30 @@ def test_analyze_streams_reports_ending_with_one_final(client):
 
 def test_leaving_an_analysis_early_cancels_it_quietly(client):
     game = Position.new(players=2, seed=9)
-    for report in client.analyze(game, Strength(time_s=20), report_interval=0.05):
+    for report in client.analyze(game, "20s", report_interval=0.05):
         assert report.sequence == 0
         break
     assert client.get_server_info().api_version == "cacao.v1"  # the channel still works
 
 
 def test_a_suggestion_carries_the_whole_search_result(client):
-    from cacaoai.api.results import SearchResult
+    from cacaoai.api import SearchResult
 
     game = Position.new(players=3, seed=12)
-    evaluation = client.suggest(game, Strength(iterations=200), seed=4).evaluation
+    evaluation = client.suggest(game, Limit(iterations=200), seed=4).evaluation
     assert isinstance(evaluation, SearchResult) and evaluation.final
     assert evaluation.stopped_by == "iterations" and evaluation.iterations == 200
     assert evaluation.seat == game.to_act == evaluation.to_act
     assert len(evaluation.score_lead) == 3 and evaluation.seats[1].score_lead == evaluation.score_lead[1]
-    assert evaluation.limits.iterations == 200 and evaluation.threads == 1 and evaluation.nodes > 0
+    assert evaluation.limit.iterations == 200 and evaluation.threads == 1 and evaluation.nodes > 0
     assert all(c.score_lead is not None for c in evaluation.candidates)
 
 
 def test_a_search_reports_the_threads_it_used_within_the_servers_allowance(client):
     game = Position.new(players=2, seed=3)
     assert client.get_server_info().limits.search_threads == 1
-    one = client.suggest(game, Strength(iterations=100, threads=2), seed=1).evaluation
-    assert one.threads == 1 and one.limits.threads == 1  # asked for 2, allowed 1: reported
+    one = client.suggest(game, Limit(iterations=100, threads=2), seed=1).evaluation
+    assert one.threads == 1 and one.limit.threads == 1  # asked for 2, allowed 1: reported
     from cacaoai.server import ServerOptions, create_server
 
     server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
@@ -209,9 +203,9 @@ def test_a_search_reports_the_threads_it_used_within_the_servers_allowance(clien
     try:
         with CacaoClient(f"127.0.0.1:{port}") as wider:
             assert wider.get_server_info().limits.search_threads == 2
-            two = wider.suggest(game, Strength(iterations=100, threads=8), seed=1).evaluation
-            assert two.threads == 2 and two.limits.threads == 2
-            assert wider.suggest(game, Strength(iterations=100, threads=1), seed=1).evaluation.threads == 1
+            two = wider.suggest(game, "iterations=100,threads=8", seed=1).evaluation
+            assert two.threads == 2 and two.limit.threads == 2
+            assert wider.suggest(game, Limit(iterations=100, threads=1), seed=1).evaluation.threads == 1
     finally:
         server.stop(None).wait()
 
@@ -260,18 +254,18 @@ def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_
             assert server.cacao_api.gate.running == 1
             with CacaoClient(target, retries=0) as impatient:
                 with pytest.raises(CacaoClientError) as caught:
-                    impatient.suggest(game, Strength(iterations=50), seed=1)
+                    impatient.suggest(game, Limit(iterations=50), seed=1)
             assert caught.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
             threading.Timer(0.4, hold.cancel).start()  # the slot frees while the client retries
             with CacaoClient(target, retries=4, backoff=0.5, max_backoff=2.0) as patient:
-                suggestion = patient.suggest(game, Strength(iterations=50), seed=1)
+                suggestion = patient.suggest(game, Limit(iterations=50), seed=1)
             assert suggestion.evaluation.iterations == 50
     finally:
         server.stop(None).wait()
 
 
 def test_the_retry_policy_is_a_grpc_service_config():
-    from cacaoai.client.client import retry_service_config
+    from cacaoai.client.connection import retry_service_config
 
     config = json.loads(retry_service_config(9, 0.1, 2.0))
     search, every = config["methodConfig"]
@@ -285,28 +279,65 @@ def test_the_retry_policy_is_a_grpc_service_config():
 def test_an_expired_deadline_is_deadline_exceeded_and_not_retried(client):
     game = Position.new(players=2, seed=2)
     with pytest.raises(CacaoClientError) as caught:
-        client.suggest(game, Strength(time_s=5.0), timeout=0.001)
+        client.suggest(game, Limit(time_s=5.0), timeout=0.001)
     assert caught.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
     assert caught.value.attempts == 1
     assert "deadline" in caught.value.message
 
 
-def test_strength_text_reads_levels_iterations_and_time():
-    assert Strength.parse("strong") == Strength(level="strong")
-    assert Strength.parse("500") == Strength(iterations=500)
-    assert Strength.parse("2s") == Strength(time_s=2.0)
-    assert Strength.parse("250ms") == Strength(time_s=0.25)
-    assert Strength.parse("iterations=5000,time=3,threads=2") == Strength(
-        iterations=5000, time_s=3.0, threads=2)
-    assert Strength.parse("") == Strength()
-    for s in (Strength(level="max"), Strength(iterations=7, time_s=1.5)):
-        assert Strength.parse(s.spec()) == s
+def test_a_strength_text_becomes_a_level_or_limits_in_the_request():
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+    from cacaoai.client.requests import search_request
+
+    game = Position.new(players=2, seed=1)
+
+    def budget(strength):
+        request = search_request(pb.SuggestActionRequest(), game, strength)
+        kind = request.WhichOneof("budget")
+        return request.level if kind == "level" else kind and request.limits
+
+    assert budget("strong") == budget("level=Strong") == "strong"
+    assert budget("500") == pb.SearchLimits(iterations=500)
+    assert budget("2s").time.ToNanoseconds() == 2 * 10**9
+    assert budget("250ms").time.ToNanoseconds() == 250 * 10**6
+    limits = budget("iterations=5000,time=3,threads=2")
+    assert (limits.iterations, limits.time.seconds, limits.threads) == (5000, 3, 2)
+    assert budget(Limit(5000, 3.0, 2)) == limits
+    assert budget("") is None and budget(None) is None  # the server's default level
+    for limit in (Limit(iterations=7, time_s=1.5), Limit(threads=2)):
+        assert budget(str(limit)) == budget(limit)
     with pytest.raises(ValueError, match="level name"):
-        Strength.parse("fast=3")
+        budget("fast=3")
     with pytest.raises(ValueError):
-        Strength.parse("strong,500")
+        budget("strong,500")
     with pytest.raises(ValueError, match="2.5s for seconds"):
-        Strength.parse("2.5")
+        budget("2.5")
+
+
+# --- a server in its own process ---------------------------------------------
+
+def test_a_local_server_serves_until_stopped_and_its_log_is_read_throughout():
+    lines: list[str] = []
+    with LocalServer("--max-searches", "1", http=True, log=lines.append) as server:
+        assert server.serving()
+        assert server.address == f"127.0.0.1:{server.port}"
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", server.http_url)
+        assert any("serving on" in line for line in server.startup_log)
+        assert "board page" in server.startup_log[-1]
+        with CacaoClient(server.address) as client:
+            assert client.get_server_info().limits.max_concurrent_searches == 1
+        assert server.memory_kib() > 0
+    assert server.process.returncode == 0
+    assert lines[:len(server.startup_log)] == server.startup_log
+    assert "stopped" in lines[-1]  # read to the end: the lines after the start too
+
+
+def test_a_local_server_that_cannot_start_raises_with_its_log():
+    from cacaoai.client.local import StartError
+
+    with pytest.raises(StartError, match="exited with 2") as caught:
+        LocalServer("--max-searches", "many")
+    assert "invalid int value" in str(caught.value)
 
 
 # --- notation and board -------------------------------------------------------

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fuzz_requests
-import server_process
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.client.local import LocalServer, serving
 from cacaoai.engine import CacaoError, Position
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
@@ -34,8 +34,8 @@ JSON = st.recursive(
 @pytest.fixture(scope="module")
 def fuzz_server():
     """A server process with short search limits: (process, address)."""
-    with server_process.running(*fuzz_requests.SERVER_FLAGS) as running:
-        yield running
+    with LocalServer(*fuzz_requests.SERVER_FLAGS) as server:
+        yield server.process, server.address
 
 
 def test_a_bounded_fuzz_run_finds_no_crash_internal_error_or_hang(fuzz_server):
@@ -46,7 +46,7 @@ def test_a_bounded_fuzz_run_finds_no_crash_internal_error_or_hang(fuzz_server):
     assert outcomes.requests == count
     assert outcomes.failed() == 0, outcomes.failures[:5]
     assert outcomes.counts["OK"] > count // 20 and outcomes.counts["INVALID_ARGUMENT"] > count // 20
-    assert process.poll() is None and server_process.serving(address)
+    assert process.poll() is None and serving(address)
 
 
 def test_every_rpc_is_fuzzed():

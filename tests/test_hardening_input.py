@@ -16,11 +16,11 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-import server_process
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import CacaoError, Position, SnapshotError, core
 from cacaoai.api import convert
+from cacaoai.client.local import LocalServer
 from cacaoai.server import errors
 
 SERVICE = "/cacao.v1.CacaoService/"
@@ -51,7 +51,7 @@ def status_of(error: grpc.RpcError) -> tuple[grpc.StatusCode, list, str]:
 # --- 1. coordinates that used to crash the server ---------------------------------
 
 def test_far_coordinates_are_refused_and_the_server_process_lives_on():
-    with server_process.running() as (process, address), grpc.insecure_channel(address) as channel:
+    with LocalServer() as server, grpc.insecure_channel(server.address) as channel:
         stub = cacao_pb2_grpc.CacaoServiceStub(channel)
         game = stub.NewGame(pb.NewGameRequest(players=2, seed=7))
         assert game.position.to_act == 1
@@ -70,7 +70,7 @@ def test_far_coordinates_are_refused_and_the_server_process_lives_on():
             for reply in (by_message, by_json):
                 assert not reply.valid and reply.error_index == 0
                 assert "not an empty cell" in reply.error_message
-        assert process.poll() is None and server_process.serving(address)
+        assert server.process.poll() is None and server.serving()
 
 
 def test_the_engine_reads_any_python_int_coordinate_safely():

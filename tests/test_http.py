@@ -9,13 +9,10 @@ from __future__ import annotations
 import base64
 import http.client
 import json
-import os
 import re
 import socket
 import struct
 import subprocess
-import sys
-import threading
 import time
 
 import pytest
@@ -23,6 +20,7 @@ from google.protobuf import json_format
 from google.rpc import error_details_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.client.local import LocalServer
 from cacaoai.server.http import SERVICE, iter_stream, methods, start_http
 from cacaoai.server.options import parse_args
 
@@ -277,30 +275,17 @@ def test_http_port_flag_and_environment():
     assert parse_args([], {"CACAO_HTTP_PORT": "off"})[2].http_port == 0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_cacao_server_answers_the_readme_curl_command():
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--http-port", str(port)],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    try:
-        lines = [process.stderr.readline(), process.stderr.readline()]
-        assert re.search(rf"board page and Connect API on http://127\.0\.0\.1:{port}/", lines[1]), lines
-        threading.Thread(target=process.stderr.read, daemon=True).start()
+    with LocalServer(http=True) as server:
+        lines = server.startup_log
+        assert re.search(rf"board page and Connect API on {server.http_url}", lines[-1]), lines
         curl = subprocess.run(
             ["curl", "-s", "-H", "Content-Type: application/json", "-d", '{"players":2,"seed":7}',
-             f"http://127.0.0.1:{port}/cacao.v1.CacaoService/NewGame"],
+             f"{server.http_url}cacao.v1.CacaoService/NewGame"],
             capture_output=True, text=True, timeout=30, check=True)
         body = json.loads(curl.stdout)
         assert body["position"]["players"] == 2 and len(body["positionHash"]) == 16
-    finally:
-        process.terminate()
-        assert process.wait(timeout=15) == 0
+        assert server.stop(15) == 0
 
 
 def test_a_bad_content_length_is_refused_and_the_server_goes_on(http_server):

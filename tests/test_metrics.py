@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import signal
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -24,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.client.local import LocalServer
 from cacaoai.engine import Position
 from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.logs import CALL_LOGGER, JsonFormatter
@@ -185,29 +182,19 @@ def test_metrics_and_log_format_are_flags_and_environment_variables():
 
 
 def test_a_server_process_serves_metrics_over_http_and_logs_json_lines():
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cacaoai.server.main", "--port", "0", "--metrics-port", "0",
-         "--log-format", "json", "--max-searches", "1"],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    try:
-        lines = [json.loads(process.stderr.readline()) for _ in range(2)]
+    rest: list[str] = []
+    with LocalServer("--metrics-port", "0", "--log-format", "json", "--max-searches", "1",
+                     log=rest.append) as server:
+        lines = [json.loads(line) for line in server.startup_log]
         metrics_url = re.search(r"http://\S+/metrics", lines[0]["message"]).group(0)
         port = int(re.search(r"serving on 127\.0\.0\.1:(\d+)", lines[1]["message"]).group(1))
-        rest: list[str] = []
-        reader = threading.Thread(target=lambda: rest.extend(process.stderr), daemon=True)
-        reader.start()
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             game = cacao_pb2_grpc.CacaoServiceStub(channel).NewGame(
                 pb.NewGameRequest(players=3, seed=1))
         text = urllib.request.urlopen(metrics_url, timeout=5).read().decode()
         assert value(text, "grpc_server_handled_total", grpc_method="NewGame", grpc_code="OK") == 1
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
-        reader.join(timeout=5)
-        calls = [json.loads(line) for line in rest if '"logger": "cacaoai.server.calls"' in line]
-        assert len(calls) == 1
-        assert calls[0]["method"] == f"{SERVICE}/NewGame" and calls[0]["code"] == "OK"
-        assert calls[0]["position_hash"] == game.position_hash
-    finally:
-        if process.poll() is None:
-            process.kill()
+        assert server.stop(10) == 0  # SIGTERM; the log is then read to its end
+    calls = [json.loads(line) for line in rest if '"logger": "cacaoai.server.calls"' in line]
+    assert len(calls) == 1
+    assert calls[0]["method"] == f"{SERVICE}/NewGame" and calls[0]["code"] == "OK"
+    assert calls[0]["position_hash"] == game.position_hash

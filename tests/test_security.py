@@ -8,13 +8,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import grpc
-import server_process
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -24,6 +22,7 @@ from google.rpc import error_details_pb2
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError
+from cacaoai.client.local import LocalServer, free_port
 from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.options import parse_args
 
@@ -275,15 +274,13 @@ def test_reflection_can_be_switched_off():
 
 # --- processes: the non-loopback warning, the command-line clients -------------------
 
-def server_log_until_serving(*flags: str) -> tuple[subprocess.Popen, list[str], int]:
-    lines: list[str] = []
-    process, port = server_process.start("--drain", "0", *flags, log=lines)
-    return process, lines, port
+def server_log_until_serving(*flags: str) -> tuple[LocalServer, list[str], int]:
+    server = LocalServer("--drain", "0", *flags)
+    return server, server.startup_log, server.port
 
 
-def stop(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=CALL_S) == 0
+def stop(server: LocalServer) -> None:
+    assert server.stop(CALL_S) == 0
 
 
 def test_a_non_loopback_address_without_tls_is_warned_about(certs, tokens):
@@ -382,11 +379,3 @@ def test_the_http_side_needs_the_same_tokens_and_speaks_tls(certs, tokens):
         web.shutdown()
         web.server_close()
         server.stop(0).wait()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]

@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -20,7 +21,6 @@ from concurrent import futures
 from pathlib import Path
 
 import grpc
-import server_process
 import pytest
 from google.protobuf import duration_pb2
 from google.rpc import error_details_pb2
@@ -32,6 +32,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.engine import Position
 from cacaoai.api import convert
+from cacaoai.client.local import LocalServer
 from cacaoai.server import errors
 from cacaoai.server.service import Call
 from cacaoai.server import create_server
@@ -677,7 +678,10 @@ def test_flags_and_environment_variables_set_the_options():
     assert ServerOptions().search_threads == 1
 
 
-start_server_process = server_process.start
+def start_server_process(*flags: str) -> tuple[subprocess.Popen, int]:
+    """A cacao-server process on a free port: (process, port)."""
+    server = LocalServer(*flags)
+    return server.process, server.port
 
 
 def test_round_robin_over_two_server_processes_uses_both():

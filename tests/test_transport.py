@@ -12,12 +12,12 @@ import time
 from concurrent import futures
 
 import grpc
-import server_process
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.client.local import LocalServer
 from cacaoai.server import ServerOptions, create_server
 
 from test_server import analyze_request, position_message, seconds
@@ -219,7 +219,8 @@ def test_a_request_above_the_message_limit_is_refused_by_the_transport(server):
 
 def start_process(*flags: str) -> tuple[subprocess.Popen, int]:
     """A cacao-server process on a free port: (process, port)."""
-    return server_process.start(*flags)
+    server = LocalServer(*flags)
+    return server.process, server.port
 
 
 def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():

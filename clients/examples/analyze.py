@@ -1,7 +1,7 @@
 """KataGo-style analysis through the service: stop, MultiPV, allow/avoid, ponder.
 
     python clients/examples/analyze.py --server 127.0.0.1:50051
-    python clients/examples/analyze.py --local        # starts a server in-process
+    python clients/examples/analyze.py --local        # starts a server of its own
 
 What it does, on a record of a real game (tests/data/records.jsonl, game 0,
 after 8 actions):
@@ -30,8 +30,9 @@ from google.protobuf import json_format
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.client import CacaoClient, Strength
-from cacaoai.client.client import search_request
+from cacaoai.client import CacaoClient, Limit
+from cacaoai.client.local import LocalServer
+from cacaoai.client.requests import search_request
 
 RECORDS = Path(__file__).resolve().parents[2] / "tests" / "data" / "records.jsonl"
 
@@ -72,11 +73,10 @@ def show(title: str, message: object) -> None:
 
 def run(client: CacaoClient) -> None:
     record = record_upto(8)
-    strength = Strength(time_s=30)
+    strength = Limit(time_s=30)
     # 1. an analysis that the client stops; the request as it goes on the wire
     show("Analyze request (first message: start)", pb.AnalyzeRequest(start=search_request(
-        pb.AnalyzePositionRequest(), record, strength, seed=None, max_candidates=2, allow=(),
-        avoid=(), reuse_tree=None, report_interval=0.2)))
+        pb.AnalyzePositionRequest(), record, strength, max_candidates=2, report_interval=0.2)))
     analysis = client.start_analysis(record, strength, max_candidates=2, report_interval=0.2)
     for count, report in enumerate(analysis, 1):
         if count == 2:
@@ -88,14 +88,14 @@ def run(client: CacaoClient) -> None:
         evaluation=evaluation))
     best = final.evaluation.best_action
     # 2. what if the best action is not played
-    other = client.suggest(record, Strength(iterations=2_000), avoid=[best], max_candidates=1)
+    other = client.suggest(record, Limit(iterations=2_000), avoid=[best], max_candidates=1)
     print(f"--- avoid {best}: best is now {other.action}, win "
           f"{other.evaluation.candidates[0].win_probability:.3f} against "
           f"{final.evaluation.candidates[0].win_probability:.3f}")
     # 3. the waiting seat ponders on the opponent's time, then asks for its move
-    pondering = client.ponder(record_upto(7), Strength(iterations=20_000), seat=1)
+    pondering = client.ponder(record_upto(7), Limit(iterations=20_000), seat=1)
     pondered = pondering.wait()
-    move = client.suggest(record_upto(8), Strength(iterations=2_000))
+    move = client.suggest(record_upto(8), Limit(iterations=2_000))
     print(f"--- ponder: seat 1 searched {pondered.evaluation.iterations} iterations while "
           f"seat 0 was to act; its own search then continued that tree: "
           f"root.reused_visits {move.evaluation.root.reused_visits}, root.visits "
@@ -105,22 +105,15 @@ def run(client: CacaoClient) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="127.0.0.1:50051", help="host:port of cacao-server")
-    parser.add_argument("--local", action="store_true", help="start a server in-process")
+    parser.add_argument("--local", action="store_true",
+                        help="start a server in its own process on a free port")
     args = parser.parse_args(argv)
-    server = None
-    target = args.server
-    if args.local:
-        from cacaoai.server import create_server
-
-        server, port = create_server("127.0.0.1:0")
-        server.start()
-        target = f"127.0.0.1:{port}"
-    try:
-        with CacaoClient(target) as client:
+    if not args.local:
+        with CacaoClient(args.server) as client:
             run(client)
-    finally:
-        if server is not None:
-            server.stop(None).wait()
+        return 0
+    with LocalServer() as server, CacaoClient(server.address) as client:
+        run(client)
     return 0
 
 

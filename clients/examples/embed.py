@@ -15,15 +15,16 @@ bot for a chat server) follows, as a small runnable program:
    counts plus that seat's own hand. The service fills in the unknown parts by
    sampling (determinization), so its answer cannot depend on hidden facts,
    and the front end never has to trust it with them.
-3. The service answers with an action in RECORD.md form; the front end applies
-   it to the true game itself, draws, and shows the result.
+3. The service answers with an action in the record format's form
+   (docs/record-format.md); the front end applies it to the true game
+   itself, draws, and shows the result.
 
 The people at the front end are played here by a simple local policy (the
 first legal action), so that the example runs unattended; replace
 ``choose_for_person`` with your user interface.
 
-Run a server first (``cacao-server``), or let this script start one in-process
-with ``--local``.
+Run a server first (``cacao-server``), or let this script start one in its
+own process with ``--local``.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from typing import Sequence
 
 # The client library: one class for the connection, small typed results, and
 # one exception type carrying the gRPC status code and the server's message.
-from cacaoai.client import (CacaoClient, CacaoClientError, Strength, add_connection_flags,
+from cacaoai.client import (CacaoClient, CacaoClientError, Limit, add_connection_flags,
                             connection_settings)
+from cacaoai.client.local import LocalServer
 
 # The rules engine: the front end's own copy of the game.
 from cacaoai.engine import Action, Position
@@ -44,14 +46,15 @@ from cacaoai.engine import Action, Position
 def choose_for_person(game: Position) -> Action:
     """A person's decision. A real front end asks its user here.
 
-    ``game.legal_actions()`` lists every legal action in canonical RECORD.md
-    form, so a user interface can offer exactly these and never send an
-    illegal one.
+    ``game.legal_actions()`` lists every legal action in the record format's
+    canonical form, so a user interface can offer exactly these and never
+    send an illegal one.
     """
     return game.legal_actions()[0]
 
 
-def ask_ai(client: CacaoClient, game: Position, strength: Strength, seed: int) -> Action:
+def ask_ai(client: CacaoClient, game: Position, strength: Limit | str | None,
+           seed: int) -> Action:
     """The AI's decision for the seat that acts now, from that seat's view only.
 
     ``game.to_act`` is the seat that decides now: the mover placing a tile, or,
@@ -69,19 +72,19 @@ def ask_ai(client: CacaoClient, game: Position, strength: Strength, seed: int) -
     assert all("pile" not in s for s in observation["seats"])
 
     # SuggestAction: searches the observation within the budget (a named level
-    # such as "strong", or iterations / time per move) and returns the chosen
+    # such as "strong", or a Limit: iterations / time per move) and returns the chosen
     # action plus the evaluation behind it. The deadline (``timeout``) bounds
     # the wait; the server fits its search into it. A seeded search with an
     # iteration budget is repeatable.
     suggestion = client.suggest(observation, strength, seed=seed, timeout=60.0)
 
-    # ``suggestion.action`` is an engine Action (RECORD.md form);
+    # ``suggestion.action`` is an engine Action (the record format's form);
     # ``suggestion.evaluation`` holds the win chances and the candidates.
     return suggestion.action
 
 
-def play(client: CacaoClient, players: int, ai_seats: set[int], strength: Strength,
-         seed: int) -> Position:
+def play(client: CacaoClient, players: int, ai_seats: set[int],
+         strength: Limit | str | None, seed: int) -> Position:
     """Plays one game; the seats in ``ai_seats`` are played by the service."""
     # The deal. Here the front end deals locally with the engine; it could as
     # well ask the service (``client.new_game(players, seed).record``) and
@@ -111,14 +114,19 @@ def play(client: CacaoClient, players: int, ai_seats: set[int], strength: Streng
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="127.0.0.1:50051", help="host:port of a cacao-server")
-    parser.add_argument("--local", action="store_true", help="start a server in this process")
+    parser.add_argument("--local", action="store_true",
+                        help="start a server in its own process on a free port")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--level", help="AI level (default: the server's default level)")
     parser.add_argument("--iterations", type=int, help="AI iterations per move instead of a level")
     parser.add_argument("--seed", type=int, default=1)
     add_connection_flags(parser)  # --tls, --tls-ca, --tls-cert, --tls-key, --token-file
     args = parser.parse_args(argv)
-    strength = Strength(level=args.level, iterations=args.iterations)
+    # A budget is a level's name, or a Limit (iterations, time_s, threads);
+    # None is the server's default level.
+    if args.level and args.iterations:
+        parser.error("give --level or --iterations, not both")
+    strength = Limit(iterations=args.iterations) if args.iterations else args.level
 
     server = None
     target = args.server
@@ -126,12 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.local:
         security = connection_settings(args)
     else:
-        # create_server(address) -> (server, port): port 0 picks a free port.
-        from cacaoai.server import create_server
-
-        server, port = create_server("127.0.0.1:0")
-        server.start()
-        target = f"127.0.0.1:{port}"
+        # A cacao-server in its own process on a free port; its address once it serves.
+        server = LocalServer()
+        target = server.address
 
     # The client is a context manager: leaving the block closes the channel.
     # Quick calls get ``timeout`` seconds; a call that finds no server
@@ -160,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         if server is not None:
-            server.stop(0.5).wait()
+            server.stop()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,127 @@
+"""The request messages of the client, built from the caller's values.
+
+The position or record a request is about (its *source*), actions, budgets
+and durations go into the messages through :mod:`cacaoai.api.convert`, the
+one conversion the server reads them back with; this module only says which
+request field gets what. The sync and the asyncio client build their
+requests here, so the two cannot drift apart.
+
+Thread-safety: pure functions (each call builds a new message).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence, TypeVar, Union
+
+from cacaoai.api import Limit, convert, parse_strength
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.engine import Action, Position
+
+__all__ = [
+    "STOP", "Actions", "Source", "apply_request", "as_strength", "legal_actions_request",
+    "new_game_request", "ponder_seat", "search_request", "validate_request",
+]
+
+#: What a method accepts as a position: an engine Position (sent complete), a
+#: ``cacao-position/1`` dict (complete, or an observation with ``view``), or a
+#: ``cacao-record/1`` dict (replayed by the server).
+Source = Union[Position, Mapping[str, Any]]
+
+#: Actions as engine Actions or their record dicts (``allow``, ``avoid``).
+Actions = Sequence[Union[Action, Mapping[str, Any]]]
+
+T = TypeVar("T")
+
+#: The message that stops a running Analyze call (it then sends its final report).
+STOP = pb.AnalyzeRequest(stop=pb.StopAnalysis())
+
+
+def as_strength(strength: Limit | str | None) -> Limit | str | None:
+    """A strength as a request carries it: a Limit, a level name, or None
+    (the server's default level). Text is read by
+    :func:`cacaoai.api.parse_strength`: ``"strong"`` (a level), ``"500"``
+    (iterations), ``"2s"`` (seconds), ``"iterations=500,time=2,threads=2"``.
+
+    Raises:
+        ValueError: text that is neither a limit nor a level name.
+    """
+    return parse_strength(strength) if isinstance(strength, str) else strength
+
+
+def ponder_seat(source: Source, seat: int | None) -> int:
+    """The seat to ponder for: ``seat``, else the observation's view.
+
+    Raises:
+        ValueError: no seat given and the source is not an observation.
+    """
+    if seat is not None:
+        return seat
+    view = source.get("view") if isinstance(source, Mapping) else None
+    if view is None:
+        raise ValueError("ponder: give seat=, or an observation (a position dict with a view)")
+    return view
+
+
+def new_game_request(players: int, seed: int | None) -> pb.NewGameRequest:
+    """A NewGame request (no seed: the server picks one)."""
+    request = pb.NewGameRequest(players=players)
+    if seed is not None:
+        request.seed = seed
+    return request
+
+
+def legal_actions_request(source: Source) -> pb.ListLegalActionsRequest:
+    """A ListLegalActions request about ``source``."""
+    request = pb.ListLegalActionsRequest()
+    convert.set_source(request, source)
+    return request
+
+
+def apply_request(source: Source, action: Action | Mapping[str, Any],
+                  expected_position_hash: str = "") -> pb.ApplyActionRequest:
+    """An ApplyAction request: ``action`` on ``source``."""
+    request = pb.ApplyActionRequest(action=_action_message(action),
+                                    expected_position_hash=expected_position_hash)
+    convert.set_source(request, source)
+    return request
+
+
+def validate_request(record: Mapping[str, Any] | str) -> pb.ValidateRecordRequest:
+    """A ValidateRecord request: a record dict as a message, its JSON text as text
+    (which the server then checks strictly)."""
+    if isinstance(record, str):
+        return pb.ValidateRecordRequest(record_json=record)
+    return pb.ValidateRecordRequest(record=convert.record_from_json(dict(record)))
+
+
+def search_request(request: T, source: Source, strength: Limit | str | None = None, *,
+                   seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
+                   avoid: Actions = (), reuse_tree: bool | None = None,
+                   report_interval: float | None = None, seat: int | None = None) -> T:
+    """Fills a SuggestAction or AnalyzePosition request (the last two
+    arguments are AnalyzePosition's) and returns it.
+
+    Raises:
+        ValueError: a strength text that is neither a limit nor a level name.
+    """
+    message: Any = request
+    convert.set_source(message, source)
+    convert.set_budget(message, as_strength(strength))
+    message.max_candidates = max_candidates
+    if seed is not None:
+        message.seed = seed
+    message.allow.extend(_action_message(a) for a in allow)
+    message.avoid.extend(_action_message(a) for a in avoid)
+    if reuse_tree is not None:
+        message.reuse_tree = reuse_tree
+    if report_interval is not None:
+        message.report_interval.CopyFrom(convert.seconds_to_duration(report_interval))
+    if seat is not None:
+        message.seat = seat
+    return request
+
+
+def _action_message(action: Action | Mapping[str, Any]) -> pb.Action:
+    """The Action message of an engine Action or its dict (checked by the engine's reading)."""
+    data = action.to_json() if isinstance(action, Action) else Action.from_json(action).to_json()
+    return convert.action_from_json(data)

@@ -1,0 +1,57 @@
+"""Text for people: a search's evaluation and a strength in words, as
+cacao-play and cacao-match print them.
+
+Thread-safety: pure functions.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from cacaoai.api import Limit
+from cacaoai.engine import Action
+
+from .replies import Evaluation
+
+__all__ = ["evaluation_lines", "strength_text"]
+
+
+def strength_text(strength: Limit | str | None) -> str:
+    """A strength in words: "level strong", "500 iterations, 2 s a move",
+    or "server default" (None)."""
+    if strength is None:
+        return "server default"
+    if isinstance(strength, str):
+        return f"level {strength}"
+    return strength.describe()
+
+
+def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
+                     notation: Callable[[Action], str] = str, top: int = 5) -> list[str]:
+    """Lines for people describing an evaluation: outlook per seat, then candidates.
+
+    Args:
+        evaluation: what a search found.
+        names: a name per seat (default "seat N").
+        notation: how to write an action.
+        top: most candidates to list.
+    """
+    def name(seat: int) -> str:
+        return names[seat] if names and seat < len(names) else f"seat {seat}"
+
+    lines = [f"{evaluation.iterations} iterations in {evaluation.elapsed_s:.2f} s"]
+    if evaluation.seats:
+        lines.append("win chances: " + ", ".join(
+            f"{name(s.seat)} {100 * s.win_probability:.0f}%" for s in evaluation.seats))
+        lines.append("expected final gold: " + ", ".join(
+            f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))
+    for i, c in enumerate(evaluation.candidates[:top], 1):
+        win = "" if c.win_probability is None else f", win {100 * c.win_probability:.0f}%"
+        sure = "" if c.lcb is None else f" (at least {100 * c.lcb:.0f}%)"
+        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}{sure}")
+    root = evaluation.root
+    if root is not None and root.reused_visits:
+        lines.append(f"continued a kept search tree: {root.reused_visits} of {root.visits} "
+                     "visits were already there")
+    return lines
+
