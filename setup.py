@@ -19,7 +19,9 @@ PACKAGES = {
     "cacaoai.search": "search",
     "cacaoai.server": "server",
     "cacaoai.client": "clients",
-    # generated gRPC/protobuf modules, next to their .proto files (scripts/gen_proto.sh)
+    # operator tools beside the deployment files they use (cacao-replicas, nginx template)
+    "cacaoai.deploy": "deploy",
+    # generated gRPC/protobuf modules, next to their .proto files (.ci/gen_proto.sh)
     "cacaoai.api": "proto",
     "cacaoai.api.cacao": "proto/cacao",
     "cacaoai.api.cacao.v1": "proto/cacao/v1",
@@ -77,7 +79,8 @@ def extensions() -> list:
 setup(
     packages=list(PACKAGES),
     package_dir=PACKAGES,
-    package_data={pkg: ["*.pxd", "*.pyx", "*.pyi", "py.typed", "static/*"] for pkg in PACKAGES},
+    package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*", "nginx/*.conf"]
+                  for pkg in PACKAGES},
     ext_modules=extensions(),
     options={"build": {"build_base": BUILD_DIR}},
 )

@@ -5,11 +5,11 @@
     python loadtest/run.py --overload                          # 16 users against 2 search slots
     python loadtest/run.py --users 4 --host 127.0.0.1:50051    # a server that is already running
     python loadtest/run.py --users 4 --replicas 2 --max-searches 1 --workers 2
-                            # nginx + 2 replicas (scripts/replicas.py), locust master + 2 workers
+                            # nginx + 2 replicas (cacao-replicas), locust master + 2 workers
 
 Steps: start ``cacao-server`` on a free loopback port (unless ``--host`` names
 one; with ``--replicas N``, nginx in front of N replicas by
-``scripts/replicas.py``, each with ``--max-searches`` slots), wait until its health check says SERVING, run locust headless on
+``cacao-replicas``, each with ``--max-searches`` slots), wait until its health check says SERVING, run locust headless on
 ``loadtest/locustfile.py`` as a subprocess (``--headless -u -r -t --csv
 --only-summary``; with ``--workers N`` in locust's distributed mode: a
 ``--master`` and N ``--worker`` processes on loopback) while sampling the server's CPU time from ``/proc/PID/stat``
@@ -56,7 +56,7 @@ from cacaoai.client import CacaoClient, CacaoClientError, Limit
 from cacaoai.client.local import LocalServer, ServiceProcess, StartError, free_port, stop_process
 
 HERE = Path(__file__).resolve().parent
-REPLICAS_SCRIPT = HERE.parent / "scripts" / "replicas.py"
+REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
 LOCUSTFILE = HERE / "locustfile.py"
 POSITIONS = HERE / "positions.jsonl"
 WEIGHT_KEYS = ("suggest_short", "suggest_normal", "legal", "apply")
@@ -88,7 +88,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="count RESOURCE_EXHAUSTED as expected rejections, not failures")
     server = parser.add_argument_group("the server started here")
     server.add_argument("--replicas", type=int, default=0,
-                        help="start nginx in front of this many replicas (scripts/replicas.py) "
+                        help="start nginx in front of this many replicas (cacao-replicas) "
                              "and load that; 0: one server, no nginx")
     server.add_argument("--balance", default="least_conn", choices=("least_conn", "round_robin"),
                         help="nginx's balancing method with --replicas")
@@ -165,7 +165,7 @@ def server_flags(args: argparse.Namespace) -> list[str]:
 
 class Server:
     """A cacao-server subprocess on a free loopback port (with ``--replicas``:
-    scripts/replicas.py, nginx in front of that many; ``pid`` is then the
+    cacao-replicas, nginx in front of that many; ``pid`` is then the
     script's, whose process tree holds nginx and the replicas), its output
     in ``OUT/server.log``.
 
@@ -177,10 +177,10 @@ class Server:
         self.log = open(out / "server.log", "w")
         try:
             if args.replicas:
-                command = [sys.executable, str(REPLICAS_SCRIPT), "--replicas", str(args.replicas),
+                command = [*REPLICAS, "--replicas", str(args.replicas),
                            "--port", "0", "--balance", args.balance, "--", *server_flags(args)]
                 self.process = ServiceProcess(command, r"nginx pid \d+ on (\S+)",
-                                              name="scripts/replicas.py", log=self.log.write,
+                                              name="cacao-replicas", log=self.log.write,
                                               timeout=30.0)
                 self.address = self.process.ready.group(1)
             else:

@@ -1,6 +1,6 @@
 """Fuzzing the cacao.v1 service: mutated requests of all seven RPCs, raw bytes and
 oversized messages, sent to a real server; used by tests/test_fuzz_server.py (a
-bounded run) and scripts/fuzz_server.py (a long run).
+bounded run) and benchmarks/fuzz_server.py (a long run).
 
 A case is (method, request bytes). Its outcome is the status code name, "OK",
 or "HANG" when the client's deadline passed; INTERNAL, UNKNOWN, HANG and

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / ".ci"))
 from screenshots import TARGET, BoardPage, cacao_server, chromium  # noqa: E402
 
 

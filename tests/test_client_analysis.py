@@ -171,7 +171,7 @@ def test_the_stop_measurement_script_prints_its_figure():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / "measure_analysis.py"
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "measure_analysis.py"
     out = subprocess.run([sys.executable, str(script), "--analyses", "2"], capture_output=True,
                          text=True, timeout=120, check=True).stdout
     assert re.search(r"^stop -> final report \(2 analyses\): p50 [\d.]+ ms, max [\d.]+ ms",

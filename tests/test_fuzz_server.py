@@ -1,7 +1,7 @@
 """Fuzzing, bounded for CI: mutated requests of all seven RPCs, raw bytes and
 oversized messages against a real server process on a real port, and hostile
 JSON values against the engine's loaders. No case may crash the server, answer
-INTERNAL or UNKNOWN, or hang. scripts/fuzz_server.py runs the long version.
+INTERNAL or UNKNOWN, or hang. benchmarks/fuzz_server.py runs the long version.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def fuzz_server():
 
 def test_a_bounded_fuzz_run_finds_no_crash_internal_error_or_hang(fuzz_server):
     process, address = fuzz_server
-    count = int(os.environ.get("CACAO_FUZZ_CASES", "1500"))  # scripts/asan_check.sh: fewer
+    count = int(os.environ.get("CACAO_FUZZ_CASES", "1500"))  # .ci/asan_check.sh: fewer
     outcomes = fuzz_requests.run(address, seed=2026, count=count,
                                  alive=lambda: process.poll() is None)
     assert outcomes.requests == count

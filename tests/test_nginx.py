@@ -1,4 +1,4 @@
-"""nginx in front of three cacao-server replicas, started by scripts/replicas.py.
+"""nginx in front of three cacao-server replicas, started by cacao-replicas.
 
 Real processes all the way: the script starts the replicas and Debian's nginx
 (grpc_pass), and its health supervisor drains a replica that reports
@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import grpc
 import pytest
@@ -24,16 +23,16 @@ import pytest
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "replicas.py"
+REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
 
 
 class Replicas:
-    """scripts/replicas.py as a subprocess, its stdout lines in a queue."""
+    """cacao-replicas as a subprocess, its stdout lines in a queue."""
 
     def __init__(self, count: int):
         assert shutil.which("nginx"), "nginx is needed (Debian package nginx; .ci/run installs it)"
         self.process = subprocess.Popen(
-            [sys.executable, str(SCRIPT), "--replicas", str(count), "--port", "0",
+            [*REPLICAS, "--replicas", str(count), "--port", "0",
              "--poll", "0.2", "--", "--max-searches", "1", "--grace", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.lines: queue.Queue[str] = queue.Queue()

@@ -1,11 +1,11 @@
-"""The figure-printing scripts behind the README run and print their figures."""
+"""The benchmarks behind BENCHMARKS.md run and print their figures."""
 
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 def run_script(name: str, *args: str) -> str:

@@ -1,6 +1,6 @@
 """What observing a call costs: the metrics hook and the JSON call log, per call.
 
-    python scripts/bench_observe.py --calls 20000
+    python benchmarks/bench_observe.py --calls 20000
 
 Times each hook on one finished-call record (the JSON log written to
 /dev/null), in microseconds per call; the interceptor's own timing and

@@ -1,8 +1,8 @@
 """What the nginx hop costs a call: the same calls direct to a replica and through nginx.
 
-    python scripts/bench_nginx.py --calls 1000
+    python benchmarks/bench_nginx.py --calls 1000
 
-Starts ``scripts/replicas.py --replicas 1`` (nginx in front of one replica),
+Starts ``cacao-replicas --replicas 1`` (nginx in front of one replica),
 then makes ``--calls`` GetServerInfo calls (transport only) and as many
 1-iteration SuggestAction calls, one at a time, alternating between a channel
 to the replica and a channel to nginx, so that both see the same machine load.
@@ -15,7 +15,6 @@ import argparse
 import re
 import sys
 import time
-from pathlib import Path
 
 import grpc
 import numpy as np
@@ -24,13 +23,13 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import ServiceProcess
 
-SCRIPT = Path(__file__).resolve().parent / "replicas.py"
+REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
 
 
 def start_front() -> tuple[ServiceProcess, str, str]:
-    """replicas.py with one replica; returns it, the replica's and nginx's addresses."""
-    front = ServiceProcess([sys.executable, str(SCRIPT), "--replicas", "1", "--port", "0"],
-                           r"^ready$", name="scripts/replicas.py")
+    """cacao-replicas with one replica; returns it, the replica's and nginx's addresses."""
+    front = ServiceProcess([*REPLICAS, "--replicas", "1", "--port", "0"],
+                           r"^ready$", name="cacao-replicas")
     lines = front.startup_log
     replica = next(re.search(r"on (\S+)", line).group(1) for line in lines
                    if line.startswith("replica 0"))

@@ -8,8 +8,8 @@ with cacaoai.search.search. Prints p50/p99 latency of both and the difference
 (the cost of the RPC: conversion, validation, transport). A trivial RPC
 (GetServerInfo) is timed as the transport baseline.
 
-    python scripts/bench_server.py                 # about 30 s
-    python scripts/bench_server.py --quick         # fewer calls, for a smoke test
+    python benchmarks/bench_server.py                 # about 30 s
+    python benchmarks/bench_server.py --quick         # fewer calls, for a smoke test
 """
 
 from __future__ import annotations

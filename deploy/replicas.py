@@ -1,7 +1,7 @@
 """Start nginx in front of N cacao-server replicas on loopback, and keep it in step with their health.
 
-    python scripts/replicas.py --replicas 2                       # nginx on 127.0.0.1:50050
-    python scripts/replicas.py --replicas 2 --port 0 -- --max-searches 1 --metrics-port 0
+    cacao-replicas --replicas 2                       # nginx on 127.0.0.1:50050
+    cacao-replicas --replicas 2 --port 0 -- --max-searches 1 --metrics-port 0
 
 Everything after ``--`` is passed to every ``cacao-server``. The script prints
 one line per event on stdout (tests and scripts read them):
@@ -45,7 +45,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cacaoai.client.local import LocalServer, free_port, stop_process
 
-TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "nginx" / "nginx.conf"
+TEMPLATE = Path(__file__).resolve().parent / "nginx" / "nginx.conf"  # package data
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
 
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     own, server_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) \
         if "--" in argv else (argv, [])
-    parser = argparse.ArgumentParser(prog="scripts/replicas.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="cacao-replicas", description=__doc__.split("\n")[0])
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--host", default="127.0.0.1", help="nginx's listening address")
     parser.add_argument("--port", type=int, default=50050, help="nginx's port (0: a free one)")

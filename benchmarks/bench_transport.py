@@ -15,7 +15,7 @@ Starts cacao-server processes on free ports and prints:
    server started with --search-priority idle (which runs timed searches at
    "reduced").
 
-    python scripts/bench_transport.py          # about 40 s
+    python benchmarks/bench_transport.py          # about 40 s
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 # search and input-hardening tests and a fuzz slice under it. Any out-of-bounds
 # access, use after free, overflow or other undefined behaviour aborts the run.
 #
-#   scripts/asan_check.sh [venv dir, default .venv-asan] [extra pytest args]
+#   .ci/asan_check.sh [venv dir, default .venv-asan] [extra pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${1:-.venv-asan}

@@ -6,8 +6,8 @@ browser is downloaded) and plays a game through the page as a person would:
 a human seat clicks its tiles and cells, the AI seats answer. The test suite
 drives the page with the same :class:`BoardPage`.
 
-    python scripts/screenshots.py                 # writes docs/img/board-{start,mid,end,replay}.png
-    python scripts/screenshots.py --out /tmp/shots --players 3
+    python .ci/screenshots.py                 # writes docs/img/board-{start,mid,end,replay}.png
+    python .ci/screenshots.py --out /tmp/shots --players 3
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ each move, as cacao-arena gives them, so it continues its search trees.
 
     git archive 4c2bd50 | tar -x -C /tmp/old
     (cd /tmp/old && pip install -q --no-deps --target /tmp/old-site .)
-    python scripts/compare_builds.py --old-path /tmp/old-site --games 400 \\
+    python benchmarks/compare_builds.py --old-path /tmp/old-site --games 400 \\
         --new mcts:time=0.05 --old mcts:time=0.05 [--processes 2] [--json]
 """
 

@@ -7,7 +7,7 @@ prints the status counts, the server's RSS before and after, and the failures:
 crashes (the process died), INTERNAL/UNKNOWN answers and hangs (a call past its
 20 s deadline). Exit status 1 on any failure.
 
-    python scripts/fuzz_server.py --requests 12000 --seed 1
+    python benchmarks/fuzz_server.py --requests 12000 --seed 1
 """
 
 from __future__ import annotations

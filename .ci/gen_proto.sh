@@ -6,7 +6,7 @@
 # path "-Icacaoai/api=proto" makes protoc write imports under that name.
 # The output is committed; CI regenerates and checks `git diff --exit-code`.
 #
-# Usage: scripts/gen_proto.sh [PYTHON]   (default: .venv/bin/python, else python3)
+# Usage: .ci/gen_proto.sh [PYTHON]   (default: .venv/bin/python, else python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${1:-}"

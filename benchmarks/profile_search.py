@@ -14,7 +14,7 @@ splits the instructions of ``tree_iterate`` into
     playout       playout_informed
     result        position_result (the final scores that are backed up)
 
-    python scripts/profile_search.py [--iterations 2000] [--old-path DIR] [--branches] [--json]
+    python benchmarks/profile_search.py [--iterations 2000] [--old-path DIR] [--branches] [--json]
 
 With --old-path, the same is measured for the build in DIR (see
 compare_builds.py) and the ratio old / new is printed. Needs valgrind.

@@ -1,6 +1,6 @@
 """Prints how fast a stopped analysis answers, over gRPC on loopback.
 
-    python scripts/measure_analysis.py [--analyses 20]
+    python benchmarks/measure_analysis.py [--analyses 20]
 
 An in-process server; each analysis (Analyze, a 30 s budget) is stopped
 right after its first report, and the time from ``Analysis.stop()`` to the

@@ -15,7 +15,7 @@ budget of iterations), plus rows of uniformly random games per CPU second
 load, CPU time much less so. --repeat N alternates the builds N times per row
 and prints medians.
 
-    python scripts/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N]
+    python benchmarks/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N]
 """
 
 from __future__ import annotations
