@@ -77,7 +77,8 @@ def extensions() -> list:
 setup(
     packages=list(PACKAGES),
     package_dir=PACKAGES,
-    package_data={pkg: ["*.pxd", "*.pyx", "*.pyi", "py.typed", "static/*"] for pkg in PACKAGES},
+    # *.pxi: files core.pyx includes; without them an sdist does not build
+    package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*"] for pkg in PACKAGES},
     ext_modules=extensions(),
     options={"build": {"build_base": BUILD_DIR}},
 )

@@ -214,10 +214,6 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
 # What a place or overbuild (phase PHASE_TURN) would give the mover, unapplied.
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
-# The informed playout policy: the mover's one-step value of a place or
-# overbuild, and playing to the end by the best of `samples` uniform draws a turn.
-cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
-cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil
 cdef int water_value(int space) noexcept nogil
@@ -226,6 +222,14 @@ cdef int water_value(int space) noexcept nogil
 # always kept). The result depends only on the seat's observation and the rng.
 cdef void position_determinize(position_t* pos, int seat, int known_hands,
                                rng_t* rng) noexcept nogil
+
+# --- the search's informed playout policy (playout.pxi, compiled with the rules) ---
+# The mover's one-step value of a place or overbuild (gold + water-track value
+# + sun + 0.5 x cacao + 0.5 x temple awards, `awards` being the mover's awards
+# before `a`), and playing to the end by the best of `samples` uniform draws a
+# turn (at most MAX_PLAYOUT_SAMPLES).
+cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
+cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
 
 cdef inline int position_to_act(const position_t* pos) noexcept nogil:
     return -1 if pos.phase == PHASE_OVER else pos.to_act

@@ -4,13 +4,14 @@
 Layers, as in core.pxd: free ``noexcept nogil`` functions for the search,
 then ``CorePosition``, a small class that owns one position and lets Python
 read and load it. Legality checks, records and snapshots live in the Python
-layer (position.py, records.py, snapshot.py).
+layer (position.py, records.py, snapshot.py). Two files are included near
+the end, to compile with the rules without being rules: the search's playout
+policy (playout.pxi) and the benchmarks (bench.pxi).
 """
 
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 # --- tables ---------------------------------------------------------------
 
@@ -101,15 +102,6 @@ cdef inline int _gain_water(uint64_t g) noexcept nogil:
 
 cdef inline int _gain_sun(uint64_t g) noexcept nogil:
     return <int>((g >> 16) & 0xFF)
-
-
-cdef inline int _gain_plant(uint64_t g) noexcept nogil:
-    return <int>((g >> 24) & 0xFF)
-
-
-cdef inline int _market_places(uint64_t markets) noexcept nogil:
-    """All market places in GAIN_SIDES' market bytes (`gains >> 32`)."""
-    return <int>((markets & 0xFF) + ((markets >> 8) & 0xFF) + ((markets >> 16) & 0xFF))
 
 
 cdef inline int _sale_gold(int sold, uint64_t markets) noexcept nogil:
@@ -1149,105 +1141,6 @@ cdef void position_preview(const position_t* pos, action_t a, preview_t* out) no
     _preview(pos, a, out)
 
 
-# --- the informed playout policy ------------------------------------------
-
-cdef inline double _best_result(const position_t* pos, action_t a, sides_t* s,
-                                int cacao0) noexcept nogil:
-    """The most gold + 0.5 x cacao kept among the resolution's results
-    (_resolutions) for the sides `s` of `a` (taken without entries) for a seat
-    holding `cacao0`. Selling pays at least 2 gold a cacao, so unless cacao
-    can be lost (more than 5 before selling, with a market) the best result
-    sells all it can at the best prices (_sales' first result); only then are
-    the sides listed and the whole Pareto set taken."""
-    cdef uint8_t gold[MAX_RESULTS]
-    cdef uint8_t cacao[MAX_RESULTS]
-    cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
-    cdef uint64_t markets = s.gains >> 32
-    cdef double best = -1e9, v
-    if markets == 0 or c <= 5:
-        # without a market nothing is sold (no market places)
-        sold = min(c, _market_places(markets))
-        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (min(5, c) - sold)
-    _sides(pos, a, s, True)
-    n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
-    for j in range(n):
-        v = gold[j] + 0.5 * cacao[j]
-        if v > best:
-            best = v
-    return best
-
-
-cdef inline double _place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
-    cdef sides_t s
-    cdef const seat_t* st = &pos.seats[pos.mover]
-    cdef int water, sun
-    _sides(pos, a, &s, False)
-    water = min(8, <int>st.water + _gain_water(s.gains))
-    sun = min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
-    return (st.gold + WATER_VALUES[water] + sun + 0.5 * (awards + s.award)
-            + _best_result(pos, a, &s, st.cacao))
-
-
-cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
-    """The mover's one-step value after the place or overbuild `a` (phase
-    PHASE_TURN), from position_preview: gold + water-track value + sun +
-    0.5 x cacao + 0.5 x temple awards now, the resolution's result with the
-    most gold + 0.5 x cacao counting as chosen. `awards` is the mover's temple
-    awards before `a`. The informed playout's value (and the greedy bot's)."""
-    return _place_value(pos, a, awards)
-
-
-cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
-    """The pending result of the seat to act with the most gold + 0.5 cacao."""
-    cdef int j, best_j = 0
-    cdef double v, best = -1e9
-    for j in range(pos.n_results[0]):
-        v = pos.result_gold[0][j] + 0.5 * pos.result_cacao[0][j]
-        if v > best:
-            best = v
-            best_j = j
-    return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
-
-
-cdef inline bint _drawn_before(const action_t* cand, int j) noexcept nogil:
-    cdef int i
-    for i in range(j):
-        if cand[i] == cand[j]:
-            return True
-    return False
-
-
-cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil:
-    """Play to the end: each place decision takes the best one-step value
-    (position_place_value) among `samples` uniform draws (first drawn wins
-    ties); a resolve decision takes the result with the most gold + 0.5 cacao."""
-    cdef action_t cand[MAX_PLAYOUT_SAMPLES]
-    cdef action_t a
-    cdef double v, best
-    cdef int j
-    cdef bint better
-    if samples > MAX_PLAYOUT_SAMPLES:
-        samples = MAX_PLAYOUT_SAMPLES
-    while pos.phase != PHASE_OVER:
-        if pos.phase == PHASE_RESOLVE:
-            a = _resolve_choice(pos)
-        else:
-            _random_actions(pos, rng, samples, cand)
-            a = cand[0]
-            if samples > 1 and action_kind(a) != ACT_DISCARD:
-                # the temple awards before the action add the same to every
-                # candidate's value (exactly: values are multiples of 0.5)
-                best = -1e300
-                for j in range(samples):
-                    if j and _drawn_before(cand, j):
-                        continue                # same value: it cannot win
-                    v = _place_value(pos, cand[j], 0)
-                    better = v > best           # selects, not branches: unpredictable
-                    a = cand[j] if better else a
-                    best = v if better else best
-        position_apply(pos, a)
-
-
 # --- scoring --------------------------------------------------------------
 
 # SIDE_PACKED[b][d]: SIDE_TABLE[b][d] in the byte of b's seat (bits 8 * seat ..),
@@ -1375,61 +1268,15 @@ cdef void position_determinize(position_t* pos, int seat, int known_hands,
     _shuffle(pos.deck + pos.deck_pos, n, rng)
 
 
+# --- not rules: compiled with them ----------------------------------------
+# The search's playout policy and the benchmarks are included, not imported,
+# so that they inline the rules' helpers as before (one compile unit).
+
+include "playout.pxi"
+include "bench.pxi"
+
+
 # --- Python access --------------------------------------------------------
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
-
-def bench_random_games(int players, int games, unsigned long long seed):
-    """Play `games` uniformly random games from fresh deals without the GIL.
-
-    Returns (seconds, total actions) for the benchmark CLI."""
-    cdef position_t pos
-    cdef rng_t rng
-    cdef long long actions = 0
-    cdef int g
-    cdef double start, elapsed
-    rng_seed(&rng, seed)
-    with nogil:
-        start = _now()
-        for g in range(games):
-            position_deal(&pos, players, &rng)
-            while pos.phase != PHASE_OVER:
-                position_apply(&pos, position_random_action(&pos, &rng))
-                actions += 1
-        elapsed = _now() - start
-    return elapsed, actions
-
-
-def bench_clone(int copies):
-    """Seconds to clone a mid-game position `copies` times (a struct copy)."""
-    cdef position_t src
-    cdef position_t* dst = <position_t*>malloc(2 * sizeof(position_t))
-    cdef rng_t rng
-    cdef int i
-    cdef long long sink = 0
-    cdef double start, elapsed
-    rng_seed(&rng, 1)
-    position_deal(&src, 4, &rng)
-    for i in range(20):
-        position_apply(&src, position_random_action(&src, &rng))
-    with nogil:
-        start = _now()
-        for i in range(copies):
-            memcpy(&dst[i & 1], &src, sizeof(position_t))
-            sink += dst[i & 1].grid[(i * 31) & (GRID_CELLS - 1)]
-            src.turn ^= <uint16_t>(sink & 1)
-        elapsed = _now() - start
-    free(dst)
-    return elapsed
-
-
-def position_bytes():
-    return sizeof(position_t)
-
 
 cdef class CorePosition:
     """One position_t, with the low-level Python access the engine layer needs.
