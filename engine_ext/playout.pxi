@@ -31,10 +31,10 @@ cdef inline double _best_result(const position_t* pos, action_t a, sides_t* s,
     cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
     cdef uint64_t markets = s.gains >> 32
     cdef double best = -1e9, v
-    if markets == 0 or c <= 5:
+    if markets == 0 or c <= MAX_CACAO:
         # without a market nothing is sold (no market places)
         sold = min(c, _market_places(markets))
-        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (min(5, c) - sold)
+        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (min(MAX_CACAO, c) - sold)
     _sides(pos, a, s, True)
     n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
     for j in range(n):
@@ -49,8 +49,8 @@ cdef inline double _place_value(const position_t* pos, action_t a, int32_t award
     cdef const seat_t* st = &pos.seats[pos.mover]
     cdef int water, sun
     _sides(pos, a, &s, False)
-    water = min(8, <int>st.water + _gain_water(s.gains))
-    sun = min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
+    water = min(MAX_WATER, <int>st.water + _gain_water(s.gains))
+    sun = min(MAX_SUN, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
     return (st.gold + WATER_VALUES[water] + sun + 0.5 * (awards + s.award)
             + _best_result(pos, a, &s, st.cacao))
 
