@@ -10,10 +10,11 @@ and snapshot helpers. The C-level API for searches is ``cacaoai.engine.core``
 (core.pxd).
 """
 
-from .actions import DIRECTIONS, JUNGLE_TILES, WORKER_TILES, Action, ActionFormatError, Fill
+from .actions import Action, ActionFormatError, Fill
 from .errors import CacaoError, IllegalActionError, RecordError, SnapshotError
-from .position import Position, Report, Result, position_hash
-from .records import RECORD_FORMAT, parse_record, replay
+from .position import Position, Report, Result, position_hash, replay
+from .records import RECORD_FORMAT, parse_record
+from .rules import DIRECTIONS, JUNGLE_TILES, WORKER_TILES
 from .snapshot import SNAPSHOT_FORMAT
 
 ENGINE_VERSION = "0.1.0"
