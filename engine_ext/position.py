@@ -26,6 +26,38 @@ from .snapshot import dump_snapshot, load_observation, load_snapshot
 ACTION_KINDS = ("place", "overbuild", "discard", "resolve")
 
 
+@dataclass(frozen=True)
+class Temple:
+    """A temple on the board at (x, y): the workers each seat's top worker
+    tiles turn to it, and the gold its majority would give each seat if the
+    game ended now."""
+
+    x: int
+    y: int
+    workers: tuple[int, ...]
+    awards: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"x": self.x, "y": self.y, "workers": list(self.workers), "awards": list(self.awards)}
+
+
+@dataclass(frozen=True)
+class Score:
+    """One seat's gold if the game ended now, by part: gold so far, the temple
+    majorities' awards, the sun tokens' gold and the water track space's value.
+    Once the game is over, ``total`` is the seat's final gold."""
+
+    gold: int
+    temples: int
+    sun: int
+    water: int
+    total: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"gold": self.gold, "temples": self.temples, "sun": self.sun,
+                "water": self.water, "total": self.total}
+
+
 @dataclass
 class Report:
     """What one applied action did, for front ends that show it."""
@@ -159,6 +191,19 @@ class Position:
             return None
         gold, cacao, winners = self._core.result()
         return Result(gold, cacao, winners)
+
+    def temples(self) -> list[Temple]:
+        """Every temple on the board, by cell (x, then y), with the workers each
+        seat turns to it (top worker tiles only) and what its majority gives
+        each seat now: the core's own count, the one the final scoring uses."""
+        return sorted((Temple(x, y, tuple(workers), tuple(awards))
+                       for x, y, workers, awards in self._core.temples()),
+                      key=lambda t: (t.x, t.y))
+
+    def scores(self) -> list[Score]:
+        """Each seat's gold if the game ended now, by part, as the final scoring
+        counts it; once the game is over each ``total`` equals ``result().gold``."""
+        return [Score(*parts) for parts in self._core.score()]
 
     def clone(self) -> "Position":
         return Position(self._core.clone(), self._deal, list(self._history))
