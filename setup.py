@@ -79,6 +79,8 @@ def extensions() -> list:
 setup(
     packages=list(PACKAGES),
     package_dir=PACKAGES,
+    # *.pxi: files core.pyx includes (an sdist does not build without them);
+    # nginx/*.conf: the template cacao-replicas fills in
     package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*", "nginx/*.conf"]
                   for pkg in PACKAGES},
     ext_modules=extensions(),

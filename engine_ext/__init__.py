@@ -5,23 +5,67 @@
     >>> action = pos.legal_actions()[0]
     >>> report = pos.apply(action)
 
-Public API: Position, Action, Fill, Result, Report, the errors, and the record
-and snapshot helpers. The C-level API for searches is ``cacaoai.engine.core``
-(core.pxd).
+Public API: Position (with its Result, Report, Score and Temple values),
+Action, Fill, the errors, the record and snapshot helpers, the rules' facts
+(``cacaoai.engine.rules``, the most used also here) and derive_seed. The
+C-level API for searches is ``cacaoai.engine.core`` (core.pxd).
 """
 
-from .actions import DIRECTIONS, JUNGLE_TILES, WORKER_TILES, Action, ActionFormatError, Fill
+from . import rules
+from .actions import Action, ActionFormatError, Fill
 from .errors import CacaoError, IllegalActionError, RecordError, SnapshotError
-from .position import Position, Report, Result, position_hash
-from .records import RECORD_FORMAT, parse_record, replay
+from .position import Position, Report, Result, Score, Temple, position_hash, replay
+from .records import RECORD_FORMAT, parse_record
+from .rules import (
+    DIRECTIONS,
+    JUNGLE_COUNTS,
+    JUNGLE_TILES,
+    MAX_CACAO,
+    MAX_SUN,
+    START_TILES,
+    TEMPLE_AWARDS,
+    WATER_TRACK,
+    WORKER_COUNTS,
+    WORKER_TILES,
+    faces,
+)
+from .seeds import derive_seed
 from .snapshot import SNAPSHOT_FORMAT
 
 ENGINE_VERSION = "0.1.0"
 RULES_VERSION = "cacao-rules/2015-base"
 
 __all__ = [
-    "Action", "ActionFormatError", "CacaoError", "DIRECTIONS", "ENGINE_VERSION", "Fill",
-    "IllegalActionError", "JUNGLE_TILES", "Position", "RECORD_FORMAT", "RULES_VERSION",
-    "RecordError", "Report", "Result", "SNAPSHOT_FORMAT", "SnapshotError", "WORKER_TILES",
-    "parse_record", "position_hash", "replay",
+    "DIRECTIONS",
+    "ENGINE_VERSION",
+    "JUNGLE_COUNTS",
+    "JUNGLE_TILES",
+    "MAX_CACAO",
+    "MAX_SUN",
+    "RECORD_FORMAT",
+    "RULES_VERSION",
+    "SNAPSHOT_FORMAT",
+    "START_TILES",
+    "TEMPLE_AWARDS",
+    "WATER_TRACK",
+    "WORKER_COUNTS",
+    "WORKER_TILES",
+    "Action",
+    "ActionFormatError",
+    "CacaoError",
+    "Fill",
+    "IllegalActionError",
+    "Position",
+    "RecordError",
+    "Report",
+    "Result",
+    "Score",
+    "SnapshotError",
+    "Temple",
+    "derive_seed",
+    "faces",
+    "parse_record",
+    "position_hash",
+    "replay",
+    "rules",
 ]

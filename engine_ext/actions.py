@@ -1,4 +1,4 @@
-"""Actions in the RECORD.md form, and the names of tiles.
+"""Actions in the RECORD.md form.
 
 An :class:`Action` is a small immutable value that round-trips exactly through
 its JSON form (``Action.from_json(a.to_json()) == a``). Two actions are equal
@@ -12,16 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import CacaoError
-
-WORKER_TILES = ("1111", "2101", "3001", "3100")
-JUNGLE_TILES = (
-    "plantation-1", "plantation-2", "market-2", "market-3", "market-4",
-    "gold-1", "gold-2", "water", "sun", "temple",
-)
-# kind id (core.pxd) of each jungle tile name; ids start at 1
-JUNGLE_KIND = {name: i + 1 for i, name in enumerate(JUNGLE_TILES)}
-WORKER_TYPE = {name: i for i, name in enumerate(WORKER_TILES)}
-DIRECTIONS = ((0, -1), (1, 0), (0, 1), (-1, 0))  # N, E, S, W
+from .rules import JUNGLE_KIND, WORKER_TILES, WORKER_TYPE
 
 ACTION_TYPES = ("place", "overbuild", "discard", "resolve")
 _FIELDS = {

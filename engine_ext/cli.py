@@ -10,8 +10,7 @@ from typing import Sequence
 
 from . import core
 from .errors import CacaoError, RecordError
-from .position import Position
-from .records import replay
+from .position import Position, replay
 
 
 def _read(path: str) -> str:

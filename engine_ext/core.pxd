@@ -29,6 +29,13 @@ cdef enum:
     MAX_ACTIONS = 16384     # size of a buffer for position_legal_actions
     MAX_PLAYOUT_SAMPLES = 64    # candidates per turn of position_playout_informed
 
+# Limits of the rules (RULES.md), used by the C and read by cacaoai.engine.rules.
+cdef enum:
+    HAND_SIZE = 3           # worker tiles in a full hand
+    MAX_CACAO = 5           # cacao a seat can hold; more is lost
+    MAX_SUN = 3             # sun tokens a seat can hold
+    MAX_WATER = 8           # the last space of the water track (spaces 0..MAX_WATER)
+
 # Worker tile types (RULES.md "Worker tiles").
 cdef enum:
     W1111 = 0
@@ -97,9 +104,9 @@ ctypedef struct rng_t:
 
 ctypedef struct seat_t:
     int16_t gold            # gold so far (final scoring not included)
-    uint8_t cacao           # 0..5
-    uint8_t sun             # 0..3
-    uint8_t water           # water track space 0..8
+    uint8_t cacao           # 0..MAX_CACAO
+    uint8_t sun             # 0..MAX_SUN
+    uint8_t water           # water track space 0..MAX_WATER
     uint8_t hand[4]         # count of each worker type in hand
     uint8_t pile[PILE_MAX]  # draw pile in draw order; remaining = pile[pile_pos:pile_end]
     uint8_t pile_pos
@@ -113,8 +120,17 @@ ctypedef struct activation_t:
     uint8_t kind            # jungle kind faced
     uint8_t workers         # workers on that side
 
+# Each seat's gold if the game ended now, by part (position_score); at the end
+# of a game `total` is the final gold.
+ctypedef struct score_t:
+    int32_t gold[MAX_SEATS]     # gold so far
+    int32_t temples[MAX_SEATS]  # the temple majorities' awards
+    int32_t sun[MAX_SEATS]      # gold for sun tokens
+    int32_t water[MAX_SEATS]    # the value of the seat's water track space
+    int32_t total[MAX_SEATS]
+
 ctypedef struct result_t:
-    int32_t gold[MAX_SEATS]     # final gold after scoring
+    int32_t gold[MAX_SEATS]     # final gold after scoring (score_t's total)
     int32_t cacao[MAX_SEATS]
     uint8_t winners             # bit mask of winning seats
     uint8_t n_winners
@@ -214,10 +230,7 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
 # What a place or overbuild (phase PHASE_TURN) would give the mover, unapplied.
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
-# The informed playout policy: the mover's one-step value of a place or
-# overbuild, and playing to the end by the best of `samples` uniform draws a turn.
-cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
-cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
+cdef void position_score(const position_t* pos, score_t* out) noexcept nogil
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil
 cdef int water_value(int space) noexcept nogil
@@ -226,6 +239,14 @@ cdef int water_value(int space) noexcept nogil
 # always kept). The result depends only on the seat's observation and the rng.
 cdef void position_determinize(position_t* pos, int seat, int known_hands,
                                rng_t* rng) noexcept nogil
+
+# --- the search's informed playout policy (playout.pxi, compiled with the rules) ---
+# The mover's one-step value of a place or overbuild (gold + water-track value
+# + sun + 0.5 x cacao + 0.5 x temple awards, `awards` being the mover's awards
+# before `a`), and playing to the end by the best of `samples` uniform draws a
+# turn (at most MAX_PLAYOUT_SAMPLES).
+cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
+cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
 
 cdef inline int position_to_act(const position_t* pos) noexcept nogil:
     return -1 if pos.phase == PHASE_OVER else pos.to_act

@@ -4,13 +4,14 @@
 Layers, as in core.pxd: free ``noexcept nogil`` functions for the search,
 then ``CorePosition``, a small class that owns one position and lets Python
 read and load it. Legality checks, records and snapshots live in the Python
-layer (position.py, records.py, snapshot.py).
+layer (position.py, records.py, snapshot.py). Two files are included near
+the end, to compile with the rules without being rules: the search's playout
+policy (playout.pxi) and the benchmarks (bench.pxi).
 """
 
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 # --- tables ---------------------------------------------------------------
 
@@ -26,7 +27,7 @@ SIDES[3][:] = [3, 1, 0, 0]      # 3100
 cdef int ROTATIONS[4]
 ROTATIONS[:] = [1, 4, 4, 4]
 
-cdef int WATER_VALUES[9]
+cdef int WATER_VALUES[MAX_WATER + 1]               # gold of each water track space
 WATER_VALUES[:] = [-10, -4, -1, 0, 2, 4, 7, 11, 16]
 
 # worker tiles per seat by player count, in type order 1111, 2101, 3001, 3100
@@ -40,6 +41,13 @@ cdef int DECK_3_4[11]
 DECK_3_4[:] = [0, 5, 2, 1, 4, 1, 2, 1, 3, 2, 5]
 cdef int DECK_2[11]
 DECK_2[:] = [0, 3, 2, 1, 3, 1, 1, 1, 2, 1, 4]
+
+# the start tiles, laid before the first turn: x, y, kind
+cdef enum:
+    N_START_TILES = 2
+cdef int START_TILES[N_START_TILES][3]
+START_TILES[0][:] = [0, 0, PLANTATION1]
+START_TILES[1][:] = [1, 1, MARKET2]
 
 # What k workers facing a jungle tile of each kind gain, as _collect_gains takes it:
 # gold per worker (mines), water and sun steps per worker, and whether the
@@ -101,15 +109,6 @@ cdef inline int _gain_water(uint64_t g) noexcept nogil:
 
 cdef inline int _gain_sun(uint64_t g) noexcept nogil:
     return <int>((g >> 16) & 0xFF)
-
-
-cdef inline int _gain_plant(uint64_t g) noexcept nogil:
-    return <int>((g >> 24) & 0xFF)
-
-
-cdef inline int _market_places(uint64_t markets) noexcept nogil:
-    """All market places in GAIN_SIDES' market bytes (`gains >> 32`)."""
-    return <int>((markets & 0xFF) + ((markets >> 8) & 0xFF) + ((markets >> 16) & 0xFF))
 
 
 cdef inline int _sale_gold(int sold, uint64_t markets) noexcept nogil:
@@ -446,13 +445,13 @@ cdef void position_start(position_t* pos, int n_seats, int first_player,
     pos.to_act = <uint8_t>first_player
     pos.phase = PHASE_TURN
     pos.blind_cell = -1
-    _put_jungle(pos, cell_of(0, 0), PLANTATION1)
-    _put_jungle(pos, cell_of(1, 1), MARKET2)
+    for i in range(N_START_TILES):
+        _put_jungle(pos, cell_of(START_TILES[i][0], START_TILES[i][1]), <uint8_t>START_TILES[i][2])
     for s in range(n_seats):
         seat = &pos.seats[s]
         memcpy(seat.pile, piles + s * PILE_MAX, pile_lengths[s])
         seat.pile_end = <uint8_t>pile_lengths[s]
-        for i in range(3):
+        for i in range(HAND_SIZE):
             if seat.pile_pos < seat.pile_end:
                 seat.hand[seat.pile[seat.pile_pos]] += 1
                 seat.pile_pos += 1
@@ -461,15 +460,20 @@ cdef void position_start(position_t* pos, int n_seats, int first_player,
     _refill_display(pos)
 
 
+cdef inline const int* _deck_counts(int n_seats) noexcept nogil:
+    """The jungle deck by kind (DECK_2 or DECK_3_4) for `n_seats` players."""
+    if n_seats == 2:
+        return DECK_2
+    return DECK_3_4
+
+
 cdef void position_deal(position_t* pos, int n_seats, rng_t* rng) noexcept nogil:
     cdef uint8_t piles[MAX_SEATS * PILE_MAX]
     cdef int lengths[MAX_SEATS]
     cdef uint8_t deck[DECK_MAX]
     cdef int s, t, k, n, n_deck = 0
     cdef int first = rng_below(rng, n_seats)
-    cdef int* counts = DECK_3_4
-    if n_seats == 2:
-        counts = DECK_2
+    cdef const int* counts = _deck_counts(n_seats)
     for s in range(n_seats):
         n = 0
         for t in range(4):
@@ -779,9 +783,9 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
         plant += workers[i] * PLANT_CACAO[kinds[i]]
     if not has_market or (cacao0 == 0 and plant == 0):
         out_gold[0] = <uint8_t>fixed_gold
-        out_cacao[0] = <uint8_t>min(5, cacao0 + plant)
+        out_cacao[0] = <uint8_t>min(MAX_CACAO, cacao0 + plant)
         return 1
-    if cacao0 + plant <= 5:
+    if cacao0 + plant <= MAX_CACAO:
         return _sales(cacao0 + plant, fixed_gold, kinds, workers, n, out_gold, out_cacao)
     # f[mask * 8 + c]: the most gold after the sides in `mask`, holding c cacao
     # (-1: not reached); reach[mask]: the c reached, as bits
@@ -807,7 +811,7 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
                 rest &= rest - 1
                 row = f + (mask | (1 << i)) * 8
                 if kinds[i] <= PLANTATION2:
-                    c2 = min(5, c + workers[i] * PLANT_CACAO[kinds[i]])
+                    c2 = min(MAX_CACAO, c + workers[i] * PLANT_CACAO[kinds[i]])
                     row[c2] = <int16_t>max(<int>row[c2], g)
                     reach[mask | (1 << i)] |= 1 << c2
                 else:
@@ -818,7 +822,7 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
                     reach[mask | (1 << i)] |= ((2 << lim) - 1) << (c - lim)
     m = 0
     best = -1
-    for c in range(5, -1, -1):
+    for c in range(MAX_CACAO, -1, -1):
         g = f[full * 8 + c]
         if g > best:
             out_gold[m] = <uint8_t>(fixed_gold + g)
@@ -902,8 +906,8 @@ cdef void _collect_gains(position_t* pos) noexcept nogil:
     for i in range(n):
         if touched[s]:
             seat = &pos.seats[s]
-            seat.water = <uint8_t>min(8, seat.water + water[s])
-            seat.sun = <uint8_t>min(3, seat.sun + sun[s])
+            seat.water = <uint8_t>min(MAX_WATER, seat.water + water[s])
+            seat.sun = <uint8_t>min(MAX_SUN, seat.sun + sun[s])
             if n_pm[s] == 0:
                 seat.gold += fixed[s]           # nothing to choose, cacao unchanged
             else:
@@ -1132,8 +1136,8 @@ cdef inline void _preview(const position_t* pos, action_t a, preview_t* out) noe
     cdef sides_t s
     cdef const seat_t* st = &pos.seats[pos.mover]
     _sides(pos, a, &s, True)
-    out.water = <uint8_t>min(8, <int>st.water + _gain_water(s.gains))
-    out.sun = <uint8_t>min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
+    out.water = <uint8_t>min(MAX_WATER, <int>st.water + _gain_water(s.gains))
+    out.sun = <uint8_t>min(MAX_SUN, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
     out.award_change = s.award
     if s.n_pm:
         out.n_results = <uint8_t>_resolutions(st.cacao, _gain_gold(s.gains), s.kinds, s.workers,
@@ -1147,105 +1151,6 @@ cdef inline void _preview(const position_t* pos, action_t a, preview_t* out) noe
 
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil:
     _preview(pos, a, out)
-
-
-# --- the informed playout policy ------------------------------------------
-
-cdef inline double _best_result(const position_t* pos, action_t a, sides_t* s,
-                                int cacao0) noexcept nogil:
-    """The most gold + 0.5 x cacao kept among the resolution's results
-    (_resolutions) for the sides `s` of `a` (taken without entries) for a seat
-    holding `cacao0`. Selling pays at least 2 gold a cacao, so unless cacao
-    can be lost (more than 5 before selling, with a market) the best result
-    sells all it can at the best prices (_sales' first result); only then are
-    the sides listed and the whole Pareto set taken."""
-    cdef uint8_t gold[MAX_RESULTS]
-    cdef uint8_t cacao[MAX_RESULTS]
-    cdef int j, n, c = cacao0 + _gain_plant(s.gains), sold
-    cdef uint64_t markets = s.gains >> 32
-    cdef double best = -1e9, v
-    if markets == 0 or c <= 5:
-        # without a market nothing is sold (no market places)
-        sold = min(c, _market_places(markets))
-        return _gain_gold(s.gains) + _sale_gold(sold, markets) + 0.5 * (min(5, c) - sold)
-    _sides(pos, a, s, True)
-    n = _resolutions(cacao0, _gain_gold(s.gains), s.kinds, s.workers, s.n_pm, gold, cacao)
-    for j in range(n):
-        v = gold[j] + 0.5 * cacao[j]
-        if v > best:
-            best = v
-    return best
-
-
-cdef inline double _place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
-    cdef sides_t s
-    cdef const seat_t* st = &pos.seats[pos.mover]
-    cdef int water, sun
-    _sides(pos, a, &s, False)
-    water = min(8, <int>st.water + _gain_water(s.gains))
-    sun = min(3, <int>st.sun - ((a & 3) == ACT_OVERBUILD) + _gain_sun(s.gains))
-    return (st.gold + WATER_VALUES[water] + sun + 0.5 * (awards + s.award)
-            + _best_result(pos, a, &s, st.cacao))
-
-
-cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil:
-    """The mover's one-step value after the place or overbuild `a` (phase
-    PHASE_TURN), from position_preview: gold + water-track value + sun +
-    0.5 x cacao + 0.5 x temple awards now, the resolution's result with the
-    most gold + 0.5 x cacao counting as chosen. `awards` is the mover's temple
-    awards before `a`. The informed playout's value (and the greedy bot's)."""
-    return _place_value(pos, a, awards)
-
-
-cdef inline action_t _resolve_choice(const position_t* pos) noexcept nogil:
-    """The pending result of the seat to act with the most gold + 0.5 cacao."""
-    cdef int j, best_j = 0
-    cdef double v, best = -1e9
-    for j in range(pos.n_results[0]):
-        v = pos.result_gold[0][j] + 0.5 * pos.result_cacao[0][j]
-        if v > best:
-            best = v
-            best_j = j
-    return action_resolve(pos.result_gold[0][best_j], pos.result_cacao[0][best_j])
-
-
-cdef inline bint _drawn_before(const action_t* cand, int j) noexcept nogil:
-    cdef int i
-    for i in range(j):
-        if cand[i] == cand[j]:
-            return True
-    return False
-
-
-cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil:
-    """Play to the end: each place decision takes the best one-step value
-    (position_place_value) among `samples` uniform draws (first drawn wins
-    ties); a resolve decision takes the result with the most gold + 0.5 cacao."""
-    cdef action_t cand[MAX_PLAYOUT_SAMPLES]
-    cdef action_t a
-    cdef double v, best
-    cdef int j
-    cdef bint better
-    if samples > MAX_PLAYOUT_SAMPLES:
-        samples = MAX_PLAYOUT_SAMPLES
-    while pos.phase != PHASE_OVER:
-        if pos.phase == PHASE_RESOLVE:
-            a = _resolve_choice(pos)
-        else:
-            _random_actions(pos, rng, samples, cand)
-            a = cand[0]
-            if samples > 1 and action_kind(a) != ACT_DISCARD:
-                # the temple awards before the action add the same to every
-                # candidate's value (exactly: values are multiples of 0.5)
-                best = -1e300
-                for j in range(samples):
-                    if j and _drawn_before(cand, j):
-                        continue                # same value: it cannot win
-                    v = _place_value(pos, cand[j], 0)
-                    better = v > best           # selects, not branches: unpredictable
-                    a = cand[j] if better else a
-                    best = v if better else best
-        position_apply(pos, a)
 
 
 # --- scoring --------------------------------------------------------------
@@ -1322,14 +1227,28 @@ cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t 
             - _award_of(_temple_counts(pos, temple), seat))
 
 
+cdef void position_score(const position_t* pos, score_t* out) noexcept nogil:
+    """Each seat's gold if the game ended now (RULES.md scoring): gold so far,
+    the temple majorities' awards, a gold a sun token and the water space's value."""
+    cdef int s
+    memset(out, 0, sizeof(score_t))
+    position_temple_awards(pos, out.temples)
+    for s in range(pos.n_seats):
+        out.gold[s] = pos.seats[s].gold
+        out.sun[s] = pos.seats[s].sun
+        out.water[s] = WATER_VALUES[pos.seats[s].water]
+        out.total[s] = out.gold[s] + out.sun[s] + out.water[s] + out.temples[s]
+
+
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil:
-    """Final gold (temples, sun tokens, water) and the winners (cacao breaks ties)."""
+    """Final gold (position_score's total) and the winners (cacao breaks ties)."""
     cdef int s, best_gold = -1000, best_cacao = -1
+    cdef score_t score
+    position_score(pos, &score)
     memset(out, 0, sizeof(result_t))
     for s in range(pos.n_seats):
-        out.gold[s] = pos.seats[s].gold + pos.seats[s].sun + WATER_VALUES[pos.seats[s].water]
+        out.gold[s] = score.total[s]
         out.cacao[s] = pos.seats[s].cacao
-    position_temple_awards(pos, out.gold)
     for s in range(pos.n_seats):
         if out.gold[s] > best_gold or (out.gold[s] == best_gold and out.cacao[s] > best_cacao):
             best_gold = out.gold[s]
@@ -1375,60 +1294,45 @@ cdef void position_determinize(position_t* pos, int seat, int known_hands,
     _shuffle(pos.deck + pos.deck_pos, n, rng)
 
 
+# --- not rules: compiled with them ----------------------------------------
+# The search's playout policy and the benchmarks are included, not imported,
+# so that they inline the rules' helpers as before (one compile unit).
+
+include "playout.pxi"
+include "bench.pxi"
+
+
 # --- Python access --------------------------------------------------------
 
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+def rules_tables():
+    """The rules' tables and limits as Python values, read from the C tables the
+    rules run on, so that cacaoai.engine.rules never types a number again.
 
-
-def bench_random_games(int players, int games, unsigned long long seed):
-    """Play `games` uniformly random games from fresh deals without the GIL.
-
-    Returns (seconds, total actions) for the benchmark CLI."""
-    cdef position_t pos
-    cdef rng_t rng
-    cdef long long actions = 0
-    cdef int g
-    cdef double start, elapsed
-    rng_seed(&rng, seed)
-    with nogil:
-        start = _now()
-        for g in range(games):
-            position_deal(&pos, players, &rng)
-            while pos.phase != PHASE_OVER:
-                position_apply(&pos, position_random_action(&pos, &rng))
-                actions += 1
-        elapsed = _now() - start
-    return elapsed, actions
-
-
-def bench_clone(int copies):
-    """Seconds to clone a mid-game position `copies` times (a struct copy)."""
-    cdef position_t src
-    cdef position_t* dst = <position_t*>malloc(2 * sizeof(position_t))
-    cdef rng_t rng
-    cdef int i
-    cdef long long sink = 0
-    cdef double start, elapsed
-    rng_seed(&rng, 1)
-    position_deal(&src, 4, &rng)
-    for i in range(20):
-        position_apply(&src, position_random_action(&src, &rng))
-    with nogil:
-        start = _now()
-        for i in range(copies):
-            memcpy(&dst[i & 1], &src, sizeof(position_t))
-            sink += dst[i & 1].grid[(i * 31) & (GRID_CELLS - 1)]
-            src.turn ^= <uint16_t>(sink & 1)
-        elapsed = _now() - start
-    free(dst)
-    return elapsed
-
-
-def position_bytes():
-    return sizeof(position_t)
+    Worker tiles are by type (0..3), jungle tiles by kind (1..N_KINDS - 1),
+    directions N, E, S, W."""
+    cdef int t, r, d, k, n, g, e
+    return {
+        "kinds": N_KINDS - 1,
+        # faces[t][r]: workers on each side of a type-t tile at rotation r, as the rules read them
+        "faces": [[[SIDE_TABLE[WORKER_BIT | (t << 2) | r][d] for d in range(4)]
+                   for r in range(4)] for t in range(4)],
+        "rotations": [ROTATIONS[t] for t in range(4)],
+        "directions": [(cell_x(cell_of(0, 0) + DELTA[d]), cell_y(cell_of(0, 0) + DELTA[d]))
+                       for d in range(4)],
+        "workers_per_seat": {n: [WORKERS_PER_SEAT[n][t] for t in range(4)]
+                             for n in range(2, MAX_SEATS + 1)},
+        "jungle_deck": {n: [_deck_counts(n)[k] for k in range(1, N_KINDS)]
+                        for n in range(2, MAX_SEATS + 1)},
+        "start_tiles": [(START_TILES[k][0], START_TILES[k][1], START_TILES[k][2])
+                        for k in range(N_START_TILES)],
+        "water_track": [WATER_VALUES[k] for k in range(MAX_WATER + 1)],
+        # temple_award[g][e]: a seat's award from a temple where g seats have more
+        # workers than it and e as many (itself included)
+        "temple_award": [[AWARD[g][e] for e in range(MAX_SEATS + 1)] for g in range(MAX_SEATS + 1)],
+        "hand_size": HAND_SIZE,
+        "max_cacao": MAX_CACAO,
+        "max_sun": MAX_SUN,
+    }
 
 
 cdef class CorePosition:
@@ -1584,11 +1488,30 @@ cdef class CorePosition:
         return ([r.gold[s] for s in range(n)], [r.cacao[s] for s in range(n)],
                 [s for s in range(n) if (r.winners >> s) & 1])
 
-    def temple_awards(self):
-        cdef int32_t gold[MAX_SEATS]
-        gold[0] = gold[1] = gold[2] = gold[3] = 0
-        position_temple_awards(&self.pos, gold)
-        return [gold[s] for s in range(self.pos.n_seats)]
+    def temples(self):
+        """[(x, y, workers, awards)] of every temple on the board, in the order
+        they were laid: the workers each seat's top worker tiles turn to it and
+        the gold its majority gives each seat now, counted as position_score
+        counts them."""
+        cdef int j, cell, s
+        cdef uint32_t counts
+        out = []
+        for j in range(self.pos.n_jungle):
+            cell = self.pos.jungle[j]
+            if self.pos.grid[cell] == TEMPLE:
+                counts = _temple_counts(&self.pos, cell)
+                out.append((cell_x(cell), cell_y(cell),
+                            [(counts >> (8 * s)) & 0xFF for s in range(self.pos.n_seats)],
+                            [_award_of(counts, s) for s in range(self.pos.n_seats)]))
+        return out
+
+    def score(self):
+        """[(gold, temples, sun, water, total)] per seat: the gold each would have
+        if the game ended now (position_score; `total` is the final gold at the end)."""
+        cdef score_t sc
+        position_score(&self.pos, &sc)
+        return [(sc.gold[s], sc.temples[s], sc.sun[s], sc.water[s], sc.total[s])
+                for s in range(self.pos.n_seats)]
 
     # --- moves ---
 
@@ -1739,7 +1662,7 @@ def _check_load(players, first_player, turn, mover, phase, tiles, covered, displ
     _require(len(seats) == players, "one seat per player")
     for seat in seats:
         _require(all(0 <= seat[k] <= hi for k, hi in
-                     (("gold", 0x7FFF), ("cacao", 5), ("sun", 3), ("water", 8)))
+                     (("gold", 0x7FFF), ("cacao", MAX_CACAO), ("sun", MAX_SUN), ("water", MAX_WATER)))
                  and len(seat["hand"]) == 4 and len(seat["discarded"]) == 4
                  and all(0 <= n <= PILE_MAX for n in list(seat["hand"]) + list(seat["discarded"]))
                  and len(seat["pile"]) <= PILE_MAX and all(0 <= t < 4 for t in seat["pile"]),
@@ -1752,4 +1675,4 @@ def _check_load(players, first_player, turn, mover, phase, tiles, covered, displ
              "bad pending resolutions")
     for s, results in pending:
         _require(0 <= s < players and 0 < len(results) <= MAX_RESULTS
-                 and all(0 <= g <= 0xFF and 0 <= c <= 5 for g, c in results), "bad pending result")
+                 and all(0 <= g <= 0xFF and 0 <= c <= MAX_CACAO for g, c in results), "bad pending result")

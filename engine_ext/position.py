@@ -3,6 +3,9 @@
 A Position wraps one compiled ``CorePosition``; it checks every action that
 comes from outside, speaks RECORD.md's action forms, and keeps the history of
 a game that started from a deal so that it can write its record.
+
+It sits above records.py and snapshot.py: it reads and writes both formats,
+and neither of them knows about it.
 """
 
 from __future__ import annotations
@@ -13,24 +16,46 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from . import core
-from .actions import DIRECTIONS, JUNGLE_TILES, WORKER_TILES, Action, Fill
-from .errors import CacaoError, IllegalActionError
+from .actions import Action, Fill
+from .errors import CacaoError, IllegalActionError, RecordError
+from .formats import PHASES, tile_json
+from .records import Result, check_deal, check_result, parse_record
+from .rules import DIRECTIONS, JUNGLE_TILES, WORKER_TILES
+from .snapshot import dump_snapshot, load_observation, load_snapshot
 
-PHASES = ("turn", "resolve", "over")
 ACTION_KINDS = ("place", "overbuild", "discard", "resolve")
 
 
 @dataclass(frozen=True)
-class Result:
-    """Final gold (after temples, sun tokens and water) and cacao per seat, and
-    the winning seats (more than one for a shared win)."""
+class Temple:
+    """A temple on the board at (x, y): the workers each seat's top worker
+    tiles turn to it, and the gold its majority would give each seat if the
+    game ended now."""
 
-    gold: list[int]
-    cacao: list[int]
-    winners: list[int]
+    x: int
+    y: int
+    workers: tuple[int, ...]
+    awards: tuple[int, ...]
 
-    def to_json(self) -> dict[str, list[int]]:
-        return {"gold": list(self.gold), "cacao": list(self.cacao), "winners": list(self.winners)}
+    def to_json(self) -> dict[str, Any]:
+        return {"x": self.x, "y": self.y, "workers": list(self.workers), "awards": list(self.awards)}
+
+
+@dataclass(frozen=True)
+class Score:
+    """One seat's gold if the game ended now, by part: gold so far, the temple
+    majorities' awards, the sun tokens' gold and the water track space's value.
+    Once the game is over, ``total`` is the seat's final gold."""
+
+    gold: int
+    temples: int
+    sun: int
+    water: int
+    total: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"gold": self.gold, "temples": self.temples, "sun": self.sun,
+                "water": self.water, "total": self.total}
 
 
 @dataclass
@@ -81,8 +106,6 @@ class Position:
     def from_deal(cls, players: int, first_player: int, worker_piles: list[list[str]],
                   jungle_deck: list[str]) -> "Position":
         """A new game from explicit draw orders (a record header)."""
-        from .records import check_deal
-
         header = {"players": players, "first_player": first_player,
                   "worker_piles": worker_piles, "jungle_deck": jungle_deck}
         check_deal(header)
@@ -97,8 +120,6 @@ class Position:
         """Replay a cacao-record/1 (dict or JSON text), checking every action.
 
         With `upto`, stop after that many actions. Raises RecordError."""
-        from .records import replay
-
         return replay(record, upto)
 
     @classmethod
@@ -107,16 +128,12 @@ class Position:
 
         reachable=False also accepts hand-made positions no game reaches (for
         rule tests; see snapshot.load_snapshot)."""
-        from .snapshot import load_snapshot
-
         return cls(load_snapshot(snapshot, reachable))
 
     @classmethod
     def from_observation(cls, observation: Mapping[str, Any] | str, seed: int) -> "Position":
         """A complete position consistent with one seat's observation: the
         hidden parts are drawn at random from what that seat knows."""
-        from .snapshot import load_observation
-
         return cls(load_observation(observation, seed))
 
     def _deal_from_core(self) -> dict[str, Any]:
@@ -174,6 +191,19 @@ class Position:
             return None
         gold, cacao, winners = self._core.result()
         return Result(gold, cacao, winners)
+
+    def temples(self) -> list[Temple]:
+        """Every temple on the board, by cell (x, then y), with the workers each
+        seat turns to it (top worker tiles only) and what its majority gives
+        each seat now: the core's own count, the one the final scoring uses."""
+        return sorted((Temple(x, y, tuple(workers), tuple(awards))
+                       for x, y, workers, awards in self._core.temples()),
+                      key=lambda t: (t.x, t.y))
+
+    def scores(self) -> list[Score]:
+        """Each seat's gold if the game ended now, by part, as the final scoring
+        counts it; once the game is over each ``total`` equals ``result().gold``."""
+        return [Score(*parts) for parts in self._core.score()]
 
     def clone(self) -> "Position":
         return Position(self._core.clone(), self._deal, list(self._history))
@@ -246,7 +276,7 @@ class Position:
             covered = self._core.covered()
             for x, y, b in self._core.tiles():
                 if (x, y) not in board_before or ((x, y) == (action.x, action.y) and action.type == "overbuild"):
-                    tile = _tile_json(x, y, b, covered)
+                    tile = tile_json(x, y, b, covered)
                     if blind == (x, y):
                         tile["blind"] = True
                     report.placed.append(tile)
@@ -311,14 +341,10 @@ class Position:
 
     def snapshot(self) -> dict[str, Any]:
         """The complete position as cacao-position/1 (round-trips exactly)."""
-        from .snapshot import dump_snapshot
-
         return dump_snapshot(self._core)
 
     def observation(self, seat: int) -> dict[str, Any]:
         """What `seat` knows (RULES.md "Information"), as cacao-position/1."""
-        from .snapshot import dump_snapshot
-
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise CacaoError(f"seat: must be in 0..{self.players - 1}, got {seat!r}")
         return dump_snapshot(self._core, view=seat)
@@ -337,14 +363,21 @@ def position_hash(snapshot: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _tile_json(x: int, y: int, b: int, covered: Mapping[tuple[int, int], int]) -> dict[str, Any]:
-    """A board tile in snapshot form."""
-    if b < 0x80:
-        return {"x": x, "y": y, "tile": JUNGLE_TILES[b - 1]}
-    tile: dict[str, Any] = {"x": x, "y": y, "tile": WORKER_TILES[(b >> 2) & 3],
-                            "seat": (b >> 4) & 3, "rot": b & 3}
-    under = covered.get((x, y))
-    if under is not None:
-        tile["covers"] = {"tile": WORKER_TILES[(under >> 2) & 3], "rot": under & 3}
-    return tile
 
+def replay(record: Mapping[str, Any] | str, upto: int | None = None) -> Position:
+    """Replay a cacao-record/1 (dict or JSON text) to its end, or its first
+    `upto` actions, checking every action and, for a full replay, the written
+    result. Raises RecordError naming the first bad action."""
+    data = parse_record(record)
+    actions = data["actions"]
+    if upto is not None and (isinstance(upto, bool) or not isinstance(upto, int) or not 0 <= upto <= len(actions)):
+        raise RecordError(-1, f"at: must be in 0..{len(actions)}, got {upto!r}")
+    position = Position.from_deal(data["players"], data["first_player"], data["worker_piles"], data["jungle_deck"])
+    for index, raw in enumerate(actions[:upto] if upto is not None else actions):
+        try:
+            position.apply(Action.from_json(raw))
+        except CacaoError as exc:
+            raise RecordError(index, str(exc)) from None
+    if upto is None and "result" in data:
+        check_result(data["result"], position, len(actions))
+    return position

@@ -1,46 +1,39 @@
-"""Game records in the cacao-record/1 format (RECORD.md): check and replay."""
+"""Game records in the cacao-record/1 format (RECORD.md): their header, their
+result, and the checks of both. Replaying a record is ``position.replay``."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from .actions import JUNGLE_TILES, WORKER_TILES, Action, ActionFormatError
-from .errors import CacaoError, RecordError
+from .errors import RecordError
+from .formats import load_json
+from .rules import deck_tiles, seat_tiles
 
 RECORD_FORMAT = "cacao-record/1"
 RECORD_FIELDS = ("format", "players", "first_player", "worker_piles", "jungle_deck", "actions", "result")
 
-# worker tiles per seat (RULES.md), in WORKER_TILES order
-WORKERS_PER_SEAT = {2: (4, 5, 1, 1), 3: (3, 5, 1, 1), 4: (3, 4, 1, 1)}
-# the jungle deck after the start tiles (and with 2 players the 7 box tiles) are out
-JUNGLE_DECK = {
-    2: (3, 2, 1, 3, 1, 1, 1, 2, 1, 4),
-    3: (5, 2, 1, 4, 1, 2, 1, 3, 2, 5),
-    4: (5, 2, 1, 4, 1, 2, 1, 3, 2, 5),
-}
+
+@dataclass(frozen=True)
+class Result:
+    """Final gold (after temples, sun tokens and water) and cacao per seat, and
+    the winning seats (more than one for a shared win): a record's ``result``."""
+
+    gold: list[int]
+    cacao: list[int]
+    winners: list[int]
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {"gold": list(self.gold), "cacao": list(self.cacao), "winners": list(self.winners)}
 
 
-def load_json(text: str | bytes, error: Callable[[str], Exception]) -> Any:
-    """Parse JSON text; anything unparsable (bad syntax or encoding, nesting too
-    deep, an integer too long to convert) raises ``error(reason)``."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise error("not valid JSON: nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int digit limit
-        raise error(f"not valid JSON: {str(exc)[:200]}") from None
+class Played(Protocol):
+    """What check_result needs of a replayed game (a Position)."""
 
-
-def seat_tiles(players: int) -> Counter[str]:
-    """The multiset of worker tiles each seat starts with."""
-    return Counter({t: n for t, n in zip(WORKER_TILES, WORKERS_PER_SEAT[players])})
-
-
-def deck_tiles(players: int) -> Counter[str]:
-    """The multiset of the jungle deck at the start (display included)."""
-    return Counter({t: n for t, n in zip(JUNGLE_TILES, JUNGLE_DECK[players])})
+    def result(self) -> Result | None: ...
 
 
 def multiset_problem(got: list[Any], want: Counter[str]) -> str | None:
@@ -103,28 +96,9 @@ def parse_record(record: Mapping[str, Any] | str) -> dict[str, Any]:
     return dict(record)
 
 
-def replay(record: Mapping[str, Any] | str, upto: int | None = None):
-    """Replay a record to its end (or its first `upto` actions), checking every
-    action and, for a full replay, the written result. Returns the Position."""
-    from .position import Position
-
-    data = parse_record(record)
-    actions = data["actions"]
-    if upto is not None and (isinstance(upto, bool) or not isinstance(upto, int) or not 0 <= upto <= len(actions)):
-        raise RecordError(-1, f"at: must be in 0..{len(actions)}, got {upto!r}")
-    position = Position.from_deal(data["players"], data["first_player"], data["worker_piles"], data["jungle_deck"])
-    for index, raw in enumerate(actions[:upto] if upto is not None else actions):
-        try:
-            position.apply(Action.from_json(raw))
-        except CacaoError as exc:
-            raise RecordError(index, str(exc)) from None
-    if upto is None and "result" in data:
-        check_result(data["result"], position, len(actions))
-    return position
-
-
-def check_result(written: Any, position, index: int) -> None:
-    """A written result must be what the replay reached."""
+def check_result(written: Any, position: Played, index: int) -> None:
+    """A written result must be what the replay of `index` actions reached.
+    Raises RecordError(index, ...)."""
     result = position.result()
     if result is None:
         raise RecordError(index, "result: the record has a result but the game is not over")

@@ -10,20 +10,32 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from . import core
-from .actions import DIRECTIONS, JUNGLE_KIND, JUNGLE_TILES, WORKER_TILES, WORKER_TYPE
 from .errors import SnapshotError
-from .position import PHASES, _tile_json
-from .records import deck_tiles, load_json, seat_tiles
+from .formats import PHASES, load_json, tile_json
+from .rules import (
+    DIRECTIONS,
+    HAND_SIZE,
+    JUNGLE_KIND,
+    JUNGLE_TILES,
+    MAX_CACAO,
+    MAX_SUN,
+    MAX_WATER,
+    START_TILES,
+    WORKER_TILES,
+    WORKER_TYPE,
+    deck_tiles,
+    seat_tiles,
+)
 
 SNAPSHOT_FORMAT = "cacao-position/1"
 TOP_FIELDS = ("format", "view", "players", "first_player", "turn", "mover", "phase", "to_act",
               "board", "display", "jungle_deck", "jungle_deck_count", "seats", "pending")
 SEAT_FIELDS = ("gold", "cacao", "sun", "water", "hand", "hand_count", "pile", "pile_count", "discarded")
 REACH = 28  # |x|, |y| of any tile in a legal game (RULES.md geometry)
-START_TILES = {(0, 0): "plantation-1", (1, 1): "market-2"}
 
 
 # --- dumping ---
@@ -31,7 +43,7 @@ START_TILES = {(0, 0): "plantation-1", (1, 1): "market-2"}
 def dump_snapshot(c: core.CorePosition, view: int | None = None) -> dict[str, Any]:
     """The snapshot of a core position, or the observation of seat `view`."""
     covered = c.covered()
-    board = sorted((_tile_json(x, y, b, covered) for x, y, b in c.tiles()), key=lambda t: (t["x"], t["y"]))
+    board = sorted((tile_json(x, y, b, covered) for x, y, b in c.tiles()), key=lambda t: (t["x"], t["y"]))
     out: dict[str, Any] = {"format": SNAPSHOT_FORMAT}
     if view is not None:
         out["view"] = view
@@ -287,10 +299,10 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
             if key not in st and not (key == "pile" and view is not None) and not (key == "hand" and hidden_hand):
                 raise SnapshotError(f"{f}.{key}", "missing")
         gold = _int(st["gold"], f + ".gold", 0, 9999)
-        cacao = _int(st["cacao"], f + ".cacao", 0, 5)
-        sun = _int(st["sun"], f + ".sun", 0, 3)
-        water = _int(st["water"], f + ".water", 0, 8)
-        hand_count = _int(st["hand_count"], f + ".hand_count", 0, 3)
+        cacao = _int(st["cacao"], f + ".cacao", 0, MAX_CACAO)
+        sun = _int(st["sun"], f + ".sun", 0, MAX_SUN)
+        water = _int(st["water"], f + ".water", 0, MAX_WATER)
+        hand_count = _int(st["hand_count"], f + ".hand_count", 0, HAND_SIZE)
         pile_count = _int(st["pile_count"], f + ".pile_count", 0, total)
         discarded = _names(st["discarded"], f + ".discarded", WORKER_TYPE)
         placed = Counter(WORKER_TILES[(b >> 2) & 3] for b in placed_bytes(tiles, covered, s))
@@ -304,7 +316,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         used = done + (1 if phase == 1 and s == mover else 0)
         if sum(placed.values()) + len(discarded) != used:
             raise SnapshotError(f, f"has placed or discarded {sum(placed.values()) + len(discarded)} tiles but after {turn} turns it must be {used}")
-        drawn = min(total, 3 + done)
+        drawn = min(total, HAND_SIZE + done)
         if hand_count != drawn - used:
             raise SnapshotError(f + ".hand_count", f"must be {drawn - used} at this point of the game, got {hand_count}")
         if pile_count != total - drawn:
@@ -385,7 +397,7 @@ def _check_pending(raw: Any, n: int, phase: int, mover: int) -> list[tuple[int, 
             if not isinstance(r, Mapping) or set(r) != {"gold", "cacao"}:
                 raise SnapshotError(f"{f}.results[{j}]", "must be an object with exactly gold and cacao")
             pairs.append((_int(r["gold"], f"{f}.results[{j}].gold", 0, 255),
-                          _int(r["cacao"], f"{f}.results[{j}].cacao", 0, 5)))
+                          _int(r["cacao"], f"{f}.results[{j}].cacao", 0, MAX_CACAO)))
         pairs.sort(key=lambda gc: gc[1])
         if any(a[1] == b[1] or a[0] <= b[0] for a, b in zip(pairs, pairs[1:])):
             raise SnapshotError(f + ".results", "must be non-dominated: more cacao kept means less gold")

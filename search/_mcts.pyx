@@ -1392,11 +1392,6 @@ def action_values(CorePosition core, codes, int seat, bint blind=False):
         free(undo)
 
 
-def value_now(CorePosition core, int seat):
-    """seat_value of `seat` in `core`."""
-    return seat_value(&core.pos, seat)
-
-
 def check_values(CorePosition core, uint64_t seed, int plies, bint blind=False):
     """Play `plies` random actions from a copy of `core`; before each, evaluate
     every legal action (with or without the jungle deck) and count the
@@ -1443,35 +1438,3 @@ def check_values(CorePosition core, uint64_t seed, int plies, bint blind=False):
         free(before)
         free(legal)
         free(undo)
-
-
-def informed_playout(CorePosition core, uint64_t seed, int samples=4):
-    """Play `core` to the end with the informed playout policy (in place)."""
-    cdef rng_t rng
-    rng_seed(&rng, seed)
-    with nogil:
-        playout_informed(&core.pos, &rng, samples)
-
-
-def bench_playouts(CorePosition core, int observer, int playout, int count,
-                   uint64_t seed, int samples=4):
-    """Seconds for `count` determinize + playout passes from `core` (no tree)."""
-    cdef position_t* p = <position_t*>malloc(sizeof(position_t))
-    cdef rng_t rng
-    cdef int i
-    cdef double start, elapsed
-    if p == NULL:
-        raise MemoryError()
-    rng_seed(&rng, seed)
-    with nogil:
-        start = _now()
-        for i in range(count):
-            p[0] = core.pos
-            position_determinize(p, observer, 1 << observer, &rng)
-            if playout == PLAYOUT_INFORMED:
-                playout_informed(p, &rng, samples)
-            else:
-                position_playout(p, &rng)
-        elapsed = _now() - start
-    free(p)
-    return elapsed

@@ -12,7 +12,7 @@ from cacaoai.engine import (
     Action, CacaoError, IllegalActionError, Position, RecordError, SnapshotError, position_hash,
 )
 from cacaoai.engine.cli import main as cli_main, random_game
-from cacaoai.engine.records import deck_tiles, seat_tiles
+from cacaoai.engine.rules import deck_tiles, seat_tiles
 
 SEEDS = range(12)
 
