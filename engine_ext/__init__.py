@@ -1,4 +1,4 @@
-"""The rules of Cacao (RULES.md) for 2-4 players, compiled with Cython.
+"""The rules of Cacao (docs/rules.md) for 2-4 players, compiled with Cython.
 
     >>> from cacaoai.engine import Position
     >>> pos = Position.new(players=2, seed=7)
@@ -15,7 +15,7 @@ from . import rules
 from .actions import Action, ActionFormatError, Fill
 from .errors import CacaoError, IllegalActionError, RecordError, SnapshotError
 from .position import Position, Report, Result, Score, Temple, position_hash, replay
-from .records import RECORD_FORMAT, parse_record
+from .records import RECORD_FORMAT, parse_record, record_text
 from .rules import (
     DIRECTIONS,
     JUNGLE_COUNTS,
@@ -66,6 +66,7 @@ __all__ = [
     "faces",
     "parse_record",
     "position_hash",
+    "record_text",
     "replay",
     "rules",
 ]

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""C-level contract of the Cacao rules core (see RULES.md).
+"""C-level contract of the Cacao rules core (see docs/rules.md).
 
 Everything declared here is plain C data and ``noexcept nogil`` functions, so a
 search may call it from several threads at once without the GIL: each thread
@@ -18,7 +18,7 @@ cdef enum:
     GRID_SIZE = 64          # the board is GRID_SIZE x GRID_SIZE cells ...
     GRID_ORIGIN = 32        # ... and board cell (0, 0) is grid (32, 32)
     GRID_CELLS = 4096
-    GRID_REACH = 30         # |x|, |y| <= 28 in any legal game (RULES.md geometry)
+    GRID_REACH = 30         # |x|, |y| <= 28 in any legal game (docs/rules.md#board-geometry)
     PILE_MAX = 11           # worker tiles per seat (2 players)
     DECK_MAX = 26           # jungle deck with 3-4 players
     MAX_JUNGLE = 28
@@ -29,14 +29,15 @@ cdef enum:
     MAX_ACTIONS = 16384     # size of a buffer for position_legal_actions
     MAX_PLAYOUT_SAMPLES = 64    # candidates per turn of position_playout_informed
 
-# Limits of the rules (RULES.md), used by the C and read by cacaoai.engine.rules.
+# Limits of the rules (docs/rules.md), used by the C and read by cacaoai.engine.rules.
 cdef enum:
     HAND_SIZE = 3           # worker tiles in a full hand
     MAX_CACAO = 5           # cacao a seat can hold; more is lost
     MAX_SUN = 3             # sun tokens a seat can hold
     MAX_WATER = 8           # the last space of the water track (spaces 0..MAX_WATER)
+    SUN_GOLD = 1            # gold for each sun token left at the end
 
-# Worker tile types (RULES.md "Worker tiles").
+# Worker tile types (docs/rules.md#worker-tiles).
 cdef enum:
     W1111 = 0
     W2101 = 1
@@ -69,7 +70,7 @@ cdef enum:
     WORKER_BIT = 0x80
     COVERING_BIT = 0x40
 
-# Directions (RULES.md): N = (0,-1), E = (1,0), S = (0,1), W = (-1,0).
+# Directions (docs/rules.md): N = (0,-1), E = (1,0), S = (0,1), W = (-1,0).
 cdef enum:
     DIR_N = 0
     DIR_E = 1

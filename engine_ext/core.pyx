@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The rules of Cacao (RULES.md) as C functions over a flat ``position_t``.
+"""The rules of Cacao (docs/rules.md) as C functions over a flat ``position_t``.
 
 Layers, as in core.pxd: free ``noexcept nogil`` functions for the search,
 then ``CorePosition``, a small class that owns one position and lets Python
@@ -769,7 +769,7 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
                       uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
     """The Pareto set of (gold gained, cacao kept) over every order of the
     activated plantation and market sides and every number sold at each market
-    (RULES.md C). Plantations are taken in full; cacao above 5 is lost at once.
+    (docs/rules.md#activation). Plantations are taken in full; cacao above 5 is lost at once.
     Returns the number of results, written in increasing cacao."""
     cdef int i, c, s, g, mask, c2, lim, price, best, m, full, cs, rest, plant = 0
     cdef bint has_market = False
@@ -1178,7 +1178,7 @@ cdef inline uint32_t _temple_counts(const position_t* pos, int temple) noexcept 
             + SIDE_PACKED[g[temple + GRID_SIZE]][DIR_N] + SIDE_PACKED[g[temple - 1]][DIR_E])
 
 
-# A temple's award (RULES.md scoring 1) to a seat with workers there, by how many
+# A temple's award (docs/rules.md#temples) to a seat with workers there, by how many
 # seats have more workers and how many have as many (the seat included):
 # first place shares 6, a lone second place behind a lone first shares 3.
 cdef int AWARD[5][5]
@@ -1201,7 +1201,7 @@ cdef inline int _award_of(uint32_t counts, int seat) noexcept nogil:
 
 
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil:
-    """Add each temple's majority award (RULES.md scoring 1) to gold_out[seat]."""
+    """Add each temple's majority award (docs/rules.md#temples) to gold_out[seat]."""
     cdef int j, s, cell
     cdef uint32_t counts
     for j in range(pos.n_jungle):
@@ -1228,14 +1228,14 @@ cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t 
 
 
 cdef void position_score(const position_t* pos, score_t* out) noexcept nogil:
-    """Each seat's gold if the game ended now (RULES.md scoring): gold so far,
+    """Each seat's gold if the game ended now (docs/rules.md#scoring): gold so far,
     the temple majorities' awards, a gold a sun token and the water space's value."""
     cdef int s
     memset(out, 0, sizeof(score_t))
     position_temple_awards(pos, out.temples)
     for s in range(pos.n_seats):
         out.gold[s] = pos.seats[s].gold
-        out.sun[s] = pos.seats[s].sun
+        out.sun[s] = pos.seats[s].sun * SUN_GOLD
         out.water[s] = WATER_VALUES[pos.seats[s].water]
         out.total[s] = out.gold[s] + out.sun[s] + out.water[s] + out.temples[s]
 
@@ -1332,6 +1332,7 @@ def rules_tables():
         "hand_size": HAND_SIZE,
         "max_cacao": MAX_CACAO,
         "max_sun": MAX_SUN,
+        "sun_gold": SUN_GOLD,
     }
 
 

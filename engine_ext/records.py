@@ -1,4 +1,4 @@
-"""Game records in the cacao-record/1 format (RECORD.md): their header, their
+"""Game records in the cacao-record/1 format (docs/record-format.md): their header, their
 result, and the checks of both. Replaying a record is ``position.replay``."""
 
 from __future__ import annotations
@@ -28,6 +28,22 @@ class Result:
 
     def to_json(self) -> dict[str, list[int]]:
         return {"gold": list(self.gold), "cacao": list(self.cacao), "winners": list(self.winners)}
+
+
+def record_text(record: Mapping[str, Any]) -> str:
+    """A record as cacao-record/1 text, the form to save: its fields in the
+    format's order, one action a line, keys sorted; ``json.loads`` reads it back."""
+    lines = ["{"]
+    fields = [k for k in RECORD_FIELDS if k in record]
+    for i, key in enumerate(fields):
+        end = "," if i < len(fields) - 1 else ""
+        if key == "actions" and record[key]:
+            actions = [json.dumps(a, sort_keys=True, separators=(", ", ": ")) for a in record[key]]
+            lines.append(f' "actions": [\n  ' + ",\n  ".join(actions) + f"\n ]{end}")
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(record[key], sort_keys=True)}{end}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 class Played(Protocol):

@@ -61,6 +61,7 @@ WATER_TRACK: tuple[int, ...] = tuple(_TABLES["water_track"])
 MAX_WATER: int = len(WATER_TRACK) - 1
 MAX_CACAO: int = _TABLES["max_cacao"]
 MAX_SUN: int = _TABLES["max_sun"]
+SUN_GOLD: int = _TABLES["sun_gold"]  # gold for each sun token left at the end
 HAND_SIZE: int = _TABLES["hand_size"]
 
 _AWARD: list[list[int]] = _TABLES["temple_award"]
@@ -114,4 +115,5 @@ def facts() -> dict[str, Any]:
         "hand_size": HAND_SIZE,
         "max_cacao": MAX_CACAO,
         "max_sun": MAX_SUN,
+        "sun_gold": SUN_GOLD,
     }

@@ -1,6 +1,6 @@
 """Conversions between the cacao.v1 messages and the engine's JSON forms.
 
-The engine speaks the project's JSON forms (RECORD.md actions, the
+The engine speaks the project's JSON forms (docs/record-format.md actions, the
 ``cacao-position/1`` snapshot, the ``cacao-record/1`` record); the API speaks
 protobuf messages that mirror them field by field. Converting a request
 message checks what only the message can get wrong (unset enums and oneofs,
@@ -25,31 +25,17 @@ from typing import Any, Mapping
 from google.protobuf import duration_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.engine import Action, Position
+from cacaoai.engine import Action, Position, rules
 from cacaoai.search.limits import MAX_THREADS, Limit
 from cacaoai.search.results import Candidate, RootInfo, SearchResult
 
 POSITION_FORMAT = "cacao-position/1"
 RECORD_FORMAT = "cacao-record/1"
 
-WORKER_TILES = {
-    "1111": pb.WORKER_TILE_1111,
-    "2101": pb.WORKER_TILE_2101,
-    "3001": pb.WORKER_TILE_3001,
-    "3100": pb.WORKER_TILE_3100,
-}
-JUNGLE_TILES = {
-    "plantation-1": pb.JUNGLE_TILE_PLANTATION_1,
-    "plantation-2": pb.JUNGLE_TILE_PLANTATION_2,
-    "market-2": pb.JUNGLE_TILE_MARKET_2,
-    "market-3": pb.JUNGLE_TILE_MARKET_3,
-    "market-4": pb.JUNGLE_TILE_MARKET_4,
-    "gold-1": pb.JUNGLE_TILE_GOLD_1,
-    "gold-2": pb.JUNGLE_TILE_GOLD_2,
-    "water": pb.JUNGLE_TILE_WATER,
-    "sun": pb.JUNGLE_TILE_SUN,
-    "temple": pb.JUNGLE_TILE_TEMPLE,
-}
+# the enum of each tile name the engine knows: WORKER_TILE_2101, JUNGLE_TILE_MARKET_3
+WORKER_TILES = {name: pb.WorkerTile.Value(f"WORKER_TILE_{name}") for name in rules.WORKER_TILES}
+JUNGLE_TILES = {name: pb.JungleTile.Value("JUNGLE_TILE_" + name.upper().replace("-", "_"))
+                for name in rules.JUNGLE_TILES}
 PHASES = {"turn": pb.PHASE_TURN, "resolve": pb.PHASE_RESOLVE, "over": pb.PHASE_OVER}
 DIRECTIONS = ["N", "E", "S", "W"]
 DIRECTION_ENUMS = [pb.DIRECTION_N, pb.DIRECTION_E, pb.DIRECTION_S, pb.DIRECTION_W]
@@ -100,7 +86,7 @@ class Violations:
 # --- names <-> enums -----------------------------------------------------------
 
 def _name(names: dict[int, str], what: str, value: int, path: str, out: Violations) -> str:
-    """The RECORD.md name of an enum value, or "?" with a violation at `path`."""
+    """The docs/record-format.md name of an enum value, or "?" with a violation at `path`."""
     name = names.get(value)
     if name is None:
         out.add(path, _enum_problem(value, what))
@@ -138,7 +124,7 @@ def direction_enum(value: Any) -> int:
 # --- actions -------------------------------------------------------------------
 
 def action_to_json(action: pb.Action, path: str = "action") -> dict:
-    """The RECORD.md form of an Action message.
+    """The docs/record-format.md form of an Action message.
 
     Raises:
         ConversionError: naming the malformed fields.
@@ -176,7 +162,7 @@ def _action_to_json(action: pb.Action, path: str, out: Violations) -> dict:
 
 
 def action_from_json(data: dict) -> pb.Action:
-    """The Action message of a RECORD.md action (engine output, trusted)."""
+    """The Action message of a docs/record-format.md action (engine output, trusted)."""
     kind = data["type"]
     action = pb.Action(seat=data["seat"])
     body = getattr(action, kind)
@@ -195,7 +181,7 @@ def action_from_json(data: dict) -> pb.Action:
 
 
 def action_key(data: dict) -> str:
-    """A canonical string of a RECORD.md action, for comparing and grouping."""
+    """A canonical string of a docs/record-format.md action, for comparing and grouping."""
     import json
 
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
@@ -207,7 +193,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
     """The ``cacao-position/1`` dict of a Position message.
 
     A complete position gives every part; an observation (``view`` set) leaves
-    out the jungle deck, the piles and every hidden hand (RULES.md
+    out the jungle deck, the piles and every hidden hand (docs/rules.md
     "Information").
 
     Raises:
@@ -617,3 +603,36 @@ def _candidate(move: dict, line: list[dict], c: pb.Candidate) -> Candidate:
 
 def _finite(value: float | None) -> float:
     return value if value is not None and math.isfinite(value) else 0.0
+
+
+# --- rules facts and standings ----------------------------------------------------
+
+def rules_facts_to_proto() -> pb.RulesFacts:
+    """The RulesFacts message of the engine's rules (GetServerInfo)."""
+    counts = rules.PLAYER_COUNTS
+    message = pb.RulesFacts(
+        water_track=rules.WATER_TRACK, max_cacao=rules.MAX_CACAO, max_sun=rules.MAX_SUN,
+        temple_awards=rules.TEMPLE_AWARDS, sun_gold=rules.SUN_GOLD)
+    for name in rules.WORKER_TILES:
+        message.worker_tiles.add(tile=WORKER_TILES[name], name=name,
+                                 faces=rules.WORKER_FACES[name],
+                                 per_seat=[rules.WORKER_COUNTS[n][name] for n in counts])
+    start = list(rules.START_TILES.values())
+    for name in rules.JUNGLE_TILES:
+        on_board = start.count(name)
+        message.jungle_tiles.add(tile=JUNGLE_TILES[name], name=name, start=on_board,
+                                 count=[rules.JUNGLE_COUNTS[n][name] + on_board for n in counts])
+    return message
+
+
+def standing_to_proto(position: Position) -> pb.Standing:
+    """The Standing message of a position: each seat's gold by part if the game
+    ended now, and each temple's majority (the engine's final scoring)."""
+    message = pb.Standing()
+    for seat, score in enumerate(position.scores()):
+        cacao = position.core.seat(seat)["cacao"]  # public: cacao breaks ties
+        message.seats.add(seat=seat, gold=score.gold, temples=score.temples, sun=score.sun,
+                          water=score.water, total=score.total, cacao=cacao)
+    for temple in position.temples():
+        message.temples.add(x=temple.x, y=temple.y, workers=temple.workers, gold=temple.awards)
+    return message

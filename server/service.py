@@ -35,6 +35,7 @@ from cacaoai.engine import (
     IllegalActionError,
     Position,
     RecordError,
+    record_text,
 )
 from cacaoai.search import SearchResult, StopFlag, TreeCache, search
 from cacaoai.search.bots import levels as search_levels
@@ -113,6 +114,7 @@ class CacaoApi:
                              f"{', '.join(self.levels)}")
         cache_bytes = self.options.tree_cache_bytes
         self.trees = TreeCache(cache_bytes) if cache_bytes else None  # kept search trees
+        self.rules = convert.rules_facts_to_proto()
 
     # --- information ---
 
@@ -143,6 +145,7 @@ class CacaoApi:
                     for n, b in self.levels.items()],
             default_level=self.default_level,
             instance=INSTANCE,
+            rules=self.rules,
         )
 
     # --- rules ---
@@ -162,7 +165,8 @@ class CacaoApi:
         loaded = positions.load(request, seed=0)
         position = loaded.position
         response = pb.ListLegalActionsResponse(
-            position_hash=loaded.hash, phase=convert.PHASES[position.phase])
+            position_hash=loaded.hash, phase=convert.PHASES[position.phase],
+            standing=convert.standing_to_proto(position))  # public facts only: safe for an observation
         if position.is_over:
             return response
         _require_decider_visible(loaded)
@@ -193,6 +197,7 @@ class CacaoApi:
             position=convert.position_from_json(after),
             position_hash=position.hash(),
             action=convert.action_from_json(report.action.to_json()),
+            standing=convert.standing_to_proto(position),
         )
         _describe(response, report, before, after)
         if position.is_over:
@@ -291,6 +296,10 @@ class CacaoApi:
     def _prepare(self, request: Any, call: Call, default_level: str | None) -> Plan:
         """A search request read and checked: its position, seat, restriction,
         budget (fitted to the deadline) and tree reuse."""
+        if request.max_candidates < 0:
+            raise errors.invalid("max_candidates", f"{request.max_candidates} is negative: give "
+                                 "how many candidates to send (0: the default, "
+                                 f"{convert.DEFAULT_CANDIDATES})")
         seed = request.seed if request.HasField("seed") else positions.random_seed()
         cache = self._cache(request)
         loaded = positions.load(request, seed=seed,
@@ -510,8 +519,13 @@ def _count_actions(data: dict | str, index: int) -> int:
 
 
 def _set_final(response: pb.ValidateRecordResponse, position: Position) -> None:
+    """The position after the legal actions, how it stands, and the record so far."""
     response.position.CopyFrom(convert.position_from_json(position.snapshot()))
     response.position_hash = position.hash()
+    response.standing.CopyFrom(convert.standing_to_proto(position))
+    record = position.record()
+    response.record.CopyFrom(convert.record_from_json(record))
+    response.record_json = record_text(record)
     if position.is_over:
         response.result.CopyFrom(convert.result_from_json(position.result()))
 

@@ -88,7 +88,7 @@ class GetServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetServerInfoResponse(_message.Message):
-    __slots__ = ("api_version", "server_version", "engine_version", "rules_version", "record_format", "position_format", "limits", "levels", "default_level", "instance")
+    __slots__ = ("api_version", "server_version", "engine_version", "rules_version", "record_format", "position_format", "limits", "levels", "default_level", "instance", "rules")
     API_VERSION_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -99,6 +99,7 @@ class GetServerInfoResponse(_message.Message):
     LEVELS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
     api_version: str
     server_version: str
     engine_version: str
@@ -109,7 +110,88 @@ class GetServerInfoResponse(_message.Message):
     levels: _containers.RepeatedCompositeFieldContainer[StrengthLevel]
     default_level: str
     instance: str
-    def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ...) -> None: ...
+    rules: RulesFacts
+    def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ..., rules: _Optional[_Union[RulesFacts, _Mapping]] = ...) -> None: ...
+
+class RulesFacts(_message.Message):
+    __slots__ = ("worker_tiles", "jungle_tiles", "water_track", "max_cacao", "max_sun", "temple_awards", "sun_gold")
+    WORKER_TILES_FIELD_NUMBER: _ClassVar[int]
+    JUNGLE_TILES_FIELD_NUMBER: _ClassVar[int]
+    WATER_TRACK_FIELD_NUMBER: _ClassVar[int]
+    MAX_CACAO_FIELD_NUMBER: _ClassVar[int]
+    MAX_SUN_FIELD_NUMBER: _ClassVar[int]
+    TEMPLE_AWARDS_FIELD_NUMBER: _ClassVar[int]
+    SUN_GOLD_FIELD_NUMBER: _ClassVar[int]
+    worker_tiles: _containers.RepeatedCompositeFieldContainer[WorkerTileFacts]
+    jungle_tiles: _containers.RepeatedCompositeFieldContainer[JungleTileFacts]
+    water_track: _containers.RepeatedScalarFieldContainer[int]
+    max_cacao: int
+    max_sun: int
+    temple_awards: _containers.RepeatedScalarFieldContainer[int]
+    sun_gold: int
+    def __init__(self, worker_tiles: _Optional[_Iterable[_Union[WorkerTileFacts, _Mapping]]] = ..., jungle_tiles: _Optional[_Iterable[_Union[JungleTileFacts, _Mapping]]] = ..., water_track: _Optional[_Iterable[int]] = ..., max_cacao: _Optional[int] = ..., max_sun: _Optional[int] = ..., temple_awards: _Optional[_Iterable[int]] = ..., sun_gold: _Optional[int] = ...) -> None: ...
+
+class WorkerTileFacts(_message.Message):
+    __slots__ = ("tile", "name", "faces", "per_seat")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FACES_FIELD_NUMBER: _ClassVar[int]
+    PER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    tile: WorkerTile
+    name: str
+    faces: _containers.RepeatedScalarFieldContainer[int]
+    per_seat: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, tile: _Optional[_Union[WorkerTile, str]] = ..., name: _Optional[str] = ..., faces: _Optional[_Iterable[int]] = ..., per_seat: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class JungleTileFacts(_message.Message):
+    __slots__ = ("tile", "name", "count", "start")
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    tile: JungleTile
+    name: str
+    count: _containers.RepeatedScalarFieldContainer[int]
+    start: int
+    def __init__(self, tile: _Optional[_Union[JungleTile, str]] = ..., name: _Optional[str] = ..., count: _Optional[_Iterable[int]] = ..., start: _Optional[int] = ...) -> None: ...
+
+class Standing(_message.Message):
+    __slots__ = ("seats", "temples")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    TEMPLES_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatScore]
+    temples: _containers.RepeatedCompositeFieldContainer[TempleStanding]
+    def __init__(self, seats: _Optional[_Iterable[_Union[SeatScore, _Mapping]]] = ..., temples: _Optional[_Iterable[_Union[TempleStanding, _Mapping]]] = ...) -> None: ...
+
+class SeatScore(_message.Message):
+    __slots__ = ("seat", "gold", "temples", "sun", "water", "total", "cacao")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    TEMPLES_FIELD_NUMBER: _ClassVar[int]
+    SUN_FIELD_NUMBER: _ClassVar[int]
+    WATER_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    CACAO_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    gold: int
+    temples: int
+    sun: int
+    water: int
+    total: int
+    cacao: int
+    def __init__(self, seat: _Optional[int] = ..., gold: _Optional[int] = ..., temples: _Optional[int] = ..., sun: _Optional[int] = ..., water: _Optional[int] = ..., total: _Optional[int] = ..., cacao: _Optional[int] = ...) -> None: ...
+
+class TempleStanding(_message.Message):
+    __slots__ = ("x", "y", "workers", "gold")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_FIELD_NUMBER: _ClassVar[int]
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    workers: _containers.RepeatedScalarFieldContainer[int]
+    gold: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., workers: _Optional[_Iterable[int]] = ..., gold: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
     __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority", "max_client_searches", "max_concurrent_calls", "max_client_calls", "tree_cache_bytes")
@@ -182,16 +264,18 @@ class ListLegalActionsRequest(_message.Message):
     def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
 
 class ListLegalActionsResponse(_message.Message):
-    __slots__ = ("position_hash", "phase", "to_act", "actions")
+    __slots__ = ("position_hash", "phase", "to_act", "actions", "standing")
     POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     TO_ACT_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
     position_hash: str
     phase: Phase
     to_act: int
     actions: _containers.RepeatedCompositeFieldContainer[Action]
-    def __init__(self, position_hash: _Optional[str] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+    standing: Standing
+    def __init__(self, position_hash: _Optional[str] = ..., phase: _Optional[_Union[Phase, str]] = ..., to_act: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ...) -> None: ...
 
 class ApplyActionRequest(_message.Message):
     __slots__ = ("position", "record", "action", "expected_position_hash")
@@ -254,7 +338,7 @@ class Draws(_message.Message):
     def __init__(self, worker_tile_drawn: _Optional[bool] = ..., worker_tile: _Optional[_Union[WorkerTile, str]] = ..., display_refill: _Optional[_Iterable[_Union[JungleTile, str]]] = ...) -> None: ...
 
 class ApplyActionResponse(_message.Message):
-    __slots__ = ("position", "position_hash", "action", "placed", "activations", "gains", "draws", "turn_ended", "result", "record")
+    __slots__ = ("position", "position_hash", "action", "placed", "activations", "gains", "draws", "turn_ended", "result", "record", "standing")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -265,6 +349,7 @@ class ApplyActionResponse(_message.Message):
     TURN_ENDED_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
     position: Position
     position_hash: str
     action: Action
@@ -275,7 +360,8 @@ class ApplyActionResponse(_message.Message):
     turn_ended: bool
     result: GameResult
     record: GameRecord
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
+    standing: Standing
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ...) -> None: ...
 
 class SuggestActionRequest(_message.Message):
     __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree")
@@ -456,7 +542,7 @@ class ValidateRecordRequest(_message.Message):
     def __init__(self, record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class ValidateRecordResponse(_message.Message):
-    __slots__ = ("valid", "error_index", "error_message", "actions_replayed", "position", "position_hash", "result")
+    __slots__ = ("valid", "error_index", "error_message", "actions_replayed", "position", "position_hash", "result", "standing", "record", "record_json")
     VALID_FIELD_NUMBER: _ClassVar[int]
     ERROR_INDEX_FIELD_NUMBER: _ClassVar[int]
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -464,6 +550,9 @@ class ValidateRecordResponse(_message.Message):
     POSITION_FIELD_NUMBER: _ClassVar[int]
     POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
     valid: bool
     error_index: int
     error_message: str
@@ -471,7 +560,10 @@ class ValidateRecordResponse(_message.Message):
     position: Position
     position_hash: str
     result: GameResult
-    def __init__(self, valid: _Optional[bool] = ..., error_index: _Optional[int] = ..., error_message: _Optional[str] = ..., actions_replayed: _Optional[int] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ...) -> None: ...
+    standing: Standing
+    record: GameRecord
+    record_json: str
+    def __init__(self, valid: _Optional[bool] = ..., error_index: _Optional[int] = ..., error_message: _Optional[str] = ..., actions_replayed: _Optional[int] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class PlacedWorker(_message.Message):
     __slots__ = ("tile", "seat", "rotation", "covers")
