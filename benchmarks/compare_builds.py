@@ -118,8 +118,11 @@ def play(task: tuple[int, int]) -> dict[str, Any]:
     """Game g: deal g // 2, the new bot in seat g % 2."""
     from cacaoai.engine import Position
 
+    from cacaoai.engine import derive_seed
+
     g, seed = task
-    deal_seed = (seed * 1_000_003 + g // 2) % 2**64
+    deal_seed = derive_seed(seed, g // 2)   # each deal played once from each seat
+    game_seed = derive_seed(deal_seed, g)
     new_seat = g % 2
     position = Position.new(2, deal_seed)
     ply = 0
@@ -130,7 +133,7 @@ def play(task: tuple[int, int]) -> dict[str, Any]:
         worker = _WORKERS[side]
         before = worker.seconds
         snapshot = position.snapshot()
-        code = worker.choose(snapshot, (deal_seed * 7_919 + ply * 104_729 + g) % 2**64, g,
+        code = worker.choose(snapshot, derive_seed(game_seed, ply), g,
                              history[-HISTORY_PLIES:] if _REUSES[side] else None)
         spent[side][0] += worker.seconds - before
         spent[side][1] += 1

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from typing import Any, Sequence, TextIO, TypeAlias
 
 from cacaoai.api import Limit, parse_strength
+from cacaoai.engine import derive_seed, record_text
 
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
 from .errors import CacaoClientError
 from .local import StartError
-from .play import local_server, record_text
+from .play import local_server
 from .text import strength_text
 
 #: A player's strength: a Limit, a level name, or None (the server's default level).
@@ -76,7 +77,7 @@ def play_game(client: CacaoClient, players: Sequence[Player], seats: list[int], 
     position = deal.position
     while position["phase"] != "over":
         seat = position["to_act"]
-        search_seed = (seed * 7_919 + len(record["actions"])) % 2**63
+        search_seed = derive_seed(seed, len(record["actions"]))
         suggestion = client.suggest(record, players[seats[seat]], seed=search_seed)
         applied = client.apply_action(record, suggestion.action)
         assert applied.record is not None
@@ -132,7 +133,7 @@ def run_match(client: CacaoClient, players: Sequence[Player], *, games: int, sea
 
     def one(g: int) -> GameOutcome:
         seats = seating(len(players), seat_count, g, rotate)
-        game_seed = (seed + g) % 2**63
+        game_seed = derive_seed(seed, g)
         record = play_game(client, players, seats, game_seed, g + 1)
         path = None
         if out_dir:

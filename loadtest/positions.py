@@ -16,7 +16,7 @@ Each line of the output is one JSON object:
      "ply": 14, "phase": "turn", "legal_actions": 23,
      "observation": {... cacao-position/1 with "view": to_act ...},
      "position":    {... the complete cacao-position/1 ...},
-     "action":      {... the action the game went on with, RECORD.md form ...}}
+     "action":      {... the action the game went on with, docs/record-format.md form ...}}
 
 The observation is what SuggestAction and ListLegalActions are sent (a client
 never needs the hidden parts); the complete position and the recorded action
@@ -37,7 +37,7 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
-from cacaoai.engine import Position
+from cacaoai.engine import Position, derive_seed
 from cacaoai.search.bots import parse_bot
 
 DEFAULT_OUT = Path(__file__).with_name("positions.jsonl")
@@ -59,7 +59,7 @@ def play(players: int, deal_seed: int, game: int) -> tuple[dict[str, Any], list[
     while not position.is_over:
         seat = position.to_act
         legal = position.legal_actions()
-        action = bots[seat].choose(position, (deal_seed * 7919 + ply) % 2**64)
+        action = bots[seat].choose(position, derive_seed(deal_seed, ply))
         decisions.append({
             "ply": ply,
             "phase": position.phase,

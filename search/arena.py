@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from cacaoai.engine import Position
+from cacaoai.engine import Position, derive_seed
 
 from .bots import Bot, parse_bot
 
@@ -65,7 +65,8 @@ def _bot(spec: str, index: int) -> Bot:
 def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
     """Play game `g`: returns the seating, the result and the record."""
     g, players, seed, specs = task
-    deal_seed = (seed * 1_000_003 + g // players) % 2**64
+    deal_seed = derive_seed(seed, g // players)   # each deal played once from every seat
+    game_seed = derive_seed(deal_seed, g)
     seating = [(s - g) % players for s in range(players)]   # seat -> bot index
     position = Position.new(players, deal_seed)
     bots = [_bot(spec, i) for i, spec in enumerate(specs)]
@@ -77,7 +78,7 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
         seat = position.to_act
         assert seat is not None
         bot = bots[seating[seat]]
-        move_seed = (deal_seed * 7_919 + ply * 104_729 + g) % 2**64
+        move_seed = derive_seed(game_seed, ply)
         for other in range(players):           # bots that ponder think on the others' turns
             if other != seat:
                 bots[seating[other]].ponder(position, other, move_seed, history[-HISTORY_PLIES:])

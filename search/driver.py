@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cacaoai.engine import Action, Position
+from cacaoai.engine import Action, Position, derive_seed
 
 from ._mcts import PRIORITIES, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
 from .limits import PLAYOUTS, Limit, SearchSettings
@@ -438,7 +438,7 @@ def _principal_variation(position: Position, trees: list[tuple[Tree, str]], firs
     best: list[Action] = [position.decode(first)]
     for k in range(PV_DETERMINIZATIONS if len(codes) > 1 else 0):
         core = position.core.clone()
-        core.determinize(observer, mask | (1 << observer), (seed * 7919 + k) % 2**64)
+        core.determinize(observer, mask | (1 << observer), derive_seed(seed, k))
         view = Position(core)
         line = []
         for code in codes:
