@@ -2,7 +2,7 @@
 
 The board is a grid of 7x3-character cells, one per board cell, with the x
 coordinate over each column and the y coordinate beside each row (y grows
-downwards, as in RULES.md). A worker tile shows its workers on each side and
+downwards, as in docs/rules.md). A worker tile shows its workers on each side and
 its owner in the middle (``[0]``; ``{0}`` for an overbuild, which cannot be
 covered again), in the owner's colour; a jungle tile shows its kind on green;
 an empty cell where the player to move may place a tile shows its coordinates.
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
+from cacaoai.engine.rules import DIRECTIONS, MAX_CACAO, MAX_SUN, WATER_TRACK, faces
+
 CELL_W = 7
-WATER_TRACK = (-10, -4, -1, 0, 2, 4, 7, 11, 16)
-MAX_CACAO = 5
-MAX_SUN = 3
 
 # seat colours: background, foreground (ANSI SGR); names for the legend
 SEAT_COLOURS = (("41", "97"), ("44", "97"), ("45", "97"), ("46", "30"))
@@ -41,16 +40,7 @@ JUNGLE_TEXT = {
     "sun": ("sun", ""),
     "temple": ("temple", ""),
 }
-NEIGHBOURS = ((0, -1), (1, 0), (0, 1), (-1, 0))  # N, E, S, W
-
-
-def faces(tile: str, rot: int) -> tuple[int, int, int, int]:
-    """Workers facing N, E, S, W of a worker tile turned ``rot`` quarter turns clockwise.
-
-    The workers printed on side k face direction (k + rot) mod 4 (RULES.md).
-    """
-    n, e, s, w = (int(tile[(d - rot) % 4]) for d in range(4))
-    return n, e, s, w
+NEIGHBOURS = DIRECTIONS  # (dx, dy) of N, E, S, W
 
 
 def paint(text: str, sgr: str, colour: bool) -> str:

@@ -16,7 +16,7 @@ says which part is wrong and why. Nothing here decides legality: the legal
 actions always come from the engine.
 
 Jungle tiles in fills: p1 p2 (plantations), m2 m3 m4 (markets), g1 g2 (gold
-mines), w (water), s (sun), t (temple), or their RECORD.md names.
+mines), w (water), s (sun), t (temple), or their docs/record-format.md names.
 
 Thread-safety: pure functions.
 """
@@ -29,9 +29,10 @@ from typing import Any, Mapping, Sequence
 
 from cacaoai.engine import Action, Fill
 
-from .board import NEIGHBOURS, count_tiles, faces
+from cacaoai.engine.rules import WORKER_TILES, faces
 
-WORKER_TILES = ("1111", "2101", "3001", "3100")
+from .board import NEIGHBOURS, count_tiles
+
 ABBREV = {
     "plantation-1": "p1", "plantation-2": "p2", "market-2": "m2", "market-3": "m3",
     "market-4": "m4", "gold-1": "g1", "gold-2": "g2", "water": "w", "sun": "s", "temple": "t",
@@ -73,7 +74,7 @@ def place_cells(legal: Sequence[Action]) -> set[tuple[int, int]]:
 
 
 def jungle_name(text: str) -> str | None:
-    """The RECORD.md name of a jungle tile written short or long, or None."""
+    """The docs/record-format.md name of a jungle tile written short or long, or None."""
     return _ALIASES.get(text.lower().replace("_", "-"))
 
 

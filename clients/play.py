@@ -20,7 +20,6 @@ Type ``help`` at the prompt for the action notation and the commands.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -28,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TextIO
 
 from cacaoai.api import Limit, parse_strength
-from cacaoai.engine import Action, CacaoError, Position, RecordError, Report
+from cacaoai.engine import (Action, CacaoError, Position, RecordError, Report, derive_seed,
+                            record_text)
 
 from . import board, notation
 from .client import CacaoClient
@@ -360,7 +360,7 @@ class Session:
         seed = self.settings.seed
         if seed is None:
             return None
-        return (seed * 1_000_003 + len(self.game.history)) % 2**63
+        return derive_seed(seed, len(self.game.history))
 
     def ai_move(self, seat: int) -> bool:
         """Asks the server for ``seat``'s decision, sending only its observation."""
@@ -384,18 +384,6 @@ class Session:
 
 
 # --- records -------------------------------------------------------------------
-
-def record_text(record: dict[str, Any]) -> str:
-    """A record as JSON text with one action per line."""
-    lines = []
-    for key, value in record.items():
-        if key == "actions" and value:
-            body = ",\n    ".join(json.dumps(a) for a in value)
-            lines.append(f'  "actions": [\n    {body}\n  ]')
-        else:
-            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
 
 def load_game(path: str) -> Position:
     """The game of a saved record.

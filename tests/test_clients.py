@@ -24,8 +24,8 @@ import pytest
 from cacaoai.client import CacaoClient, CacaoClientError, Limit
 from cacaoai.client import board, notation
 from cacaoai.client.local import LocalServer, free_port
-from cacaoai.client.play import record_text
-from cacaoai.engine import Action, Position
+from cacaoai.engine import record_text
+from cacaoai.engine import Action, Position, faces
 
 FAST = Limit(iterations=20)
 EXAMPLE = Path(__file__).resolve().parents[1] / "clients" / "examples" / "embed.py"
@@ -397,7 +397,7 @@ def test_missing_parts_leave_choices_to_pick_from():
     parsed = notation.parse(f"{tile} {cell[0]},{cell[1]}", legal, view, seat)
     assert parsed.action is None and len(parsed.choices) >= 4
     assert all(a.tile == tile and (a.x, a.y) == cell for a in parsed.choices)
-    oriented = "".join(map(str, board.faces(tile, 1)))
+    oriented = "".join(map(str, faces(tile, 1)))
     picked = notation.parse(f"{tile} at ({cell[0]}, {cell[1]}) {oriented}", legal, view, seat)
     assert picked.choices == [] or all(a.rot == 1 for a in picked.choices)
     assert picked.action is None or picked.action.rot == 1
