@@ -1,4 +1,4 @@
-"""Actions in the RECORD.md form.
+"""Actions in the docs/record-format.md form.
 
 An :class:`Action` is a small immutable value that round-trips exactly through
 its JSON form (``Action.from_json(a.to_json()) == a``). Two actions are equal
@@ -73,7 +73,7 @@ class Action:
         return cls("resolve", seat, gold=gold, cacao=cacao)
 
     def to_json(self) -> dict[str, Any]:
-        """The RECORD.md form, keys in the order RECORD.md writes them."""
+        """The docs/record-format.md form, keys in the order docs/record-format.md writes them."""
         out: dict[str, Any] = {"type": self.type, "seat": self.seat}
         if self.type == "resolve":
             out["gold"] = self.gold
@@ -93,7 +93,7 @@ class Action:
 
     @classmethod
     def from_json(cls, data: Any) -> "Action":
-        """Parse the RECORD.md form. Raises ActionFormatError naming the field."""
+        """Parse the docs/record-format.md form. Raises ActionFormatError naming the field."""
         if not isinstance(data, Mapping):
             raise ActionFormatError("action must be a JSON object")
         kind = data.get("type")

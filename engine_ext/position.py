@@ -1,7 +1,7 @@
 """The friendly Python face of the rules core: :class:`Position`.
 
 A Position wraps one compiled ``CorePosition``; it checks every action that
-comes from outside, speaks RECORD.md's action forms, and keeps the history of
+comes from outside, speaks docs/record-format.md's action forms, and keeps the history of
 a game that started from a deal so that it can write its record.
 
 It sits above records.py and snapshot.py: it reads and writes both formats,
@@ -344,7 +344,7 @@ class Position:
         return dump_snapshot(self._core)
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What `seat` knows (RULES.md "Information"), as cacao-position/1."""
+        """What `seat` knows (docs/rules.md#information), as cacao-position/1."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise CacaoError(f"seat: must be in 0..{self.players - 1}, got {seat!r}")
         return dump_snapshot(self._core, view=seat)

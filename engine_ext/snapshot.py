@@ -1,7 +1,7 @@
 """Position snapshots (cacao-position/1) and observations: dump, check, load.
 
 A snapshot is a complete position; an observation is what one seat knows
-(RULES.md "Information"): the jungle deck order, every draw pile order and the
+(docs/rules.md#information): the jungle deck order, every draw pile order and the
 other seats' hands are absent, their counts stay. Loading checks everything a
 position must satisfy and names the field of the first problem.
 """
@@ -35,7 +35,7 @@ SNAPSHOT_FORMAT = "cacao-position/1"
 TOP_FIELDS = ("format", "view", "players", "first_player", "turn", "mover", "phase", "to_act",
               "board", "display", "jungle_deck", "jungle_deck_count", "seats", "pending")
 SEAT_FIELDS = ("gold", "cacao", "sun", "water", "hand", "hand_count", "pile", "pile_count", "discarded")
-REACH = 28  # |x|, |y| of any tile in a legal game (RULES.md geometry)
+REACH = 28  # |x|, |y| of any tile in a legal game (docs/rules.md#board-geometry)
 
 
 # --- dumping ---
@@ -250,7 +250,7 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
 def _check_reachable(tiles: Mapping[tuple[int, int], int]) -> None:
     """Every tile must be placeable in some order from the start tiles: a worker
     tile next to a jungle tile already there, a jungle tile next to two worker
-    tiles already there (RULES.md). This keeps boards connected and within the
+    tiles already there (docs/rules.md). This keeps boards connected and within the
     reach of a real game."""
     laid = set(START_TILES)
     waiting = [cell for cell in tiles if cell not in laid]
@@ -272,7 +272,7 @@ def _check_reachable(tiles: Mapping[tuple[int, int], int]) -> None:
 
 def _check_filled(tiles: Mapping[tuple[int, int], int]) -> None:
     """While jungle tiles remain, an empty cell next to two worker tiles has been
-    filled (RULES.md: the placement that closes it fills it)."""
+    filled (docs/rules.md: the placement that closes it fills it)."""
     for x, y in {(x + dx, y + dy) for (x, y), b in tiles.items() if b >= 0x80 for dx, dy in DIRECTIONS}:
         if (x, y) not in tiles and sum(tiles.get((x + dx, y + dy), 0) >= 0x80 for dx, dy in DIRECTIONS) >= 2:
             raise SnapshotError("board", f"the empty cell ({x},{y}) touches 2 or more worker tiles "
@@ -348,7 +348,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
     return seats
 
 
-# Most a worker tile can bring (RULES.md): 4 workers, each side activating at most
+# Most a worker tile can bring (docs/rules.md): 4 workers, each side activating at most
 # once; per worker at most 4 gold (market-4), 1 water step.
 GOLD_PER_TILE = 16
 WATER_PER_TILE = 4

@@ -181,7 +181,7 @@ def record_field_path(index: int, record: dict | str) -> str:
     return f"record.actions[{index}]"
 
 
-# Engine reasons for an illegal action start with the RECORD.md field at
+# Engine reasons for an illegal action start with the docs/record-format.md field at
 # fault ("tile: ...", "x/y: ..."); these are the proto fields they stand for.
 _ILLEGAL_FIELDS = {
     "seat": ["seat"],
