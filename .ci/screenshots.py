@@ -17,8 +17,9 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from cacaoai.client.local import LocalServer
 

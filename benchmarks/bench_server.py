@@ -23,12 +23,12 @@ import time
 
 import grpc
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.client.local import LocalServer
 from cacaoai.engine import Position
 from cacaoai.search import Limit, search
-from cacaoai.api import convert
-from cacaoai.client.local import LocalServer
 
 
 def positions(count: int, seed: int = 1) -> list[Position]:
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 pairs = [(pb.SuggestActionRequest(position=m, limits=limits, seed=7), p)
                          for m, p in zip(messages, sample)]
                 rpc, raw, diff = time_pairs(lambda pair: stub.SuggestAction(pair[0]),
-                                            lambda pair: search(pair[1], raw_limits, seed=7),
+                                            lambda pair, limit=raw_limits: search(pair[1], limit, seed=7),
                                             pairs, repeat)
                 print(row(f"SuggestAction, {name}", rpc))
                 print(row(f"raw search in-process, {name}", raw))

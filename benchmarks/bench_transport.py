@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import threading
@@ -33,13 +32,12 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.client.local import LocalServer
 from cacaoai.engine import Position
 from cacaoai.search import Limit, search
-from cacaoai.api import convert
-from cacaoai.client.local import LocalServer
-
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "records.jsonl"
 SERVICE = "cacao.v1.CacaoService"

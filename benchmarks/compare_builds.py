@@ -116,9 +116,7 @@ def _init(new: str, old: str, old_path: str) -> None:
 
 def play(task: tuple[int, int]) -> dict[str, Any]:
     """Game g: deal g // 2, the new bot in seat g % 2."""
-    from cacaoai.engine import Position
-
-    from cacaoai.engine import derive_seed
+    from cacaoai.engine import Position, derive_seed
 
     g, seed = task
     deal_seed = derive_seed(seed, g // 2)   # each deal played once from each seat

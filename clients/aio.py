@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 import grpc
 
@@ -39,12 +40,34 @@ from cacaoai.engine import Action
 from .analysis import LatestReport
 from .connection import DEFAULT_TARGET, Connection
 from .errors import not_ready
-from .replies import (AnalysisReport, Applied, LegalActions, NewGame, ServerInfo, Suggestion,
-                      Validation, read_applied, read_legal_actions, read_new_game, read_report,
-                      read_server_info, read_suggestion, read_validation)
-from .requests import (STOP, Actions, Source, apply_request, as_strength,
-                       legal_actions_request, new_game_request, ponder_seat, search_request,
-                       validate_request)
+from .replies import (
+    AnalysisReport,
+    Applied,
+    LegalActions,
+    NewGame,
+    ServerInfo,
+    Suggestion,
+    Validation,
+    read_applied,
+    read_legal_actions,
+    read_new_game,
+    read_report,
+    read_server_info,
+    read_suggestion,
+    read_validation,
+)
+from .requests import (
+    STOP,
+    Actions,
+    Source,
+    apply_request,
+    as_strength,
+    legal_actions_request,
+    new_game_request,
+    ponder_seat,
+    search_request,
+    validate_request,
+)
 
 __all__ = ["AsyncAnalysis", "AsyncCacaoClient"]
 
@@ -77,7 +100,7 @@ class AsyncCacaoClient(Connection):
         """Closes the channel; calls in flight are cancelled."""
         await self._channel.close()
 
-    async def __aenter__(self) -> "AsyncCacaoClient":
+    async def __aenter__(self) -> AsyncCacaoClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -87,7 +110,7 @@ class AsyncCacaoClient(Connection):
         """Waits until the channel connects (UNAVAILABLE when it does not in time)."""
         try:
             await asyncio.wait_for(self._channel.channel_ready(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise not_ready(self.target, timeout) from None
 
     async def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
@@ -161,7 +184,7 @@ class AsyncCacaoClient(Connection):
                              report_interval: float | None = None, seed: int | None = None,
                              max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                              seat: int | None = None, reuse_tree: bool | None = None,
-                             timeout: float | None = None) -> "AsyncAnalysis":
+                             timeout: float | None = None) -> AsyncAnalysis:
         """As :meth:`CacaoClient.start_analysis` (Analyze): ``async for`` the
         reports; ``await analysis.stop()`` ends the search with its final report."""
         strength = as_strength(strength)
@@ -176,7 +199,7 @@ class AsyncCacaoClient(Connection):
 
     async def ponder(self, observation: Source, strength: Limit | str | None = None, *,
                      seat: int | None = None, report_interval: float | None = None,
-                     max_candidates: int = 0, timeout: float | None = None) -> "AsyncAnalysis":
+                     max_candidates: int = 0, timeout: float | None = None) -> AsyncAnalysis:
         """As :meth:`CacaoClient.ponder`."""
         return await self.start_analysis(
             observation, strength, report_interval=report_interval,
@@ -207,7 +230,7 @@ class AsyncAnalysis(LatestReport):
         except grpc.RpcError as error:
             raise self._error(error) from None
 
-    def __aiter__(self) -> "AsyncAnalysis":
+    def __aiter__(self) -> AsyncAnalysis:
         return self
 
     async def __anext__(self) -> AnalysisReport:
@@ -240,7 +263,7 @@ class AsyncAnalysis(LatestReport):
         """Ends the call without a final report."""
         self._call.cancel()
 
-    async def __aenter__(self) -> "AsyncAnalysis":
+    async def __aenter__(self) -> AsyncAnalysis:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

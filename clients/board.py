@@ -15,7 +15,8 @@ Thread-safety: pure functions.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from cacaoai.engine.rules import DIRECTIONS, MAX_CACAO, MAX_SUN, WATER_TRACK, faces
 

@@ -41,7 +41,8 @@ are thread-safe; the client keeps no other mutable state).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 import grpc
 
@@ -53,11 +54,33 @@ from cacaoai.engine import Action
 from .analysis import Analysis
 from .connection import DEFAULT_TARGET, BearerToken, Connection
 from .errors import not_ready
-from .replies import (AnalysisReport, Applied, LegalActions, NewGame, ServerInfo, Suggestion,
-                      Validation, read_applied, read_legal_actions, read_new_game, read_report,
-                      read_server_info, read_suggestion, read_validation)
-from .requests import (Actions, Source, apply_request, as_strength, legal_actions_request,
-                       new_game_request, ponder_seat, search_request, validate_request)
+from .replies import (
+    AnalysisReport,
+    Applied,
+    LegalActions,
+    NewGame,
+    ServerInfo,
+    Suggestion,
+    Validation,
+    read_applied,
+    read_legal_actions,
+    read_new_game,
+    read_report,
+    read_server_info,
+    read_suggestion,
+    read_validation,
+)
+from .requests import (
+    Actions,
+    Source,
+    apply_request,
+    as_strength,
+    legal_actions_request,
+    new_game_request,
+    ponder_seat,
+    search_request,
+    validate_request,
+)
 
 __all__ = ["CacaoClient"]
 

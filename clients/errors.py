@@ -7,7 +7,7 @@ Thread-safety: immutable values and pure functions.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import grpc
 from google.protobuf import any_pb2

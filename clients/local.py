@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -186,7 +186,7 @@ class ServiceProcess:
             try:
                 line = self._lines.get(timeout=max(deadline - time.monotonic(), 0.0))
             except queue.Empty:
-                raise StartError(self._failure(f"did not say it was ready within {timeout:g} s"))
+                raise StartError(self._failure(f"did not say it was ready within {timeout:g} s")) from None
             if line is None:
                 raise StartError(self._failure(f"exited with {self.process.wait()}"))
             self.startup_log.append(line)

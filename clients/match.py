@@ -22,9 +22,10 @@ import os
 import random
 import sys
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence, TextIO, TypeAlias
+from typing import Any, TextIO, TypeAlias
 
 from cacaoai.api import Limit, parse_strength
 from cacaoai.engine import derive_seed, record_text

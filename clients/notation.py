@@ -24,11 +24,11 @@ Thread-safety: pure functions.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from cacaoai.engine import Action, Fill
-
 from cacaoai.engine.rules import WORKER_TILES, faces
 
 from .board import NEIGHBOURS, count_tiles

@@ -23,12 +23,12 @@ import argparse
 import os
 import random
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, TextIO
 
 from cacaoai.api import Limit, parse_strength
-from cacaoai.engine import (Action, CacaoError, Position, RecordError, Report, derive_seed,
-                            record_text)
+from cacaoai.engine import Action, CacaoError, Position, RecordError, Report, derive_seed, record_text
 
 from . import board, notation
 from .client import CacaoClient

@@ -15,8 +15,9 @@ Thread-safety: immutable values and pure functions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import grpc
 from google.protobuf import duration_pb2

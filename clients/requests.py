@@ -11,7 +11,8 @@ Thread-safety: pure functions (each call builds a new message).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence, TypeVar, Union
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 from cacaoai.api import Limit, convert, parse_strength
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -25,10 +26,10 @@ __all__ = [
 #: What a method accepts as a position: an engine Position (sent complete), a
 #: ``cacao-position/1`` dict (complete, or an observation with ``view``), or a
 #: ``cacao-record/1`` dict (replayed by the server).
-Source = Union[Position, Mapping[str, Any]]
+Source = Position | Mapping[str, Any]
 
 #: Actions as engine Actions or their record dicts (``allow``, ``avoid``).
-Actions = Sequence[Union[Action, Mapping[str, Any]]]
+Actions = Sequence[Action | Mapping[str, Any]]
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ Thread-safety: pure functions.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from cacaoai.api import Limit
 from cacaoai.engine import Action

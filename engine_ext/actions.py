@@ -8,8 +8,9 @@ exactly when their canonical forms are equal, so they can key dicts and sets.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import CacaoError
 from .rules import JUNGLE_KIND, WORKER_TILES, WORKER_TYPE
@@ -57,19 +58,19 @@ class Action:
 
     @classmethod
     def place(cls, seat: int, tile: str, x: int, y: int, rot: int = 0,
-              fills: tuple[Fill, ...] | list[Fill] = ()) -> "Action":
+              fills: tuple[Fill, ...] | list[Fill] = ()) -> Action:
         return cls("place", seat, tile, x, y, rot, tuple(sorted(fills)))
 
     @classmethod
-    def overbuild(cls, seat: int, tile: str, x: int, y: int, rot: int = 0) -> "Action":
+    def overbuild(cls, seat: int, tile: str, x: int, y: int, rot: int = 0) -> Action:
         return cls("overbuild", seat, tile, x, y, rot)
 
     @classmethod
-    def discard(cls, seat: int, tile: str) -> "Action":
+    def discard(cls, seat: int, tile: str) -> Action:
         return cls("discard", seat, tile)
 
     @classmethod
-    def resolve(cls, seat: int, gold: int, cacao: int) -> "Action":
+    def resolve(cls, seat: int, gold: int, cacao: int) -> Action:
         return cls("resolve", seat, gold=gold, cacao=cacao)
 
     def to_json(self) -> dict[str, Any]:
@@ -92,7 +93,7 @@ class Action:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, data: Any) -> "Action":
+    def from_json(cls, data: Any) -> Action:
         """Parse the docs/record-format.md form. Raises ActionFormatError naming the field."""
         if not isinstance(data, Mapping):
             raise ActionFormatError("action must be a JSON object")

@@ -6,7 +6,7 @@ import argparse
 import json
 import random
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import core
 from .errors import CacaoError, RecordError

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from . import core
 from .actions import Action, Fill
@@ -92,7 +93,7 @@ class Position:
     # --- construction ---
 
     @classmethod
-    def new(cls, players: int, seed: int) -> "Position":
+    def new(cls, players: int, seed: int) -> Position:
         """A new game dealt from `seed` (the same seed gives the same deal everywhere)."""
         if isinstance(players, bool) or players not in (2, 3, 4):
             raise CacaoError(f"players: must be 2, 3 or 4, got {players!r}")
@@ -104,7 +105,7 @@ class Position:
 
     @classmethod
     def from_deal(cls, players: int, first_player: int, worker_piles: list[list[str]],
-                  jungle_deck: list[str]) -> "Position":
+                  jungle_deck: list[str]) -> Position:
         """A new game from explicit draw orders (a record header)."""
         header = {"players": players, "first_player": first_player,
                   "worker_piles": worker_piles, "jungle_deck": jungle_deck}
@@ -116,14 +117,14 @@ class Position:
         return cls(core.CorePosition.start(players, first_player, piles, deck), deal)
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any] | str, upto: int | None = None) -> "Position":
+    def from_record(cls, record: Mapping[str, Any] | str, upto: int | None = None) -> Position:
         """Replay a cacao-record/1 (dict or JSON text), checking every action.
 
         With `upto`, stop after that many actions. Raises RecordError."""
         return replay(record, upto)
 
     @classmethod
-    def from_snapshot(cls, snapshot: Mapping[str, Any] | str, reachable: bool = True) -> "Position":
+    def from_snapshot(cls, snapshot: Mapping[str, Any] | str, reachable: bool = True) -> Position:
         """A complete position from a cacao-position/1 snapshot. Raises SnapshotError.
 
         reachable=False also accepts hand-made positions no game reaches (for
@@ -131,7 +132,7 @@ class Position:
         return cls(load_snapshot(snapshot, reachable))
 
     @classmethod
-    def from_observation(cls, observation: Mapping[str, Any] | str, seed: int) -> "Position":
+    def from_observation(cls, observation: Mapping[str, Any] | str, seed: int) -> Position:
         """A complete position consistent with one seat's observation: the
         hidden parts are drawn at random from what that seat knows."""
         return cls(load_observation(observation, seed))
@@ -205,7 +206,7 @@ class Position:
         counts it; once the game is over each ``total`` equals ``result().gold``."""
         return [Score(*parts) for parts in self._core.score()]
 
-    def clone(self) -> "Position":
+    def clone(self) -> Position:
         return Position(self._core.clone(), self._deal, list(self._history))
 
     # --- actions ---
@@ -300,7 +301,8 @@ class Position:
             if action.type != "resolve":
                 return f"type: seat {c.to_act} must choose a resolve result, not {action.type}"
             options = ", ".join(f"{g} gold/{k} cacao" for g, k in c.pending()[0][1])
-            return f"gold/cacao: {action.gold} gold with {action.cacao} cacao kept is not a best result; choose one of {options}"
+            return (f"gold/cacao: {action.gold} gold with {action.cacao} cacao kept is not a best result; "
+                    f"choose one of {options}")
         if action.type == "resolve":
             return f"type: no resolution is pending; seat {c.to_act} must place a worker tile"
         hand = c.seat(c.mover)["hand"]
@@ -323,7 +325,8 @@ class Position:
             return f"x/y: ({action.x},{action.y}) is not an empty cell next to a jungle tile"
         options = [self.decode(code).fills for code in c.legal_codes()
                    if (code >> 6) & 0xFFF == (action.y + 32) * 64 + action.x + 32]
-        shown = "; ".join("[" + ", ".join(f"{f.tile} to ({f.x},{f.y})" for f in o) + "]" for o in dict.fromkeys(options))
+        shown = "; ".join("[" + ", ".join(f"{f.tile} to ({f.x},{f.y})" for f in o) + "]"
+                          for o in dict.fromkeys(options))
         return f"fills: not a way to fill the cells this placement closes; possible: {shown}"
 
     # --- records, snapshots, observations ---

@@ -39,7 +39,7 @@ def record_text(record: Mapping[str, Any]) -> str:
         end = "," if i < len(fields) - 1 else ""
         if key == "actions" and record[key]:
             actions = [json.dumps(a, sort_keys=True, separators=(", ", ": ")) for a in record[key]]
-            lines.append(f' "actions": [\n  ' + ",\n  ".join(actions) + f"\n ]{end}")
+            lines.append(' "actions": [\n  ' + ",\n  ".join(actions) + f"\n ]{end}")
         else:
             lines.append(f" {json.dumps(key)}: {json.dumps(record[key], sort_keys=True)}{end}")
     lines.append("}")
@@ -121,4 +121,5 @@ def check_result(written: Any, position: Played, index: int) -> None:
     if not isinstance(written, Mapping) or set(written) != {"gold", "cacao", "winners"}:
         raise RecordError(index, "result: must be an object with exactly gold, cacao and winners")
     if dict(written) != result.to_json():
-        raise RecordError(index, f"result: the record says {json.dumps(written)} but the replay gives {json.dumps(result.to_json())}")
+        raise RecordError(index, f"result: the record says {json.dumps(written)} but the replay gives "
+                                 f"{json.dumps(result.to_json())}")

@@ -159,7 +159,7 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
         raise SnapshotError("display", f"holds at most 2 tiles, got {len(display)}")
     deck_count = _int(d["jungle_deck_count"], "jungle_deck_count", 0, 26)
     on_board = Counter(JUNGLE_TILES[b - 1] for _, _, b in tiles if b < 0x80)
-    for cell, name in START_TILES.items():
+    for name in START_TILES.values():
         on_board[name] -= 1
     remaining = deck_tiles(n) - on_board - Counter(display)
     overused = (on_board + Counter(display)) - deck_tiles(n)
@@ -225,7 +225,8 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
             byte = 0x80 | seat << 4 | WORKER_TYPE[name] << 2 | rot
             if "covers" in t:
                 under = t["covers"]
-                if not isinstance(under, Mapping) or set(under) != {"tile", "rot"} or not _known(under["tile"], WORKER_TYPE):
+                if (not isinstance(under, Mapping) or set(under) != {"tile", "rot"}
+                        or not _known(under["tile"], WORKER_TYPE)):
                     raise SnapshotError(f + ".covers", "must be {tile, rot} of a worker tile")
                 urot = _int(under["rot"], f + ".covers.rot", 0, 0 if under["tile"] == "1111" else 3)
                 covered[(x, y)] = 0x80 | seat << 4 | WORKER_TYPE[under["tile"]] << 2 | urot
@@ -285,7 +286,8 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         raise SnapshotError("seats", f"must be a list of {n} seats")
     total = sum(seat_tiles(n).values())
     if phase != 2 and mover != (first + turn) % n:
-        raise SnapshotError("mover", f"after {turn} turns from first player {first} seat {(first + turn) % n} moves, not {mover}")
+        raise SnapshotError("mover", f"after {turn} turns from first player {first} seat "
+                                     f"{(first + turn) % n} moves, not {mover}")
     seats = []
     for s, st in enumerate(raw):
         f = f"seats[{s}]"
@@ -315,12 +317,15 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         done = sum(1 for i in range(turn) if (first + i) % n == s)
         used = done + (1 if phase == 1 and s == mover else 0)
         if sum(placed.values()) + len(discarded) != used:
-            raise SnapshotError(f, f"has placed or discarded {sum(placed.values()) + len(discarded)} tiles but after {turn} turns it must be {used}")
+            raise SnapshotError(f, f"has placed or discarded {sum(placed.values()) + len(discarded)} "
+                                   f"tiles but after {turn} turns it must be {used}")
         drawn = min(total, HAND_SIZE + done)
         if hand_count != drawn - used:
-            raise SnapshotError(f + ".hand_count", f"must be {drawn - used} at this point of the game, got {hand_count}")
+            raise SnapshotError(f + ".hand_count",
+                                f"must be {drawn - used} at this point of the game, got {hand_count}")
         if pile_count != total - drawn:
-            raise SnapshotError(f + ".pile_count", f"must be {total - drawn} at this point of the game, got {pile_count}")
+            raise SnapshotError(f + ".pile_count",
+                                f"must be {total - drawn} at this point of the game, got {pile_count}")
         hand_known = "hand" in st
         if hand_known:
             hand = _names(st["hand"], f + ".hand", WORKER_TYPE)

@@ -39,8 +39,8 @@ import json
 import os
 import random
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc

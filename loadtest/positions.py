@@ -33,8 +33,8 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from cacaoai.engine import Position, derive_seed

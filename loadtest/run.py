@@ -9,7 +9,8 @@
 
 Steps: start ``cacao-server`` on a free loopback port (unless ``--host`` names
 one; with ``--replicas N``, nginx in front of N replicas by
-``cacao-replicas``, each with ``--max-searches`` slots), wait until its health check says SERVING, run locust headless on
+``cacao-replicas``, each with ``--max-searches`` slots), wait until its health
+check says SERVING, run locust headless on
 ``loadtest/locustfile.py`` as a subprocess (``--headless -u -r -t --csv
 --only-summary``; with ``--workers N`` in locust's distributed mode: a
 ``--master`` and N ``--worker`` processes on loopback) while sampling the server's CPU time from ``/proc/PID/stat``

@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import run  # noqa: E402  (loadtest/run.py)
 
-
 QUIET_PERCENT = 15.0  # other processes' CPU (100 = one core) a clean measurement allows
 
 

@@ -20,7 +20,8 @@ Thread-safety: pure functions.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from google.protobuf import duration_pb2
 
@@ -239,7 +240,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
     for s, seat in enumerate(position.seats):
         own = not observation or s == position.view
         snap["seats"].append(_seat_to_json(seat, f"{path}.seats[{s}]", observation, own, out))
-    for i, pending in enumerate(position.pending):
+    for pending in position.pending:
         snap["pending"].append(
             {
                 "seat": pending.seat,

@@ -36,6 +36,7 @@ from .reuse import TreeCache
 
 History = Sequence[tuple[Position, Action]]
 REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
+DEFAULT_SETTINGS = SearchSettings()
 
 __all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
            "levels", "parse_bot"]
@@ -81,10 +82,11 @@ class Bot(ABC):
         `history`: the positions before it with the action played from each,
         oldest first (read by bots that reuse their search trees)."""
 
-    def new_game(self) -> None:
+    def new_game(self) -> None:  # noqa: B027 - a hook: most bots keep nothing between games
         """Forget what was kept from an earlier game."""
 
-    def ponder(self, position: Position, seat: int, rng_seed: int, history: History = ()) -> None:
+    def ponder(self, position: Position, seat: int, rng_seed: int,  # noqa: B027 - a hook
+               history: History = ()) -> None:
         """Think for `seat` while another seat is to act (bots that ponder)."""
 
     def __repr__(self) -> str:
@@ -121,7 +123,7 @@ class MCTSBot(Bot):
     `stats` counts its searches for a move, their root visits and the visits
     they reused."""
 
-    def __init__(self, limit: Limit, settings: SearchSettings = SearchSettings(), spec: str = "",
+    def __init__(self, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, spec: str = "",
                  reuse: bool = False, ponder: bool = False):
         self.limit = limit
         self.settings = settings
@@ -158,7 +160,7 @@ class FlatMonteCarloBot(MCTSBot):
     (with the same playouts and root widening as MCTS, so that a match between
     the two measures the tree alone)."""
 
-    def __init__(self, limit: Limit, settings: SearchSettings = SearchSettings(), spec: str = "",
+    def __init__(self, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, spec: str = "",
                  reuse: bool = False, ponder: bool = False):
         super().__init__(limit, replace(settings, algorithm="flat"),
                          spec or _spec("flat", limit, settings), reuse, ponder)

@@ -10,9 +10,9 @@ Thread-safety: everything here is immutable or per-request.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Iterator
 
 import grpc
 from google.protobuf import any_pb2

@@ -52,10 +52,11 @@ import ssl
 import struct
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
@@ -136,7 +137,7 @@ class ConnectError(Exception):
         self.code, self.message, self.details = code, message, details or []
 
     @classmethod
-    def from_status(cls, status: status_pb2.Status) -> "ConnectError":
+    def from_status(cls, status: status_pb2.Status) -> ConnectError:
         code = code_pb2.Code.Name(status.code).lower()
         return cls(code, status.message, list(status.details))
 
@@ -225,7 +226,7 @@ class Handler(BaseHTTPRequestHandler):
     """One HTTP connection: Connect calls by POST, page files by GET."""
 
     protocol_version = "HTTP/1.1"
-    server: "CacaoHttpServer"
+    server: CacaoHttpServer
 
     def setup(self) -> None:
         # a connection may stay silent (an idle keep-alive, a stalled upload or
@@ -348,10 +349,12 @@ class Handler(BaseHTTPRequestHandler):
         method that takes one, a watch that stops it when the client leaves."""
         stop = StopFlag()
         timeout_ms = self.headers.get("Connect-Timeout-Ms")
-        time_remaining: Callable[[], float | None] = lambda: None
-        if timeout_ms and timeout_ms.isdigit():
-            deadline = time.monotonic() + int(timeout_ms) / 1000
-            time_remaining = lambda: deadline - time.monotonic()  # noqa: E731
+        deadline = (time.monotonic() + int(timeout_ms) / 1000
+                    if timeout_ms and timeout_ms.isdigit() else None)
+
+        def time_remaining() -> float | None:
+            return None if deadline is None else deadline - time.monotonic()
+
         watch = _Watch(self.connection, stop) if method.takes_call else None
         return Call(time_remaining=time_remaining, stop=stop, client=self._client), watch
 

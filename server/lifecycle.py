@@ -15,8 +15,9 @@ import asyncio
 import logging
 import signal
 import threading
+from collections.abc import Coroutine
 from concurrent import futures
-from typing import Any, Coroutine, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc

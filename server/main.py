@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import sys
 
+from .lifecycle import serve
 from .logs import configure
 from .options import parse_args
-from .lifecycle import serve
 
 
 def main(argv: list[str] | None = None) -> int:

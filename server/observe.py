@@ -17,8 +17,9 @@ construction; hooks must be thread-safe (both shipped ones are).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 log = logging.getLogger("cacaoai.server")
 

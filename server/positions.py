@@ -24,7 +24,6 @@ from cacaoai.engine import (
     SnapshotError,
     position_hash,
 )
-
 from cacaoai.engine.records import check_result
 
 from . import errors

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 
 from cacaoai.api import convert
 from cacaoai.search import Limit, SearchResult, SearchSettings
@@ -60,7 +61,7 @@ def level_budgets(levels: dict[str, Level], options: ServerOptions) -> dict[str,
             for name, level in levels.items()}
 
 
-def clamp(limit: Limit, options: ServerOptions, settings: SearchSettings = SearchSettings(),
+def clamp(limit: Limit, options: ServerOptions, settings: SearchSettings | None = None,
           timed: bool = False) -> Budget:
     """The budget within the server's limits; no limit at all means the maximum."""
     iterations = options.max_iterations if limit.iterations is None else min(
@@ -68,7 +69,7 @@ def clamp(limit: Limit, options: ServerOptions, settings: SearchSettings = Searc
     time_s = options.max_time_s if limit.time_s is None else min(limit.time_s, options.max_time_s)
     threads = options.search_threads if limit.threads is None else min(
         limit.threads, options.search_threads)
-    return Budget(Limit(iterations, time_s, threads), settings, timed)
+    return Budget(Limit(iterations, time_s, threads), settings or SearchSettings(), timed)
 
 
 def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptions,

@@ -20,8 +20,9 @@ import hashlib
 import hmac
 import ipaddress
 import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import grpc
 from grpc_status import rpc_status
@@ -86,7 +87,7 @@ class Tokens:
     roles: dict[bytes, tuple[str, str]]
 
     @classmethod
-    def load(cls, path: str) -> "Tokens":
+    def load(cls, path: str) -> Tokens:
         """Reads a token file: one token a line, optionally a space and its role;
         blank lines and lines starting with # are skipped.
 

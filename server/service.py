@@ -20,10 +20,11 @@ import json
 import os
 import socket
 import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from importlib import metadata
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from cacaoai import engine
 from cacaoai.api import convert
@@ -245,7 +246,7 @@ class CacaoApi:
             action=evaluation.best_action, evaluation=evaluation)
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
-                       notify: Callable[[], None] = lambda: None) -> "Analysis":
+                       notify: Callable[[], None] = lambda: None) -> Analysis:
         """Checks an AnalyzePosition request and starts its search; the running Analysis.
 
         The search runs on a thread of its own and holds its search slot

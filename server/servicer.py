@@ -36,8 +36,9 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable, Coroutine
 from concurrent import futures
-from typing import Any, Callable, Coroutine, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import message_factory
@@ -184,7 +185,7 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
             try:
                 try:
                     request = await asyncio.wait_for(context.read(), request_timeout_s)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     request = None
                 except asyncio.CancelledError:
                     raise
@@ -275,7 +276,7 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
                 analysis = await self._run(
                     request, lambda: self.api.start_analysis(request, call, notify))
             except ApiError as error:
-                raise errors.within(error, within) if within else error
+                raise (errors.within(error, within) if within else error) from None
             while not analysis.finished:
                 await ready.wait()
                 ready.clear()

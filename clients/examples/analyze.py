@@ -23,8 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from google.protobuf import json_format
 
@@ -78,7 +78,7 @@ def run(client: CacaoClient) -> None:
     show("Analyze request (first message: start)", pb.AnalyzeRequest(start=search_request(
         pb.AnalyzePositionRequest(), record, strength, max_candidates=2, report_interval=0.2)))
     analysis = client.start_analysis(record, strength, max_candidates=2, report_interval=0.2)
-    for count, report in enumerate(analysis, 1):
+    for count, _report in enumerate(analysis, 1):
         if count == 2:
             threading.Thread(target=analysis.stop).start()  # from any thread
     final = analysis.wait()

@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 # The client library: one class for the connection, small typed results, and
 # one exception type carrying the gRPC status code and the server's message.
-from cacaoai.client import (CacaoClient, CacaoClientError, Limit, add_connection_flags,
-                            connection_settings)
+from cacaoai.client import CacaoClient, CacaoClientError, Limit, add_connection_flags, connection_settings
 from cacaoai.client.local import LocalServer
 
 # The rules engine: the front end's own copy of the game.
