@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import core
 from .actions import Action, Fill
@@ -257,7 +257,7 @@ class Position:
             code = action
             action = self.decode(code)
         else:
-            code = self.encode(action)
+            code = self.encode(cast("Action | Mapping[str, Any]", action))
             action = self.decode(code)
         before = [self._core.seat(s) for s in range(self.players)]
         mover, hand_before = self._core.mover, sum(before[self._core.mover]["hand"])
@@ -323,10 +323,11 @@ class Position:
             return f"x/y: the tile at ({action.x},{action.y}) was placed by an overbuild and cannot be covered"
         if c.cell(action.x, action.y) != 11:
             return f"x/y: ({action.x},{action.y}) is not an empty cell next to a jungle tile"
-        options = [self.decode(code).fills for code in c.legal_codes()
-                   if (code >> 6) & 0xFFF == (action.y + 32) * 64 + action.x + 32]
+        assert action.x is not None and action.y is not None
+        cell = (action.y + 32) * 64 + action.x + 32
+        ways = [self.decode(code).fills for code in c.legal_codes() if (code >> 6) & 0xFFF == cell]
         shown = "; ".join("[" + ", ".join(f"{f.tile} to ({f.x},{f.y})" for f in o) + "]"
-                          for o in dict.fromkeys(options))
+                          for o in dict.fromkeys(ways))
         return f"fills: not a way to fill the cells this placement closes; possible: {shown}"
 
     # --- records, snapshots, observations ---

@@ -52,7 +52,7 @@ class Played(Protocol):
     def result(self) -> Result | None: ...
 
 
-def multiset_problem(got: list[Any], want: Counter[str]) -> str | None:
+def multiset_problem(got: Any, want: Counter[str]) -> str | None:
     """Why `got` is not exactly the multiset `want`, or None."""
     if not isinstance(got, list):
         return "must be a list"

@@ -55,7 +55,7 @@ def dump_snapshot(c: core.CorePosition, view: int | None = None) -> dict[str, An
     if view is None:
         out["jungle_deck"] = [JUNGLE_TILES[k - 1] for k in deck]
     out["jungle_deck_count"] = len(deck)
-    seats = []
+    seats: list[dict[str, Any]] = []
     for s in range(c.players):
         st = c.seat(s)
         hand = [WORKER_TILES[t] for t in range(4) for _ in range(st["hand"][t])]
@@ -208,7 +208,7 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
         x, y = _int(t.get("x"), f + ".x", -REACH, REACH), _int(t.get("y"), f + ".y", -REACH, REACH)
         if (x, y) in tiles:
             raise SnapshotError(f, f"a second tile at ({x},{y})")
-        name = t.get("tile")
+        name: Any = t.get("tile")
         if _known(name, JUNGLE_KIND):
             if set(t) != {"x", "y", "tile"}:
                 raise SnapshotError(f, "a jungle tile has exactly x, y and tile")
@@ -288,7 +288,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
     if phase != 2 and mover != (first + turn) % n:
         raise SnapshotError("mover", f"after {turn} turns from first player {first} seat "
                                      f"{(first + turn) % n} moves, not {mover}")
-    seats = []
+    seats: list[dict[str, Any]] = []
     for s, st in enumerate(raw):
         f = f"seats[{s}]"
         if not isinstance(st, Mapping):

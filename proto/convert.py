@@ -596,10 +596,15 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
 
 def _candidate(move: dict, line: list[dict], c: pb.Candidate) -> Candidate:
     """The Candidate of a message (mean, win and lead None when it has no visits)."""
-    figures = (c.mean_value, c.win_probability, c.score_lead) if c.visits else (None,) * 3
-    known = {name: getattr(c, name) if c.HasField(name) else None for name in OPTIONAL_FIGURES}
-    return Candidate(Action.from_json(move), c.visits, *figures, **known, order=c.order,
-                     principal_variation=tuple(Action.from_json(a) for a in line))
+    def known(name: str) -> float | None:
+        return getattr(c, name) if c.HasField(name) else None
+
+    return Candidate(Action.from_json(move), c.visits,
+                     mean_value=c.mean_value if c.visits else None,
+                     win_probability=c.win_probability if c.visits else None,
+                     score_lead=c.score_lead if c.visits else None,
+                     expected_gold=known("expected_gold"), prior=known("prior"), lcb=known("lcb"),
+                     order=c.order, principal_variation=tuple(Action.from_json(a) for a in line))
 
 
 def _finite(value: float | None) -> float:

@@ -211,7 +211,9 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
            cache: TreeCache | None,
            history: Sequence[tuple[Position, Action]]) -> tuple[bytes, list[Tree], int]:
     """(cache key, `threads` trees ready to run, visits kept from a reused tree)."""
-    key, kept, path = b"", [], []
+    key: bytes = b""
+    kept: list[Tree] = []
+    path: list[int] = []
     if cache is not None:
         key, kept, path = find_trees(cache, position, history, observer, mask, settings)
     allow, avoid = sorted(allowed), sorted(avoided)
@@ -398,6 +400,7 @@ def wilson_lower(p: float, n: int, z: float = LCB_Z) -> float:
 
 def _greedy(position: Position, codes: list[int], seed: int) -> int:
     """The greedy bot's choice among `codes` (values without the jungle deck, ties at random)."""
+    assert position.to_act is not None
     values = action_values(position.core, codes, position.to_act, blind=True)
     top = max(values)
     return random.Random(seed).choice([c for c, v in zip(codes, values) if v == top])

@@ -282,11 +282,11 @@ def parse_settings(items: str, context: str = "") -> tuple[Limit, SearchSettings
                 kind = "float" if field == "time_s" else "int"
                 raise ValueError(f"{where}{key} must be a {kind}, got {value!r}") from None
         elif key in _SETTING_TYPES:
-            kind = _SETTING_TYPES[key]
+            setting_type = _SETTING_TYPES[key]
             try:
-                settings[key] = kind(value)
+                settings[key] = setting_type(value)
             except ValueError:
-                raise ValueError(f"{where}{key} must be a {kind.__name__}, got {value!r}") from None
+                raise ValueError(f"{where}{key} must be a {setting_type.__name__}, got {value!r}") from None
         else:
             other[key] = value
     return Limit(**limit), SearchSettings(**settings), other

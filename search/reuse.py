@@ -30,7 +30,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from cacaoai.engine import Action, Position
 
@@ -157,6 +157,6 @@ def _code(position: Position, action: Action | int, index: int) -> int:
             raise ValueError(f"history[{index}]: code {action} is not legal in its position")
         return action
     try:
-        return position.encode(action)
+        return position.encode(cast(Action, action))
     except Exception as exc:
         raise ValueError(f"history[{index}]: {action} is not legal in its position ({exc})") from None
