@@ -79,13 +79,13 @@ class BoardPage:
         self.wait_for_human_or_end()
 
     def over(self) -> bool:
-        return self.state("s.game && s.game.position.phase === 'PHASE_OVER'")
+        return self.state("s.over")
 
     def wait_for_human_or_end(self, timeout_s: float = 120) -> None:
         """Waits until a human seat may act (its legal actions are there) or the game is over."""
         self.page.wait_for_function(
             "(() => { const s = window.cacao; if (!s.game) return false;"
-            " if (s.game.position.phase === 'PHASE_OVER') return true;"
+            " if (s.over) return true;"
             " return !s.busy && !s.thinking && s.legal.length > 0; })()", timeout=timeout_s * 1000)
 
     def play_human_move(self, hint: bool = False) -> None:

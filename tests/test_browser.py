@@ -148,7 +148,7 @@ def test_a_saved_record_replays_with_an_evaluation_at_each_move(board, tmp_path)
     assert board.state("s.mode") == "replay"
     assert page.evaluate("window.cacao.replay.evals.size") >= 3
     replayed = page.evaluate("(() => { const b = document.querySelectorAll('#board g.worker:not(.ghost)'); return b.length; })()")
-    assert replayed == sum(1 for t in final_board if "worker" in t)
+    assert replayed == sum(1 for t in final_board if t["tile"]["case"] == "worker")
 
 
 def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):

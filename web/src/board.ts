@@ -1,7 +1,7 @@
 // The board as plain SVG: jungle tiles, worker tiles with their workers on the sides,
 // temple majorities, the cells a chosen tile may go to and a ghost of the tile under the pointer.
-import type { BoardTile, JungleTile, Position, WorkerTile } from "./api";
-import { SIDES, jungleName, temples, workerName } from "./game";
+import type { BoardTile, JungleTile, Position, TempleStanding, WorkerTile } from "@cacaoai/client";
+import { faces, jungleName, workerName } from "./game";
 
 export const CELL = 64;
 export const SEAT_COLOURS = ["#c0392b", "#d4a017", "#7d3c98", "#2471a3"];
@@ -27,6 +27,7 @@ export interface BoardView {
   targets?: Map<string, "place" | "overbuild">; // cells the chosen tile may go to
   ghost?: Ghost | null;
   marked?: { x: number; y: number }[]; // the last move's cells
+  temples?: TempleStanding[]; // workers per seat facing each temple (the service's standing)
   onCell?: (x: number, y: number, event: MouseEvent) => void;
   onHover?: (x: number, y: number) => void;
 }
@@ -42,7 +43,7 @@ function el(tag: string, attrs: Record<string, string | number>, parent?: Elemen
 
 /** A jungle tile drawn at (px, py) with side `size`. */
 export function jungleTile(parent: Element, tile: JungleTile, px: number, py: number, size = CELL): void {
-  const name = jungleName(tile), style = JUNGLE_STYLE[name];
+  const name = jungleName(tile), style = JUNGLE_STYLE[name] ?? { fill: "#777", label: name, icon: "?" };
   const g = el("g", { class: `jungle ${name}`, "data-tile": name }, parent);
   el("rect", { x: px + 1, y: py + 1, width: size - 2, height: size - 2, rx: 6, fill: style.fill, stroke: "#2b2b20", "stroke-width": 1 }, g);
   const s = size / CELL;
@@ -55,7 +56,7 @@ export function workerTile(parent: Element, tile: WorkerTile, seat: number, rota
                            size = CELL, extra = ""): SVGElement {
   const g = el("g", { class: `worker ${extra}`, "data-tile": workerName(tile) }, parent);
   el("rect", { x: px + 2, y: py + 2, width: size - 4, height: size - 4, rx: 4, fill: SEAT_LIGHT[seat], stroke: SEAT_COLOURS[seat], "stroke-width": 2 }, g);
-  const sides = SIDES[workerName(tile)];
+  const sides = faces(tile);
   const c = size / 2, r = size * 0.075, inset = size * 0.16;
   for (let k = 0; k < 4; k++) {
     const d = (k + rotation) % 4, n = sides[k];
@@ -76,7 +77,7 @@ export function drawBoard(svg: SVGSVGElement, view: BoardView): void {
   const grow = (x: number, y: number) => {
     minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
   };
-  for (const t of p.board) { cells.set(`${t.x ?? 0},${t.y ?? 0}`, t); grow(t.x ?? 0, t.y ?? 0); }
+  for (const t of p.board) { cells.set(`${t.x},${t.y}`, t); grow(t.x, t.y); }
   minX -= 1; maxX += 1; minY -= 1; maxY += 1;
   for (const key of view.targets?.keys() ?? []) { const [x, y] = key.split(",").map(Number); grow(x, y); }
   const width = (maxX - minX + 1) * CELL, height = (maxY - minY + 1) * CELL;
@@ -89,11 +90,11 @@ export function drawBoard(svg: SVGSVGElement, view: BoardView): void {
       const target = view.targets?.get(key);
       const cell = el("g", { class: "cell", "data-x": x, "data-y": y }, svg);
       el("rect", { x: px, y: py, width: CELL, height: CELL, class: target ? `target ${target}` : "empty" }, cell);
-      if (t?.jungle) jungleTile(cell, t.jungle, px, py);
-      if (t?.worker) {
-        const w = t.worker;
+      if (t?.tile.case === "jungle") jungleTile(cell, t.tile.value, px, py);
+      if (t?.tile.case === "worker") {
+        const w = t.tile.value;
         if (w.covers) el("rect", { x: px + 6, y: py + 6, width: CELL - 4, height: CELL - 4, rx: 4, fill: "#999", opacity: 0.6 }, cell);
-        workerTile(cell, w.tile, w.seat ?? 0, w.rotation ?? 0, px, py);
+        workerTile(cell, w.tile, w.seat, w.rotation, px, py);
       }
       if (target === "overbuild") el("rect", { x: px + 2, y: py + 2, width: CELL - 4, height: CELL - 4, class: "target-ring" }, cell);
       cell.addEventListener("click", (e) => view.onCell?.(x, y, e as MouseEvent));
@@ -103,7 +104,7 @@ export function drawBoard(svg: SVGSVGElement, view: BoardView): void {
   for (const m of view.marked ?? []) {
     el("rect", { x: m.x * CELL + 1, y: m.y * CELL + 1, width: CELL - 2, height: CELL - 2, class: "marked" }, svg);
   }
-  for (const temple of temples(p)) {
+  for (const temple of view.temples ?? []) {
     const g = el("g", { class: "majority" }, svg);
     const seats = temple.workers.map((n, s) => [n, s]).filter(([n]) => n > 0).sort((a, b) => b[0] - a[0]);
     seats.forEach(([n, s], i) => {

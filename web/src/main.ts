@@ -1,16 +1,30 @@
 // The board page: set up a game, play it against the AI, analyse, undo, save, load and replay.
-// Every rule question (legal actions, resolutions, results, why a move is illegal) goes to the service.
-import { ApiError, call, setToken, stream } from "./api";
-import type { Action, Evaluation, GameRecord, Position, WorkerTile } from "./api";
+// Every rule question (legal actions, resolutions, scores, results, why a move is illegal,
+// the record's file form) goes to the service; the tiles' names and faces come from it too.
+import {
+  ActionSchema, Code, GameRecordSchema, Phase, clone, create, durationFromMs, explainError, needsToken,
+} from "@cacaoai/client";
+import type {
+  Action, Evaluation, GameRecord, GameResult, Position, Standing, WorkerTile,
+} from "@cacaoai/client";
+import { client, fromRecord, setToken, whenRetrying } from "./api";
 import { CELL, SEAT_COLOURS, SEAT_NAMES, drawBoard, jungleTile, workerTile } from "./board";
-import { describe, observation, recordFromFile, recordToFile, sameAction, temples, workerName } from "./game";
+import { describe, haveRules, maxCacao, maxSun, placement, sameAction, setRules, waterTrack, workerName } from "./game";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-const num = (v: number | undefined) => v ?? 0;
 
 type SeatKind = "human" | string; // "human" or an AI level ("casual", "time:2")
-interface Game { record: GameRecord; position: Position; hash: string; seats: SeatKind[]; seed: number }
-interface Replay { record: GameRecord; index: number; evals: Map<number, Evaluation> }
+/** A game being played: its record (the source of every request), the position
+ *  it reaches, and the service's standing and result there. */
+interface Game {
+  record: GameRecord; position: Position; hash: string; seats: SeatKind[]; seed: number;
+  standing?: Standing; result?: GameResult;
+}
+/** A record in the replay viewer, at action `index`. */
+interface Replay {
+  record: GameRecord; index: number; evals: Map<number, Evaluation>;
+  standing?: Standing; result?: GameResult; hash: string;
+}
 
 const state = {
   mode: "setup" as "setup" | "play" | "replay",
@@ -29,12 +43,24 @@ const state = {
   evalSeq: 0,
   message: "",
   busy: false, // a move is on its way: the page takes no other
+  /** The game being played is over. */
+  get over(): boolean { return state.game?.position.phase === Phase.OVER; },
 };
 // for tests and the curious: the page's state
 (window as any).cacao = state;
 
-function budget(kind: SeatKind): object {
-  return kind.startsWith("time:") ? { limits: { time: `${kind.slice(5)}s` } } : { level: kind };
+function budget(kind: SeatKind) {
+  return kind.startsWith("time:")
+    ? { case: "limits" as const, value: { time: durationFromMs(Number(kind.slice(5)) * 1000) } }
+    : { case: "level" as const, value: kind };
+}
+
+/** A record cut after its first `actions` actions (no result). */
+function cut(record: GameRecord, actions: number): GameRecord {
+  const out = clone(GameRecordSchema, record);
+  out.actions = out.actions.slice(0, actions);
+  out.result = undefined;
+  return out;
 }
 
 // ---------------------------------------------------------------- setup
@@ -51,16 +77,18 @@ function takeToken(): string {
   return sessionStorage.getItem(TOKEN_KEY) ?? "";
 }
 
+/** The server's levels and rules facts (tile names and faces, the water track, limits). */
 async function loadLevels(): Promise<void> {
   try {
-    const info = await call<{ levels?: { name: string }[]; defaultLevel?: string }>("GetServerInfo", {});
-    state.levels = (info.levels ?? []).map((l) => l.name);
+    const info = await client.getServerInfo({});
+    state.levels = info.levels.map((l) => l.name);
+    if (info.rules) setRules(info.rules);
   } catch (e) {
-    if (e instanceof ApiError && (e.code === "unauthenticated" || e.code === "permission_denied")) {
-      say(`${e.code}: this server needs a token: enter it under New game, or open the page as ` +
+    if (needsToken(e)) {
+      say(`${explainError(e).code}: this server needs a token: enter it under New game, or open the page as ` +
           `${location.origin}/#token=YOUR_TOKEN`, true);
     } else {
-      say(`cannot reach the service: ${(e as Error).message}`, true);
+      say(`cannot reach the service: ${explainError(e).message}`, true);
     }
   }
 }
@@ -68,6 +96,11 @@ async function loadLevels(): Promise<void> {
 async function init(): Promise<void> {
   const token = takeToken();
   setToken(token);
+  whenRetrying((r) => {
+    if (r.method !== "AnalyzePosition") return; // a background evaluation waits quietly
+    say(r.error.code === Code.ResourceExhausted ? "the service is busy with other searches: asking again shortly"
+      : "the service does not answer: asking again shortly");
+  });
   $<HTMLInputElement>("token").value = token;
   await loadLevels();
   buildSetup();
@@ -138,13 +171,21 @@ function showSetup(): void {
 }
 
 async function newGame(players: number, seats: SeatKind[], seed: number): Promise<void> {
+  if (!haveRules()) await loadLevels(); // the tiles cannot be drawn without the rules facts
+  if (!haveRules()) return;
   $("setup").hidden = true;
   stopThinking();
   state.legal = [];
   state.busy = true;
-  const reply = await call<{ position: Position; positionHash: string; record: GameRecord }>(
-    "NewGame", { players, seed });
-  state.game = { record: reply.record, position: reply.position, hash: reply.positionHash, seats, seed };
+  let reply;
+  try {
+    reply = await client.newGame({ players, seed: BigInt(seed) });
+  } catch (e) {
+    state.busy = false;
+    explain(e);
+    return;
+  }
+  state.game = { record: reply.record!, position: reply.position!, hash: reply.positionHash, seats, seed };
   state.mode = "play";
   state.evaluation = null;
   say(`new game: ${players} players, seed ${seed}`);
@@ -162,7 +203,7 @@ async function advance(): Promise<void> {
   state.legal = [];
   state.choices = null;
   const toAct = g.position.toAct;
-  if (g.position.phase === "PHASE_OVER") {
+  if (g.position.phase === Phase.OVER) {
     state.busy = false;
     state.evaluation = null;
     render();
@@ -173,8 +214,17 @@ async function advance(): Promise<void> {
     await aiMove(toAct!);
     return;
   }
-  const reply = await call<{ actions?: Action[] }>("ListLegalActions", { record: g.record });
-  state.legal = reply.actions ?? [];
+  let reply;
+  try {
+    reply = await client.listLegalActions({ source: fromRecord(g.record) });
+  } catch (e) {
+    state.busy = false;
+    explain(e);
+    render();
+    return;
+  }
+  state.legal = reply.actions;
+  g.standing = reply.standing;
   const tiles = handTiles();
   if (!state.tile || !tiles.includes(state.tile)) state.tile = tiles[0] ?? null;
   state.busy = false;
@@ -186,25 +236,28 @@ async function advance(): Promise<void> {
 function handTiles(): WorkerTile[] {
   const out: WorkerTile[] = [];
   for (const a of state.legal) {
-    const t = a.place?.tile ?? a.overbuild?.tile;
+    const t = placement(a)?.tile;
     if (t && !out.includes(t)) out.push(t);
   }
   return out;
 }
 
-async function apply(action: Action): Promise<boolean> {
+/** Plays an action through the service; the action as applied, or null (the page
+ *  shows why). */
+async function apply(action: Action): Promise<Action | null> {
   const g = state.game!;
   try {
-    const reply = await call<{ position: Position; positionHash: string; record: GameRecord }>(
-      "ApplyAction", { record: g.record, action, expectedPositionHash: g.hash });
-    g.record = reply.record;
-    g.position = reply.position;
+    const reply = await client.applyAction({ source: fromRecord(g.record), action, expectedPositionHash: g.hash });
+    g.record = reply.record!;
+    g.position = reply.position!;
     g.hash = reply.positionHash;
+    g.standing = reply.standing;
+    g.result = reply.result ?? g.record.result;
     state.message = "";
-    return true;
+    return reply.action ?? action;
   } catch (e) {
     explain(e);
-    return false;
+    return null;
   }
 }
 
@@ -213,8 +266,9 @@ async function humanMove(action: Action): Promise<void> {
   stopAnalysis(); // and the evaluation bar's search: the position changes
   state.choices = null;
   state.busy = true; // until the next human decision (or the end) is ready
-  if (await apply(action)) {
-    say(`${SEAT_NAMES[action.seat ?? 0]}: ${describe(action)}`);
+  const applied = await apply(action);
+  if (applied) {
+    say(`${SEAT_NAMES[applied.seat]}: ${describe(applied)}`);
     await advance();
   } else {
     state.busy = false;
@@ -234,30 +288,25 @@ async function aiMove(seat: number): Promise<void> {
   state.thinking = controller;
   state.evalSeq = 0;
   render();
-  let last: Evaluation | null = null;
-  for (let attempt = 0; !last && attempt <= 100; attempt++) {
-    try {
-      await stream<{ evaluation: Evaluation; sequence?: number }>("AnalyzePosition", {
-        position: observation(g.position, seat), ...budget(seatKind(seat)),
-        seed: String(g.seed + (g.record.actions?.length ?? 0)), maxCandidates: 5, reportInterval: "0.2s",
-      }, (m) => {
-        last = m.evaluation;
-        showEvaluation(m.evaluation, seat, num(m.sequence));
-      }, controller.signal);
-    } catch (e) {
-      if (controller.signal.aborted) return;
-      if (e instanceof ApiError && e.code === "resource_exhausted" && attempt < 100) {
-        say("the service is busy with other searches: asking again shortly");
-        await sleep(250 + 50 * attempt); // the service asks for a retry shortly
-        if (controller.signal.aborted) return;
-        continue;
-      }
-      state.thinking = null;
-      state.busy = false;
-      explain(e);
-      render();
-      return;
+  let last: Evaluation | undefined;
+  try {
+    // the whole record: the search sees only what the seat to act sees of it
+    const reports = client.analyzePosition({
+      source: fromRecord(g.record), budget: budget(seatKind(seat)),
+      seed: BigInt(g.seed + g.record.actions.length), maxCandidates: 5, reportInterval: durationFromMs(200),
+    }, { signal: controller.signal });
+    for await (const m of reports) {
+      if (!m.evaluation) continue;
+      last = m.evaluation;
+      showEvaluation(m.evaluation, seat, m.sequence);
     }
+  } catch (e) {
+    if (controller.signal.aborted) return;
+    state.thinking = null;
+    state.busy = false;
+    explain(e);
+    render();
+    return;
   }
   if (state.thinking !== controller) return;
   state.thinking = null;
@@ -267,17 +316,18 @@ async function aiMove(seat: number): Promise<void> {
     render();
     return;
   }
-  const action = (last as Evaluation).bestAction!;
-  if (await apply(action)) say(`${SEAT_NAMES[seat]} (AI): ${describe(action)}`);
+  const applied = await apply(last.bestAction!);
+  if (applied) say(`${SEAT_NAMES[seat]} (AI): ${describe(applied)}`);
   await advance();
 }
 
-/** A short search (fixed seed and iterations) from the view of the seat to act. */
-async function evaluate(position: Position, iterations: number, signal?: AbortSignal): Promise<Evaluation> {
-  const reply = await call<{ evaluation: Evaluation }>("SuggestAction", {
-    position: observation(position, position.toAct!), limits: { iterations }, seed: "1", maxCandidates: 5,
-  }, signal);
-  return reply.evaluation;
+/** A short search (fixed seed and iterations) for the seat to act at the end of a record. */
+async function evaluate(record: GameRecord, iterations: number, signal?: AbortSignal): Promise<Evaluation> {
+  const reply = await client.suggestAction({
+    source: fromRecord(record), budget: { case: "limits", value: { iterations: BigInt(iterations) } },
+    seed: 1n, maxCandidates: 5,
+  }, { signal });
+  return reply.evaluation!;
 }
 
 /** The evaluation bar after each move (dropped when the position changes). */
@@ -286,28 +336,27 @@ async function quickEvaluation(): Promise<void> {
   const hash = g.hash, controller = new AbortController();
   state.quick = controller;
   try {
-    const ev = await evaluate(g.position, 1500, controller.signal);
+    const ev = await evaluate(g.record, 1500, controller.signal);
     if (state.game?.hash === hash && !state.analysis) showEvaluation(ev, g.position.toAct!, 0);
   } catch (e) { /* the bar keeps its last value */ }
   if (state.quick === controller) state.quick = null;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** On demand: a 3-second streaming analysis for the seat to act. */
 async function analyse(): Promise<void> {
   if (state.analysis) { stopAnalysis(); render(); return; }
-  const source = currentPosition();
-  if (!source || source.phase === "PHASE_OVER") return;
-  const seat = source.toAct!;
+  const position = currentPosition(), record = currentRecord();
+  if (!position || !record || position.phase === Phase.OVER) return;
+  const seat = position.toAct!;
   const controller = new AbortController();
   state.analysis = controller;
   render();
   try {
-    await stream<{ evaluation: Evaluation; sequence?: number }>("AnalyzePosition", {
-      position: observation(source, seat), limits: { time: "3s" }, seed: "1", maxCandidates: 6,
-      reportInterval: "0.25s",
-    }, (m) => showEvaluation(m.evaluation, seat, num(m.sequence)), controller.signal);
+    const reports = client.analyzePosition({
+      source: fromRecord(record), budget: { case: "limits", value: { time: durationFromMs(3000) } }, seed: 1n,
+      maxCandidates: 6, reportInterval: durationFromMs(250),
+    }, { signal: controller.signal });
+    for await (const m of reports) if (m.evaluation) showEvaluation(m.evaluation, seat, m.sequence);
   } catch (e) {
     if (!controller.signal.aborted) explain(e);
   }
@@ -320,19 +369,39 @@ function currentPosition(): Position | null {
   return state.game?.position ?? null;
 }
 
+/** The record that reaches the position shown (in the replay viewer: cut at its action). */
+function currentRecord(): GameRecord | null {
+  const r = state.replay;
+  if (state.mode === "replay") return r ? cut(r.record, r.index) : null;
+  return state.game?.record ?? null;
+}
+
+/** The service's standing and result for the position shown. */
+function currentScores(): { standing?: Standing; result?: GameResult } {
+  return (state.mode === "replay" ? state.replay : state.game) ?? {};
+}
+
 async function undo(): Promise<void> {
   const g = state.game;
   if (!g || state.mode !== "play") return;
   stopThinking();
   stopAnalysis();
   state.busy = true;
-  const actions = g.record.actions ?? [];
+  const actions = g.record.actions;
   let i = actions.length - 1;
-  while (i >= 0 && !isHuman(actions[i].seat ?? 0)) i--;
+  while (i >= 0 && !isHuman(actions[i].seat)) i--;
   if (i < 0) { say("nothing to undo: no move of a human seat yet"); return advance(); }
-  const record = { ...g.record, actions: actions.slice(0, i), result: undefined };
-  const reply = await call<{ position: Position; positionHash: string }>("ValidateRecord", { record });
-  Object.assign(g, { record, position: reply.position, hash: reply.positionHash });
+  const record = cut(g.record, i);
+  try {
+    const reply = await client.validateRecord({ source: fromRecord(record) });
+    Object.assign(g, { record, position: reply.position!, hash: reply.positionHash, standing: reply.standing,
+      result: undefined });
+  } catch (e) {
+    state.busy = false;
+    explain(e);
+    render();
+    return;
+  }
   say(`undone: ${describe(actions[i])}`);
   await advance();
 }
@@ -353,12 +422,12 @@ function rotate(): void {
 function actionsAt(cell: { x: number; y: number } | null): Action[] {
   if (!cell || !state.tile) return [];
   return state.legal.filter((a) => {
-    const p = a.place ?? a.overbuild;
-    return p && p.tile === state.tile && num(p.x) === cell.x && num(p.y) === cell.y;
+    const p = placement(a);
+    return p && p.tile === state.tile && p.x === cell.x && p.y === cell.y;
   });
 }
 function rotationsAt(cell: { x: number; y: number } | null): number[] {
-  const out = actionsAt(cell).map((a) => num((a.place ?? a.overbuild)!.rotation));
+  const out = actionsAt(cell).map((a) => placement(a)!.rotation);
   return [...new Set(out)].sort();
 }
 function ghostRotation(): number {
@@ -370,16 +439,18 @@ function ghostRotation(): number {
 function onCell(x: number, y: number): void {
   const g = state.game;
   if (state.mode !== "play" || !g || !isHuman(g.position.toAct) || state.thinking) return;
-  if (g.position.phase !== "PHASE_TURN" || !state.tile) {
+  if (g.position.phase !== Phase.TURN || !state.tile) {
     say("choose one of the offered results on the right", true);
     return;
   }
   const rotation = ghostRotation();
-  const options = actionsAt({ x, y }).filter((a) => num((a.place ?? a.overbuild)!.rotation) === rotation);
+  const options = actionsAt({ x, y }).filter((a) => placement(a)!.rotation === rotation);
   if (options.length === 1) { void humanMove(options[0]); return; }
   if (options.length > 1) { state.choices = options; render(); return; }
   // not a legal move: the service says why
-  void humanMove({ seat: g.position.toAct, place: { tile: state.tile, x, y, rotation } });
+  void humanMove(create(ActionSchema, {
+    seat: g.position.toAct, kind: { case: "place", value: { tile: state.tile, x, y, rotation } },
+  }));
 }
 
 function onHover(x: number, y: number): void {
@@ -390,15 +461,22 @@ function onHover(x: number, y: number): void {
 
 // ---------------------------------------------------------------- files
 
-function save(): void {
+/** Downloads the record as the service writes it (cacao-record/1, canonical). */
+async function save(): Promise<void> {
   const record = state.mode === "replay" ? state.replay?.record : state.game?.record;
   if (!record) return;
-  const text = JSON.stringify(recordToFile(record), null, 1);
+  let text: string;
+  try {
+    text = (await client.validateRecord({ source: fromRecord(record) })).recordJson;
+  } catch (e) {
+    explain(e);
+    return;
+  }
   const link = document.createElement("a");
   link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   link.download = `cacao-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}.json`;
   link.click();
-  say(`saved ${record.actions?.length ?? 0} actions as ${link.download}`);
+  say(`saved ${record.actions.length} actions as ${link.download}`);
 }
 
 async function load(file: File | undefined): Promise<void> {
@@ -408,22 +486,22 @@ async function load(file: File | undefined): Promise<void> {
   await openRecord(text);
 }
 
-/** Checks a cacao-record/1 text with the service and opens it in the replay viewer. */
+/** Checks a cacao-record/1 text with the service, which reads it, and opens it in the replay viewer. */
 async function openRecord(text: string): Promise<void> {
   try {
-    const check = await call<{ valid?: boolean; errorIndex?: number; errorMessage?: string }>(
-      "ValidateRecord", { recordJson: text });
-    if (!check.valid) {
+    const check = await client.validateRecord({ source: { case: "recordJson", value: text } });
+    if (!check.valid || !check.record) {
       say(`the record is not valid: ${check.errorIndex === -1 ? "header" : `action ${check.errorIndex}`}: ${check.errorMessage}`, true);
       return;
     }
+    if (!haveRules()) await loadLevels();
     stopThinking();
     stopAnalysis();
-    const record = recordFromFile(JSON.parse(text));
-    state.replay = { record, index: 0, evals: new Map() };
+    const record = check.record;
+    state.replay = { record, index: 0, evals: new Map(), hash: "" };
     state.mode = "replay";
     $("setup").hidden = true;
-    say(`replaying ${record.actions?.length ?? 0} actions; arrow keys step`);
+    say(`replaying ${record.actions.length} actions; arrow keys step`);
     await replayGo(0);
   } catch (e) {
     explain(e);
@@ -438,24 +516,32 @@ let replayPosition: Position | null = null;
 function replayStep(step: number): void {
   const r = state.replay;
   if (!r) return;
-  void replayGo(Math.max(0, Math.min(r.record.actions?.length ?? 0, r.index + step)));
+  void replayGo(Math.max(0, Math.min(r.record.actions.length, r.index + step)));
 }
 
 async function replayGo(index: number): Promise<void> {
   const r = state.replay!;
   r.index = index;
   stopAnalysis();
-  const record = { ...r.record, actions: (r.record.actions ?? []).slice(0, index), result: undefined };
-  const reply = await call<{ position: Position }>("ValidateRecord", { record });
+  const record = cut(r.record, index);
+  let reply;
+  try {
+    reply = await client.validateRecord({ source: fromRecord(record) });
+  } catch (e) {
+    explain(e);
+    return;
+  }
   if (r.index !== index) return;
-  replayPosition = reply.position;
+  const position = reply.position!;
+  replayPosition = position;
+  Object.assign(r, { standing: reply.standing, result: reply.result, hash: reply.positionHash });
   state.evaluation = r.evals.get(index) ?? null;
   render();
-  if (!state.evaluation && reply.position.phase !== "PHASE_OVER") {
+  if (!state.evaluation && position.phase !== Phase.OVER) {
     try {
-      const ev = await evaluate(reply.position, 2000);
+      const ev = await evaluate(record, 2000);
       r.evals.set(index, ev);
-      if (r.index === index) showEvaluation(ev, reply.position.toAct!, 0);
+      if (r.index === index) showEvaluation(ev, position.toAct!, 0);
     } catch (e) { explain(e); }
   }
 }
@@ -463,16 +549,13 @@ async function replayGo(index: number): Promise<void> {
 function playFromReplay(): void {
   const r = state.replay;
   if (!r) return;
-  const record = { ...r.record, actions: (r.record.actions ?? []).slice(0, r.index), result: undefined };
+  const record = cut(r.record, r.index);
   const seats = [...Array(record.players).keys()].map((s) =>
     $<HTMLSelectElement>(`seat-${s}`).value);
-  state.game = { record, position: replayPosition!, hash: "", seats, seed: 1 };
-  call<{ positionHash: string }>("ValidateRecord", { record }).then((v) => {
-    state.game!.hash = v.positionHash;
-    state.mode = "play";
-    say(`playing on from action ${r.index}; seats: ${seats.join(", ")}`);
-    return advance();
-  }).catch(explain);
+  state.game = { record, position: replayPosition!, hash: r.hash, seats, seed: 1, standing: r.standing };
+  state.mode = "play";
+  say(`playing on from action ${r.index}; seats: ${seats.join(", ")}`);
+  advance().catch(explain);
 }
 
 // ---------------------------------------------------------------- drawing
@@ -489,18 +572,17 @@ function say(text: string, error = false): void {
   }
 }
 
+/** Shows why a call failed: the code, and the fields the service names (or its message). */
 function explain(e: unknown): void {
-  if (e instanceof ApiError) {
-    const box = $("message");
-    box.className = "error";
-    box.innerHTML = "";
-    const head = document.createElement("b");
-    head.textContent = `${e.code}: `;
-    box.append(head, e.explanations.join("; "));
-    state.message = e.explanations.join("; ");
-  } else {
-    say(String((e as Error)?.message ?? e), true);
-  }
+  const { code, message, violations } = explainError(e);
+  const text = (violations.length ? violations : [message]).join("; ");
+  const box = $("message");
+  box.className = "error";
+  box.innerHTML = "";
+  const head = document.createElement("b");
+  head.textContent = `${code}: `;
+  box.append(head, text);
+  state.message = text;
 }
 
 function showEvaluation(ev: Evaluation, seat: number, sequence: number): void {
@@ -521,22 +603,22 @@ function render(): void {
   $("thinking").hidden = !state.thinking;
   const r = state.replay;
   if (state.mode === "replay" && r) {
-    const n = r.record.actions?.length ?? 0;
+    const n = r.record.actions.length;
     const slider = $<HTMLInputElement>("r-slider");
     slider.max = String(n);
     slider.value = String(r.index);
-    const last = r.index > 0 ? r.record.actions![r.index - 1] : null;
-    $("r-label").textContent = `${r.index} / ${n}` + (last ? ` — ${SEAT_NAMES[last.seat ?? 0]}: ${describe(last)}` : "");
+    const last = r.index > 0 ? r.record.actions[r.index - 1] : null;
+    $("r-label").textContent = `${r.index} / ${n}` + (last ? ` — ${SEAT_NAMES[last.seat]}: ${describe(last)}` : "");
   }
   const p = currentPosition();
   let status = "";
   if (p) {
-    if (p.phase === "PHASE_OVER") status = "Game over";
-    else status = `Turn ${num(p.turn) + 1}: ${SEAT_NAMES[p.toAct ?? 0]} to ${p.phase === "PHASE_RESOLVE" ? "choose a result" : "place a tile"}`;
-    if (state.mode === "play" && g && !isHuman(p.toAct) && p.phase !== "PHASE_OVER") status += ` (AI ${seatKind(p.toAct!)})`;
+    if (p.phase === Phase.OVER) status = "Game over";
+    else status = `Turn ${p.turn + 1}: ${SEAT_NAMES[p.toAct ?? 0]} to ${p.phase === Phase.RESOLVE ? "choose a result" : "place a tile"}`;
+    if (state.mode === "play" && g && !isHuman(p.toAct) && p.phase !== Phase.OVER) status += ` (AI ${seatKind(p.toAct!)})`;
   }
   $("status").textContent = status;
-  $("status").style.borderColor = p && p.phase !== "PHASE_OVER" ? SEAT_COLOURS[p.toAct ?? 0] : "#555";
+  $("status").style.borderColor = p && p.phase !== Phase.OVER ? SEAT_COLOURS[p.toAct ?? 0] : "#555";
   renderResult();
 }
 
@@ -548,21 +630,22 @@ function renderBoard(): void {
   const targets = new Map<string, "place" | "overbuild">();
   if (playing && state.tile) {
     for (const a of state.legal) {
-      const q = a.place ?? a.overbuild;
-      if (q?.tile === state.tile) targets.set(`${num(q.x)},${num(q.y)}`, a.place ? "place" : "overbuild");
+      const q = placement(a);
+      if (q?.tile === state.tile) targets.set(`${q.x},${q.y}`, a.kind.case === "place" ? "place" : "overbuild");
     }
   }
   let ghost = null;
-  if (playing && state.tile && state.hover && p.phase === "PHASE_TURN") {
+  if (playing && state.tile && state.hover && p.phase === Phase.TURN) {
     const legal = targets.has(`${state.hover.x},${state.hover.y}`);
     ghost = { tile: state.tile, ...state.hover, rotation: ghostRotation(), seat: p.toAct ?? 0, legal };
   }
-  const actions = (state.mode === "replay" ? state.replay?.record.actions?.slice(0, state.replay.index)
+  const actions = (state.mode === "replay" ? state.replay?.record.actions.slice(0, state.replay.index)
     : state.game?.record.actions) ?? [];
-  const lastPlace = [...actions].reverse().find((a) => a.place || a.overbuild);
-  const marked = lastPlace ? [{ x: num((lastPlace.place ?? lastPlace.overbuild)!.x), y: num((lastPlace.place ?? lastPlace.overbuild)!.y) },
-    ...(lastPlace.place?.fills ?? []).map((f) => ({ x: num(f.x), y: num(f.y) }))] : [];
-  drawBoard(svg, { position: p, targets, ghost, marked, onCell, onHover });
+  const last = [...actions].reverse().map(placement).find((q) => q);
+  const marked = last ? [{ x: last.x, y: last.y },
+    ...("fills" in last ? last.fills : []).map((f) => ({ x: f.x, y: f.y }))] : [];
+  const temples = currentScores().standing?.temples ?? [];
+  drawBoard(svg, { position: p, targets, ghost, marked, temples, onCell, onHover });
 }
 
 function miniTile(tile: WorkerTile, seat: number, rotation = 0, cls = ""): SVGSVGElement {
@@ -578,25 +661,29 @@ function renderSeats(): void {
   const box = $("seats");
   box.replaceChildren();
   if (!p) return;
+  const { standing } = currentScores();
+  const track = waterTrack();
+  const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
   p.seats.forEach((s, i) => {
+    const score = standing?.seats[i];
     const div = document.createElement("div");
-    div.className = "seat" + (p.toAct === i && p.phase !== "PHASE_OVER" ? " to-act" : "");
+    div.className = "seat" + (p.toAct === i && p.phase !== Phase.OVER ? " to-act" : "");
     div.dataset.seat = String(i);
     div.style.borderColor = SEAT_COLOURS[i];
     const who = state.mode === "play" ? (isHuman(i) ? "human" : `AI ${seatKind(i).replace("time:", "")}`) : "";
     div.innerHTML = `<div class="seat-head"><span class="swatch" style="background:${SEAT_COLOURS[i]}"></span>
       <b>${SEAT_NAMES[i]}</b> <span class="who">${who}</span></div>
-      <div class="stats"><span title="gold"><i class="tok gold"></i><b class="gold">${num(s.gold)}</b> gold</span>
-      <span title="cacao (at most 5)"><i class="tok cacao"></i><b>${num(s.cacao)}</b> cacao</span>
-      <span title="sun tokens (at most 3)"><i class="tok sun"></i><b>${num(s.sun)}</b> sun</span>
-      <span title="water carrier: space 0..8 (-10 .. +16 gold at the end)"><i class="tok water"></i>water <b>${num(s.water)}</b></span>
-      <span title="tiles left in the draw pile">pile ${num(s.pileCount)}</span></div>`;
+      <div class="stats"><span title="gold${score ? `; if the game ended now: ${score.total} (temples ${signed(score.temples)}, sun ${signed(score.sun)}, water ${signed(score.water)})` : ""}"><i class="tok gold"></i><b class="gold">${s.gold}</b> gold</span>
+      <span title="cacao (at most ${maxCacao()})"><i class="tok cacao"></i><b>${s.cacao}</b> cacao</span>
+      <span title="sun tokens (at most ${maxSun()})"><i class="tok sun"></i><b>${s.sun}</b> sun</span>
+      <span title="water carrier: space 0..${track.length - 1} (${track[0]} .. ${signed(track[track.length - 1])} gold at the end)"><i class="tok water"></i>water <b>${s.water}</b>${track.length ? ` (${signed(track[s.water])} gold)` : ""}</span>
+      <span title="tiles left in the draw pile">pile ${s.pileCount}</span></div>`;
     const hand = document.createElement("div");
     hand.className = "hand";
-    const shown = state.mode === "replay" || isHuman(i) || p.phase === "PHASE_OVER";
-    const tiles = s.hand ?? [];
+    const shown = state.mode === "replay" || isHuman(i) || p.phase === Phase.OVER;
+    const tiles = s.hand;
     if (shown) {
-      const choosable = state.mode === "play" && p.toAct === i && isHuman(i) && p.phase === "PHASE_TURN";
+      const choosable = state.mode === "play" && p.toAct === i && isHuman(i) && p.phase === Phase.TURN;
       const usable = handTiles();
       const chosen = choosable && state.tile ? tiles.indexOf(state.tile) : -1;
       tiles.forEach((t, k) => {
@@ -609,24 +696,24 @@ function renderSeats(): void {
         hand.appendChild(mini);
       });
     } else {
-      hand.textContent = `${num(s.handCount)} tiles in hand`;
+      hand.textContent = `${s.handCount} tiles in hand`;
     }
     div.appendChild(hand);
     box.appendChild(div);
   });
   const display = $("display");
   display.replaceChildren();
-  for (const t of p.display ?? []) {
+  for (const t of p.display) {
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("viewBox", `0 0 ${CELL} ${CELL}`);
     svg.setAttribute("class", "mini");
     jungleTile(svg, t, 0, 0);
     display.appendChild(svg);
   }
-  $("deck").textContent = `${num(p.jungleDeckCount)} in the jungle deck`;
+  $("deck").textContent = `${p.jungleDeckCount} in the jungle deck`;
   const list = $("temples");
   list.replaceChildren();
-  for (const t of temples(p)) {
+  for (const t of standing?.temples ?? []) {
     const li = document.createElement("li");
     const most = Math.max(...t.workers);
     li.innerHTML = `temple (${t.x},${t.y}): ` + (most === 0 ? "nobody yet" : t.workers.map((n, s) => n ?
@@ -644,10 +731,10 @@ function renderChoices(): void {
   let offered: Action[] = state.choices ?? [];
   let title = "Which display tile goes where?";
   if (!state.choices) {
-    offered = state.legal.filter((a) => a.resolve || a.discard);
-    title = p.phase === "PHASE_RESOLVE" ? `${SEAT_NAMES[p.toAct!]}: choose your result` : "No placement: discard a tile";
-    const overbuilds = state.legal.filter((a) => a.overbuild);
-    if (overbuilds.length && state.legal.some((a) => a.place)) {
+    offered = state.legal.filter((a) => a.kind.case === "resolve" || a.kind.case === "discard");
+    title = p.phase === Phase.RESOLVE ? `${SEAT_NAMES[p.toAct!]}: choose your result` : "No placement: discard a tile";
+    const overbuilds = state.legal.filter((a) => a.kind.case === "overbuild");
+    if (overbuilds.length && state.legal.some((a) => a.kind.case === "place")) {
       const hint = document.createElement("p");
       hint.textContent = "Overbuild (1 sun): click one of your own tiles (ringed).";
       box.appendChild(hint);
@@ -679,30 +766,30 @@ function renderEvaluation(seat: number | undefined): void {
   bar.replaceChildren();
   details.replaceChildren();
   if (!ev) {
-    details.textContent = currentPosition()?.phase === "PHASE_OVER" ? "the game is over" : "no evaluation yet: press Analyse";
+    details.textContent = currentPosition()?.phase === Phase.OVER ? "the game is over" : "no evaluation yet: press Analyse";
     return;
   }
-  for (const s of ev.seats ?? []) {
+  for (const s of ev.seats) {
     const part = document.createElement("div");
-    const p = s.winProbability ?? 0;
+    const p = s.winProbability;
     part.style.flexGrow = String(Math.max(p, 0.001));
-    part.style.background = SEAT_COLOURS[s.seat ?? 0];
+    part.style.background = SEAT_COLOURS[s.seat];
     part.className = "evalpart";
     part.textContent = p >= 0.08 ? `${Math.round(p * 100)}%` : "";
-    part.title = `${SEAT_NAMES[s.seat ?? 0]}: win ${(p * 100).toFixed(1)}%, expected gold ${(s.expectedGold ?? 0).toFixed(1)}`;
+    part.title = `${SEAT_NAMES[s.seat]}: win ${(p * 100).toFixed(1)}%, expected gold ${s.expectedGold.toFixed(1)}`;
     bar.appendChild(part);
   }
   const head = document.createElement("div");
   head.className = "evalhead";
   head.dataset.sequence = String(state.evalSeq);
-  head.dataset.iterations = String(ev.iterations ?? 0);
-  head.textContent = `${ev.final ? "final" : "searching…"} ${Number(ev.iterations ?? 0).toLocaleString()} iterations` +
+  head.dataset.iterations = String(ev.iterations);
+  head.textContent = `${ev.final ? "final" : "searching…"} ${Number(ev.iterations).toLocaleString()} iterations` +
     (seat !== undefined ? `, for ${SEAT_NAMES[seat]}` : "");
   details.appendChild(head);
   const table = document.createElement("table");
-  table.innerHTML = "<tr><th>seat</th><th>win</th><th>gold</th></tr>" + (ev.seats ?? []).map((s) =>
-    `<tr><td style="color:${SEAT_COLOURS[s.seat ?? 0]}">${SEAT_NAMES[s.seat ?? 0]}</td>
-     <td>${((s.winProbability ?? 0) * 100).toFixed(0)}%</td><td>${(s.expectedGold ?? 0).toFixed(1)}</td></tr>`).join("");
+  table.innerHTML = "<tr><th>seat</th><th>win</th><th>gold</th></tr>" + ev.seats.map((s) =>
+    `<tr><td style="color:${SEAT_COLOURS[s.seat]}">${SEAT_NAMES[s.seat]}</td>
+     <td>${(s.winProbability * 100).toFixed(0)}%</td><td>${s.expectedGold.toFixed(1)}</td></tr>`).join("");
   details.appendChild(table);
   if (state.mode === "play" && seat !== undefined && !isHuman(seat) && state.game?.seats.includes("human")) {
     const note = document.createElement("p");
@@ -712,7 +799,7 @@ function renderEvaluation(seat: number | undefined): void {
     return;
   }
   const r = state.replay;
-  const next = state.mode === "replay" && r ? r.record.actions?.[r.index] : undefined;
+  const next = state.mode === "replay" && r ? r.record.actions[r.index] : undefined;
   if (next) {
     const played = document.createElement("p");
     const best = ev.bestAction && sameAction(ev.bestAction, next);
@@ -721,14 +808,16 @@ function renderEvaluation(seat: number | undefined): void {
   }
   const ol = document.createElement("ol");
   ol.className = "candidates";
-  for (const c of ev.candidates ?? []) {
+  for (const c of ev.candidates) {
+    const action = c.action;
+    if (!action) continue;
     const li = document.createElement("li");
-    li.textContent = `${describe(c.action)} — ${((c.winProbability ?? 0) * 100).toFixed(0)}% win, ${Number(c.visits ?? 0).toLocaleString()} visits`;
+    li.textContent = `${describe(action)} — ${(c.winProbability * 100).toFixed(0)}% win, ${Number(c.visits).toLocaleString()} visits`;
     const g = state.game;
-    if (state.mode === "play" && g && isHuman(g.position.toAct) && state.legal.some((a) => sameAction(a, c.action))) {
+    if (state.mode === "play" && g && isHuman(g.position.toAct) && state.legal.some((a) => sameAction(a, action))) {
       const b = document.createElement("button");
       b.textContent = "play";
-      b.onclick = () => void humanMove(c.action);
+      b.onclick = () => void humanMove(action);
       li.appendChild(b);
     }
     ol.appendChild(li);
@@ -736,16 +825,21 @@ function renderEvaluation(seat: number | undefined): void {
   details.appendChild(ol);
 }
 
+/** The result at the end, each seat's gold with where it came from (the service's standing). */
 function renderResult(): void {
   const box = $("result");
   const p = currentPosition();
-  const record = state.mode === "replay" ? state.replay?.record : state.game?.record;
-  const result = record?.result;
-  box.hidden = !(p?.phase === "PHASE_OVER" && result);
+  const { result, standing } = currentScores();
+  box.hidden = !(p?.phase === Phase.OVER && result);
   if (box.hidden || !result) return;
-  const winners = (result.winners ?? []).map((s) => SEAT_NAMES[s]).join(" and ");
-  box.innerHTML = `<h2>${winners} win${(result.winners ?? []).length > 1 ? "" : "s"}</h2>` +
-    result.seats.map((s) => `<span style="color:${SEAT_COLOURS[s.seat ?? 0]}">${SEAT_NAMES[s.seat ?? 0]}: ${s.gold ?? 0} gold, ${s.cacao ?? 0} cacao</span>`).join("<br>");
+  const winners = result.winners.map((s) => SEAT_NAMES[s]).join(" and ");
+  const parts = (seat: number) => {
+    const s = standing?.seats[seat];
+    return s ? ` (${s.gold} held, temples ${s.temples}, sun ${s.sun}, water ${s.water})` : "";
+  };
+  box.innerHTML = `<h2>${winners} win${result.winners.length > 1 ? "" : "s"}</h2>` +
+    result.seats.map((s) => `<span style="color:${SEAT_COLOURS[s.seat]}">${SEAT_NAMES[s.seat]}: ${s.gold} gold, ${s.cacao} cacao</span>` +
+      `<span class="small">${parts(s.seat)}</span>`).join("<br>");
 }
 
 void init();
