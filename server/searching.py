@@ -147,6 +147,7 @@ class SearchGate:
         self.limit = limit
         self.per_client = per_client
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a slot was taken or given back
         self._tickets = itertools.count()
         self._running: dict[int, tuple[str, Any]] = {}  # ticket -> (client, stop flag)
         self.stopping = False
@@ -187,6 +188,7 @@ class SearchGate:
             self._check(client)
             ticket = next(self._tickets)
             self._running[ticket] = (client, stop)
+            self._changed.notify_all()
         if stop is not None and self.stopping:
             stop.set()
         return ticket
@@ -194,6 +196,14 @@ class SearchGate:
     def release(self, ticket: int) -> None:
         with self._lock:
             self._running.pop(ticket, None)
+            self._changed.notify_all()
+
+    def wait_running(self, count: int, timeout: float | None = None) -> bool:
+        """Waits until exactly ``count`` searches run; False if ``timeout``
+        seconds pass first. (For callers that must know when searches have
+        started or ended, such as tests, instead of polling ``running``.)"""
+        with self._changed:
+            return self._changed.wait_for(lambda: len(self._running) == count, timeout)
 
     @contextmanager
     def slot(self, client: str = "", stop: Any = None) -> Iterator[None]:
