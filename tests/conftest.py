@@ -1,6 +1,34 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures and the ``requires_tool`` marker.
+
+The tiers (markers registered in pyproject.toml; docs/development.md):
+unmarked tests are unit tests, ``integration`` tests talk to a real server on
+a real port, ``e2e`` tests drive outside programs or many processes.
+"""
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+from support import require_tool
+
+# Property tests never fail on speed: no per-example deadline, and a slow
+# example on a loaded machine is not a failed health check.
+settings.register_profile("cacao", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("cacao")
+
+
+def pytest_collection_modifyitems(items):
+    """A test on the shared server fixture is an integration test, marked or not."""
+    for item in items:
+        if "cacao_server" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.integration)
+
+
+def pytest_runtest_setup(item):
+    """``@pytest.mark.requires_tool("nginx")``: skip without the program, or
+    fail under CI=true (see support.require_tool)."""
+    for marker in item.iter_markers("requires_tool"):
+        for name in marker.args:
+            require_tool(name)
 
 
 @pytest.fixture(scope="session")

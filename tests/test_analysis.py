@@ -26,6 +26,8 @@ from cacaoai.engine import Action, Position
 DATA = Path(__file__).parent / "data"
 RECORDS = [json.loads(line) for line in (DATA / "records.jsonl").read_text().splitlines()]
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(autouse=True)
 def no_error_logs(caplog):

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cacaoai.search.arena import run
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 SPECS = ["mcts:iterations=20", "greedy"]
 

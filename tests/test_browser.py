@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / ".ci"))
-from screenshots import TARGET, BoardPage, cacao_server, chromium  # noqa: E402
+from screenshots import CHROMIUM, TARGET, BoardPage, cacao_server, chromium  # noqa: E402
+
+pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool(CHROMIUM), pytest.mark.timeout(180)]
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,8 @@ def fuzz_server():
         yield server.process, server.address
 
 
+@pytest.mark.integration
+@pytest.mark.timeout(180)
 def test_a_bounded_fuzz_run_finds_no_crash_internal_error_or_hang(fuzz_server):
     process, address = fuzz_server
     count = int(os.environ.get("CACAO_FUZZ_CASES", "1500"))  # .ci/asan_check.sh: fewer
@@ -55,6 +57,7 @@ def test_every_rpc_is_fuzzed():
         m.name for m in pb.DESCRIPTOR.services_by_name["CacaoService"].methods}
 
 
+@pytest.mark.integration
 @FUZZ
 @given(method=st.sampled_from(fuzz_requests.METHODS), data=st.binary(max_size=400))
 def test_raw_request_bytes_get_a_clear_answer(fuzz_server, method, data):

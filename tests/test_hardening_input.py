@@ -50,6 +50,7 @@ def status_of(error: grpc.RpcError) -> tuple[grpc.StatusCode, list, str]:
 
 # --- 1. coordinates that used to crash the server ---------------------------------
 
+@pytest.mark.integration
 def test_far_coordinates_are_refused_and_the_server_process_lives_on():
     with LocalServer() as server, grpc.insecure_channel(server.address) as channel:
         stub = cacao_pb2_grpc.CacaoServiceStub(channel)
@@ -110,6 +111,7 @@ def record_json_cases() -> list[str]:
     return cases
 
 
+@pytest.mark.integration
 def test_undecodable_record_json_is_an_invalid_record_not_internal(cacao_stub):
     for text in record_json_cases():
         reply = cacao_stub.ValidateRecord(pb.ValidateRecordRequest(record_json=text))
@@ -119,6 +121,7 @@ def test_undecodable_record_json_is_an_invalid_record_not_internal(cacao_stub):
 
 @pytest.mark.parametrize("method", ["NewGame", "ListLegalActions", "ApplyAction", "SuggestAction",
                                     "AnalyzePosition", "ValidateRecord", "GetServerInfo"])
+@pytest.mark.integration
 def test_undecodable_request_bytes_are_invalid_argument_naming_the_message(cacao_server, method):
     with grpc.insecure_channel(cacao_server[1]) as channel:
         streaming = method == "AnalyzePosition"
@@ -136,6 +139,7 @@ def test_undecodable_request_bytes_are_invalid_argument_naming_the_message(cacao
 
 # --- 3. errors stay small --------------------------------------------------------
 
+@pytest.mark.integration
 def test_huge_echoed_values_and_many_violations_give_the_real_error_in_small_form(cacao_stub, caplog):
     caplog.set_level(logging.INFO, logger="cacaoai.server")
     game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
@@ -245,6 +249,7 @@ def test_gains_must_fit_the_worker_tiles_laid():
     assert info.value.field == "seats[0].gold"
 
 
+@pytest.mark.integration
 def test_the_server_refuses_an_island_and_impossible_gold(cacao_stub):
     for snap in (island_snapshot(), _with(Position.new(2, 7).snapshot(), gold=9999)):
         with pytest.raises(grpc.RpcError) as info:
@@ -254,6 +259,7 @@ def test_the_server_refuses_an_island_and_impossible_gold(cacao_stub):
         assert violations[0].field in ("position.board", "position.seats[0]")
 
 
+@pytest.mark.integration
 def test_every_position_the_server_returns_it_accepts_back(cacao_stub):
     rng = random.Random(5)
     for players in (2, 3, 4):

@@ -26,6 +26,8 @@ from cacaoai.server.options import parse_args
 
 PATH = "/cacao.v1.CacaoService/"
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def http_server(cacao_server):
@@ -275,6 +277,8 @@ def test_http_port_flag_and_environment():
     assert parse_args([], {"CACAO_HTTP_PORT": "off"})[2].http_port == 0
 
 
+@pytest.mark.e2e
+@pytest.mark.requires_tool("curl")
 def test_cacao_server_answers_the_readme_curl_command():
     with LocalServer(http=True) as server:
         lines = server.startup_log

@@ -72,6 +72,8 @@ def test_durations_read_as_locust_writes_them():
     assert [run.parse_duration(t) for t in ("45", "30s", "2m", "1h30m")] == [45, 30, 120, 5400]
 
 
+@pytest.mark.e2e
+@pytest.mark.timeout(180)
 def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_path):
     # locust is a test dependency; it is not imported here: its gevent monkey
     # patching would deadlock this process's gRPC threads. run.py runs it apart.
@@ -92,6 +94,8 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
     assert (out / "locust_stats.csv").exists() and "PASS" in done.stdout
 
 
+@pytest.mark.e2e
+@pytest.mark.timeout(120)
 def test_the_plain_probe_times_quick_calls_while_searches_run():
     done = subprocess.run(
         [sys.executable, str(LOADTEST / "plain_probe.py"), "--searches", "1", "--seconds", "3"],

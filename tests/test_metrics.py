@@ -29,6 +29,8 @@ from cacaoai.server.options import parse_args
 
 SERVICE = "cacao.v1.CacaoService"
 
+pytestmark = pytest.mark.integration
+
 
 def value(text: str, name: str, **labels: str) -> float:
     """The value of one sample in a Prometheus text exposition (0 if absent)."""

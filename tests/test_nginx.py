@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import queue
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,12 +24,13 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 
 REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
 
+pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool("nginx"), pytest.mark.timeout(180)]
+
 
 class Replicas:
     """cacao-replicas as a subprocess, its stdout lines in a queue."""
 
     def __init__(self, count: int):
-        assert shutil.which("nginx"), "nginx is needed (Debian package nginx; .ci/run installs it)"
         self.process = subprocess.Popen(
             [*REPLICAS, "--replicas", str(count), "--port", "0",
              "--poll", "0.2", "--", "--max-searches", "1", "--grace", "0"],

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool("nginx"), pytest.mark.timeout(240)]
+
 LOADTEST = Path(__file__).resolve().parents[1] / "loadtest"
 
 

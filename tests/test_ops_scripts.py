@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
 SCRIPTS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -15,6 +19,7 @@ def run_script(name: str, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.requires_tool("nginx")
 def test_bench_nginx_times_calls_direct_and_through_nginx():
     out = run_script("bench_nginx.py", "--calls", "20")
     for call in ("GetServerInfo", "SuggestAction 1 iteration"):

@@ -1,13 +1,12 @@
-"""Security options of the server (issue 10): TLS and mutual TLS, bearer
-tokens with roles, a per-client search limit, reflection off, and the
-warning for a non-loopback address without TLS. Real servers on real ports;
-certificates are made at test time with the openssl command."""
+"""Security options of the server: TLS and mutual TLS, bearer tokens with
+roles, a per-client search limit, reflection off, and the warning for a
+non-loopback address without TLS. Real servers on real ports; certificates
+are made at test time with the openssl command."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,18 +25,19 @@ from cacaoai.client.local import LocalServer, free_port
 from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.options import parse_args
 
+from support import require_tool
 from test_server import analyze_request, position_message
 
 CALL_S = 10.0  # deadline of a call: only catches a hang
 
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+pytestmark = pytest.mark.integration
 
 
 def openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+    subprocess.run([require_tool("openssl"), *args], cwd=cwd, check=True, capture_output=True)
 
 
-def issue(name: str, cwd: Path, extension: str) -> None:
+def sign_certificate(name: str, cwd: Path, extension: str) -> None:
     """``name``.pem and ``name``.key, signed by the test CA."""
     openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=cwd)
@@ -54,8 +54,8 @@ def certs(tmp_path_factory) -> Path:
     openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=cacao-test-ca",
             cwd=cwd)
-    issue("server", cwd, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
-    issue("client", cwd, "extendedKeyUsage=clientAuth")
+    sign_certificate("server", cwd, "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
+    sign_certificate("client", cwd, "extendedKeyUsage=clientAuth")
     return cwd
 
 

@@ -42,6 +42,8 @@ DATA = Path(__file__).parent / "data"
 RECORDS = [json.loads(line) for line in (DATA / "records.jsonl").read_text().splitlines()]
 SERVICE = "cacao.v1.CacaoService"
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(autouse=True)
 def no_error_logs(caplog):

@@ -25,6 +25,8 @@ from test_server import analyze_request, position_message, seconds
 SERVICE = "cacao.v1.CacaoService"
 HANG_CHECK_S = 10.0  # a call's deadline: far above its time, only to catch a hang
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture
 def server():

@@ -1,0 +1,58 @@
+"""Helpers the tests share: waiting for a condition, and system programs.
+
+Tests never sleep to let something happen and never assert on how long
+something took: they wait for an event, a report or a condition. A wait's
+timeout is only a guard against a hang, far above the time the thing takes
+on a loaded machine; reaching it fails the test with what was waited for.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import pytest
+
+T = TypeVar("T")
+
+GUARD_S = 30.0  # far above anything a test waits for, even on a loaded machine
+POLL_S = 0.01
+
+
+def wait_until(condition: Callable[[], T], what: str, timeout: float = GUARD_S) -> T:
+    """Polls ``condition()`` until it returns a true value, and returns that
+    value; fails the test, naming ``what``, when ``timeout`` seconds pass first.
+
+    For states that have no event to wait on (another process, the kernel's
+    view of threads). The timeout is a guard, never the thing tested.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"still waiting after {timeout:g} s for {what}")
+        time.sleep(POLL_S)
+
+
+def in_ci() -> bool:
+    """Whether the tests run in CI (``CI=true``), where nothing may be skipped
+    for a missing program."""
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def require_tool(name: str) -> str:
+    """The path of the system program ``name``. Without it the test is
+    skipped with the reason, or fails under ``CI=true`` (CI installs every
+    program the tests need: scripts/system_deps.sh)."""
+    path = shutil.which(name)
+    if path:
+        return path
+    reason = f"{name} is not installed (scripts/system_deps.sh installs the programs the tests need)"
+    if in_ci():
+        pytest.fail(reason + "; CI=true, so a missing program is an error", pytrace=False)
+    pytest.skip(reason)
