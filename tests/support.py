@@ -22,9 +22,9 @@ GUARD_S = 30.0  # far above anything a test waits for, even on a loaded machine
 POLL_S = 0.01
 
 
-def wait_until(condition: Callable[[], T], what: str, timeout: float = GUARD_S) -> T:
+def poll_until(condition: Callable[[], T], timeout: float = GUARD_S) -> T | None:
     """Polls ``condition()`` until it returns a true value, and returns that
-    value; fails the test, naming ``what``, when ``timeout`` seconds pass first.
+    value; None when ``timeout`` seconds pass first (usable in any thread).
 
     For states that have no event to wait on (another process, the kernel's
     view of threads). The timeout is a guard, never the thing tested.
@@ -35,8 +35,17 @@ def wait_until(condition: Callable[[], T], what: str, timeout: float = GUARD_S) 
         if value:
             return value
         if time.monotonic() > deadline:
-            pytest.fail(f"still waiting after {timeout:g} s for {what}")
+            return None
         time.sleep(POLL_S)
+
+
+def wait_until(condition: Callable[[], T], what: str, timeout: float = GUARD_S) -> T:
+    """:func:`poll_until` in the test's thread: fails the test, naming
+    ``what``, when the guard's ``timeout`` passes first."""
+    value = poll_until(condition, timeout)
+    if not value:
+        pytest.fail(f"still waiting after {timeout:g} s for {what}")
+    return value
 
 
 def in_ci() -> bool:

@@ -9,9 +9,9 @@ import os
 import random
 import sys
 import threading
-import time
 
 import pytest
+from support import poll_until
 
 engine = pytest.importorskip("cacaoai.engine")
 search_pkg = pytest.importorskip("cacaoai.search")
@@ -113,9 +113,10 @@ def test_the_iteration_budget_is_exact(threads):
 
 
 def test_the_time_budget_is_honoured():
+    # how late it stops depends on the machine's load: only the lower bound is certain
     result = search(Position.new(2, 5), Limit(time_s=0.25), seed=1)
     assert result.stopped_by == "time"
-    assert 0.25 <= result.elapsed_s < 1.25
+    assert result.elapsed_s >= 0.25
     assert result.iterations > 0
 
 
@@ -183,40 +184,43 @@ def _task_priorities() -> dict[int, tuple[int, int]]:
                                                      ("reduced", "SCHED_OTHER", 5)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, nice, threads):
+    """The search runs until a watcher has seen its threads lowered and a
+    report has shown the trees growing; then the watcher stops it."""
     normal = (os.SCHED_OTHER, 0)
     expected = (getattr(os, lowered), nice)
-    before = _task_priorities()
-    assert set(before.values()) == {normal}
-    seen: dict[int, tuple[int, int]] = {}
-    done = threading.Event()
+    assert set(_task_priorities().values()) == {normal}
+    looks: list[dict[int, tuple[int, int]]] = []  # the lowered threads at each look
+    reports = []
+    stop = StopFlag()
 
-    def watch():
-        while not done.is_set():
-            seen.update({t: p for t, p in _task_priorities().items() if p != normal})
-            time.sleep(0.005)
+    def grown_on_lowered_threads():
+        looks.append({t: p for t, p in _task_priorities().items() if p != normal})
+        return reports and len(looks[-1]) == threads
 
-    watcher = threading.Thread(target=watch)
+    watcher = threading.Thread(target=lambda: (poll_until(grown_on_lowered_threads), stop.set()))
     watcher.start()
-    result = search(Position.new(2, 3), Limit(time_s=0.3, threads=threads), seed=1,
-                    priority=priority)
-    done.set()
+    result = search(Position.new(2, 3), Limit(threads=threads), seed=1, stop=stop,
+                    priority=priority, on_report=reports.append, report_every_iterations=200)
     watcher.join()
-    assert result.iterations > 0
-    assert sorted(seen.values()) == [expected] * threads  # only the search's own threads
-    assert set(_task_priorities().values()) == {normal}   # and they are gone
+    assert result.stopped_by == "stop" and result.iterations >= 200
+    assert len(looks[-1]) == threads, looks[-1]          # the search's threads, seen at once
+    assert max(len(look) for look in looks) == threads   # only the search's own threads
+    assert {p for look in looks for p in look.values()} == {expected}
+    assert set(_task_priorities().values()) == {normal}  # and they are gone
     with pytest.raises(ValueError, match="priority"):
         search(Position.new(2, 3), Limit(iterations=1), seed=1, priority="urgent")
 
 
 def test_the_stop_flag_ends_a_search_from_another_thread():
     stop = StopFlag()
-    timer = threading.Timer(0.15, stop.set)
-    started = time.monotonic()
-    timer.start()
-    result = search(Position.new(2, 6), Limit(time_s=30, threads=2), seed=1, stop=stop)
-    assert time.monotonic() - started < 2.0
-    assert result.stopped_by == "stop"
-    assert stop.is_set()
+    first_report = threading.Event()
+    stopper = threading.Thread(target=lambda: (first_report.wait(), stop.set()))
+    stopper.start()
+    result = search(Position.new(2, 6), Limit(time_s=600, threads=2), seed=1, stop=stop,
+                    on_report=lambda _: first_report.set(), report_every_iterations=200)
+    stopper.join()
+    assert result.stopped_by == "stop"  # long before its 600 seconds
+    assert stop.is_set() and result.iterations >= 200
     assert result.best_action in Position.new(2, 6).legal_actions()
 
 
@@ -441,10 +445,9 @@ def test_bad_limits_are_refused():
 
 def test_a_finished_game_answers_at_once_with_its_result():
     position = finished(3, 1)
-    started = time.monotonic()
     result = search(position, Limit(iterations=10**9), seed=1)
-    assert time.monotonic() - started < 0.2
     assert result.best_action is None and result.stopped_by == "terminal"
+    assert result.iterations == 0  # nothing searched (a billion iterations would not end)
     final = position.result()
     assert list(result.expected_gold) == [float(g) for g in final.gold]
     assert sum(result.win_probability) == pytest.approx(1.0)
@@ -453,9 +456,7 @@ def test_a_finished_game_answers_at_once_with_its_result():
 def test_a_single_legal_action_answers_at_once():
     position = sealed(["3001"])
     assert len(position.legal_actions()) == 1
-    started = time.monotonic()
     result = search(position, Limit(time_s=30), seed=1)
-    assert time.monotonic() - started < 0.2
     assert result.best_action == position.legal_actions()[0]
     assert result.iterations == 0 and result.stopped_by == "single-action"
 
