@@ -13,7 +13,7 @@ import re
 import socket
 import struct
 import subprocess
-import time
+import threading
 
 import pytest
 from google.protobuf import json_format
@@ -23,6 +23,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client.local import LocalServer
 from cacaoai.server.http import SERVICE, iter_stream, methods, start_http
 from cacaoai.server.options import parse_args
+from support import GUARD_S, wait_until
 
 PATH = "/cacao.v1.CacaoService/"
 
@@ -213,7 +214,8 @@ def test_analysis_streams_reports_and_ends_with_suggest_actions_answer(http_serv
     messages, end = stream(http_server, request, codec)
     assert end == {}
     assert [m.sequence for m in messages] == list(range(len(messages)))
-    assert len(messages) >= 2 and [m.evaluation.final for m in messages][-1]
+    # as many interim reports as the machine's speed gave, then the final one
+    assert messages and [m.evaluation.final for m in messages][-1]
     assert not any(m.evaluation.final for m in messages[:-1])
     iterations = [m.evaluation.iterations for m in messages]
     assert iterations == sorted(iterations)
@@ -231,14 +233,19 @@ def test_a_stream_error_is_in_the_end_of_stream_message(http_server, cacao_stub)
     assert detail(end["error"], error_details_pb2.ErrorInfo).reason == "UNKNOWN_LEVEL"
 
 
-def test_a_client_that_hangs_up_stops_its_search(http_server, cacao_server, cacao_stub):
-    gate = cacao_server[0].cacao_api.gate
+def test_a_client_that_hangs_up_stops_its_search(cacao_stub):
+    from cacaoai.server import ServerOptions
+    from cacaoai.server.service import CacaoApi
+
+    api = CacaoApi(ServerOptions(max_time_s=600.0, max_searches=1))  # searches of ten minutes
+    server = start_http(api, "127.0.0.1", 0)
+    gate = api.gate
     game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
     request = pb.AnalyzePositionRequest(position=game.position)
-    request.limits.time.FromSeconds(60)
+    request.limits.time.FromSeconds(600)
     request.report_interval.FromMilliseconds(50)
     payload = envelope(request.SerializeToString())
-    with socket.create_connection(("127.0.0.1", http_server.server_address[1])) as sock:
+    with socket.create_connection(("127.0.0.1", server.server_address[1])) as sock:
         sock.sendall(f"POST {PATH}AnalyzePosition HTTP/1.1\r\nHost: x\r\n"
                      f"Content-Type: application/connect+proto\r\n"
                      f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
@@ -247,10 +254,11 @@ def test_a_client_that_hangs_up_stops_its_search(http_server, cacao_server, caca
         while received.count(b"\r\n") < 8:  # status, 3 headers, blank line, a first chunk
             received += sock.recv(4096)
         assert gate.running == 1
-    deadline = time.monotonic() + 20
-    while gate.running and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert gate.running == 0  # a 60-second search ended when its client left
+    try:
+        assert gate.wait_running(0, GUARD_S)  # a ten-minute search ended when its client left
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_page_and_its_files_are_served(http_server):
@@ -289,7 +297,7 @@ def test_cacao_server_answers_the_readme_curl_command():
             capture_output=True, text=True, timeout=30, check=True)
         body = json.loads(curl.stdout)
         assert body["position"]["players"] == 2 and len(body["positionHash"]) == 16
-        assert server.stop(15) == 0
+        assert server.stop(GUARD_S) == 0
 
 
 def test_a_bad_content_length_is_refused_and_the_server_goes_on(http_server):
@@ -301,12 +309,12 @@ def test_a_bad_content_length_is_refused_and_the_server_goes_on(http_server):
     assert post_json(http_server, "NewGame", {"players": 2})[0] == 200
 
 
-def answers_again(server, within_s: float = 10.0) -> bool:
-    """Whether NewGame answers 200 within ``within_s`` (freed connections take a moment)."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline and post_json(server, "NewGame", {"players": 2})[0] != 200:
-        time.sleep(0.05)
-    return post_json(server, "NewGame", {"players": 2})[0] == 200
+def answers_again(server) -> bool:
+    """Whether NewGame answers 200 again once the closed connections' threads
+    have noticed (polled: the server has nothing to wait on for that)."""
+    wait_until(lambda: post_json(server, "NewGame", {"players": 2})[0] == 200,
+               "the server to take connections again")
+    return True
 
 
 def test_connections_beyond_the_limit_get_unavailable(cacao_server):
@@ -345,24 +353,49 @@ def test_silent_connections_are_closed_after_the_request_timeout():
 
 def test_http_calls_reach_the_call_hooks_as_grpc_calls_do(cacao_server, cacao_stub):
     """Metrics and the JSON call log see the Connect calls too: one record per call,
-    with its method, its gRPC code name and, for a search, its iterations."""
+    with its method, its gRPC code name and, for a search, its iterations.
+
+    A call's hooks run after its answer is sent. The calls share one
+    connection, whose thread answers them one after the other, so their
+    records come in the order of the calls; the test waits for the last one."""
     from cacaoai.server.observe import Observers
 
     records: list = []
+    recorded = threading.Condition()
+
+    def record(call) -> None:
+        with recorded:
+            records.append(call)
+            recorded.notify_all()
+
     server = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0,
-                        observers=Observers([records.append]))
+                        observers=Observers([record]))
+    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
+
+    def call(method: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
+        connection.request("POST", PATH + method, body, {"Content-Type": content_type})
+        reply = connection.getresponse()
+        return reply.status, reply.read()
+
     try:
         game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
         position = json_format.MessageToDict(game.position)
-        assert post_json(server, "ListLegalActions", {"position": position})[0] == 200
-        assert post_json(server, "NewGame", {"players": 9})[0] == 400
-        assert post(server, "NewGame", b"{}", content_type="text/plain")[0] == 415
+        assert call("NoSuchMethod", b"{}")[0] == 501  # not a method: nothing to count it under
+        assert call("ListLegalActions", json.dumps({"position": position}).encode())[0] == 200
+        assert call("NewGame", json.dumps({"players": 9}).encode())[0] == 400
+        assert call("NewGame", b"{}", content_type="text/plain")[0] == 415
         request = pb.AnalyzePositionRequest(position=game.position, seed=5,
                                             limits=pb.SearchLimits(iterations=2_000))
-        messages, end = stream(server, request, "json")
-        assert end == {} and messages[-1].evaluation.final
-        post(server, "NoSuchMethod", b"{}")  # not a method: nothing to count it under
+        status, body = call("AnalyzePosition", envelope(json_format.MessageToJson(request).encode()),
+                            "application/connect+json")
+        frames = list(iter_stream(body))
+        assert status == 200 and json.loads(frames[-1][1]) == {}
+        final = json_format.Parse(frames[-2][1], pb.AnalyzePositionResponse())
+        assert final.evaluation.final
+        with recorded:
+            assert recorded.wait_for(lambda: len(records) >= 4, GUARD_S)
     finally:
+        connection.close()
         server.shutdown()
         server.server_close()
     assert [(r.method, r.code) for r in records] == [
