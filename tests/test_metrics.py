@@ -10,7 +10,6 @@ import json
 import logging
 import re
 import threading
-import time
 import urllib.request
 
 import grpc
@@ -26,6 +25,7 @@ from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.logs import CALL_LOGGER, JsonFormatter
 from cacaoai.server.observe import Observers, call_record
 from cacaoai.server.options import parse_args
+from support import GUARD_S, wait_until
 
 SERVICE = "cacao.v1.CacaoService"
 
@@ -114,10 +114,15 @@ def test_slot_occupancy_and_refusals_are_counted(observed_server):
                                                    limits=pb.SearchLimits(iterations=1)))
     assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     stream.cancel()
-    deadline = time.monotonic() + 5
-    while server.cacao_api.gate.running and time.monotonic() < deadline:
-        time.sleep(0.01)
-    text = metrics.exposition().decode()
+    assert server.cacao_api.gate.wait_running(0, GUARD_S)
+
+    def with_the_cancel_counted() -> str:
+        # the call is counted when the server sees the cancel, apart from its search's end
+        text = metrics.exposition().decode()
+        return text if value(text, "grpc_server_handled_total", grpc_method="AnalyzePosition",
+                             grpc_code="CANCELLED") else ""
+
+    text = wait_until(with_the_cancel_counted, "the cancelled call to be counted")
     assert value(text, "cacao_search_refusals_total", grpc_method="SuggestAction") == 1
     assert value(text, "cacao_search_slots_in_use") == 0
     assert value(text, "grpc_server_handled_total", grpc_method="AnalyzePosition",
@@ -193,9 +198,9 @@ def test_a_server_process_serves_metrics_over_http_and_logs_json_lines():
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             game = cacao_pb2_grpc.CacaoServiceStub(channel).NewGame(
                 pb.NewGameRequest(players=3, seed=1))
-        text = urllib.request.urlopen(metrics_url, timeout=5).read().decode()
+        text = urllib.request.urlopen(metrics_url, timeout=GUARD_S).read().decode()
         assert value(text, "grpc_server_handled_total", grpc_method="NewGame", grpc_code="OK") == 1
-        assert server.stop(10) == 0  # SIGTERM; the log is then read to its end
+        assert server.stop(GUARD_S) == 0  # SIGTERM; the log is then read to its end
     calls = [json.loads(line) for line in rest if '"logger": "cacaoai.server.calls"' in line]
     assert len(calls) == 1
     assert calls[0]["method"] == f"{SERVICE}/NewGame" and calls[0]["code"] == "OK"
