@@ -1,14 +1,14 @@
-"""Transport hardening (issue 10, items 5-7): nothing a client does or fails to
-do wedges the server, bad requests never hold a search slot, and a shutdown
-drains. Real servers on real ports; hang checks are call deadlines, not
-timed asserts."""
+"""The transport under misuse: nothing a client does or fails to do wedges
+the server, bad requests never hold a search slot, and a shutdown drains.
+Real servers on real ports; hang checks are call deadlines, not timed
+asserts, and the tests wait on the search gate or on a condition, never for
+a while."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import threading
-import time
 from concurrent import futures
 
 import grpc
@@ -20,6 +20,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
 from cacaoai.server import ServerOptions, create_server
 
+from support import GUARD_S, wait_until
 from test_server import analyze_request, position_message, seconds
 
 SERVICE = "cacao.v1.CacaoService"
@@ -30,9 +31,9 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def server():
-    """A fresh server (8 RPC threads, 2 searches) and its address."""
+    """A fresh server (8 RPC threads, 2 searches of ten minutes at most) and its address."""
     options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=200_000,
-                            max_time_s=5.0, grace_s=0.0, min_report_interval_s=0.02)
+                            max_time_s=600.0, grace_s=0.0, min_report_interval_s=0.02)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     yield server, f"127.0.0.1:{port}"
@@ -50,25 +51,48 @@ def health_status(channel: grpc.Channel, service: str = "") -> int:
     return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=HANG_CHECK_S).status
 
 
-def test_calls_that_never_send_their_request_wedge_nothing(server):
+def refused_for_too_many_calls(stub) -> bool:
+    """Whether a NewGame of this client is refused for its number of calls."""
+    try:
+        stub.NewGame(pb.NewGameRequest(players=2, seed=1), timeout=HANG_CHECK_S)
+    except grpc.RpcError as error:
+        if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return True
+        raise
+    return False
+
+
+def test_calls_that_never_send_their_request_wedge_nothing():
     """Twice as many silent calls as RPC threads: health, quick calls and a
-    search are still answered."""
-    with grpc.insecure_channel(server[1]) as channel:
-        silent = []
-        for method in ("NewGame", "SuggestAction", "ApplyAction", "ValidateRecord"):
-            call = channel.stream_unary(f"/{SERVICE}/{method}")
-            silent += [call.future(never_ending()) for _ in range(4)]
-        time.sleep(0.2)  # the calls have reached the server
-        assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
-        stub = cacao_pb2_grpc.CacaoServiceStub(channel)
-        assert stub.NewGame(pb.NewGameRequest(players=2, seed=1), timeout=HANG_CHECK_S).position_hash
-        message, _ = position_message(upto=6)
-        suggestion = stub.SuggestAction(pb.SuggestActionRequest(
-            position=message, limits=pb.SearchLimits(iterations=50)), timeout=HANG_CHECK_S)
-        assert suggestion.evaluation.iterations == 50
-        assert not any(call.done() for call in silent)
-        for call in silent:
-            call.cancel()
+    search are still answered. The per-client limit shows when the silent
+    calls have reached the server: one more silent call fills it, and its
+    cancel leaves room for one call at a time."""
+    options = ServerOptions(worker_threads=8, max_searches=2, grace_s=0.0, max_client_calls=17)
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            silent = []
+            for method in ("NewGame", "SuggestAction", "ApplyAction", "ValidateRecord"):
+                call = channel.stream_unary(f"/{SERVICE}/{method}")
+                silent += [call.future(never_ending()) for _ in range(4)]
+            one_more = channel.stream_unary(f"/{SERVICE}/NewGame").future(never_ending())
+            stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+            wait_until(lambda: refused_for_too_many_calls(stub), "the 17 silent calls to arrive")
+            one_more.cancel()
+            wait_until(lambda: not refused_for_too_many_calls(stub), "the cancel to arrive")
+            assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
+            assert stub.NewGame(pb.NewGameRequest(players=2, seed=1),
+                                timeout=HANG_CHECK_S).position_hash
+            message, _ = position_message(upto=6)
+            suggestion = stub.SuggestAction(pb.SuggestActionRequest(
+                position=message, limits=pb.SearchLimits(iterations=50)), timeout=HANG_CHECK_S)
+            assert suggestion.evaluation.iterations == 50
+            assert not any(call.done() for call in silent)
+            for call in silent:
+                call.cancel()
+    finally:
+        server.stop(0).wait()
 
 
 def test_a_call_whose_request_never_comes_ends_after_the_request_timeout():
@@ -95,26 +119,28 @@ def test_one_client_cannot_hold_every_call():
             silent = [channel.stream_unary(f"/{SERVICE}/NewGame").future(never_ending())
                       for _ in range(3)]
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
-            limit = time.monotonic() + HANG_CHECK_S
-            refused = None
-            while refused is None and time.monotonic() < limit:  # until the three have arrived
+
+            def refusal() -> grpc.RpcError | None:
                 try:
                     stub.NewGame(pb.NewGameRequest(players=2, seed=1), timeout=HANG_CHECK_S)
-                    time.sleep(0.02)
                 except grpc.RpcError as error:
-                    refused = error
-            assert refused is not None and refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                    return error
+                return None
+
+            refused = wait_until(refusal, "the three silent calls to arrive")
+            assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "maximum of 3 calls" in refused.details()
             assert health_status(channel) == health_pb2.HealthCheckResponse.SERVING
             for call in silent:
                 call.cancel()
-            info = None
-            limit = time.monotonic() + HANG_CHECK_S
-            while info is None and time.monotonic() < limit:  # until the cancels have arrived
+
+            def server_info() -> pb.GetServerInfoResponse | None:
                 try:
-                    info = stub.GetServerInfo(pb.GetServerInfoRequest(), timeout=HANG_CHECK_S)
+                    return stub.GetServerInfo(pb.GetServerInfoRequest(), timeout=HANG_CHECK_S)
                 except grpc.RpcError:
-                    time.sleep(0.02)
+                    return None
+
+            info = wait_until(server_info, "the cancels to arrive")
             assert info.limits.max_client_calls == 3
     finally:
         server.stop(0).wait()
@@ -141,12 +167,8 @@ def test_analyses_nobody_reads_give_back_their_slots_when_their_budget_ends(serv
                                             max_candidates=100,
                                             limits=pb.SearchLimits(time=seconds(1.5)))
         streams = [stub.AnalyzePosition(request) for _ in range(2)]  # never read
-        time.sleep(0.2)
-        assert api.gate.running == 2
-        limit = time.monotonic() + HANG_CHECK_S
-        while api.gate.running and time.monotonic() < limit:
-            time.sleep(0.02)
-        assert api.gate.running == 0  # both budgets ended; nobody read a report
+        assert api.gate.wait_running(2, GUARD_S)
+        assert api.gate.wait_running(0, GUARD_S)  # both budgets ended; nobody read a report
         suggestion = stub.SuggestAction(pb.SuggestActionRequest(
             position=message, limits=pb.SearchLimits(iterations=20)), timeout=HANG_CHECK_S)
         assert suggestion.evaluation.iterations == 20
@@ -166,22 +188,16 @@ def bad_large_position() -> pb.Position:
     return message
 
 
-def test_bad_large_positions_never_take_a_search_slot(server):
+def test_bad_large_positions_never_take_a_search_slot(server, monkeypatch):
     """Sixteen bad 60 KB positions at once against two slots: every one is
-    INVALID_ARGUMENT (none refused for capacity), no slot is ever taken, and a
-    real search right after runs."""
+    INVALID_ARGUMENT (none refused for capacity), no slot is ever taken (the
+    gate's own acquire, watched), and a real search right after runs."""
     api = server[0].cacao_api
     bad = pb.SuggestActionRequest(position=bad_large_position(), limits=pb.SearchLimits(iterations=10))
-    seen = []
-    done = threading.Event()
-
-    def watch():
-        while not done.is_set():
-            seen.append(api.gate.running)
-            time.sleep(0.001)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
+    taken = []
+    acquire = api.gate.acquire
+    monkeypatch.setattr(api.gate, "acquire", lambda *args, **kwargs: taken.append(args) or
+                        acquire(*args, **kwargs))
     with grpc.insecure_channel(server[1]) as channel:
         stub = cacao_pb2_grpc.CacaoServiceStub(channel)
 
@@ -194,14 +210,13 @@ def test_bad_large_positions_never_take_a_search_slot(server):
 
         with futures.ThreadPoolExecutor(16) as pool:
             codes = list(pool.map(send, range(16)))
-        done.set()
-        watcher.join()
         assert codes == [grpc.StatusCode.INVALID_ARGUMENT] * 16
-        assert max(seen) == 0
+        assert taken == []
         message, _ = position_message(upto=6)
         assert stub.SuggestAction(pb.SuggestActionRequest(
             position=message, limits=pb.SearchLimits(iterations=30)),
             timeout=HANG_CHECK_S).evaluation.iterations == 30
+        assert len(taken) == 1  # the real search took its slot
 
 
 def test_a_request_above_the_message_limit_is_refused_by_the_transport(server):
@@ -227,8 +242,9 @@ def start_process(*flags: str) -> tuple[subprocess.Popen, int]:
 
 def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
     """Health says NOT_SERVING while calls are still answered (the drain); then
-    a running analysis ends with exactly one final report, and the process exits 0."""
-    process, port = start_process("--drain", "1.0", "--grace", "0.2")
+    a running analysis ends with exactly one final report, and the process exits 0.
+    The drain's 2 seconds are far more than the calls made in it take."""
+    process, port = start_process("--drain", "2.0", "--grace", "0.2")
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
@@ -236,11 +252,12 @@ def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
             first = next(stream)
             assert not first.evaluation.final
             assert health_status(channel, SERVICE) == health_pb2.HealthCheckResponse.SERVING
+            watch = health_pb2_grpc.HealthStub(channel).Watch(
+                health_pb2.HealthCheckRequest(service=SERVICE), timeout=HANG_CHECK_S)
+            assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
             process.send_signal(signal.SIGTERM)
-            limit = time.monotonic() + HANG_CHECK_S
-            while (health_status(channel, SERVICE) == health_pb2.HealthCheckResponse.SERVING
-                   and time.monotonic() < limit):
-                time.sleep(0.02)
+            assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING  # the drain
+            watch.cancel()
             assert health_status(channel) == health_pb2.HealthCheckResponse.NOT_SERVING
             assert stub.NewGame(pb.NewGameRequest(players=3, seed=2), timeout=HANG_CHECK_S).position_hash
             rest = list(stream)  # no error: the stream ends with its final report
@@ -266,12 +283,9 @@ def test_the_transport_free_analysis_streams_to_a_final_report_and_closing_it_fr
     assert reports[-1].evaluation.iterations == 3000
     assert [r.sequence for r in reports] == list(range(len(reports)))
     long = pb.AnalyzePositionRequest(position=message, report_interval=seconds(0.02),
-                                     limits=pb.SearchLimits(time=seconds(4.0)))
+                                     limits=pb.SearchLimits(time=seconds(600)))
     stream = api.analyze_position(long, Call())
     next(stream)
     assert api.gate.running == 1
     stream.close()
-    limit = time.monotonic() + HANG_CHECK_S
-    while api.gate.running and time.monotonic() < limit:
-        time.sleep(0.01)
-    assert api.gate.running == 0
+    assert api.gate.wait_running(0, GUARD_S)  # far sooner than its ten minutes
