@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -227,25 +226,27 @@ class Outcomes:
         return sum(self.counts[name] for name in FAILURES)
 
 
-def send(channel: grpc.Channel, method: str, data: bytes, timeout: float) -> str:
-    """One case: the status code name ("OK" on success, "HANG" past the deadline)."""
+def send(channel: grpc.Channel, method: str, data: bytes, timeout: float,
+         wait_for_ready: bool = False) -> str:
+    """One case: the status code name ("OK" on success, "HANG" past the deadline).
+    With ``wait_for_ready`` the call waits for the channel to (re)connect."""
     identity: Callable[[bytes], bytes] = lambda b: b
     try:
         if method in BIDI:
             call = channel.stream_stream(SERVICE + method, request_serializer=identity,
                                          response_deserializer=identity)
             messages = [data, STOP] if len(data) % 2 else [data]
-            for _ in call(iter(messages), timeout=timeout):
+            for _ in call(iter(messages), timeout=timeout, wait_for_ready=wait_for_ready):
                 pass
         elif method in STREAMING:
             call = channel.unary_stream(SERVICE + method, request_serializer=identity,
                                         response_deserializer=identity)
-            for _ in call(data, timeout=timeout):
+            for _ in call(data, timeout=timeout, wait_for_ready=wait_for_ready):
                 pass
         else:
             call = channel.unary_unary(SERVICE + method, request_serializer=identity,
                                        response_deserializer=identity)
-            call(data, timeout=timeout)
+            call(data, timeout=timeout, wait_for_ready=wait_for_ready)
         return "OK"
     except grpc.RpcError as error:
         code = error.code()
@@ -263,8 +264,8 @@ def run(address: str, seed: int, count: int, timeout: float = 20.0,
         for i, (method, data) in enumerate(cases(seed, count)):
             outcome = send(channel, method, data, timeout)
             if outcome == "UNAVAILABLE" and alive():
-                time.sleep(0.2)  # a transient refusal: try once more
-                outcome = send(channel, method, data, timeout)
+                # a dropped connection: once more, when the channel has connected again
+                outcome = send(channel, method, data, timeout, wait_for_ready=True)
             outcomes.counts[outcome] += 1
             if outcome in FAILURES:
                 outcomes.failures.append((outcome, method, data))
