@@ -91,24 +91,30 @@ def test_an_illegal_click_gets_the_services_explanation(board):
     assert len(turns) > 1
 
 
+SHOWN_WHILE_THINKING = """() => {
+    // every report the page shows while the AI thinks, by its sequence number
+    const head = document.querySelector('#evaluation .evalhead');
+    const shown = (window.shownWhileThinking ||= {});
+    if (head && !document.querySelector('#thinking').hidden)
+        shown[head.dataset.sequence] = Number(head.dataset.iterations);
+    return Object.keys(shown).length >= 3;
+}"""
+
+
 def test_analysis_updates_while_the_ai_thinks(board):
-    board.new_game(["human", "time:1"], seed=11)
+    # three seconds of thought, a report every 0.2 s: three reports come long before its end
+    board.new_game(["human", "time:3"], seed=11)
     page = board.page
     before = actions(board)
     page.locator("#seats svg.mini.choosable").first.click()
     page.locator(TARGET).first.click()
     if page.locator("#choices button.choice").count():
         page.locator("#choices button.choice").first.click()
-    page.wait_for_selector("#thinking:not([hidden])", timeout=10_000)
-    seen = set()
-    while page.is_visible("#thinking") and len(seen) < 3:
-        head = page.locator("#evaluation .evalhead")
-        if head.count():
-            seen.add((head.get_attribute("data-sequence"), head.get_attribute("data-iterations")))
-        page.wait_for_timeout(60)
-    assert len(seen) >= 3, seen  # reports with growing searches arrived while the AI thought
-    iterations = sorted(int(i) for _, i in seen)
-    assert iterations[-1] > iterations[0]
+    page.wait_for_selector("#thinking:not([hidden])", timeout=30_000)
+    page.wait_for_function(SHOWN_WHILE_THINKING, timeout=30_000)  # looked at every frame
+    shown = page.evaluate("window.shownWhileThinking")
+    iterations = [shown[sequence] for sequence in sorted(shown, key=int)]
+    assert iterations == sorted(iterations) and iterations[-1] > iterations[0]  # one growing search
     board.wait_for_human_or_end()
     assert actions(board) >= before + 2  # the human's move, then the AI's
 
