@@ -19,7 +19,8 @@ settings.load_profile("cacao")
 def pytest_collection_modifyitems(items):
     """A test on the shared server fixture is an integration test, marked or not."""
     for item in items:
-        if "cacao_server" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("e2e"):
+        on_the_server = "cacao_server" in getattr(item, "fixturenames", ())
+        if on_the_server and not item.get_closest_marker("e2e"):
             item.add_marker(pytest.mark.integration)
 
 

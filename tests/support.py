@@ -61,7 +61,7 @@ def require_tool(name: str) -> str:
     path = shutil.which(name)
     if path:
         return path
-    reason = f"{name} is not installed (scripts/system_deps.sh installs the programs the tests need)"
+    reason = f"{name} is not installed (scripts/system_deps.sh installs what the tests need)"
     if in_ci():
         pytest.fail(reason + "; CI=true, so a missing program is an error", pytrace=False)
     pytest.skip(reason)

@@ -1,4 +1,4 @@
-"""Issue 12 through the wire: the stoppable bidi Analyze, the per-candidate
+"""Analysis through the wire: the stoppable bidi Analyze, the per-candidate
 figures, allow/avoid, MultiPV lines, tree reuse and pondering, against a real
 gRPC server on a free port (the ``cacao_server`` fixture of conftest.py).
 

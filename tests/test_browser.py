@@ -49,7 +49,7 @@ def test_a_complete_game_against_the_ai_through_the_page(board):
     with page.expect_download() as download:
         page.click("#save")
     record = json.loads(Path(download.value.path()).read_text())
-    assert set(record["result"]) == {"gold", "cacao", "winners"}  # RECORD.md's result
+    assert set(record["result"]) == {"gold", "cacao", "winners"}  # docs/record-format.md
     page.set_input_files("#load-file", download.value.path())  # the service accepts it
     page.wait_for_function("window.cacao.mode === 'replay'")
     page.click("#r-last")

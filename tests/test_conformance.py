@@ -1,4 +1,5 @@
-"""The engine agrees with the shared conformance vectors (tests/data, from RECORD.md)."""
+"""The engine agrees with the shared conformance vectors (tests/data, in the
+record format of docs/record-format.md)."""
 
 import copy
 import hashlib
@@ -40,7 +41,7 @@ def error_index(error):
 
 
 def normalized(record):
-    """A record with every ``fills`` sorted by x, then y: fills are a set (RECORD.md).
+    """A record with every ``fills`` sorted by x, then y: fills are a set (docs/record-format.md).
 
     The shared records list fills in direction order, while writers sort them.
     """

@@ -1,6 +1,6 @@
-"""Regression tests for the input half of issue 10: no request crashes the server,
-answers INTERNAL, overflows the error trailers, or slips an impossible position
-past the checks; and the engine never leaves its grid whatever Python passes.
+"""Bad input: no request crashes the server, answers INTERNAL, overflows the
+error trailers, or slips an impossible position past the checks; and the
+engine never leaves its grid whatever Python passes.
 """
 
 from __future__ import annotations

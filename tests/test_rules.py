@@ -1,4 +1,4 @@
-"""Each rule of RULES.md on small hand-built positions (cacao-position/1 snapshots).
+"""Each rule of docs/rules.md on small hand-built positions (cacao-position/1 snapshots).
 
 Early-game positions come from ``opening`` (a record header with chosen hands
 and deck top); later ones from ``make_position``, which completes the few tiles a
@@ -272,7 +272,7 @@ def opening(players=4, hands=None, first_player=0, deck=()):
 
 
 def legal(pos):
-    """The legal actions as RECORD.md dicts."""
+    """The legal actions as dicts of the record format (docs/record-format.md)."""
     return [a.to_json() for a in pos.legal_actions()]
 
 
@@ -758,7 +758,7 @@ def test_overbuilding_another_players_tile_is_illegal():
 # --- the discard fallback -----------------------------------------------------------
 
 # Every cell next to the two start tiles is taken: no placement is left. (Legal play
-# cannot reach this, so the deck still holds tiles: RULES.md, engine convention.)
+# cannot reach this, so the deck still holds tiles: docs/rules.md, engine convention.)
 SEALED = [T(0, -1), T(-1, 0), T(1, 0), T(0, 1), T(2, 1), T(1, 2)]
 
 

@@ -60,8 +60,8 @@ def comparable(result):
 
 def sealed(hand):
     """4 players; every cell next to the start tiles is taken by seat 1, so seat 0
-    can only discard (RULES.md engine convention; legal play never gets here, so
-    the position is loaded into the core directly)."""
+    can only discard (an engine convention of docs/rules.md; legal play never
+    gets here, so the position is loaded into the core directly)."""
     types = ("1111", "2101", "3001", "3100")
     workers = [(0, -1, 0), (-1, 0, 0), (1, 0, 0), (0, 1, 1), (2, 1, 1), (1, 2, 1)]
     tiles = [(0, 0, 1), (1, 1, 3)] + [(x, y, 0x80 | 1 << 4 | t << 2) for x, y, t in workers]

@@ -1,6 +1,6 @@
-"""The search's analysis figures (issue 12): per-candidate expected gold,
-prior, lcb, order and principal variations (MultiPV), the root info, and the
-allow/avoid restriction of the root's actions.
+"""The search's analysis figures: per-candidate expected gold, prior, lcb,
+order and principal variations (MultiPV), the root info, and the allow/avoid
+restriction of the root's actions.
 
 Runs against the installed package; budgets are small so the file stays fast.
 """

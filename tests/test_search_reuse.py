@@ -1,6 +1,6 @@
-"""Tree reuse (issue 12): a TreeCache keeps search trees keyed by the
-searching seat's observation, and a later search of a position reached from a
-kept one continues the tree (re-rooted in C), pondering included.
+"""Tree reuse: a TreeCache keeps search trees keyed by the searching seat's
+observation, and a later search of a position reached from a kept one
+continues the tree (re-rooted in C), pondering included.
 
 Runs against the installed package; budgets are small so the file stays fast.
 """

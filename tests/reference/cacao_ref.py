@@ -1,8 +1,9 @@
-"""A plain-Python reference implementation of Cacao, written from RULES.md and RECORD.md.
+"""A plain-Python reference implementation of Cacao, written from
+docs/rules.md and docs/record-format.md.
 
 It exists to be a test oracle for the Cython engine: every rule is spelled out
-as directly as possible, and nothing is optimised. Actions are the RECORD.md
-dicts; ``canonical(action)`` is the conformance-data serialisation.
+as directly as possible, and nothing is optimised. Actions are the record
+format's dicts; ``canonical(action)`` is the conformance-data serialisation.
 
 Usage::
 
@@ -19,7 +20,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-# --- constants (RULES.md) -------------------------------------------------------
+# --- constants (docs/rules.md) ----------------------------------------------------
 
 #: Workers on the sides N, E, S, W at rotation 0.
 WORKER_SIDES = {
@@ -330,7 +331,7 @@ class RefGame:
         return list(options.values())
 
     def legal_actions(self) -> list:
-        """Every legal action of the seat to act, in RECORD.md form, without duplicates."""
+        """Every legal action of the seat to act, in the record format, without duplicates."""
         if self.over:
             return []
         if self.pending:
@@ -371,7 +372,7 @@ class RefGame:
     # --- moves -----------------------------------------------------------------
 
     def apply(self, action: dict) -> None:
-        """Play ``action`` (RECORD.md form). Raises ValueError if it is not legal now."""
+        """Play ``action`` (in the record format). Raises ValueError if it is not legal now."""
         legal = {canonical(a) for a in self.legal_actions()}
         if canonical(action) not in legal:
             raise ValueError(f"illegal action {canonical(action)}")
@@ -483,7 +484,7 @@ class RefGame:
     # --- scoring ---------------------------------------------------------------
 
     def final_gold(self) -> list:
-        """Gold after temples, sun tokens and water (RULES.md scoring)."""
+        """Gold after temples, sun tokens and water (docs/rules.md, scoring)."""
         gold = [seat.gold for seat in self.seats]
         for cell, tile in sorted(self.board.items()):
             if tile != "temple":
