@@ -28,11 +28,9 @@ for module in cacaoai.engine.core cacaoai.search._mcts; do
 done
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export CACAO_FUZZ_CASES=${CACAO_FUZZ_CASES:-600}
-# two search tests need the uninstrumented speed (a report every 20 ms sees new
-# iterations; a 0.25 s budget ends within 1 s): they are left to the plain suite
+# no test depends on speed, so the slower instrumented build runs them all
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
     tests/test_rules.py tests/test_engine_api.py tests/test_conformance.py tests/test_search.py \
     tests/test_search_analysis.py tests/test_search_reuse.py \
-    tests/test_hardening_input.py tests/test_fuzz_server.py \
-    -k "not test_reports_while_searching_leave_the_result_unchanged and not test_the_time_budget_is_honoured" "$@"
+    tests/test_bad_input.py tests/test_fuzz_server.py "$@"
 echo "asan_check: no sanitizer report"
