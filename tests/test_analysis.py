@@ -322,7 +322,7 @@ def test_ponder_for_the_seat_not_to_act_then_its_suggestion_continues_the_tree(c
     assert reply.seat == 1 and reply.evaluation.root.reused_visits > 0
 
 
-def test_ponder_with_an_observation_of_the_seat_waiting(cacao_stub):
+def test_a_waiting_seat_ponders_from_its_own_observation(cacao_stub):
     game = Position.from_record(RECORDS[0], upto=7)
     waiting = 1 - game.to_act
     observation = convert.position_from_json(game.observation(waiting))

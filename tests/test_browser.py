@@ -57,7 +57,7 @@ def test_a_complete_game_against_the_ai_through_the_page(board):
     assert page.inner_text("#result") == result
 
 
-def test_three_seats_two_humans_and_an_ai(board):
+def test_a_three_seat_game_asks_only_its_two_humans_to_move(board):
     board.new_game(["human", "human", "beginner"], seed=3)
     seats = set()
     while not board.over():

@@ -106,7 +106,7 @@ def test_new_game_over_json_is_the_grpc_answer(http_server, cacao_stub):
     assert body["positionHash"] == expected.position_hash
 
 
-def test_binary_protobuf_unary_call(http_server, cacao_stub):
+def test_a_unary_call_in_binary_protobuf_gets_the_grpc_answer(http_server, cacao_stub):
     game = cacao_stub.NewGame(pb.NewGameRequest(players=3, seed=11))
     request = pb.ListLegalActionsRequest(position=game.position)
     status, headers, body = post(http_server, "ListLegalActions", request.SerializeToString(),
@@ -155,7 +155,7 @@ def test_an_illegal_action_is_explained_with_the_field_at_fault(http_server, cac
     assert detail(error, error_details_pb2.ErrorInfo).reason == "ILLEGAL_ACTION"
 
 
-def test_failed_precondition_with_its_precondition_failure(http_server, cacao_stub):
+def test_a_failed_precondition_carries_its_precondition_failure(http_server, cacao_stub):
     game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=3))
     position = json_format.MessageToDict(game.position)
     position["view"] = 0
@@ -278,7 +278,7 @@ def test_the_page_and_its_files_are_served(http_server):
     connection.close()
 
 
-def test_http_port_flag_and_environment():
+def test_the_http_port_is_a_flag_and_an_environment_variable():
     assert parse_args([], {})[2].http_port == 8080
     assert parse_args(["--http-port", "off"], {})[2].http_port == 0
     assert parse_args([], {"CACAO_HTTP_PORT": "9123"})[2].http_port == 9123
@@ -386,8 +386,8 @@ def test_http_calls_reach_the_call_hooks_as_grpc_calls_do(cacao_server, cacao_st
         assert call("NewGame", b"{}", content_type="text/plain")[0] == 415
         request = pb.AnalyzePositionRequest(position=game.position, seed=5,
                                             limits=pb.SearchLimits(iterations=2_000))
-        status, body = call("AnalyzePosition", envelope(json_format.MessageToJson(request).encode()),
-                            "application/connect+json")
+        payload = envelope(json_format.MessageToJson(request).encode())
+        status, body = call("AnalyzePosition", payload, "application/connect+json")
         frames = list(iter_stream(body))
         assert status == 200 and json.loads(frames[-1][1]) == {}
         final = json_format.Parse(frames[-2][1], pb.AnalyzePositionResponse())

@@ -485,7 +485,7 @@ def test_greedy_beats_random():
     assert summary["bots"][0]["win_rate"] >= 0.75
 
 
-def test_bot_specs_parse():
+def test_bot_specs_parse_and_bad_ones_are_refused():
     assert parse_bot("greedy").spec == "greedy"
     bot = parse_bot("mcts:iterations=1000,exploration=0.5,playout=random")
     assert isinstance(bot, MCTSBot)
@@ -522,7 +522,7 @@ def test_the_arena_rotates_seats_and_writes_records(tmp_path):
     assert len(firsts) == 1                           # one deal, three seatings
 
 
-def test_wilson_interval():
+def test_the_wilson_interval_matches_known_values():
     lo, hi = wilson(75, 100)
     assert lo == pytest.approx(0.6569, abs=1e-3) and hi == pytest.approx(0.8245, abs=1e-3)
     assert wilson(0, 10)[0] == 0.0

@@ -151,7 +151,7 @@ def test_list_legal_actions_of_a_record_matches_the_conformance_count(cacao_stub
     assert response.HasField("to_act") and response.phase in (pb.PHASE_TURN, pb.PHASE_RESOLVE)
 
 
-def test_list_legal_actions_of_an_observation_of_the_seat_to_act(cacao_stub):
+def test_list_legal_actions_accepts_an_observation_of_the_seat_to_act(cacao_stub):
     _, position = position_message(upto=4)
     seat = position.to_act
     observation = convert.position_from_json(position.observation(seat))
@@ -261,7 +261,7 @@ def test_suggest_action_returns_a_legal_action_and_an_evaluation(cacao_stub):
     assert evaluation.limits.iterations == 200
 
 
-def test_suggest_action_with_one_iteration_and_a_level(cacao_stub):
+def test_suggest_action_runs_one_iteration_or_a_named_level(cacao_stub):
     message, _ = position_message(upto=2)
     quick = cacao_stub.SuggestAction(pb.SuggestActionRequest(
         position=message, limits=pb.SearchLimits(iterations=1), seed=2))
@@ -495,7 +495,7 @@ def test_bad_budgets_are_invalid_argument(cacao_stub):
     assert violated_fields(details) == ["limits.iterations"]
 
 
-def test_bad_players_for_a_new_game(cacao_stub):
+def test_a_new_game_for_five_players_is_invalid_argument(cacao_stub):
     code, text, details = error_of(cacao_stub.NewGame, pb.NewGameRequest(players=5))
     assert code == grpc.StatusCode.INVALID_ARGUMENT and violated_fields(details) == ["players"]
 
@@ -729,7 +729,7 @@ def test_the_search_priority_is_a_flag_and_an_environment_variable():
 
 # --- health and reflection ------------------------------------------------------
 
-def test_health_reports_serving(cacao_server):
+def test_health_reports_serving_for_the_server_and_the_service(cacao_server):
     with grpc.insecure_channel(cacao_server[1]) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         for service in ("", SERVICE):
