@@ -689,6 +689,8 @@ def lowered_while_searching(server, stub, limits: pb.SearchLimits,
     assert not future.done()
     future.cancel()
     assert server.cacao_api.gate.wait_running(0, GUARD_S)
+    # an ended thread may still be listed for a moment
+    wait_until(lambda: not lowered_tasks() and not reduced_tasks(), "the search thread to end")
     return sorted(idle), sorted(reduced)
 
 
