@@ -57,11 +57,11 @@ def in_ci() -> bool:
 def require_tool(name: str) -> str:
     """The path of the system program ``name``. Without it the test is
     skipped with the reason, or fails under ``CI=true`` (CI installs every
-    program the tests need: scripts/system_deps.sh)."""
+    program the tests need: .ci/system_deps.sh)."""
     path = shutil.which(name)
     if path:
         return path
-    reason = f"{name} is not installed (scripts/system_deps.sh installs what the tests need)"
+    reason = f"{name} is not installed (.ci/system_deps.sh installs what the tests need)"
     if in_ci():
         pytest.fail(reason + "; CI=true, so a missing program is an error", pytrace=False)
     pytest.skip(reason)
