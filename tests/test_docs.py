@@ -189,6 +189,7 @@ class Reader:
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.requires_tool("jq")  # the shell examples read JSON with it
 @pytest.mark.parametrize("path", [p for p in DOCS if any(b.lang in ("sh", "python") for b in blocks(p))],
                          ids=lambda p: p.name)
 def test_every_command_and_program_of_the_document_runs(path, tmp_path):
