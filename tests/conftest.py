@@ -7,7 +7,6 @@ a real port, ``e2e`` tests drive outside programs or many processes.
 
 import pytest
 from hypothesis import HealthCheck, settings
-
 from support import require_tool
 
 # Property tests never fail on speed: no per-example deadline, and a slow

@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Position
-from cacaoai.api import convert
 
 SERVICE = "/cacao.v1.CacaoService/"
 METHODS = ("GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "SuggestAction",
@@ -230,7 +231,9 @@ def send(channel: grpc.Channel, method: str, data: bytes, timeout: float,
          wait_for_ready: bool = False) -> str:
     """One case: the status code name ("OK" on success, "HANG" past the deadline).
     With ``wait_for_ready`` the call waits for the channel to (re)connect."""
-    identity: Callable[[bytes], bytes] = lambda b: b
+    def identity(data: bytes) -> bytes:
+        return data
+
     try:
         if method in BIDI:
             call = channel.stream_stream(SERVICE + method, request_serializer=identity,

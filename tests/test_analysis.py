@@ -21,7 +21,7 @@ from grpc_status import rpc_status
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.engine import Action, Position
+from cacaoai.engine import Position
 
 DATA = Path(__file__).parent / "data"
 RECORDS = [json.loads(line) for line in (DATA / "records.jsonl").read_text().splitlines()]

@@ -16,11 +16,11 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
-from cacaoai.engine import CacaoError, Position, SnapshotError, core
-from cacaoai.api import convert
 from cacaoai.client.local import LocalServer
+from cacaoai.engine import CacaoError, Position, SnapshotError, core
 from cacaoai.server import errors
 
 SERVICE = "/cacao.v1.CacaoService/"

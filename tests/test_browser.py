@@ -155,7 +155,7 @@ def test_a_saved_record_replays_with_an_evaluation_at_each_move(board, tmp_path)
     page.wait_for_function("window.cacao.replay.evals.size >= 3")
     assert board.state("s.mode") == "replay"
     assert page.evaluate("window.cacao.replay.evals.size") >= 3
-    replayed = page.evaluate("(() => { const b = document.querySelectorAll('#board g.worker:not(.ghost)'); return b.length; })()")
+    replayed = page.evaluate("document.querySelectorAll('#board g.worker:not(.ghost)').length")
     assert replayed == sum(1 for t in final_board if t["tile"]["case"] == "worker")
 
 

@@ -7,7 +7,6 @@ import json
 import pathlib
 
 import pytest
-
 from reference import canonical
 
 engine = pytest.importorskip("cacaoai.engine")

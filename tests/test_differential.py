@@ -6,7 +6,6 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reference import RefGame, canonical, random_header
 from reference.cacao_ref import WORKER_ORDER
 

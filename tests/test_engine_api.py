@@ -9,9 +9,16 @@ from collections import Counter
 import pytest
 
 from cacaoai.engine import (
-    Action, CacaoError, IllegalActionError, Position, RecordError, SnapshotError, position_hash,
+    Action,
+    CacaoError,
+    IllegalActionError,
+    Position,
+    RecordError,
+    SnapshotError,
+    position_hash,
 )
-from cacaoai.engine.cli import main as cli_main, random_game
+from cacaoai.engine.cli import main as cli_main
+from cacaoai.engine.cli import random_game
 from cacaoai.engine.rules import deck_tiles, seat_tiles
 
 SEEDS = range(12)

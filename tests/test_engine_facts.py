@@ -7,6 +7,9 @@ import json
 from collections import Counter
 
 import pytest
+from reference import temple_awards
+from test_engine_api import positions_along
+
 from cacaoai.engine import (
     DIRECTIONS,
     JUNGLE_COUNTS,
@@ -25,8 +28,6 @@ from cacaoai.engine import (
     faces,
     rules,
 )
-from reference import temple_awards
-from test_engine_api import positions_along
 
 # --- rules facts ---------------------------------------------------------------
 

@@ -11,12 +11,12 @@ import json
 import os
 from pathlib import Path
 
+import fuzz_requests
 import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import fuzz_requests
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client.local import LocalServer, serving
 from cacaoai.engine import CacaoError, Position

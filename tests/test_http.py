@@ -18,12 +18,12 @@ import threading
 import pytest
 from google.protobuf import json_format
 from google.rpc import error_details_pb2
+from support import GUARD_S, wait_until
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client.local import LocalServer
 from cacaoai.server.http import SERVICE, iter_stream, methods, start_http
 from cacaoai.server.options import parse_args
-from support import GUARD_S, wait_until
 
 PATH = "/cacao.v1.CacaoService/"
 

@@ -30,7 +30,7 @@ def test_a_distributed_run_through_nginx_to_two_replicas_succeeds(tmp_path):
     # two users, two slots on each replica: nothing to refuse even when a
     # replica still counts a search that has just answered (a loaded machine)
     assert summary["load"]["rejections"] == 0
-    rows_per_file = [len((p.read_text().splitlines())) - 1 for p in out.glob("raw.*.csv")]
+    rows_per_file = [len(p.read_text().splitlines()) - 1 for p in out.glob("raw.*.csv")]
     assert sum(1 for n in rows_per_file if n > 0) == 2, rows_per_file  # both workers called
     assert summary["server_exit_code"] == 0
     server_log = (out / "server.log").read_text()

@@ -16,6 +16,7 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 from prometheus_client.parser import text_string_to_metric_families
+from support import GUARD_S, wait_until
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
@@ -25,7 +26,6 @@ from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.logs import CALL_LOGGER, JsonFormatter
 from cacaoai.server.observe import Observers, call_record
 from cacaoai.server.options import parse_args
-from support import GUARD_S, wait_until
 
 SERVICE = "cacao.v1.CacaoService"
 

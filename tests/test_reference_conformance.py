@@ -6,7 +6,6 @@ import pathlib
 from collections import defaultdict
 
 import pytest
-
 from reference import RefGame, canonical
 
 DATA = pathlib.Path(__file__).parent / "data"

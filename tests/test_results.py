@@ -8,9 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from cacaoai.api import convert
+from cacaoai.api import Limit, RootInfo, SearchResult, convert, parse_strength
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api import Limit, RootInfo, SearchResult, parse_strength
 from cacaoai.engine import Position
 from cacaoai.search import search
 

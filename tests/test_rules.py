@@ -12,11 +12,15 @@ from collections import Counter
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
 from reference import RefGame, canonical, resolution_results, temple_awards
 from reference.cacao_ref import (
-    DIRECTIONS, JUNGLE_KINDS, JUNGLE_COUNTS, TWO_PLAYER_REMOVED, WORKER_COUNTS,
-    WORKER_ORDER, WORKER_SIDES,
+    DIRECTIONS,
+    JUNGLE_COUNTS,
+    JUNGLE_KINDS,
+    TWO_PLAYER_REMOVED,
+    WORKER_COUNTS,
+    WORKER_ORDER,
+    WORKER_SIDES,
 )
 
 engine = pytest.importorskip("cacaoai.engine")

@@ -13,9 +13,6 @@ import threading
 import pytest
 from support import poll_until, wait_until
 
-engine = pytest.importorskip("cacaoai.engine")
-search_pkg = pytest.importorskip("cacaoai.search")
-
 from cacaoai.engine import Position
 from cacaoai.search import (
     Limit,

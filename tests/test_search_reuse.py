@@ -9,12 +9,12 @@ import random
 import threading
 
 import pytest
+from test_search import comparable  # a result without its timing fields
 
 from cacaoai.engine import Position
 from cacaoai.search import Limit, SearchSettings, TreeCache, search
 from cacaoai.search.arena import run as arena_run
 from cacaoai.search.bots import parse_bot
-from test_search import comparable  # a result without its timing fields
 
 LIMITS = Limit(iterations=400)
 BIG = 1 << 30

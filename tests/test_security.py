@@ -13,10 +13,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
-from google.rpc import error_details_pb2
+from support import require_tool
+from test_server import analyze_request, position_message
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
@@ -24,9 +26,6 @@ from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError
 from cacaoai.client.local import LocalServer, free_port
 from cacaoai.server import ServerOptions, create_server
 from cacaoai.server.options import parse_args
-
-from support import require_tool
-from test_server import analyze_request, position_message
 
 CALL_S = 10.0  # deadline of a call: only catches a hang
 

@@ -26,17 +26,16 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
+from support import GUARD_S, wait_until
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
-from cacaoai.engine import Position
-from cacaoai.api import convert
 from cacaoai.client.local import LocalServer
-from cacaoai.server import errors
-from cacaoai.server.service import Call
-from cacaoai.server import create_server
+from cacaoai.engine import Position
+from cacaoai.server import create_server, errors
 from cacaoai.server.options import ServerOptions, parse_args
-from support import GUARD_S, wait_until
+from cacaoai.server.service import Call
 
 DATA = Path(__file__).parent / "data"
 RECORDS = [json.loads(line) for line in (DATA / "records.jsonl").read_text().splitlines()]

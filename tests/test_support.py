@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from support import require_tool, wait_until
 
 from cacaoai.server.searching import SearchGate
-from support import require_tool, wait_until
 
 ABSENT = "cacao-no-such-program"
 

@@ -14,14 +14,13 @@ from concurrent import futures
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from support import GUARD_S, wait_until
+from test_server import analyze_request, position_message, seconds
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
 from cacaoai.server import ServerOptions, create_server
-
-from support import GUARD_S, wait_until
-from test_server import analyze_request, position_message, seconds
 
 SERVICE = "cacao.v1.CacaoService"
 HANG_CHECK_S = 10.0  # a call's deadline: far above its time, only to catch a hang

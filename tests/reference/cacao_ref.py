@@ -117,7 +117,7 @@ class Worker:
     tile: str
     rot: int
     covering: bool = False
-    covers: "Worker | None" = None  # the tile underneath an overbuild
+    covers: Worker | None = None  # the tile underneath an overbuild
 
     def workers_facing(self, direction: int) -> int:
         """Workers on the side that faces ``direction`` (side k faces (k + rot) % 4)."""
@@ -231,13 +231,13 @@ class RefGame:
         self.over = False
 
     @classmethod
-    def from_record_header(cls, record: dict) -> "RefGame":
+    def from_record_header(cls, record: dict) -> RefGame:
         """A new game from a cacao-record/1 header (actions are not applied)."""
         return cls(record["players"], record["first_player"],
                    record["worker_piles"], record["jungle_deck"])
 
     @classmethod
-    def replay(cls, record: dict, upto: int | None = None) -> "RefGame":
+    def replay(cls, record: dict, upto: int | None = None) -> RefGame:
         """The game after the first ``upto`` (default: all) actions of a record."""
         game = cls.from_record_header(record)
         for action in record["actions"][:upto]:
@@ -245,7 +245,7 @@ class RefGame:
         return game
 
     @classmethod
-    def from_snapshot(cls, snap: dict) -> "RefGame":
+    def from_snapshot(cls, snap: dict) -> RefGame:
         """A game from a full cacao-position/1 snapshot (the engine's format)."""
         game = cls.__new__(cls)
         game.players, game.first_player = snap["players"], snap["first_player"]
