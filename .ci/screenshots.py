@@ -102,8 +102,12 @@ class BoardPage:
             page.locator("#choices button.choice").first.click()
         else:
             page.locator("#seats svg.mini.choosable").first.click()
+            played = page.evaluate("window.cacao.game.record.actions.length")
             page.locator(TARGET).first.click()
-            page.wait_for_timeout(50)
+            # the click either asks which display tile goes where or sends the move
+            page.wait_for_function(
+                "n => document.querySelector('#choices button.choice') || window.cacao.busy"
+                " || window.cacao.game.record.actions.length !== n", arg=played)
             if page.locator("#choices button.choice").count():  # which display tile goes where
                 page.locator("#choices button.choice").first.click()
         self.wait_for_human_or_end()

