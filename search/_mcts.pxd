@@ -22,6 +22,7 @@ cdef enum:
     STOP_TIME = 1
     STOP_FLAG = 2
     STOP_ERROR = 3          # out of memory: raised as MemoryError with the GIL
+    STOP_PAUSE = 4          # the pause flag: the caller continues the trees later
 
 # CPU priority of the search threads (see run_trees in _mcts.pyx).
 cdef enum:
@@ -112,7 +113,7 @@ ctypedef struct tree_t:
 
 cdef int tree_iterate(tree_t* t) noexcept nogil
 cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
-                  const int* stop) noexcept nogil
+                  const int* stop, const int* pause) noexcept nogil
 
 # One tree's share of run_trees: run `tree` on a thread of `priority`.
 ctypedef struct job_t:
@@ -120,6 +121,7 @@ ctypedef struct job_t:
     uint64_t limit
     double deadline
     const int* stop
+    const int* pause        # NULL, or a flag that pauses the tree (STOP_PAUSE)
     int priority
     int reason
 

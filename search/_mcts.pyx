@@ -975,8 +975,9 @@ cdef void _relayout(tree_t* t) noexcept nogil:
 
 
 cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
-                  const int* stop) noexcept nogil:
-    """Iterate until the budget (iterations, deadline > 0, *stop != 0) ends.
+                  const int* stop, const int* pause) noexcept nogil:
+    """Iterate until the budget (iterations, deadline > 0, *stop != 0) ends or
+    *pause is set (the tree is then continued by another call).
     Each time the tree doubles (from RELAYOUT_NODES nodes on) its pool is laid
     out again (_relayout)."""
     while True:
@@ -988,6 +989,8 @@ cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
             return STOP_ITERATIONS
         if stop != NULL and cacao_load_flag(stop):
             return STOP_FLAG
+        if pause != NULL and cacao_load_flag(pause):
+            return STOP_PAUSE
         if deadline > 0 and _now() >= deadline:
             return STOP_TIME
         if tree_iterate(t) < 0:
@@ -1018,7 +1021,8 @@ cdef class StopFlag:
         return f"StopFlag(set={self.is_set()})"
 
 
-STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "stop"}
+STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "stop",
+                STOP_PAUSE: "pause"}
 PRIORITIES = {"normal": PRIORITY_NORMAL, "reduced": PRIORITY_REDUCED, "low": PRIORITY_LOW,
               "idle": PRIORITY_IDLE}
 
@@ -1026,14 +1030,15 @@ PRIORITIES = {"normal": PRIORITY_NORMAL, "reduced": PRIORITY_REDUCED, "low": PRI
 cdef void* job_main(void* arg) noexcept nogil:
     cdef job_t* job = <job_t*>arg
     cacao_lower_thread(job.priority)
-    job.reason = tree_run(job.tree, job.limit, job.deadline, job.stop)
+    job.reason = tree_run(job.tree, job.limit, job.deadline, job.stop, job.pause)
     return NULL
 
 
 def run_trees(list trees, list budgets, double deadline=0.0, StopFlag stop=None,
-              str priority="normal"):
+              str priority="normal", StopFlag pause=None):
     """Run each tree until its budget (total iterations, < 0: none), `deadline`
-    (monotonic() seconds, 0: none) or `stop`; returns why each stopped.
+    (monotonic() seconds, 0: none), `stop` or `pause` is set; returns why each
+    stopped ("iterations", "time", "stop", "pause").
 
     Each tree runs on a C thread of its own at `priority` ("normal", "reduced":
     nice 5, "low": nice 19, "idle": SCHED_IDLE on Linux) that never takes the GIL, while the
@@ -1065,6 +1070,7 @@ def run_trees(list trees, list budgets, double deadline=0.0, StopFlag stop=None,
             jobs[i].limit = <uint64_t>budgets[i] if budgets[i] >= 0 else <uint64_t>-1
             jobs[i].deadline = deadline
             jobs[i].stop = &stop.flag if stop is not None else NULL
+            jobs[i].pause = &pause.flag if pause is not None else NULL
             jobs[i].priority = level
             jobs[i].reason = STOP_ERROR
         with nogil:

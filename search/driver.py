@@ -48,7 +48,8 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
            known_hands: Sequence[int] = (),
            on_report: Callable[[SearchResult], None] | None = None,
            report_every_s: float = 0.5, report_every_iterations: int | None = None,
-           priority: str = "normal",
+           priority: str = "normal", pause: StopFlag | None = None,
+           on_pause: Callable[[], None] | None = None,
            allow: Sequence[Action] = (), avoid: Sequence[Action] = (), multipv: int = 5,
            cache: TreeCache | None = None,
            history: Sequence[tuple[Position, Action]] = ()) -> SearchResult:
@@ -79,6 +80,12 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
         report_every_s: seconds between reports (positive).
         report_every_iterations: when given, report after every this many
             iterations (over all threads) instead: a deterministic schedule.
+        pause: a flag that pauses the search when set (from any thread): the
+            trees stop at once, `on_pause()` is called in the searching
+            thread, and the search goes on where it was when it returns (the
+            caller clears the flag). A scheduler uses it to let more urgent
+            work have the cores; a time budget keeps running meanwhile.
+        on_pause: see `pause`; required with it.
         priority: CPU priority of the threads that grow the trees: "normal",
             "reduced" (nice 5: yields to normal work but is never starved,
             so a time budget still holds), "low" (nice 19) or "idle"
@@ -124,6 +131,8 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
         raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
     if on_report is not None and not report_every_s > 0:
         raise ValueError(f"report_every_s: must be positive, got {report_every_s!r}")
+    if (pause is None) != (on_pause is None):
+        raise ValueError("pause and on_pause: give both or neither")
     if report_every_iterations is not None and (
             isinstance(report_every_iterations, bool) or not isinstance(report_every_iterations, int)
             or report_every_iterations < 1):
@@ -164,10 +173,10 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
         return _report(position, settings, threads, seed, observer, mask, trees, start, multipv,
                        reused, codes if restricted else None)
 
-    pause = _Pause(report_every_s, report_every_iterations)
+    schedule = _Schedule(report_every_s, report_every_iterations)
     ran = _run(trees, limit, stop, start,
                (lambda trees: on_report(replace(report(trees), stopped_by="", final=False)))
-               if on_report else None, pause, priority)
+               if on_report else None, schedule, priority, pause, on_pause)
     result = report(ran)
     if cache is not None:
         cache.put(key, trees)
@@ -239,8 +248,8 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
 
 
 @dataclass(frozen=True)
-class _Pause:
-    """When a search with reports pauses for one: every `seconds`, or every
+class _Schedule:
+    """When a search with reports stops for one: every `seconds`, or every
     `iterations` over all trees when given (a schedule that does not depend
     on the machine's speed)."""
 
@@ -249,37 +258,50 @@ class _Pause:
 
 
 def _run(trees: list[Tree], limit: Limit, stop: StopFlag | None, start: float,
-         on_pause: Callable[[list[tuple[Tree, str]]], None] | None = None,
-         pause: _Pause = _Pause(0.0, None), priority: str = "normal") -> list[tuple[Tree, str]]:
+         on_report_due: Callable[[list[tuple[Tree, str]]], None] | None = None,
+         schedule: _Schedule = _Schedule(0.0, None), priority: str = "normal",
+         pause: StopFlag | None = None,
+         on_pause: Callable[[], None] | None = None) -> list[tuple[Tree, str]]:
     """Run the trees to the budget (new iterations); [(tree, why it stopped)].
 
-    With `on_pause`, the trees stop as `pause` says for `on_pause(trees)` and
-    then go on where they were.
+    With `on_report_due`, the trees stop as `schedule` says for
+    `on_report_due(trees)` and then go on where they were. When `pause` is
+    set, the trees stop at once and `on_pause()` is called; they go on when it
+    returns (it is for the caller to clear the flag).
     """
     n = len(trees)
     budgets = _split(limit.iterations, n) if limit.iterations is not None else [-1] * n
     deadline = start + limit.time_s if limit.time_s is not None else 0.0
+    by_iterations = on_report_due is not None and schedule.iterations is not None
+    marks = [tree.iterations + k for tree, k in zip(trees, _split(schedule.iterations or 1, n))]
+    wake = 0.0
     while True:
         until, goals = deadline, budgets
-        if on_pause is not None and pause.iterations is not None:
-            step = _split(pause.iterations, n)
-            goals = [tree.iterations + k if b < 0 else min(b, tree.iterations + k)
-                     for tree, b, k in zip(trees, budgets, step)]
-        elif on_pause is not None:
-            wake = monotonic() + pause.seconds
+        if by_iterations:
+            goals = [m if b < 0 else min(b, m) for b, m in zip(budgets, marks)]
+        elif on_report_due is not None:
+            wake = wake or monotonic() + schedule.seconds
             if deadline == 0.0 or wake < deadline:
                 until = wake
-        reasons = run_trees(trees, goals, until, stop, priority)
+        reasons = run_trees(trees, goals, until, stop, priority, pause)
         if "stop" in reasons:
             return list(zip(trees, reasons))
-        if goals is budgets:
-            paused = until != deadline and "time" in reasons
+        if "pause" in reasons:
+            assert on_pause is not None
+            on_pause()
+            continue
+        if by_iterations:
+            due = "time" not in reasons and goals != budgets
         else:
-            paused = "time" not in reasons and goals != budgets
-        if not paused:
+            due = until != deadline and "time" in reasons
+        if not due:
             return list(zip(trees, reasons))
-        assert on_pause is not None
-        on_pause(list(zip(trees, reasons)))
+        assert on_report_due is not None
+        on_report_due(list(zip(trees, reasons)))
+        if by_iterations:
+            assert schedule.iterations is not None
+            marks = [m + k for m, k in zip(marks, _split(schedule.iterations, n))]
+        wake = 0.0
 
 
 def _split(total: int, n: int) -> list[int]:

@@ -527,3 +527,29 @@ def test_the_wilson_interval_matches_known_values():
     lo, hi = wilson(75, 100)
     assert lo == pytest.approx(0.6569, abs=1e-3) and hi == pytest.approx(0.8245, abs=1e-3)
     assert wilson(0, 10)[0] == 0.0
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_paused_search_goes_on_where_it_was_and_answers_the_same(threads):
+    """A scheduler pauses a search to give the cores to more urgent work: the
+    trees stop at once, on_pause runs, and the answer is the one of the same
+    search never paused."""
+    position = played(2, 4, 3)
+    limit = Limit(iterations=4000, threads=threads)
+    pause = StopFlag()
+    seen: list[int] = []
+
+    def on_report(result):
+        if len(seen) < 3:
+            pause.set()      # as a scheduler would, from any thread
+
+    def on_pause():
+        seen.append(1)
+        pause.clear()
+
+    plain = search(position, limit, seed=9)
+    paused = search(position, limit, seed=9, on_report=on_report, report_every_iterations=700,
+                    pause=pause, on_pause=on_pause)
+    assert len(seen) == 3 and comparable(paused) == comparable(plain)
+    with pytest.raises(ValueError, match="pause and on_pause"):
+        search(position, limit, seed=9, pause=pause)
