@@ -249,6 +249,26 @@ cdef void position_determinize(position_t* pos, int seat, int known_hands,
 cdef double position_place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil
 cdef void position_playout_informed(position_t* pos, rng_t* rng, int samples) noexcept nogil
 
+# --- features for a learned evaluation (features.pxi, compiled with the rules) ---
+# Both read only what `viewer` may know (docs/rules.md#information): public facts
+# and the viewer's own hand, never the jungle deck, a draw pile or another
+# seat's hand; every determinization of the viewer's observation gives the same
+# floats. Seat blocks run viewer, viewer + 1, ... (absent seats: zeros); values
+# lie in about [0, 1]. Names and meanings: cacaoai.engine.features and
+# docs/engine.md#features. A new layout or scale takes a new FEATURES_VERSION.
+cdef enum:
+    FEATURES_VERSION = 1
+    N_FEATURES = 148            # floats position_features writes
+    N_ACTION_FEATURES = 24      # floats action_features writes
+# out[:N_FEATURES]: the position seen by `viewer` (0 <= viewer < n_seats).
+cdef void position_features(const position_t* pos, int viewer, float* out) noexcept nogil
+# out[:N_ACTION_FEATURES]: the legal action `a` (any legal action of the seat to
+# act). It hides the jungle deck for the call (deck_pos, put back before it
+# returns), so `pos` is unchanged afterwards but must not be read by another
+# thread meanwhile. `viewer` names who asks; an action's features read only
+# public facts and the action, so they are the same for every viewer.
+cdef void action_features(position_t* pos, int viewer, action_t a, float* out) noexcept nogil
+
 cdef inline int position_to_act(const position_t* pos) noexcept nogil:
     return -1 if pos.phase == PHASE_OVER else pos.to_act
 

@@ -4,9 +4,10 @@
 Layers, as in core.pxd: free ``noexcept nogil`` functions for the search,
 then ``CorePosition``, a small class that owns one position and lets Python
 read and load it. Legality checks, records and snapshots live in the Python
-layer (position.py, records.py, snapshot.py). Two files are included near
+layer (position.py, records.py, snapshot.py). Three files are included near
 the end, to compile with the rules without being rules: the search's playout
-policy (playout.pxi) and the benchmarks (bench.pxi).
+policy (playout.pxi), the features of a learned evaluation (features.pxi) and
+the benchmarks (bench.pxi).
 """
 
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -1295,10 +1296,11 @@ cdef void position_determinize(position_t* pos, int seat, int known_hands,
 
 
 # --- not rules: compiled with them ----------------------------------------
-# The search's playout policy and the benchmarks are included, not imported,
-# so that they inline the rules' helpers as before (one compile unit).
+# The search's playout policy, the features and the benchmarks are included,
+# not imported, so that they inline the rules' helpers (one compile unit).
 
 include "playout.pxi"
+include "features.pxi"
 include "bench.pxi"
 
 
@@ -1513,6 +1515,29 @@ cdef class CorePosition:
         position_score(&self.pos, &sc)
         return [(sc.gold[s], sc.temples[s], sc.sun[s], sc.water[s], sc.total[s])
                 for s in range(self.pos.n_seats)]
+
+    # --- features of a learned evaluation (features.pxi) ---
+
+    def features_into(self, int viewer, float[::1] out):
+        """Write position_features as `viewer` sees the position into `out`
+        (N_FEATURES floats)."""
+        _require(0 <= viewer < self.pos.n_seats, f"viewer {viewer} is not a seat")
+        _require(out.shape[0] == N_FEATURES, f"out must hold {N_FEATURES} floats")
+        position_features(&self.pos, viewer, &out[0])
+
+    def action_features_into(self, int viewer, codes, float[:, ::1] out):
+        """Write action_features of each legal code in `codes` into the rows
+        of `out` (len(codes) x N_ACTION_FEATURES floats); ValueError, naming
+        the first, if a code is not a legal action here."""
+        cdef int i
+        _require(0 <= viewer < self.pos.n_seats, f"viewer {viewer} is not a seat")
+        _require(out.shape[0] == len(codes) and out.shape[1] == N_ACTION_FEATURES,
+                 f"out must be {len(codes)} x {N_ACTION_FEATURES} floats")
+        legal = set(self.legal_codes())
+        for i, code in enumerate(codes):
+            _require(code in legal, f"codes[{i}]: {code!r} is not a legal action here")
+        for i, code in enumerate(codes):
+            action_features(&self.pos, viewer, <action_t>code, &out[i, 0])
 
     # --- moves ---
 
