@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from . import core
 from .actions import Action, Fill
 from .errors import CacaoError, IllegalActionError, RecordError
+from .features import N_ACTION_FEATURES, N_FEATURES
 from .formats import PHASES, tile_json
 from .records import Result, check_deal, check_result, parse_record
 from .rules import DIRECTIONS, JUNGLE_TILES, WORKER_TILES
 from .snapshot import dump_snapshot, load_observation, load_snapshot
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ACTION_KINDS = ("place", "overbuild", "discard", "resolve")
 
@@ -209,6 +213,41 @@ class Position:
     def clone(self) -> Position:
         return Position(self._core.clone(), self._deal, list(self._history))
 
+    # --- features of a learned evaluation (docs/engine.md#features) ---
+
+    def features(self, seat: int) -> np.ndarray:
+        """The position as `seat` sees it, as N_FEATURES float32 values
+        (cacaoai.engine.features names them): public facts and the seat's own
+        hand only, seat-relative (the seat's own block first)."""
+        import numpy as np
+
+        out = np.zeros(N_FEATURES, dtype=np.float32)
+        self._core.features_into(self._seat(seat), out)
+        return out
+
+    def action_features(self, seat: int, codes: Sequence[int]) -> np.ndarray:
+        """Features of the legal action codes `codes` (of the seat to act), as
+        a len(codes) x N_ACTION_FEATURES float32 array, asked by `seat`. An
+        action's features read only public facts, so every seat gets the same."""
+        import numpy as np
+
+        viewer = self._seat(seat)
+        codes = list(codes)
+        for i, code in enumerate(codes):
+            if isinstance(code, bool) or not isinstance(code, int):
+                raise CacaoError(f"codes[{i}]: must be an action code (int), got {code!r}")
+        out = np.zeros((len(codes), N_ACTION_FEATURES), dtype=np.float32)
+        try:
+            self._core.action_features_into(viewer, codes, out)
+        except ValueError as exc:
+            raise IllegalActionError(str(exc)) from None
+        return out
+
+    def _seat(self, seat: int) -> int:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise CacaoError(f"seat: must be in 0..{self.players - 1}, got {seat!r}")
+        return seat
+
     # --- actions ---
 
     def decode(self, code: int) -> Action:
@@ -349,9 +388,7 @@ class Position:
 
     def observation(self, seat: int) -> dict[str, Any]:
         """What `seat` knows (docs/rules.md#information), as cacao-position/1."""
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
-            raise CacaoError(f"seat: must be in 0..{self.players - 1}, got {seat!r}")
-        return dump_snapshot(self._core, view=seat)
+        return dump_snapshot(self._core, view=self._seat(seat))
 
     def hash(self) -> str:
         """A short hash of the complete position."""
