@@ -84,24 +84,13 @@ cdef enum:
     FA_TEMPLE_WORKERS = 22  # the new tile's workers facing temples (old or filled from the display) / 4
     FA_RESULTS = 23         # results of the actor's resolution to choose from / MAX_RESULTS
 
-# Per kind (table order, index = kind): its group for FG_NEXT_TO, and what one
-# worker facing it gets: cacao, a sale's price, mine gold, water steps, temple.
+# Per jungle kind (index = kind): its group for FG_NEXT_TO, and the gold a
+# worker facing it may sell one cacao for. What else a worker gets from a kind
+# comes from the rules' own tables (PLANT_CACAO, GAIN_GOLD, GAIN_WATER).
 cdef int KIND_GROUP[N_KINDS]
 KIND_GROUP[:] = [0, 0, 0, 1, 1, 1, 2, 2, 3, 4, 5]
-cdef int KIND_CACAO[N_KINDS]
-KIND_CACAO[:] = [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0]
 cdef int KIND_PRICE[N_KINDS]
 KIND_PRICE[:] = [0, 0, 0, 2, 3, 4, 0, 0, 0, 0, 0]
-cdef int KIND_MINE[N_KINDS]
-KIND_MINE[:] = [0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0]
-cdef int KIND_WATER[N_KINDS]
-KIND_WATER[:] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]
-cdef int KIND_TEMPLE[N_KINDS]
-KIND_TEMPLE[:] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
-
-# the most worker tiles of each type a seat starts with, any player count
-cdef int MOST_OF_TYPE[4]
-MOST_OF_TYPE[:] = [4, 5, 1, 1]
 
 
 cdef inline int _water_next(int space) noexcept nogil:
@@ -110,8 +99,12 @@ cdef inline int _water_next(int space) noexcept nogil:
 
 
 cdef void position_features(const position_t* pos, int viewer, float* out) noexcept nogil:
+    """Write the N_FEATURES features of `pos` as `viewer` sees it to `out`
+    (layout above). One pass over the jungle tiles (what is left of the box,
+    temples, placement cells beside them), one over the worker tiles (unplaced
+    tiles, workers facing holes), then the blocks."""
     cdef const uint8_t* g = pos.grid
-    cdef int n = pos.n_seats, s, i, j, k, d, t, b, cell, nb, c, rel, open_sides
+    cdef int n = pos.n_seats, s, i, j, k, d, t, b, cell, c, rel, open_sides
     cdef int supply_total = 0, best, greater, equal, award
     cdef int supply[N_KINDS]
     cdef int next_to[N_GROUPS]
@@ -185,11 +178,11 @@ cdef void position_features(const position_t* pos, int viewer, float* out) noexc
         supply[pos.display[i]] += 1             # now the display and the deck
     for k in range(1, N_KINDS):
         supply_total += supply[k]
-        per_cacao += supply[k] * KIND_CACAO[k]
+        per_cacao += supply[k] * PLANT_CACAO[k]
         per_price += supply[k] * KIND_PRICE[k]
-        per_mine += supply[k] * KIND_MINE[k]
-        per_water += supply[k] * KIND_WATER[k]
-        per_temple += supply[k] * KIND_TEMPLE[k]
+        per_mine += supply[k] * GAIN_GOLD[k]
+        per_water += supply[k] * GAIN_WATER[k]
+        per_temple += supply[k] * (k == TEMPLE)
 
     # worker tiles: unplaced by type, workers facing holes (only while jungle
     # tiles are left to fill them)
@@ -259,7 +252,8 @@ cdef void position_features(const position_t* pos, int viewer, float* out) noexc
             if unplaced[s][t] < 0:              # only in a hand-made position
                 unplaced[s][t] = 0
             k += unplaced[s][t]
-            blk[FS_UNPLACED + t] = <float>(<double>unplaced[s][t] / MOST_OF_TYPE[t])
+            # 2 players keep every tile: the most of each type a seat can have
+            blk[FS_UNPLACED + t] = <float>(<double>unplaced[s][t] / WORKERS_PER_SEAT[2][t])
         blk[FS_TILES_LEFT] = <float>(<double>k / PILE_MAX)
         blk[FS_HOLE_WORKERS] = <float>(hole_workers[s] / 12.0)
         if supply_total:
