@@ -46,7 +46,8 @@ cdef enum:
     FS_WATER_NEXT = 5       # gold the next water step adds / 6
     FS_SCORE = 6            # gold if the game ended now (position_score's total), + 10, / 80
     FS_LEAD = 7             # that score minus the best other seat's / 40
-    FS_TEMPLE_CLOSED = 8    # temple awards now from temples with no placement cell beside them / 30
+    FS_TEMPLE_CLOSED = 8    # temple awards now from temples with no placement cell beside them
+                            # (a worker tile on every side: only an overbuild changes them) / 30
     FS_TEMPLE_OPEN = 9      # temple awards now from temples that can still change / 30
     FS_TEMPLES_FIRST = 10   # temples where the seat is first (alone or tied) / 5
     FS_TEMPLE_CHANCES = 11  # open temples where the seat is not first alone / 5
