@@ -30,7 +30,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export CACAO_FUZZ_CASES=${CACAO_FUZZ_CASES:-600}
 # no test depends on speed, so the slower instrumented build runs them all
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
-    tests/test_rules.py tests/test_engine_api.py tests/test_conformance.py tests/test_search.py \
+    tests/test_rules.py tests/test_engine_api.py tests/test_conformance.py tests/test_features.py tests/test_search.py \
     tests/test_search_analysis.py tests/test_search_reuse.py \
     tests/test_bad_input.py tests/test_fuzz_server.py "$@"
 echo "asan_check: no sanitizer report"
