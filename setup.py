@@ -81,7 +81,9 @@ setup(
     package_dir=PACKAGES,
     # *.pxi: files core.pyx includes (an sdist does not build without them);
     # nginx/*.conf: the template cacao-replicas fills in
-    package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*", "nginx/*.conf"]
+    # models/*: the learned evaluation the search ships (search/models/)
+    package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*", "nginx/*.conf",
+                        "models/*.npz", "models/*.json"]
                   for pkg in PACKAGES},
     ext_modules=extensions(),
     options={"build": {"build_base": BUILD_DIR}},

@@ -11,6 +11,33 @@ from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 
 from cacaoai.engine.core cimport MAX_SEATS, action_t, position_t, rng_t
 
+# The learned evaluation's weights (model.pxi): dense layers, float32, each
+# matrix kept transposed (in x out, row-major). Value: features -> h1 (-> h2) -> 3 x MAX_SEATS outputs (win-share
+# logits, gold margins, final gold, per seat from the viewer on). Policy: action
+# features -> p hidden -> one logit.
+ctypedef struct model_t:
+    int n_in                # position features (N_FEATURES)
+    int n_h1
+    int n_h2                # 0: one hidden layer
+    int n_act               # action features (N_ACTION_FEATURES)
+    int n_p
+    const float* w1
+    const float* b1
+    const float* w2
+    const float* b2
+    const float* w_out
+    const float* b_out
+    const float* p_w1
+    const float* p_b1
+    const float* p_w2
+    float p_b2
+    double gold_scale       # margins and gold are predicted in these units
+
+# Where a node's untried actions and the root's order and priors come from.
+cdef enum:
+    PRIOR_GREEDY = 0        # the greedy bot's one-step value
+    PRIOR_MODEL = 1         # the policy network
+
 # Playout policies.
 cdef enum:
     PLAYOUT_RANDOM = 0      # the engine's uniform random playout
@@ -49,6 +76,11 @@ ctypedef struct config_t:
                             # actions by one-step value (progressive widening)
     double widen_inner      # >0: a node below the root expands a new child only while fewer
                             # than widen_inner * sqrt(visits) + 1 of the legal actions are tried
+    double value_weight     # a leaf's value: this share from the value network, the rest
+                            # from a playout (0: playouts only, 1: no playout)
+    int prior               # PRIOR_GREEDY or PRIOR_MODEL
+    double puct             # >0: the root selects by PUCT with the priors:
+                            # mean + puct * prior * sqrt(visits) / (1 + child visits)
 
 # One tree node: the information set reached by `action` from its parent.
 # Values are sums over the playouts through the node, per seat. A node's
@@ -110,6 +142,8 @@ ctypedef struct tree_t:
     uint32_t stamp
     int32_t path[MAX_DEPTH]
     uint8_t* undo                   # saved position bytes for one-step evaluations
+    const model_t* model            # NULL without a model (the Tree keeps its owner alive)
+    float* scratch                  # the model's features and layers
 
 cdef int tree_iterate(tree_t* t) noexcept nogil
 cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,

@@ -1,11 +1,19 @@
 """Type stubs for the compiled search core (_mcts.pyx)."""
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from cacaoai.engine.core import CorePosition
 
 STOP_REASONS: dict[int, str]
 PRIORITIES: dict[str, int]
+PRIORS: dict[str, int]
+
+class ModelHandle:
+    name: str
+    def __init__(self, name: str, arrays: dict[str, Any], gold_scale: float) -> None: ...
+    def value(self, core: CorePosition, viewer: int) -> tuple[list[float], list[float], list[float]]: ...
+    def logits(self, core: CorePosition, codes: Iterable[int]) -> list[float]: ...
 
 def monotonic() -> float: ...
 
@@ -19,7 +27,8 @@ class Tree:
               playout: int = ..., samples: int = ..., flat: bool = ..., exploration: float = ...,
               margin_weight: float = ..., margin_scale: float = ..., expand_samples: int = ...,
               widen: float = ..., widen_inner: float = ..., max_nodes: int = ..., allow: Sequence[int] = ...,
-              avoid: Sequence[int] = ...) -> None: ...
+              avoid: Sequence[int] = ..., model: ModelHandle | None = ..., value_weight: float = ...,
+              prior: int = ..., puct: float = ...) -> None: ...
     def reroot(self, core: CorePosition, path: Sequence[int] = ..., *, seed: int,
                allow: Sequence[int] = ..., avoid: Sequence[int] = ...) -> bool: ...
     def compact(self) -> None: ...

@@ -76,6 +76,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport (
     ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE, MAX_ACTIONS, MAX_SEATS,
+    N_ACTION_FEATURES, N_FEATURES, action_features, position_features,
     PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell, action_kind, action_t,
     position_apply, position_determinize, position_legal_actions, position_place_value,
     position_playout, position_playout_informed, position_result, position_t,
@@ -287,12 +288,16 @@ cdef void playout_informed(position_t* pos, rng_t* rng, int samples) noexcept no
     position_playout_informed(pos, rng, samples)
 
 
+include "model.pxi"
+
+
 # --- the tree -----------------------------------------------------------------
 
 cdef void _sort_root(tree_t* t) noexcept nogil:
-    """Order the root actions by the greedy bot's one-step value, best first
-    (stable), and set their priors to the softmax of those values (temperature
-    one point of value, about one gold). Values are taken without the jungle
+    """Order the root actions by their score, best first (stable), and set
+    their priors to the softmax of the scores. The score is the greedy bot's
+    one-step value (temperature one point of value, about one gold), or with
+    PRIOR_MODEL the policy network's logit. Both are taken without the jungle
     deck, as the greedy bot does, so they depend only on the board, the public
     counts and the mover's hand."""
     cdef position_t* p = &t.work
@@ -302,8 +307,12 @@ cdef void _sort_root(tree_t* t) noexcept nogil:
     cdef action_t a
     if value == NULL:
         return                                      # unsorted: only weaker, still correct
-    p.deck_pos = p.deck_end
-    action_values_into(p, t.root_actions, t.n_root, seat, t.undo, value)
+    if t.cfg.prior == PRIOR_MODEL and t.model != NULL:   # the features hide the deck's order
+        for i in range(t.n_root):
+            value[i] = model_logit(t.model, p, seat, t.root_actions[i], t.scratch)
+    else:
+        p.deck_pos = p.deck_end
+        action_values_into(p, t.root_actions, t.n_root, seat, t.undo, value)
     for i in range(1, t.n_root):
         v = value[i]
         a = t.root_actions[i]
@@ -358,7 +367,7 @@ cdef void _prepare_root(tree_t* t, const action_t* allow, int n_allow,
     for i in range(k):
         t.root_child[i] = -1
         t.root_prior[i] = 1.0 / k
-    if t.cfg.widen > 0 and k > 1:
+    if k > 1 and (t.cfg.widen > 0 or (t.cfg.prior == PRIOR_MODEL and t.model != NULL)):
         _sort_root(t)
 
 
@@ -602,6 +611,27 @@ cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept n
     return best_i
 
 
+cdef int _select_puct(tree_t* t, const int32_t* child_of, int n, int seat) noexcept nogil:
+    """PUCT at a fixed root: mean + puct * prior * sqrt(visits) / (1 + child
+    visits), among the tried children; ties go to the first."""
+    cdef double c = t.cfg.puct * sqrt(<double>t.nodes[0].visits)
+    cdef double mw = t.cfg.margin_weight / t.cfg.margin_scale
+    cdef double score, best = -1e300
+    cdef int i, best_i = 0
+    cdef node_t* nd
+    for i in range(n):
+        if child_of[i] < 0:
+            continue
+        nd = &t.nodes[child_of[i]]
+        nd.avail += 1
+        score = ((nd.win[seat] + mw * nd.margin[seat]) / nd.visits
+                 + c * t.root_prior[i] / (1.0 + nd.visits))
+        if score > best:
+            best = score
+            best_i = i
+    return best_i
+
+
 cdef int _least_visited(tree_t* t, const int32_t* child_of, int n) noexcept nogil:
     cdef int i, best_i = 0
     cdef uint32_t best = 0xFFFFFFFFu
@@ -612,12 +642,12 @@ cdef int _least_visited(tree_t* t, const int32_t* child_of, int n) noexcept nogi
     return best_i
 
 
-cdef void _backpropagate(tree_t* t, const position_t* s, int depth) noexcept nogil:
+cdef void _result_values(const position_t* s, double* win, double* margin,
+                         double* gold) noexcept nogil:
+    """A finished game's value per seat: win share (shared wins split), final
+    gold margin over the best other seat, final gold."""
     cdef result_t r
-    cdef double win[MAX_SEATS]
-    cdef double margin[MAX_SEATS]
-    cdef int n = s.n_seats, k, o, d, best_other
-    cdef node_t* nd
+    cdef int n = s.n_seats, k, o, best_other
     position_result(s, &r)
     for k in range(n):
         win[k] = (1.0 / r.n_winners) if (r.winners >> k) & 1 else 0.0
@@ -626,10 +656,19 @@ cdef void _backpropagate(tree_t* t, const position_t* s, int depth) noexcept nog
             if o != k and r.gold[o] > best_other:
                 best_other = r.gold[o]
         margin[k] = r.gold[k] - best_other
-        t.gold_sum[k] += r.gold[k]
+        gold[k] = r.gold[k]
+
+
+cdef void _backpropagate(tree_t* t, int n, int depth, const double* win, const double* margin,
+                         const double* gold) noexcept nogil:
+    """Add an iteration's values for every seat to the nodes on its path."""
+    cdef int k, d
+    cdef node_t* nd
+    for k in range(n):
+        t.gold_sum[k] += gold[k]
     t.gold_n += 1
     if t.cur_slot >= 0:
-        t.slot_gold[t.cur_slot] += r.gold[t.root.to_act]
+        t.slot_gold[t.cur_slot] += gold[t.root.to_act]
         t.slot_gold_n[t.cur_slot] += 1
     for d in range(depth + 1):
         nd = &t.nodes[t.path[d]]
@@ -663,7 +702,11 @@ cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int
         if j:
             picks[j] = _nth_untried(child_of, n, rng_below(&t.rng, u))
         cand[j] = acts[picks[j]]
-    action_values_into(s, cand, m, seat, t.undo, value)
+    if t.cfg.prior == PRIOR_MODEL and t.model != NULL:
+        for j in range(m):
+            value[j] = model_logit(t.model, s, seat, cand[j], t.scratch)
+    else:
+        action_values_into(s, cand, m, seat, t.undo, value)
     for j in range(1, m):
         if value[j] > value[i]:
             i = j
@@ -686,6 +729,9 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
     cdef int depth = 0, n, i, u, r, seat, width
     cdef const action_t* acts
     cdef int32_t* child_of
+    cdef double win[MAX_SEATS]
+    cdef double margin[MAX_SEATS]
+    cdef double gold[MAX_SEATS]
     memcpy(s, &t.root, sizeof(position_t))
     position_determinize(s, t.cfg.observer, t.cfg.known_hands, &t.rng)
     t.path[0] = 0
@@ -728,6 +774,8 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             break
         if t.cfg.flat:
             i = _least_visited(t, child_of, n)
+        elif node == 0 and t.root_fixed and t.cfg.puct > 0:
+            i = _select_puct(t, child_of, n, seat)
         else:
             i = _select(t, child_of, n, seat)
         node = child_of[i]
@@ -738,13 +786,40 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         position_apply(s, acts[i])
         depth += 1
         t.path[depth] = node
-    if s.phase != PHASE_OVER:
-        if t.cfg.playout == PLAYOUT_INFORMED:
-            playout_informed(s, &t.rng, t.cfg.samples)
-        else:
-            position_playout(s, &t.rng)
-    _backpropagate(t, s, depth)
+    _leaf_values(t, s, win, margin, gold)
+    _backpropagate(t, s.n_seats, depth, win, margin, gold)
     return 0
+
+
+cdef void _leaf_values(tree_t* t, position_t* s, double* win, double* margin,
+                       double* gold) noexcept nogil:
+    """The value of the iteration's leaf `s` for every seat: a finished game's
+    result; else the value network's estimate, a playout's result, or a blend
+    of the two (cfg.value_weight)."""
+    cdef double w = t.cfg.value_weight
+    cdef double mw[MAX_SEATS]
+    cdef double mm[MAX_SEATS]
+    cdef double mg[MAX_SEATS]
+    cdef int k
+    if s.phase == PHASE_OVER:
+        _result_values(s, win, margin, gold)
+        return
+    if w > 0 and t.model != NULL:
+        model_value(t.model, s, s.to_act, t.scratch, mw, mm, mg)
+        if w >= 1:
+            for k in range(s.n_seats):
+                win[k], margin[k], gold[k] = mw[k], mm[k], mg[k]
+            return
+    if t.cfg.playout == PLAYOUT_INFORMED:
+        playout_informed(s, &t.rng, t.cfg.samples)
+    else:
+        position_playout(s, &t.rng)
+    _result_values(s, win, margin, gold)
+    if w > 0 and t.model != NULL:
+        for k in range(s.n_seats):
+            win[k] = w * mw[k] + (1 - w) * win[k]
+            margin[k] = w * mm[k] + (1 - w) * margin[k]
+            gold[k] = w * mg[k] + (1 - w) * gold[k]
 
 
 cdef bint _keeps_every_root_child(tree_t* t) noexcept nogil:
@@ -1023,6 +1098,7 @@ cdef class StopFlag:
 
 STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "stop",
                 STOP_PAUSE: "pause"}
+PRIORS = {"greedy": PRIOR_GREEDY, "model": PRIOR_MODEL}
 PRIORITIES = {"normal": PRIORITY_NORMAL, "reduced": PRIORITY_REDUCED, "low": PRIORITY_LOW,
               "idle": PRIORITY_IDLE}
 
@@ -1098,6 +1174,7 @@ cdef class Tree:
     """One search tree with its buffers. Not thread-safe: one thread runs it
     at a time (run() releases the GIL while it iterates)."""
     cdef tree_t t
+    cdef ModelHandle model_ref     # keeps t.model's weights alive
 
     def __cinit__(self):
         memset(&self.t, 0, sizeof(tree_t))
@@ -1142,13 +1219,15 @@ cdef class Tree:
         free(self.t.slot_node)
         free(self.t.slot_gold)
         free(self.t.slot_gold_n)
+        free(self.t.scratch)
 
     def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
               int playout=PLAYOUT_INFORMED, int samples=8, bint flat=False,
               double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
               int expand_samples=4, double widen=2.0, double widen_inner=3.0, int max_nodes=2_000_000,
-              allow=(), avoid=()):
-        """Start a new search from `core` for `observer` (settings: SearchLimits).
+              allow=(), avoid=(), ModelHandle model=None, double value_weight=0.0,
+              int prior=PRIOR_GREEDY, double puct=0.0):
+        """Start a new search from `core` for `observer` (settings: SearchSettings).
 
         `allow` (when not empty) and `avoid` restrict the root's actions to
         these codes and to the others; they apply only when the root's actions
@@ -1171,6 +1250,12 @@ cdef class Tree:
         t.cfg.expand_samples = min(max(1, expand_samples), MAX_SAMPLES)
         t.cfg.widen = widen
         t.cfg.widen_inner = widen_inner
+        t.cfg.value_weight = value_weight
+        t.cfg.prior = prior
+        t.cfg.puct = puct
+        if (value_weight > 0 or prior == PRIOR_MODEL) and model is None:
+            raise ValueError("value_weight and the model prior need a model")
+        self._use(model)
         t.max_nodes = max_nodes
         rng_seed(&t.rng, seed)
         t.root = core.pos
@@ -1179,6 +1264,18 @@ cdef class Tree:
         t.n_edges = 0
         _new_node(t, -1, 0, -1)
         self._prepare(allow, avoid)
+
+    cdef _use(self, ModelHandle model):
+        """Point the tree at `model`'s weights (None: no model) with scratch for it."""
+        free(self.t.scratch)
+        self.t.scratch = NULL
+        self.t.model = NULL
+        self.model_ref = model
+        if model is not None:
+            self.t.scratch = <float*>malloc(model_scratch_floats(&model.m) * sizeof(float))
+            if self.t.scratch == NULL:
+                raise MemoryError()
+            self.t.model = &model.m
 
     cdef _prepare(self, allow, avoid):
         """_prepare_root with Python sequences of codes."""

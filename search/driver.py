@@ -29,8 +29,9 @@ from typing import Any
 
 from cacaoai.engine import Action, Position, derive_seed
 
-from ._mcts import PRIORITIES, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
+from ._mcts import PRIORITIES, PRIORS, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
 from .limits import PLAYOUTS, Limit, SearchSettings
+from .model import load_model
 from .results import Candidate, RootInfo, SearchResult
 from .reuse import TreeCache, check_history, find_trees
 
@@ -226,6 +227,7 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
     if cache is not None:
         key, kept, path = find_trees(cache, position, history, observer, mask, settings)
     allow, avoid = sorted(allowed), sorted(avoided)
+    model = load_model(settings.model).handle if settings.uses_model else None
     trees = []
     reused = 0
     for i in range(threads):
@@ -240,7 +242,9 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
                        margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
                        expand_samples=settings.expand_samples, widen=settings.widen,
                        widen_inner=settings.widen_inner,
-                       max_nodes=settings.max_nodes, allow=allow, avoid=avoid)
+                       max_nodes=settings.max_nodes, allow=allow, avoid=avoid,
+                       model=model, value_weight=settings.value,
+                       prior=PRIORS[settings.prior], puct=settings.puct)
         trees.append(tree)
     if cache is not None:
         cache.count(reused > 0)

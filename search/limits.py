@@ -26,6 +26,7 @@ __all__ = ["ALGORITHMS", "PLAYOUTS", "Limit", "SearchSettings", "parse_settings"
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
+PRIORS = ("greedy", "model")
 MAX_THREADS = 64
 
 # short and long names of the limit's keys in its text form
@@ -206,6 +207,15 @@ class SearchSettings:
         max_nodes: node pool limit per tree (88 bytes a node, plus its
             8-byte edge in its parent's block of children); beyond it the
             tree stops growing and the search goes on with playouts.
+        value: the share of a leaf's value that comes from the learned value
+            network (0: playouts only; 1: no playout; between: a blend).
+        prior: where the root's order and priors and a node's choice of an
+            untried action come from: "greedy" (the one-step value) or
+            "model" (the learned policy network).
+        puct: > 0: the root selects by PUCT with the priors,
+            mean + puct * prior * sqrt(visits) / (1 + child visits); 0: UCB.
+        model: the learned model's name (a shipped one) or .npz path, for
+            `value` > 0 or `prior` "model".
     """
 
     playout: str = "informed"
@@ -220,6 +230,10 @@ class SearchSettings:
     widen_inner: float = 3.0
     floor: float = 0.25
     max_nodes: int = 2_000_000
+    value: float = 0.0
+    prior: str = "greedy"
+    puct: float = 0.0
+    model: str = "cacao"
 
     def __post_init__(self) -> None:
         if self.playout not in PLAYOUTS:
@@ -242,13 +256,29 @@ class SearchSettings:
             raise ValueError(f"floor: must be in 0..1, got {self.floor!r}")
         if self.max_nodes < 2:
             raise ValueError(f"max_nodes: must be at least 2, got {self.max_nodes!r}")
+        if not 0 <= self.value <= 1:
+            raise ValueError(f"value: must be in 0..1, got {self.value!r}")
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior: must be one of {', '.join(PRIORS)}, got {self.prior!r}")
+        if not self.puct >= 0:
+            raise ValueError(f"puct: must be >= 0, got {self.puct!r}")
+        if not self.model:
+            raise ValueError("model: must name a model")
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether the search needs the learned model."""
+        return self.value > 0 or self.prior == "model"
 
     def tree_key(self) -> list[Any]:
         """The settings that shape a tree (a kept tree is continued only
         under the same ones)."""
-        return [self.playout, self.samples, self.algorithm, self.exploration,
-                self.margin_weight, self.margin_scale, self.expand_samples,
-                self.widen, self.widen_inner, self.max_nodes]
+        key: list[Any] = [self.playout, self.samples, self.algorithm, self.exploration,
+                          self.margin_weight, self.margin_scale, self.expand_samples,
+                          self.widen, self.widen_inner, self.max_nodes]
+        if self.uses_model or self.puct:
+            key += [self.value, self.prior, self.puct, self.model if self.uses_model else ""]
+        return key
 
 
 _SETTING_TYPES: dict[str, type] = {f.name: type(f.default) for f in fields(SearchSettings)}

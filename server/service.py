@@ -40,6 +40,7 @@ from cacaoai.engine import (
 )
 from cacaoai.search import SearchResult, StopFlag, TreeCache, search
 from cacaoai.search.bots import levels as search_levels
+from cacaoai.search.model import load_model
 
 from . import errors, positions, searching
 from .options import ServerOptions
@@ -94,6 +95,12 @@ class Plan:
     cache: TreeCache | None = None
 
 
+def _model_version(settings: Any) -> str:
+    """The version of the learned model the levels use ("" for none)."""
+    names = sorted({s.model for s in settings if s.uses_model})
+    return ", ".join(load_model(name).version for name in names)
+
+
 def _version() -> str:
     try:
         return metadata.version("cacaoai")
@@ -116,6 +123,7 @@ class CacaoApi:
         cache_bytes = self.options.tree_cache_bytes
         self.trees = TreeCache(cache_bytes) if cache_bytes else None  # kept search trees
         self.rules = convert.rules_facts_to_proto()
+        self.model_version = _model_version(level.settings for level in search_levels().values())
 
     # --- information ---
 
@@ -147,6 +155,7 @@ class CacaoApi:
             default_level=self.default_level,
             instance=INSTANCE,
             rules=self.rules,
+            model_version=self.model_version,
         )
 
     # --- rules ---

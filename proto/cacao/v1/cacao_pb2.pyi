@@ -88,7 +88,7 @@ class GetServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetServerInfoResponse(_message.Message):
-    __slots__ = ("api_version", "server_version", "engine_version", "rules_version", "record_format", "position_format", "limits", "levels", "default_level", "instance", "rules")
+    __slots__ = ("api_version", "server_version", "engine_version", "rules_version", "record_format", "position_format", "limits", "levels", "default_level", "instance", "rules", "model_version")
     API_VERSION_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +100,7 @@ class GetServerInfoResponse(_message.Message):
     DEFAULT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
+    MODEL_VERSION_FIELD_NUMBER: _ClassVar[int]
     api_version: str
     server_version: str
     engine_version: str
@@ -111,7 +112,8 @@ class GetServerInfoResponse(_message.Message):
     default_level: str
     instance: str
     rules: RulesFacts
-    def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ..., rules: _Optional[_Union[RulesFacts, _Mapping]] = ...) -> None: ...
+    model_version: str
+    def __init__(self, api_version: _Optional[str] = ..., server_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., rules_version: _Optional[str] = ..., record_format: _Optional[str] = ..., position_format: _Optional[str] = ..., limits: _Optional[_Union[ServerLimits, _Mapping]] = ..., levels: _Optional[_Iterable[_Union[StrengthLevel, _Mapping]]] = ..., default_level: _Optional[str] = ..., instance: _Optional[str] = ..., rules: _Optional[_Union[RulesFacts, _Mapping]] = ..., model_version: _Optional[str] = ...) -> None: ...
 
 class RulesFacts(_message.Message):
     __slots__ = ("worker_tiles", "jungle_tiles", "water_track", "max_cacao", "max_sun", "temple_awards", "sun_gold")

@@ -1,0 +1,189 @@
+# The learned evaluation inside the search (included by _mcts.pyx: one compile
+# unit, so the loop calls these without the GIL and the compiler can inline).
+#
+# A model (search/model.py loads it from a .npz file) is two small networks:
+#
+# - the value network reads a position's features from one seat's view
+#   (engine_ext/features.pxi) and gives, per seat in the order viewer,
+#   viewer + 1, ..., a win-share logit (a softmax over the seats that play
+#   gives the win shares), the final gold margin over the best other seat and
+#   the final gold, each in units of `gold_scale`;
+# - the policy network gives an action a logit from its features alone (the
+#   mover's gains and what it changes on the board), so that it costs a few
+#   hundred multiplications and can order a node's untried actions.
+#
+# Layers are dense with ReLU between them; weights are float32, kept
+# transposed (in x out, row-major) so that a layer adds each input's row to the
+# outputs: a loop the compiler vectorises without reordering sums, and inputs
+# that are zero (most of the one-hot features) cost nothing.
+
+from libc.math cimport exp
+
+
+cdef inline void _dense(const float* wt, const float* b, const float* x, int n_in, int n_out,
+                        float* y, bint relu) noexcept nogil:
+    """y = w @ x + b (and max(0, .) with relu), from wt = w transposed
+    (n_in x n_out, row-major)."""
+    cdef int i, j
+    cdef float xj
+    cdef const float* row
+    for i in range(n_out):
+        y[i] = b[i]
+    for j in range(n_in):
+        xj = x[j]
+        if xj == 0.0:
+            continue
+        row = wt + j * n_out
+        for i in range(n_out):
+            y[i] += row[i] * xj
+    if relu:
+        for i in range(n_out):
+            if y[i] < 0.0:
+                y[i] = 0.0
+
+
+cdef void model_value(const model_t* m, const position_t* pos, int viewer, float* scratch,
+                      double* win, double* margin, double* gold) noexcept nogil:
+    """The value network's estimate of `pos` from `viewer`'s view: win share,
+    gold margin and final gold per (absolute) seat. `scratch` holds at least
+    model_scratch_floats(m) floats."""
+    cdef float* x = scratch
+    cdef float* h1 = x + m.n_in
+    cdef float* h2 = h1 + m.n_h1
+    cdef float* out = h2 + m.n_h2
+    cdef const float* last = h1
+    cdef int n = pos.n_seats, k, seat, n_last = m.n_h1
+    cdef double top = -1e30, total = 0.0, e[MAX_SEATS]
+    position_features(pos, viewer, x)
+    _dense(m.w1, m.b1, x, m.n_in, m.n_h1, h1, True)
+    if m.n_h2 > 0:
+        _dense(m.w2, m.b2, h1, m.n_h1, m.n_h2, h2, True)
+        last = h2
+        n_last = m.n_h2
+    _dense(m.w_out, m.b_out, last, n_last, 3 * MAX_SEATS, out, False)
+    for k in range(n):
+        if out[k] > top:
+            top = out[k]
+    for k in range(n):
+        e[k] = exp(out[k] - top)
+        total += e[k]
+    for k in range(n):
+        seat = (viewer + k) % n
+        win[seat] = e[k] / total
+        margin[seat] = out[MAX_SEATS + k] * m.gold_scale
+        gold[seat] = out[2 * MAX_SEATS + k] * m.gold_scale
+
+
+cdef double model_logit(const model_t* m, position_t* pos, int viewer, action_t a,
+                        float* scratch) noexcept nogil:
+    """The policy network's logit of action `a` for the seat to act, `viewer`."""
+    cdef float* x = scratch
+    cdef float* h = x + m.n_act
+    cdef float acc = m.p_b2
+    cdef int i
+    action_features(pos, viewer, a, x)
+    _dense(m.p_w1, m.p_b1, x, m.n_act, m.n_p, h, True)
+    for i in range(m.n_p):
+        acc += m.p_w2[i] * h[i]
+    return acc
+
+
+cdef inline int model_scratch_floats(const model_t* m) noexcept nogil:
+    cdef int value = m.n_in + m.n_h1 + m.n_h2 + 3 * MAX_SEATS
+    cdef int policy = m.n_act + m.n_p
+    return value if value > policy else policy
+
+
+cdef class ModelHandle:
+    """A model's weights in one C buffer, shared read-only by every tree that
+    uses it (trees keep a reference, so the buffer outlives them).
+
+    Built by cacaoai.search.model from the arrays of a model file; the
+    arrays' shapes are checked there and here."""
+
+    cdef model_t m
+    cdef float* buffer
+    cdef readonly str name
+
+    def __cinit__(self):
+        self.buffer = NULL
+        memset(&self.m, 0, sizeof(model_t))
+
+    def __init__(self, str name, dict arrays, double gold_scale):
+        cdef int total = 0, at = 0, k
+        cdef float[::1] view
+        order = ("w1", "b1", "w2", "b2", "w_out", "b_out", "p_w1", "p_b1", "p_w2")
+        self.name = name
+        w1, w_out, p_w1 = arrays["w1"], arrays["w_out"], arrays["p_w1"]
+        self.m.n_in = w1.shape[1]
+        self.m.n_h1 = w1.shape[0]
+        self.m.n_h2 = arrays["w2"].shape[0] if arrays["w2"].size else 0
+        self.m.n_act = p_w1.shape[1]
+        self.m.n_p = p_w1.shape[0]
+        if self.m.n_in != N_FEATURES:
+            raise ValueError(f"the model reads {self.m.n_in} features, the engine gives {N_FEATURES}")
+        if self.m.n_act != N_ACTION_FEATURES:
+            raise ValueError(f"the model's policy reads {self.m.n_act} action features, "
+                             f"the engine gives {N_ACTION_FEATURES}")
+        if w_out.shape[0] != 3 * MAX_SEATS:
+            raise ValueError(f"w_out: {w_out.shape[0]} outputs, expected {3 * MAX_SEATS}")
+        for key in order:
+            total += arrays[key].size
+        self.buffer = <float*>malloc((total + 1) * sizeof(float))
+        if self.buffer == NULL:
+            raise MemoryError()
+        pointers = {}
+        for key in order:
+            array = arrays[key].astype("float32")
+            if array.ndim == 2:
+                array = array.T.copy()      # kept transposed (see _dense)
+            view = array.ravel()
+            for k in range(view.shape[0]):
+                self.buffer[at + k] = view[k]
+            pointers[key] = at
+            at += view.shape[0]
+        self.m.w1 = self.buffer + <int>pointers["w1"]
+        self.m.b1 = self.buffer + <int>pointers["b1"]
+        self.m.w2 = self.buffer + <int>pointers["w2"]
+        self.m.b2 = self.buffer + <int>pointers["b2"]
+        self.m.w_out = self.buffer + <int>pointers["w_out"]
+        self.m.b_out = self.buffer + <int>pointers["b_out"]
+        self.m.p_w1 = self.buffer + <int>pointers["p_w1"]
+        self.m.p_b1 = self.buffer + <int>pointers["p_b1"]
+        self.m.p_w2 = self.buffer + <int>pointers["p_w2"]
+        self.m.p_b2 = float(arrays["p_b2"].ravel()[0])
+        self.m.gold_scale = gold_scale
+
+    def __dealloc__(self):
+        free(self.buffer)
+
+    def value(self, CorePosition core, int viewer):
+        """(win shares, gold margins, final gold) per seat: the value network
+        on `core` from `viewer`'s view (for tests and tools)."""
+        cdef double win[MAX_SEATS]
+        cdef double margin[MAX_SEATS]
+        cdef double gold[MAX_SEATS]
+        cdef float* scratch = <float*>malloc(model_scratch_floats(&self.m) * sizeof(float))
+        cdef int n = core.pos.n_seats
+        if scratch == NULL:
+            raise MemoryError()
+        if not 0 <= viewer < n:
+            free(scratch)
+            raise ValueError(f"viewer {viewer} is not a seat")
+        with nogil:
+            model_value(&self.m, &core.pos, viewer, scratch, win, margin, gold)
+        free(scratch)
+        return ([win[k] for k in range(n)], [margin[k] for k in range(n)],
+                [gold[k] for k in range(n)])
+
+    def logits(self, CorePosition core, codes):
+        """The policy network's logit of each action code (legal at `core`),
+        for the seat to act."""
+        cdef float* scratch = <float*>malloc(model_scratch_floats(&self.m) * sizeof(float))
+        cdef position_t work = core.pos
+        if scratch == NULL:
+            raise MemoryError()
+        try:
+            return [model_logit(&self.m, &work, work.to_act, <action_t>c, scratch) for c in codes]
+        finally:
+            free(scratch)

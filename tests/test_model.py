@@ -1,0 +1,133 @@
+"""The learned evaluation inside the search: a model file loads, its networks
+run in C from one seat's view and never peek, and the search uses them for leaf
+values, priors and PUCT as its settings say, deterministically for a seed."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from cacaoai.engine import Position, features
+from cacaoai.search import Limit, SearchSettings, search
+from cacaoai.search.bots import parse_bot
+from cacaoai.search.model import load_model, save_model
+
+
+def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy: int = 8):
+    """A model of random weights (the plumbing does not care what it learned)."""
+    rng = np.random.default_rng(seed)
+    f, a = features.N_FEATURES, features.N_ACTION_FEATURES
+    h1, h2 = hidden
+    arrays = {"w1": rng.normal(0, 0.2, (h1, f)), "b1": rng.normal(0, 0.1, h1),
+              "w2": rng.normal(0, 0.2, (h2, h1)), "b2": rng.normal(0, 0.1, h2),
+              "w_out": rng.normal(0, 0.3, (12, h2)), "b_out": rng.normal(0, 0.1, 12),
+              "p_w1": rng.normal(0, 0.3, (policy, a)), "p_b1": np.zeros(policy),
+              "p_w2": rng.normal(0, 0.3, policy), "p_b2": np.zeros(1)}
+    return save_model(path, arrays, {"name": "random", "version": str(seed), "gold_scale": 20.0})
+
+
+def played(players: int, seed: int, plies: int) -> Position:
+    position = Position.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        position.apply(rng.choice(position.legal_actions()))
+    return position
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    return str(random_model(tmp_path_factory.mktemp("models") / "random.npz"))
+
+
+def test_a_saved_model_loads_with_its_manifest(model_file):
+    model = load_model(model_file)
+    assert model.version == "random-1"
+    assert model.manifest["features_version"] == features.FEATURES_VERSION
+
+
+def test_a_model_for_other_features_is_refused(tmp_path, model_file):
+    path = random_model(tmp_path / "old.npz")
+    manifest = json.loads(path.with_suffix(".json").read_text())
+    manifest["features_version"] = features.FEATURES_VERSION + 100
+    path.with_suffix(".json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="features version"):
+        load_model(str(path))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_value_network_gives_win_shares_from_a_seats_view_and_never_peeks(model_file, players):
+    handle = load_model(model_file).handle
+    position = played(players, 3, 12)
+    for viewer in range(players):
+        win, margin, gold = handle.value(position.core, viewer)
+        assert len(win) == players and sum(win) == pytest.approx(1.0)
+        assert all(0 <= w <= 1 for w in win) and all(np.isfinite(margin + gold))
+        for k in range(4):  # any deal the viewer cannot tell from this one
+            other = Position.from_observation(position.observation(viewer), seed=k)
+            assert handle.value(other.core, viewer) == (win, margin, gold)
+
+
+def test_the_policy_network_gives_one_logit_per_legal_action(model_file):
+    handle = load_model(model_file).handle
+    position = played(2, 5, 6)
+    codes = position.legal_codes()
+    logits = handle.logits(position.core, codes)
+    assert len(logits) == len(codes) and len(set(logits)) > 1
+    assert handle.logits(position.core, codes) == logits
+
+
+@pytest.mark.parametrize("settings", [
+    {"value": 1.0}, {"value": 0.5}, {"prior": "model"}, {"value": 1.0, "prior": "model", "puct": 1.5},
+    {"puct": 2.0},
+])
+def test_a_search_with_the_model_is_deterministic_and_never_peeks(model_file, settings):
+    position = played(2, 8, 9)
+    seat = position.to_act
+    chosen = SearchSettings(model=model_file, **settings)
+    limit = Limit(iterations=600, threads=2)
+    a = search(position, limit, chosen, seed=4)
+    assert a.best_action in position.legal_actions()
+    assert a.to_json() | {"elapsed_s": 0, "iterations_per_second": 0} == \
+        search(position, limit, chosen, seed=4).to_json() | {"elapsed_s": 0, "iterations_per_second": 0}
+    other = Position.from_observation(position.observation(seat), seed=11)
+    b = search(other, limit, chosen, seed=4)
+    assert (a.best_action, a.win_probability, [c.visits for c in a.candidates]) == \
+        (b.best_action, b.win_probability, [c.visits for c in b.candidates])
+
+
+def test_model_priors_are_the_reported_priors_and_sum_to_one(model_file):
+    position = played(3, 2, 4)
+    result = search(position, Limit(iterations=300), SearchSettings(prior="model", model=model_file), seed=1)
+    handle = load_model(model_file).handle
+    codes = position.legal_codes()
+    logits = np.array(handle.logits(position.core, codes), dtype=float)
+    expected = np.exp(logits - logits.max())
+    expected /= expected.sum()
+    priors = {c.action: c.prior for c in result.candidates}
+    for code, p in zip(codes, expected):
+        action = position.decode(code)
+        if action in priors:
+            assert priors[action] == pytest.approx(p, rel=1e-5)
+
+
+def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
+    for bad in ({"value": 1.5}, {"value": -0.1}, {"prior": "oracle"}, {"puct": -1}, {"model": ""}):
+        with pytest.raises(ValueError):
+            SearchSettings(**bad)
+    bot = parse_bot(f"mcts:iterations=100,value=1,prior=model,puct=1.5,model={model_file}")
+    assert (bot.settings.value, bot.settings.prior, bot.settings.puct) == (1.0, "model", 1.5)
+    assert bot.settings.uses_model and not SearchSettings(puct=1.0).uses_model
+    with pytest.raises(ValueError, match="no model file"):
+        search(played(2, 1, 0), Limit(iterations=10), SearchSettings(value=1, model="/nowhere/x.npz"),
+               seed=1)
+
+
+def test_the_search_without_the_model_is_unchanged_by_its_settings(model_file):
+    position = played(2, 6, 7)
+    plain = search(position, Limit(iterations=400), seed=2)
+    named = search(position, Limit(iterations=400), replace(SearchSettings(), model=model_file), seed=2)
+    assert plain.best_action == named.best_action and plain.win_probability == named.win_probability
