@@ -311,6 +311,7 @@ def run_ladder(bots: Sequence[str], players: int = 2, deals: int = 10, first_dea
     Returns the summary of :func:`rate`, with the games played now and the warnings.
     """
     specs = [normalise_spec(b) for b in bots]
+    anchor = normalise_spec(anchor) if anchor else None
     matches = match_list(specs, players, pairing, width) if specs else []
     if specs:
         check_specs(specs, old_path)
@@ -324,7 +325,7 @@ def run_ladder(bots: Sequence[str], players: int = 2, deals: int = 10, first_dea
     new: list[Game] = []
     started = time.monotonic()
     try:
-        for game in run_tasks(play_ladder_game, tasks, processes, ray_address):
+        for game in run_tasks(play_ladder_game, tasks, processes, ray_address) if tasks else ():
             writer.add(game)
             new.append(game)
             if progress:
@@ -437,7 +438,7 @@ def run_sprt(a: str, b: str, test: SPRT, seed: int = 1, first_deal: int = 0, max
 
 
 def _elo(value: float) -> str:
-    return f"{value:+7.1f}" if math.isfinite(value) else ("   +inf" if value > 0 else "   -inf")
+    return f"{round(value, 1) + 0.0:+7.1f}" if math.isfinite(value) else ("   +inf" if value > 0 else "   -inf")
 
 
 def print_table(summary: dict[str, Any]) -> None:

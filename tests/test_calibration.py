@@ -158,3 +158,12 @@ def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):
     assert again["report"] == saved["report"] and again["every"] == 5
     with pytest.raises(SystemExit):
         calibration.main(["--evaluator", "greedy", "--games", "1", "--quiet", "--out", str(out)])
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(180)
+def test_a_calibration_run_on_ray_gives_the_same_samples_as_local_processes():
+    kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6}
+    local = calibration.run([2], 3, seed=4, processes=2, **kwargs)
+    on_ray = calibration.run([2], 3, seed=4, ray_address="local", **kwargs)
+    assert on_ray == local

@@ -306,3 +306,18 @@ def test_an_old_build_bot_plays_from_a_worker_process_the_same_games(tmp_path):
     assert sorted(g["gold"] for g in games_here) == sorted(g["gold"] for g in games_worker)
     with pytest.raises(ValueError, match="old-path"):
         ladder.run_ladder(["greedy", "old:random"], **kwargs)
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(180)
+def test_a_ladder_and_an_sprt_on_ray_give_the_same_results_as_local_processes(tmp_path):
+    kwargs = {"players": 2, "deals": 2, "seed": 5, "resamples": 100}
+    bots = ["greedy", "random", "mcts:iterations=20"]
+    local = ladder.run_ladder(bots, results=str(tmp_path / "local.jsonl"), processes=2, **kwargs)
+    on_ray = ladder.run_ladder(bots, results=str(tmp_path / "ray.jsonl"), ray_address="local", **kwargs)
+    assert strip(on_ray) == strip(local)
+    test = SPRT(elo0=0, elo1=100)
+    sprt_local = ladder.run_sprt("greedy", "random", test, results=str(tmp_path / "s1.jsonl"), processes=2)
+    sprt_ray = ladder.run_sprt("greedy", "random", test, results=str(tmp_path / "s2.jsonl"), ray_address="local")
+    assert (sprt_ray["result"], sprt_ray["counts"]) == (sprt_local["result"], sprt_local["counts"])
+    assert sprt_ray["result"] == "H1" and sprt_ray["counts"][:4] == [0, 0, 0, 0]
