@@ -52,7 +52,7 @@ from .bots import Bot, MCTSBot, parse_bot
 from .driver import search
 from .pool import run_tasks
 
-__all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "fit", "main", "phase_of", "play_calibration_game", "report",
+__all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "KINDS", "fit", "main", "phase_of", "play_calibration_game", "report",
            "run"]
 
 DEFAULT_PLAYER = "mcts:iterations=300"
@@ -141,27 +141,71 @@ def _by_players(games: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, Any
     return out
 
 
-def report(games: Sequence[dict[str, Any]], calibration: dict[str, Any] | None = None) -> dict[str, Any]:
+def _bootstrap(probs: np.ndarray, outcomes: np.ndarray, owners: np.ndarray, groups: dict[str, np.ndarray],
+               games: int, players: int, resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Per group of positions: 95% intervals of Brier and skill (``ci95``) and ECE's floor (``ece_floor``).
+
+    The intervals are percentiles of a bootstrap over games (the unit: a
+    game's samples share its outcome). The floor is the mean ECE of perfectly
+    calibrated predictions on these positions: outcomes drawn from the
+    predictions themselves, one uniform draw per game shared by all its
+    positions (so they are as correlated within a game as real outcomes),
+    `resamples` times. Noise alone gives an ECE about that large on this many
+    games.
+    """
+    rng = np.random.default_rng(seed)
+    values: dict[str, dict[str, list[float]]] = {g: {"brier": [], "skill": [], "floor": []} for g in groups}
+    cumulative = np.cumsum(probs, axis=1)
+    cumulative[:, -1] = np.inf
+    for _ in range(resamples):
+        counts = np.bincount(rng.integers(0, games, games), minlength=games).astype(np.float64)
+        weights = counts[owners]
+        draw = rng.random(games)[owners]
+        calibrated = np.eye(players)[np.argmax(draw[:, None] < cumulative, axis=1)]
+        for name, inside in groups.items():
+            w = np.repeat(weights[inside], players)
+            if w.sum() > 0:
+                m = cm.measures(probs[inside].ravel(), outcomes[inside].ravel(), players, weights=w)
+                values[name]["brier"].append(m["brier"])
+                values[name]["skill"].append(m["skill"])
+            if inside.any():
+                values[name]["floor"].append(cm.ece(probs[inside].ravel(), calibrated[inside].ravel()))
+    out: dict[str, dict[str, Any]] = {}
+    for name, per in values.items():
+        out[name] = {"ci95": {key: [float(v) for v in np.percentile(per[key], [2.5, 97.5])] if per[key]
+                              else [math.nan, math.nan] for key in ("brier", "skill")},
+                     "ece_floor": float(np.mean(per["floor"])) if per["floor"] else math.nan}
+    return out
+
+
+def report(games: Sequence[dict[str, Any]], calibration: dict[str, Any] | None = None, resamples: int = 200,
+           seed: int = 1) -> dict[str, Any]:
     """The measures per player count, overall and per third of the game, with the reliability table.
 
-    `calibration`: a map applied to the predictions first.
+    `calibration`: a map applied to the predictions first. `resamples`: a
+    bootstrap over games gives Brier and skill 95% intervals, and as many
+    draws the floor ECE would show with perfect predictions (:func:`_bootstrap`;
+    0: none).
     """
     out: dict[str, Any] = {}
     for players, group in _by_players(games).items():
-        probs, outcomes, phases, _ = _arrays(group)
+        probs, outcomes, phases, owners = _arrays(group)
         if calibration is not None:
             entry = calibration["players"].get(str(players))
             if entry is not None:
                 probs = cm.apply_entry(entry, probs)
-        entry_out: dict[str, Any] = {
+        masks = {"all": np.ones(len(phases), dtype=bool), **{name: phases == k for k, name in enumerate(PHASES)}}
+        found = {name: cm.measures(probs[m].ravel(), outcomes[m].ravel(), players) for name, m in masks.items()}
+        if resamples > 0:
+            for name, extra in _bootstrap(probs, outcomes, owners, masks, len(group), players, resamples,
+                                          seed).items():
+                found[name].update(extra)
+        out[str(players)] = {
             "games": len(group), "positions": int(probs.shape[0]),
             "skipped": sum(g["skipped"] for g in group),
-            "all": cm.measures(probs.ravel(), outcomes.ravel(), players),
-            "phases": {name: cm.measures(probs[phases == k].ravel(), outcomes[phases == k].ravel(), players)
-                       for k, name in enumerate(PHASES)},
+            "all": found["all"], "phases": {name: found[name] for name in PHASES},
             "reliability": cm.reliability(probs.ravel(), outcomes.ravel()),
         }
-        out[str(players)] = entry_out
     return out
 
 
@@ -171,20 +215,31 @@ def _held_out(n: int, fraction: float) -> np.ndarray:
     return np.floor((r + 1) * fraction) > np.floor(r * fraction)
 
 
-def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray) -> dict[str, Any]:
+KINDS = ("none", "temperature", "isotonic")
+
+
+def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray) -> dict[str, Any] | None:
+    """One kind of map fitted to positions' predictions and outcomes (None: no map)."""
+    if kind == "none":
+        return None
     if kind == "temperature":
         return {"kind": "temperature", "t": cm.fit_temperature(probs, outcomes)}
     x, y = cm.fit_isotonic(probs.ravel(), outcomes.ravel())
     return {"kind": "isotonic", "x": x, "y": y}
 
 
+def _apply(entry: dict[str, Any] | None, probs: np.ndarray) -> np.ndarray:
+    return probs if entry is None else cm.apply_entry(entry, probs)
+
+
 def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str, Any], dict[str, Any]]:
     """Fit a calibration map per player count; returns (map, what was measured).
 
     Per player count: the games (in order of seed and number) are split into
-    fitting and held-out games; on the fitting games each kind's Brier score
-    is cross-validated over 5 folds of games, the better kind is fitted on all
-    of them, and every kind is measured on the held-out games.
+    fitting and held-out games. On the fitting games the Brier score of no
+    map, temperature scaling and isotonic regression is cross-validated over 5
+    folds of games; the best is fitted on all of them (no map: the player
+    count gets no entry), and every kind is measured on the held-out games.
     """
     calibration: dict[str, Any] = {"version": cm.MAP_VERSION, "players": {}}
     details: dict[str, Any] = {}
@@ -199,24 +254,26 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         fold_of_game[fit_games] = np.arange(len(fit_games)) % FOLDS
         folds = fold_of_game[owners]
         cv: dict[str, float] = {}
-        for kind in ("temperature", "isotonic"):
+        for kind in KINDS:
             errors = []
             for k in range(FOLDS):
                 train, test = (~held) & (folds != k), (~held) & (folds == k)
                 entry = _fit_kind(kind, probs[train], outcomes[train])
-                errors.append(((cm.apply_entry(entry, probs[test]) - outcomes[test]) ** 2).sum())
+                errors.append(((_apply(entry, probs[test]) - outcomes[test]) ** 2).sum())
             cv[kind] = float(sum(errors) / outcomes[~held].size)
-        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held]) for kind in cv}
-        chosen = min(cv, key=lambda k: (cv[k], k))
-        calibration["players"][str(players)] = fitted[chosen]
+        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held]) for kind in KINDS}
+        chosen = min(KINDS, key=lambda k: (cv[k], KINDS.index(k)))
+        if fitted[chosen] is not None:
+            calibration["players"][str(players)] = fitted[chosen]
         test_p, test_y = probs[held], outcomes[held]
+        temperature = fitted["temperature"]
+        assert temperature is not None
         details[str(players)] = {
             "chosen": chosen, "cv_brier": cv,
             "fit_games": len(fit_games), "held_out_games": len(group) - len(fit_games),
-            "held_out": {"before": cm.measures(test_p.ravel(), test_y.ravel(), players),
-                         **{kind: cm.measures(cm.apply_entry(entry, test_p).ravel(), test_y.ravel(), players)
-                            for kind, entry in fitted.items()}},
-            "temperature": fitted["temperature"]["t"]}
+            "held_out": {kind: cm.measures(_apply(entry, test_p).ravel(), test_y.ravel(), players)
+                         for kind, entry in fitted.items()},
+            "temperature": temperature["t"]}
     cm.validate_map(calibration)
     return calibration, details
 
@@ -272,29 +329,42 @@ def _f(value: float | None, digits: int = 3) -> str:
     return "  -  " if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
+def _ci(m: dict[str, Any], key: str) -> str:
+    if "ci95" not in m:
+        return ""
+    lo, hi = m["ci95"][key]
+    return f" [{_f(lo)}, {_f(hi)}]"
+
+
 def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
     for players, r in rep.items():
         print(f"\n{players} players: {r['games']} games, {r['positions']} positions evaluated "
               f"({r['all']['samples']} seat samples; {r['skipped']} single-action positions skipped)")
-        print(f"  {'':<13}{'samples':>8}{'ECE':>8}{'Brier':>8}{'base':>8}{'skill':>8}")
+        boot = "ci95" in r["all"]
+        interval = " [95%]" if boot else ""
+        print(f"  {'':<13}{'samples':>8}{'ECE':>7}{'floor' if boot else '':>7}  {'Brier' + interval:<22}"
+              f"{'base':>5}  {'skill' + interval}")
         rows = [("all", r["all"])] + [(f"{name} third", r["phases"][name]) for name in PHASES]
         for name, m in rows:
-            print(f"  {name:<13}{m['samples']:>8}{_f(m['ece']):>8}{_f(m['brier']):>8}"
-                  f"{_f(m['base_brier']):>8}{_f(m['skill']):>8}")
+            floor = _f(m["ece_floor"]) if boot else ""
+            brier_text = _f(m["brier"]) + _ci(m, "brier")
+            print(f"  {name:<13}{m['samples']:>8}{_f(m['ece']):>7}{floor:>7}  {brier_text:<22}"
+                  f"{_f(m['base_brier']):>5}  {_f(m['skill'])}{_ci(m, 'skill')}")
         print(f"  {'predicted':<13}{'count':>8}{'mean p':>8}{'won':>8}")
         for row in r["reliability"]:
             print(f"  {row['low']:.1f}-{row['high']:.1f}{'':<6}{row['count']:>8}"
                   f"{_f(row['predicted']):>8}{_f(row['observed']):>8}")
         if details and players in details:
             d = details[players]
-            print(f"  calibration map: {d['chosen']} (cross-validated Brier: temperature "
-                  f"{d['cv_brier']['temperature']:.4f} at t = {d['temperature']:.3f}, isotonic "
-                  f"{d['cv_brier']['isotonic']:.4f}); fitted on {d['fit_games']} games")
-            print(f"  held-out games ({d['held_out_games']}):{'ECE':>8}{'Brier':>8}{'skill':>8}")
-            for name in ("before", "temperature", "isotonic"):
+            cv = d["cv_brier"]
+            print(f"  calibration map: {d['chosen']} (cross-validated Brier on {d['fit_games']} games: none "
+                  f"{cv['none']:.4f}, temperature {cv['temperature']:.4f} at t = {d['temperature']:.3f}, "
+                  f"isotonic {cv['isotonic']:.4f})")
+            print(f"  on {d['held_out_games']} held-out games:{'ECE':>7}{'Brier':>8}{'skill':>8}")
+            for name in KINDS:
                 m = d["held_out"][name]
                 mark = " (chosen)" if name == d["chosen"] else ""
-                print(f"    {name:<20}{_f(m['ece']):>8}{_f(m['brier']):>8}{_f(m['skill']):>8}{mark}")
+                print(f"    {name:<22}{_f(m['ece']):>7}{_f(m['brier']):>8}{_f(m['skill']):>8}{mark}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -319,6 +389,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--apply", metavar="MAP", default=None, help="correct the predictions with this map first")
     parser.add_argument("--fit", metavar="MAP", default=None, help="fit a calibration map and write it here")
     parser.add_argument("--holdout", type=float, default=0.3, help="share of games held out by --fit (0.3)")
+    parser.add_argument("--bootstrap", type=int, default=200,
+                        help="bootstrap resamples of the games for the 95%% intervals, and draws for ECE's "
+                             "floor (0: none; default 200)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -337,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         games = run(args.players, args.games, args.seed, player, evaluator, every,
                     args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet)
         calibration = cm.load_map(args.apply) if args.apply else None
-        rep = report(games, calibration)
+        rep = report(games, calibration, args.bootstrap, args.seed)
         details = None
         if args.fit:
             fitted, details = fit(games, args.holdout)

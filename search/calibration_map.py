@@ -9,7 +9,9 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
 
 - expected calibration error (ECE): the samples in 10 equal-width bins of the
   prediction (the last bin holds 1.0), and the mean over the bins, weighted by
-  their counts, of |mean prediction - mean outcome|;
+  their counts, of |mean prediction - mean outcome|. Noise alone makes it
+  positive: even perfect predictions measured on few games have an ECE well
+  above 0;
 - Brier score: the mean squared difference between prediction and outcome;
 - the base rate's Brier score: that of predicting 1 / players for every seat.
   When every seat of a position is a sample, this is also the observed base
@@ -72,30 +74,36 @@ def reliability(p: npt.ArrayLike, y: npt.ArrayLike, bins: int = BINS) -> list[di
     return rows
 
 
-def ece(p: npt.ArrayLike, y: npt.ArrayLike, bins: int = BINS) -> float:
-    """Expected calibration error: equal-width bins, weighted by their counts."""
-    pa = np.asarray(p, dtype=np.float64)
+def ece(p: npt.ArrayLike, y: npt.ArrayLike, bins: int = BINS, weights: npt.ArrayLike | None = None) -> float:
+    """Expected calibration error: equal-width bins, weighted by their counts (or by `weights`).
+
+    A bin's count times |mean prediction - mean outcome| is |sum of (p - y)|
+    over the bin, so ECE is the sum of those over the bins, divided by the count.
+    """
+    pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if pa.size == 0:
         return math.nan
-    total = 0.0
-    for row in reliability(pa, y, bins):
-        if row["count"]:
-            total += row["count"] * abs(row["predicted"] - row["observed"])
-    return total / pa.size
+    w = np.ones_like(pa) if weights is None else np.asarray(weights, dtype=np.float64)
+    gaps = np.bincount(_bin_index(pa, bins), w * (pa - ya), minlength=bins)
+    return float(np.abs(gaps).sum() / w.sum())
 
 
-def brier(p: npt.ArrayLike, y: npt.ArrayLike) -> float:
-    """Mean squared difference between predictions and outcomes."""
+def brier(p: npt.ArrayLike, y: npt.ArrayLike, weights: npt.ArrayLike | None = None) -> float:
+    """Mean squared difference between predictions and outcomes (weighted by `weights`)."""
     pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    return float(np.mean((pa - ya) ** 2)) if pa.size else math.nan
+    if pa.size == 0:
+        return math.nan
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return float(np.average((pa - ya) ** 2, weights=w))
 
 
-def measures(p: npt.ArrayLike, y: npt.ArrayLike, players: int, bins: int = BINS) -> dict[str, Any]:
+def measures(p: npt.ArrayLike, y: npt.ArrayLike, players: int, bins: int = BINS,
+             weights: npt.ArrayLike | None = None) -> dict[str, Any]:
     """Samples, ECE, Brier, the base rate's Brier (1 / players) and Brier skill."""
     pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    score = brier(pa, ya)
-    base = brier(np.full(pa.shape, 1.0 / players), ya)
-    return {"samples": int(pa.size), "ece": ece(pa, ya, bins), "brier": score, "base_brier": base,
+    score = brier(pa, ya, weights)
+    base = brier(np.full(pa.shape, 1.0 / players), ya, weights)
+    return {"samples": int(pa.size), "ece": ece(pa, ya, bins, weights), "brier": score, "base_brier": base,
             "skill": 1.0 - score / base if base > 0 else math.nan}
 
 

@@ -30,6 +30,14 @@ def test_ece_and_brier_of_hand_made_samples_are_exact():
     assert m["skill"] == pytest.approx(1 - expected_brier / base)
 
 
+def test_weights_count_a_sample_that_many_times():
+    p, y = [0.1, 0.7, 0.45], [0.0, 1.0, 1.0]
+    twice = ([0.1, 0.7, 0.7, 0.45], [0.0, 1.0, 1.0, 1.0])
+    assert cm.ece(p, y, weights=[1, 2, 1]) == pytest.approx(cm.ece(*twice))
+    assert cm.brier(p, y, weights=[1, 2, 1]) == pytest.approx(cm.brier(*twice))
+    assert cm.measures(p, y, 2, weights=[0, 1, 1])["skill"] == pytest.approx(cm.measures(p[1:], y[1:], 2)["skill"])
+
+
 def test_the_reliability_table_has_ten_equal_bins_and_the_last_holds_one():
     rows = cm.reliability([0.0, 0.1, 0.19, 0.95, 1.0], [0, 1, 0, 1, 1])
     assert [(r["low"], r["high"]) for r in rows][:2] == [(0.0, 0.1), (0.1, 0.2)]
@@ -91,14 +99,33 @@ def test_a_map_fitted_on_miscalibrated_data_reduces_the_held_out_ece():
     fitted, details = calibration.fit(games, holdout=0.3)
     d = details["2"]
     assert d["held_out_games"] == 900 and d["fit_games"] == 2100
-    before, after = d["held_out"]["before"], d["held_out"][d["chosen"]]
+    before, after = d["held_out"]["none"], d["held_out"][d["chosen"]]
     assert after["ece"] < before["ece"] / 2
     assert after["brier"] < before["brier"]
     assert 0.4 < d["temperature"] < 0.65               # underconfident by 1/2: the map sharpens
+    assert d["chosen"] != "none" and d["cv_brier"][d["chosen"]] < d["cv_brier"]["none"]
     cm.validate_map(fitted)
     # the map applied by the report gives the chosen kind's held-out figures on those games
     held = [g for g, out in zip(games, calibration._held_out(len(games), 0.3)) if out]
     assert calibration.report(held, fitted)["2"]["all"]["ece"] == pytest.approx(after["ece"])
+
+
+def test_well_calibrated_data_gets_no_map():
+    games = miscalibrated_games(3000, np.random.default_rng(9), shrink=1.0)
+    fitted, details = calibration.fit(games)
+    assert details["2"]["chosen"] == "none" and fitted == {"version": 1, "players": {}}
+
+
+def test_the_report_gives_intervals_and_the_floor_of_ece_from_a_bootstrap_over_games():
+    calibrated = miscalibrated_games(300, np.random.default_rng(10), shrink=1.0, per_game=3)
+    rep = calibration.report(calibrated, resamples=100)["2"]["all"]
+    lo, hi = rep["ci95"]["skill"]
+    assert lo < rep["skill"] < hi and rep["ci95"]["brier"][0] < rep["brier"] < rep["ci95"]["brier"][1]
+    assert 0 < rep["ece_floor"] < 0.1
+    assert rep["ece"] < 2 * rep["ece_floor"]            # calibrated: what ECE shows is noise
+    off = calibration.report(miscalibrated_games(300, np.random.default_rng(10), per_game=3), resamples=100)
+    assert off["2"]["all"]["ece"] > 2 * off["2"]["all"]["ece_floor"]
+    assert "ci95" not in calibration.report(calibrated, resamples=0)["2"]["all"]
 
 
 def test_the_map_file_round_trips_and_corrects_a_position(tmp_path):
