@@ -32,28 +32,31 @@ OLD_PREFIX = "old:"     # a bot spec that starts with this plays on the other bu
 # The worker's program: the same text runs against either build, so it uses
 # only what every build has (parse_bot, snapshots, action codes).
 WORKER = r"""
-import json, sys, time
+import json, os, sys, time
 import cacaoai.search
 from cacaoai.engine import Position
 from cacaoai.search.bots import parse_bot
 bot = parse_bot(sys.argv[1])
 print(json.dumps({"module": cacaoai.search.__file__}), flush=True)
 game = None
-for line in sys.stdin:
-    job = json.loads(line)
-    position = Position.from_snapshot(job["snapshot"])
-    if "history" not in job:
-        start = time.perf_counter()
-        action = bot.choose(position, job["seed"])
-    else:                   # a bot that keeps its trees: the game so far, as the arena gives it
-        if job["game"] != game:
-            game = job["game"]
-            bot.new_game()
-        history = [(Position.from_snapshot(s), code) for s, code in job["history"]]
-        start = time.perf_counter()
-        action = bot.choose(position, job["seed"], history)
-    spent = time.perf_counter() - start
-    print(json.dumps({"code": position.encode(action), "seconds": spent}), flush=True)
+try:
+    for line in sys.stdin:
+        job = json.loads(line)
+        position = Position.from_snapshot(job["snapshot"])
+        if "history" not in job:
+            start = time.perf_counter()
+            action = bot.choose(position, job["seed"])
+        else:                   # a bot that keeps its trees: the game so far, as the arena gives it
+            if job["game"] != game:
+                game = job["game"]
+                bot.new_game()
+            history = [(Position.from_snapshot(s), code) for s, code in job["history"]]
+            start = time.perf_counter()
+            action = bot.choose(position, job["seed"], history)
+        spent = time.perf_counter() - start
+        print(json.dumps({"code": position.encode(action), "seconds": spent}), flush=True)
+except (BrokenPipeError, KeyboardInterrupt):   # the games ended early (an SPRT decided): leave quietly
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 """
 
 
