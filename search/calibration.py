@@ -238,8 +238,10 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     Per player count: the games (in order of seed and number) are split into
     fitting and held-out games. On the fitting games the Brier score of no
     map, temperature scaling and isotonic regression is cross-validated over 5
-    folds of games; the best is fitted on all of them (no map: the player
-    count gets no entry), and every kind is measured on the held-out games.
+    folds of games; a map is kept only if it beats no map by more than the
+    standard error of its gain over the folds (the one-standard-error rule),
+    the best is fitted on all of them (no map: the player count gets no
+    entry), and every kind is measured on the held-out games.
     """
     calibration: dict[str, Any] = {"version": cm.MAP_VERSION, "players": {}}
     details: dict[str, Any] = {}
@@ -254,22 +256,30 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         fold_of_game[fit_games] = np.arange(len(fit_games)) % FOLDS
         folds = fold_of_game[owners]
         cv: dict[str, float] = {}
+        per_fold: dict[str, np.ndarray] = {}
         for kind in KINDS:
-            errors = []
+            errors, counts = [], []
             for k in range(FOLDS):
                 train, test = (~held) & (folds != k), (~held) & (folds == k)
                 entry = _fit_kind(kind, probs[train], outcomes[train])
                 errors.append(((_apply(entry, probs[test]) - outcomes[test]) ** 2).sum())
+                counts.append(outcomes[test].size)
             cv[kind] = float(sum(errors) / outcomes[~held].size)
+            per_fold[kind] = np.asarray(errors) / np.maximum(counts, 1)
+        # one-standard-error rule: a map must beat no map by more than the
+        # standard error of its gain over the folds, or it is not worth its noise
+        gains = {kind: per_fold["none"] - per_fold[kind] for kind in KINDS}
+        margin = {kind: float(gains[kind].std(ddof=1) / math.sqrt(FOLDS)) for kind in KINDS}
+        eligible = [k for k in KINDS if k == "none" or float(gains[k].mean()) > margin[k]]
         fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held]) for kind in KINDS}
-        chosen = min(KINDS, key=lambda k: (cv[k], KINDS.index(k)))
+        chosen = min(eligible, key=lambda k: (cv[k], KINDS.index(k)))
         if fitted[chosen] is not None:
             calibration["players"][str(players)] = fitted[chosen]
         test_p, test_y = probs[held], outcomes[held]
         temperature = fitted["temperature"]
         assert temperature is not None
         details[str(players)] = {
-            "chosen": chosen, "cv_brier": cv,
+            "chosen": chosen, "cv_brier": cv, "cv_margin": {k: margin[k] for k in KINDS if k != "none"},
             "fit_games": len(fit_games), "held_out_games": len(group) - len(fit_games),
             "held_out": {kind: cm.measures(_apply(entry, test_p).ravel(), test_y.ravel(), players)
                          for kind, entry in fitted.items()},
@@ -356,10 +366,10 @@ def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
                   f"{_f(row['predicted']):>8}{_f(row['observed']):>8}")
         if details and players in details:
             d = details[players]
-            cv = d["cv_brier"]
+            cv, se = d["cv_brier"], d["cv_margin"]
             print(f"  calibration map: {d['chosen']} (cross-validated Brier on {d['fit_games']} games: none "
-                  f"{cv['none']:.4f}, temperature {cv['temperature']:.4f} at t = {d['temperature']:.3f}, "
-                  f"isotonic {cv['isotonic']:.4f})")
+                  f"{cv['none']:.4f}, temperature {cv['temperature']:.4f} (se of the gain {se['temperature']:.4f}) "
+                  f"at t = {d['temperature']:.3f}, isotonic {cv['isotonic']:.4f} (se {se['isotonic']:.4f}))")
             print(f"  on {d['held_out_games']} held-out games:{'ECE':>7}{'Brier':>8}{'skill':>8}")
             for name in KINDS:
                 m = d["held_out"][name]
