@@ -32,7 +32,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from cacaoai.engine import Position, derive_seed
@@ -62,14 +62,16 @@ def _bot(spec: str, index: int) -> Bot:
     return bot
 
 
-def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
-    """Play game `g`: returns the seating, the result and the record."""
-    g, players, seed, specs = task
-    deal_seed = derive_seed(seed, g // players)   # each deal played once from every seat
-    game_seed = derive_seed(deal_seed, g)
-    seating = [(s - g) % players for s in range(players)]   # seat -> bot index
+def play_deal(players: int, deal_seed: int, game_seed: int, seating: Sequence[int], bots: Sequence[Bot],
+              observe: Callable[[Position, int], None] | None = None) -> Position:
+    """Play one game from the deal of `deal_seed` to its end and return the final position.
+
+    `seating[seat]` is the index in `bots` of the bot in that seat. The move
+    of ply p is chosen with seed ``derive_seed(game_seed, p)``; bots that
+    ponder think for their seats first. `observe(position, ply)`, when given,
+    sees each position before its move is chosen (it must not modify it).
+    """
     position = Position.new(players, deal_seed)
-    bots = [_bot(spec, i) for i, spec in enumerate(specs)]
     for bot in bots:
         bot.new_game()
     history: list[tuple[Position, Any]] = []
@@ -78,6 +80,8 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
         seat = position.to_act
         assert seat is not None
         bot = bots[seating[seat]]
+        if observe is not None:
+            observe(position, ply)
         move_seed = derive_seed(game_seed, ply)
         for other in range(players):           # bots that ponder think on the others' turns
             if other != seat:
@@ -86,6 +90,17 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
         history.append((position.clone(), action))
         position.apply(action)
         ply += 1
+    return position
+
+
+def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
+    """Play game `g`: returns the seating, the result and the record."""
+    g, players, seed, specs = task
+    deal_seed = derive_seed(seed, g // players)   # each deal played once from every seat
+    game_seed = derive_seed(deal_seed, g)
+    seating = [(s - g) % players for s in range(players)]   # seat -> bot index
+    bots = [_bot(spec, i) for i, spec in enumerate(specs)]
+    position = play_deal(players, deal_seed, game_seed, seating, bots)
     result = position.result()
     assert result is not None
     return {"game": g, "deal_seed": deal_seed, "seating": seating, "gold": result.gold,
