@@ -24,7 +24,11 @@ implementation for Python (``connectrpc``), and the board page.
    - every call that reaches a method is handed to the observers (metrics,
      the JSON call log) with its gRPC code name, like a gRPC call.
 
-3. **The page**: any other ``GET`` is a file of ``static/`` (the built board
+3. **Health**: ``GET /healthz`` is 200 ``SERVING`` or 503 ``NOT_SERVING`` (the
+   gRPC health service's status; a draining server is NOT_SERVING), with no
+   token: for probes that speak HTTP(S), such as Kubernetes' ``httpGet``
+   (its gRPC probes cannot speak TLS).
+4. **The page**: any other ``GET`` is a file of ``static/`` (the built board
    page), gzipped when the browser takes it.
 
 :class:`CacaoConnect` is the service: each method is the
@@ -85,6 +89,7 @@ SERVICE = pb.DESCRIPTOR.services_by_name["CacaoService"]
 PREFIX = f"/{SERVICE.full_name}/"
 TOO_MANY_CALLS = "TOO_MANY_CALLS"  # --max-calls HTTP calls in progress (gRPC refuses without a reason)
 GZIP_MIN_BYTES = 1024  # smaller page files go as they are
+HEALTH_PATH = "/healthz"
 
 # the google.rpc details a client may get, as the protobuf-py messages that
 # connectrpc's errors hold (each is also written as JSON, "debug")
@@ -493,14 +498,17 @@ class CacaoAsgi:
         observers: hooks handed every finished call.
         cors_origins: other origins whose pages may call (default:
             ``api.options.http_cors_origins``).
+        serving: whether the server is serving (health; default: always).
     """
 
     def __init__(self, api: CacaoApi, pool: futures.Executor | None = None,
                  tokens: security.Tokens | None = None,
                  observers: observe.Observers | None = None,
-                 cors_origins: Iterable[str] | None = None):
+                 cors_origins: Iterable[str] | None = None,
+                 serving: Callable[[], bool] = lambda: True):
         o = api.options
         self.api = api
+        self.serving = serving
         self.own_pool = pool is None
         self.pool = pool or futures.ThreadPoolExecutor(o.worker_threads,
                                                        thread_name_prefix="cacao-http")
@@ -534,6 +542,14 @@ class CacaoAsgi:
                 return
             await self._connect(scope, receive, _with_headers(send, self.cors.response_headers(origin)),
                                 headers)
+            return
+        if path == HEALTH_PATH and scope["method"] in ("GET", "HEAD"):
+            serving = self.serving()
+            body = b"SERVING\n" if serving else b"NOT_SERVING\n"
+            await _answer(send, 200 if serving else 503,
+                          [(b"content-type", b"text/plain; charset=utf-8"),
+                           (b"cache-control", b"no-store")],
+                          b"" if scope["method"] == "HEAD" else body, length=len(body))
             return
         await self._page(scope, send, headers)
 
@@ -729,5 +745,5 @@ class RequestBody:
                     read += len(self._note(await self._receive()).get("body", b""))
 
 
-__all__ = ["CacaoAsgi", "CacaoConnect", "CallGuard", "Cors", "HttpCall", "JsonCodec", "PREFIX",
+__all__ = ["HEALTH_PATH", "CacaoAsgi", "CacaoConnect", "CallGuard", "Cors", "HttpCall", "JsonCodec", "PREFIX",
            "ProtoCodec", "SERVICE", "connect_code", "connect_error", "grpc_code_name"]

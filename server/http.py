@@ -39,7 +39,7 @@ import socket
 import ssl
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
 
@@ -212,7 +212,8 @@ def tls_context(cert: str, key: str, client_ca: str | None) -> ssl.SSLContext:
 def start_http(api: CacaoApi, host: str, port: int, max_connections: int = 0,
                tokens: security.Tokens | None = None, tls: ssl.SSLContext | None = None,
                observers: observe.Observers | None = None,
-               pool: futures.Executor | None = None) -> HttpServer:
+               pool: futures.Executor | None = None,
+               serving: Callable[[], bool] = lambda: True) -> HttpServer:
     """Starts serving the API and the page on ``host:port`` (0: any free port);
     ``server.server_address[1]`` is the bound port.
 
@@ -220,12 +221,13 @@ def start_http(api: CacaoApi, host: str, port: int, max_connections: int = 0,
         max_connections: connections at once (0: 4 x ``--max-calls``).
         pool: where the API's handlers run (default: a pool of the server's
             ``worker_threads``, stopped with the server).
+        serving: the health status ``/healthz`` answers (default: serving).
 
     Raises:
         OSError: the address cannot be bound.
     """
     o = api.options
-    app = CacaoAsgi(api, pool, tokens, observers)
+    app = CacaoAsgi(api, pool, tokens, observers, serving=serving)
     try:
         return HttpServer(app, host, port, tls=tls,
                           max_connections=max_connections or CONNECTIONS_PER_CALL * o.max_calls,
@@ -237,7 +239,8 @@ def start_http(api: CacaoApi, host: str, port: int, max_connections: int = 0,
 
 def start_page(api: CacaoApi, host: str, port: int, tokens: security.Tokens | None = None,
                observers: observe.Observers | None = None,
-               pool: futures.Executor | None = None, announce: bool = True) -> HttpServer | None:
+               pool: futures.Executor | None = None, announce: bool = True,
+               serving: Callable[[], bool] = lambda: True) -> HttpServer | None:
     """cacao-server's HTTP side: :func:`start_http` with the API's TLS files
     and the server's tokens; None when ``port`` is 0 or cannot be bound
     (gRPC goes on serving; the log says why). With ``announce`` it logs where
@@ -248,7 +251,7 @@ def start_page(api: CacaoApi, host: str, port: int, tokens: security.Tokens | No
     tls = tls_context(o.tls_cert, o.tls_key, o.tls_client_ca) if o.tls_cert and o.tls_key else None
     try:
         server = start_http(api, host, port, tokens=tokens, tls=tls, observers=observers,
-                            pool=pool)
+                            pool=pool, serving=serving)
     except OSError as error:
         log.warning("no HTTP API or board page: cannot listen on %s:%d (%s); "
                     "choose another with --http-port", host, port, error.strerror or error)

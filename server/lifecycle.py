@@ -88,6 +88,7 @@ class CacaoServer:
         self._stopped = threading.Event()
         self._stopping: futures.Future | None = None
         self.http: HttpServer | None = None
+        self.serving = True  # health, as the HTTP side's /healthz reads it
         try:
             self.port = self._wait(self._build(address, credentials))
         except BaseException:
@@ -140,7 +141,7 @@ class CacaoServer:
         with the gRPC side. None when there is none (no port, or a port that
         cannot be bound: the log says why)."""
         self.http = start_page(self.cacao_api, host, port, self.tokens, self.observers,
-                               pool=self._pool, announce=announce)
+                               pool=self._pool, announce=announce, serving=lambda: self.serving)
         return self.http
 
     def set_serving(self, serving: bool) -> None:
@@ -154,6 +155,7 @@ class CacaoServer:
                 await self.cacao_health.set(name, status)
 
         self._wait(set_all())
+        self.serving = serving
         log.info("health: %s", health_pb2.HealthCheckResponse.ServingStatus.Name(status))
 
     def stop(self, grace: float | None = None) -> threading.Event:
@@ -177,6 +179,7 @@ class CacaoServer:
         return self._stopped
 
     async def _shut_down(self, drain_s: float, grace_s: float) -> None:
+        self.serving = False
         await self.cacao_health.enter_graceful_shutdown()
         if drain_s > 0:
             log.info("draining: health NOT_SERVING for %.1f s", drain_s)

@@ -22,7 +22,7 @@ from google.rpc import error_details_pb2
 from support import GUARD_S, wait_until
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.client.local import LocalServer
+from cacaoai.client.local import LocalServer, free_port
 from cacaoai.server.http import SERVICE, iter_stream, start_http
 from cacaoai.server.options import parse_args
 
@@ -438,3 +438,33 @@ def test_http_calls_reach_the_call_hooks_as_grpc_calls_do(cacao_server, cacao_st
                and r.seconds > 0 for r in records)
     assert records[0].position_hash == game.position_hash
     assert records[-1].iterations == 2_000 and records[-1].stopped_by == "iterations"
+
+
+def test_health_over_http_follows_the_grpc_health_service():
+    """/healthz answers 200 SERVING, and 503 NOT_SERVING while the server drains
+    (SIGUSR1, or a shutdown's drain), for probes that speak HTTP(S)."""
+    from cacaoai.server import ServerOptions, create_server
+
+    server, _ = create_server("127.0.0.1:0", ServerOptions(max_searches=1, grace_s=0.0))
+    server.start()
+    web = server.start_http("127.0.0.1", free_port())
+    assert web is not None
+
+    def health() -> tuple[int, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", web.server_address[1], timeout=30)
+        try:
+            connection.request("GET", "/healthz")
+            reply = connection.getresponse()
+            return reply.status, reply.read()
+        finally:
+            connection.close()
+
+    try:
+        assert health() == (200, b"SERVING\n")
+        server.set_serving(False)
+        assert health() == (503, b"NOT_SERVING\n")
+        server.set_serving(True)
+        assert health() == (200, b"SERVING\n")
+    finally:
+        server.stop(0).wait()
+
