@@ -135,7 +135,10 @@ class Nginx:
         self.prefix = Path(tempfile.mkdtemp(prefix="cacao-nginx-"))
         self.prefix.chmod(0o755)  # workers may run as nobody
         config = TEMPLATE.read_text().replace("@PREFIX@", str(self.prefix))
-        config = config.replace("@HTTP_LISTEN@", http_listen) if self.http else HTTP_BLOCK.sub("\n", config)
+        if http_listen is None:
+            config = HTTP_BLOCK.sub("\n", config)
+        else:
+            config = config.replace("@HTTP_LISTEN@", http_listen)
         (self.prefix / "nginx.conf").write_text(config.replace("@LISTEN@", listen))
         self.write_upstream(replicas, {r.index for r in replicas})
         command = [binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
