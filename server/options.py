@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from dataclasses import dataclass, fields
 
 from cacaoai.search import PRIORITIES
@@ -25,6 +26,18 @@ DEFAULT_HTTP_PORT = 8080
 def http_port(text: str) -> int:
     """The --http-port value: a port, or 0/"off" for no HTTP server."""
     return 0 if text.strip().lower() == "off" else int(text)
+
+
+#: A web origin: scheme, host and an optional port, nothing after.
+ORIGIN = re.compile(r"https?://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """The --http-cors-origins value: origins separated by commas or spaces."""
+    return tuple(o.rstrip("/") for o in re.split(r"[,\s]+", text.strip()) if o)
+
+
+origins.__name__ = "origin list"
 
 
 @dataclass(frozen=True)
@@ -75,6 +88,9 @@ class ServerOptions:
         reflection: serve gRPC reflection (lists and describes the API).
         http_port: port of the HTTP server (Connect API and board page) on the
             same host; 0: none (cacao-server's flag defaults to 8080).
+        http_cors_origins: origins (``https://game.example``) of other sites whose
+            pages may call the HTTP API from a browser (CORS), or "*" for any;
+            empty: only the board page's own origin.
         tree_cache_mb: memory for search trees kept after their search, in
             MiB, so that a later request for the same observation, a
             record's continuation or a pondering seat's next move continues
@@ -105,6 +121,7 @@ class ServerOptions:
     auth_tokens: str | None = None
     reflection: bool = True
     http_port: int = 0
+    http_cors_origins: tuple[str, ...] = ()
     tree_cache_mb: int = 256
 
     def __post_init__(self) -> None:
@@ -135,6 +152,10 @@ class ServerOptions:
             raise ValueError("tls_cert and tls_key go together: give both or neither")
         if self.tls_client_ca and not self.tls_cert:
             raise ValueError("tls_client_ca needs tls_cert and tls_key (mutual TLS is TLS)")
+        for origin in self.http_cors_origins:
+            if origin != "*" and not ORIGIN.fullmatch(origin):
+                raise ValueError(f"http_cors_origins: {origin!r} is not an origin such as "
+                                 "https://game.example or http://localhost:3000 (or *)")
 
     @property
     def tree_cache_bytes(self) -> int:
@@ -199,6 +220,10 @@ _FLAGS = {
     "reflection": ("reflection", _switch, "serve gRPC reflection: on or off"),
     "http-port": ("http_port", http_port,
                   "port of the HTTP API (Connect) and the board page; 0 or off: none"),
+    "http-cors-origins": ("http_cors_origins", origins,
+                          "origins of other sites whose pages may call the HTTP API "
+                          "(https://game.example, comma-separated; * for any); "
+                          "none: the board page's own origin only"),
     "tree-cache-mb": ("tree_cache_mb", int,
                       "MiB of search trees kept for later searches to continue (tree reuse, "
                       "pondering); 0: none"),
@@ -239,6 +264,8 @@ def parse_args(argv: list[str] | None = None,
             except ValueError:
                 parser.error(f"{env_name(flag)}={raw!r} is not a valid {kind.__name__}")
         shown = {True: "on", False: "off"}.get(default, default) if kind is _switch else default
+        if kind is origins:
+            shown = ",".join(default) or "none"
         parser.add_argument(f"--{flag}", type=kind, default=default,
                             help=f"{text} [{env_name(flag)}, default {shown}]")
     args = parser.parse_args(argv)
