@@ -417,6 +417,44 @@ def test_board_shows_tiles_open_cells_and_owners():
     assert "\x1b" not in plain
 
 
+def test_the_status_line_rewrites_itself_on_a_terminal_and_prints_now_and_then_elsewhere():
+    import io
+
+    from cacaoai.client.console import CLEAR_LINE, StatusLine
+
+    screen = io.StringIO()
+    line = StatusLine(screen, tty=True, width=lambda: 20)
+    line.show("AI 1 is thinking")
+    line.show("AI 1 is thinking: 1,234 iterations")
+    line.clear()
+    assert screen.getvalue() == (CLEAR_LINE + "AI 1 is thinking" + CLEAR_LINE
+                                 + "AI 1 is thinking: …" + CLEAR_LINE)  # cut to the width
+    log = io.StringIO()
+    plain = StatusLine(log, tty=False, every_s=2.0)
+    for elapsed in (0.2, 1.9, 2.1, 2.3, 4.5, 4.6, 9.0):
+        plain.show(f"at {elapsed}", elapsed)
+    plain.clear()
+    plain.show("next search", 0.4)
+    plain.show("always", 0.5, always=True)
+    assert log.getvalue().splitlines() == ["at 2.1", "at 4.5", "at 9.0", "always"]
+
+
+def test_the_thinking_line_gives_iterations_time_and_win_chances_but_no_moves():
+    from dataclasses import replace
+
+    from cacaoai.client.console import thinking_text
+    from cacaoai.search import search
+
+    game = Position.new(players=2, seed=4)
+    result = replace(search(game, Limit(iterations=300), seed=1), elapsed_s=1.25, final=False)
+    text = thinking_text("AI 1", result, ["you", "AI 1"], tick=1)
+    wins = [round(100 * s.win_probability) for s in result.seats]
+    assert text == (f"/ AI 1 is thinking: 300 iterations, 1.2 s; win chances you {wins[0]}%, "
+                    f"AI 1 {wins[1]}%")
+    assert thinking_text("AI 1", result, ["you", "AI 1"], spinner=False).startswith("AI 1 is")
+    assert result.best_action.tile not in text
+
+
 def test_saved_record_text_is_the_record():
     record = random_game(2).record()
     assert json.loads(record_text(record)) == record
