@@ -417,6 +417,26 @@ def test_board_shows_tiles_open_cells_and_owners():
     assert "\x1b" not in plain
 
 
+def test_the_score_table_adds_each_seats_parts_up_to_the_final_gold():
+    game = random_game(5, players=3)
+    result = game.result()
+    cacao = [seat["cacao"] for seat in game.snapshot()["seats"]]
+    lines = board.score_lines(game.scores(), ["you", "AI 1", "AI 2"], cacao, game.temples(),
+                              result.winners)
+    assert lines[0].split() == ["gold", "temples", "sun", "water", "total", "cacao"]
+    rows = [line.split() for line in lines[1:4]]
+    for seat, row in enumerate(rows):
+        name_words = 1 if seat == 0 else 2
+        gold, temples, sun, water, total, left = map(int, row[name_words:name_words + 6])
+        assert gold + temples + sun + water == total == result.gold[seat]
+        assert left == result.cacao[seat]
+        assert (row[-1] == "winner") == (seat in result.winners)
+    temples = [t for t in game.temples() if any(t.awards)]
+    assert len(lines) == 4 + len(temples)
+    for t, line in zip(temples, lines[4:]):
+        assert line.strip().startswith(f"temple at {t.x},{t.y}: workers")
+
+
 def test_the_status_line_rewrites_itself_on_a_terminal_and_prints_now_and_then_elsewhere():
     import io
 
