@@ -521,13 +521,16 @@ class Terminal:
 
 def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_server, tmp_path):
     term = Terminal([*command("cacao-play"), "--server", cacao_server[1], "--iterations", "20",
-                     "--seed", "11", "--players", "2", "--color", "never"], tmp_path)
+                     "--hint-level", "50", "--seed", "11", "--players", "2", "--color", "never"],
+                    tmp_path)
     try:
         first = term.prompt()
         assert "Your hand:" in first and "x=" in first and "<" in first
+        assert "Hints: 50 iterations" in first
         assert "not next to any jungle tile" in term.type("2101 99,99 r1")
         assert "I don't understand 'zz'" in term.type("zz 1,1")
-        assert "win chances" in term.type("hint")
+        hint = term.type("hint")
+        assert "win chances" in hint and "h1) " in hint and "(list " in hint
         assert "1)" in term.type("list")
         out = term.type("1")
         assert "You place" in out or "You take" in out
@@ -538,6 +541,7 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
         for _ in range(3):  # play on a little, then go back to the saved game
             out = term.type("1")
         assert "Loaded mid.json" in term.type("load mid.json")
+        assert "If the game ended now" in term.type("score")
         moves = 0
         while "game over" not in out:
             out = term.type("1")
@@ -548,11 +552,50 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
     finally:
         code = term.close("quit")
     assert code == 0, term.text[-2000:]
+    assert "\x1b" not in term.text  # no colours and no status line on a pipe
     mid = json.loads((tmp_path / "mid.json").read_text())
     final = json.loads((tmp_path / "final.json").read_text())
     assert Position.from_record(mid).turn > 0
     assert Position.from_record(final).is_over and "result" in final
     assert final["actions"][: len(mid["actions"])] == mid["actions"]
+    # the final table: each seat's parts add up to its final gold
+    end = term.text[term.text.index("Game over."):]
+    rows = re.findall(r"^  (you|AI 1) +(\d+) +([+-]\d+) +([+-]\d+) +([+-]\d+) +(\d+) +(\d+)", end,
+                      re.MULTILINE)
+    assert [r[0] for r in rows] == ["you", "AI 1"], end
+    for seat, (_, gold, temples, sun, water, total, cacao) in enumerate(rows):
+        assert int(gold) + int(temples) + int(sun) + int(water) == int(total)
+        assert int(total) == final["result"]["gold"][seat]
+        assert int(cacao) == final["result"]["cacao"][seat]
+
+
+def test_cacao_play_hints_are_numbered_h1_and_a_bare_number_stays_the_lists(cacao_server, tmp_path):
+    term = Terminal([*command("cacao-play"), "--server", cacao_server[1], "--iterations", "20",
+                     "--seed", "11", "--color", "never"], tmp_path)
+    try:
+        first = term.prompt()
+        assert "Hints: level strong" in first  # not the opponent's 20 iterations
+        assert "No hint for this position yet" in term.type("h1")
+        assert "no such level; this server has beginner, casual, strong, max" in term.type("hint nope")
+        assert "hint 2.5:" in term.type("hint 2.5")
+        hint = term.type("hint 300")
+        assert "Asking the AI (300 iterations)" in hint
+        suggestions = re.findall(r"^h(\d)\) (\S+) (-?\d+),(-?\d+)(?: r(\d))?.*?\(list (\d+)\)",
+                                 hint, re.MULTILINE)
+        assert [int(s[0]) for s in suggestions] == list(range(1, len(suggestions) + 1)), hint
+        assert "Type h1..h" in hint and "a bare number plays from list" in hint
+        assert "There is no h9" in term.type("h9")
+        _, tile, x, y, rot, number = suggestions[-1]
+        listed = term.type("list")
+        assert re.search(rf"^ *{number}\) {tile} {x},{y}", listed, re.MULTILINE), listed
+        played = term.type(f"h{len(suggestions)}")
+        assert f"You place {tile} at {x},{y} r{rot or 0}" in played, played
+        assert "No hint for this position yet" in term.type("h1")  # that hint was for the last one
+        helped = term.type("help")
+        assert "h2 " in helped and "hint LEVEL" in helped and "score" in helped
+    finally:
+        code = term.close("quit")
+    assert code == 0, term.text[-2000:]
 
 
 def test_cacao_play_starts_its_own_server_without_one_given(tmp_path):
