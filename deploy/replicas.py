@@ -207,20 +207,43 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     own, server_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) \
         if "--" in argv else (argv, [])
-    parser = argparse.ArgumentParser(prog="cacao-replicas", description=__doc__.split("\n")[0])
-    parser.add_argument("--replicas", type=int, default=2)
-    parser.add_argument("--host", default="127.0.0.1", help="nginx's listening address")
-    parser.add_argument("--port", type=int, default=50050, help="nginx's port (0: a free one)")
+    parser = argparse.ArgumentParser(
+        prog="cacao-replicas", usage="%(prog)s [options] [-- cacao-server flags]",
+        description="Start nginx in front of N cacao-server replicas on loopback, and keep it in\n"
+                    "step with their health.", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="""\
+Everything after -- goes to every cacao-server replica. One line per event on
+stdout: each replica's pid and address, nginx's (and its HTTP address with
+--http-port), the upstream's serving and down replicas after each change, and
+"ready". Drain a replica with
+kill -USR1 PID, take it back with kill -USR2 PID. SIGTERM or Ctrl-C stops
+nginx and the replicas.
+
+examples:
+  cacao-replicas                                   2 replicas behind nginx on 127.0.0.1:50050
+  cacao-replicas --replicas 4 --balance round_robin
+  cacao-replicas --http-port 8080                  and the replicas' HTTP sides on :8080
+  cacao-replicas --port 0 --keep -- --max-searches 1 --metrics-port 0
+""")
+    parser.add_argument("--replicas", type=int, default=2,
+                        help="cacao-server processes to start, each on a free loopback port "
+                             "(default 2)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="nginx's listening address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=50050,
+                        help="nginx's port, 0 for a free one (default 50050)")
     parser.add_argument("--http-port", type=http_port, default=None, metavar="PORT",
                         help="nginx's port for the replicas' HTTP sides (the Connect API and the "
                              "board page; 0: a free one); default: off, the replicas serve no HTTP")
-    parser.add_argument("--poll", type=float, default=0.5, help="seconds between health checks")
-    parser.add_argument("--nginx", default="nginx", help="the nginx binary")
+    parser.add_argument("--poll", type=float, default=0.5,
+                        help="seconds between two health checks of the replicas (default 0.5)")
+    parser.add_argument("--nginx", default="nginx", help="the nginx program (default: nginx on PATH)")
     parser.add_argument("--keep", action="store_true",
                         help="keep nginx's folder (config, access and error logs) after the stop")
     parser.add_argument("--balance", choices=BALANCES, default="least_conn",
                         help="least_conn: a call goes to the replica with the fewest calls in "
-                             "flight (a search lands on a free search slot); round_robin: in turn")
+                             "flight (a search lands on a free search slot); round_robin: in turn "
+                             "(default least_conn)")
     args = parser.parse_args(own)
     if args.replicas < 1:
         parser.error("--replicas must be at least 1")

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, fields
 
 from cacaoai.search import PRIORITIES
+from cacaoai.search.bots import LEVELS
 
 DEFAULT_PRIORITY = "normal"
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
@@ -183,8 +184,8 @@ _switch.__name__ = "on/off"
 
 _FLAGS = {
     # flag: (options field or None, type, help)
-    "host": (None, str, f"address to listen on (default {DEFAULT_HOST})"),
-    "port": (None, int, f"port to listen on, 0 for any free port (default {DEFAULT_PORT})"),
+    "host": (None, str, "address to listen on (0.0.0.0: every IPv4 address)"),
+    "port": (None, int, "gRPC port to listen on, 0 for any free port"),
     "worker-threads": ("worker_threads", int, "threads answering RPCs"),
     "search-threads": ("search_threads", int, "search threads per request"),
     "max-iterations": ("max_iterations", int, "largest iteration budget of one search"),
@@ -203,7 +204,9 @@ _FLAGS = {
               "seconds health says NOT_SERVING after SIGTERM while calls are still served"),
     "grace": ("grace_s", float,
               "seconds in-flight calls may finish after the drain; then searches stop"),
-    "default-level": ("default_level", str, "strength level when a request names no budget"),
+    "default-level": ("default_level", str,
+                      "strength level of a SuggestAction that names no budget: "
+                      + ", ".join(LEVELS)),
     "search-priority": ("search_priority", str,
                         "CPU priority of the search threads: normal, reduced (nice 5), "
                         "low (nice 19) or idle (quick calls always come first); with low "
@@ -230,6 +233,25 @@ _FLAGS = {
 }
 
 
+EXAMPLES = """\
+Every flag can also be set by its environment variable (shown in brackets); a
+flag given on the command line wins over it. Ctrl-C or SIGTERM drains, then stops.
+
+examples:
+  cacao-server                                  gRPC on 127.0.0.1:50051, the board page on :8080
+  cacao-server --port 6000 --http-port off      another port, no HTTP side
+  cacao-server --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem --auth-tokens tokens.txt
+  cacao-server --max-searches 2 --default-level strong --metrics-port 9100
+  CACAO_PORT=6000 CACAO_LOG_FORMAT=json cacao-server
+"""
+
+
+def _default_level_shown() -> str:
+    """The level a server uses when --default-level is not given ("casual"
+    if the search has it, else its first level; see ServerOptions)."""
+    return "casual" if "casual" in LEVELS else next(iter(LEVELS))
+
+
 def env_name(flag: str) -> str:
     """The environment variable of a flag: ``max-time`` -> ``CACAO_MAX_TIME``."""
     return "CACAO_" + flag.upper().replace("-", "_")
@@ -252,7 +274,7 @@ def parse_args(argv: list[str] | None = None,
     parser = argparse.ArgumentParser(
         prog="cacao-server",
         description="Serve the Cacao rules and AI over gRPC (API cacao.v1).",
-        epilog="Every flag can also be set by its environment variable, e.g. CACAO_PORT=50052.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for flag, (name, kind, text) in _FLAGS.items():
         default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
@@ -266,8 +288,11 @@ def parse_args(argv: list[str] | None = None,
         shown = {True: "on", False: "off"}.get(default, default) if kind is _switch else default
         if kind is origins:
             shown = ",".join(default) or "none"
+        if flag == "default-level" and default is None:
+            shown = _default_level_shown()
+        where = f"default {shown}" if shown is not None else "unset by default"
         parser.add_argument(f"--{flag}", type=kind, default=default,
-                            help=f"{text} [{env_name(flag)}, default {shown}]")
+                            help=f"{text} [{env_name(flag)}, {where}]")
     args = parser.parse_args(argv)
     values = {name: getattr(args, flag.replace("-", "_"))
               for flag, (name, _, _) in _FLAGS.items() if name}
