@@ -220,25 +220,61 @@ def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="cacao-arena", description="Play Cacao bots against each other.",
-        epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
-               "(beginner, casual, strong, max). Settings: iterations, time, threads, "
-               "playout, temperature, exploration, samples, margin_weight, expand_samples, "
-               "widen, widen_inner, floor, reuse (1: keep the search trees across the bot's moves), "
-               "ponder (1: also search on the other seats' turns).")
-    parser.add_argument("bots", nargs="+", help="one bot spec per seat")
-    parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--processes", type=int, default=None, help="default: one per core")
+        prog="cacao-arena", description="Play Cacao bots against each other and measure their strength.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="""\
+bots (one spec per seat):
+  random              a uniformly random legal action
+  greedy              the best one-step value
+  mcts[:k=v,...]      information-set MCTS (default 1000 iterations)
+  flat[:k=v,...]      flat Monte Carlo: no tree, playouts round-robin over the root's actions
+  level:NAME, NAME    a named level: beginner, casual, strong, max
+settings of mcts and flat, comma-separated:
+  iterations=N, time=SECONDS, threads=N        the budget of each move
+  playout=informed|random, samples=N           how playouts choose their actions
+  exploration=C                                the tree's UCB constant
+  margin_weight=W, margin_scale=GOLD           weight of the gold margin (per GOLD gold) in values
+  temperature=T, floor=F                       sample the move by visits (0: the most visited)
+  expand_samples=N, widen=W, widen_inner=W     how nodes try new actions (progressive widening)
+  max_nodes=N                                  most nodes of a tree (then playouts only)
+  reuse=1                                      keep the search trees across the bot's own moves
+  ponder=1                                     also search for its seat on the others' turns
+  (docs/search.md, "Bots and the arena", has every setting's meaning and default)
+
+examples:
+  cacao-arena --games 400 mcts:iterations=1000 greedy
+  cacao-arena --players 4 --games 200 strong casual casual casual --json
+  cacao-arena --games 40 --processes 1 --no-records mcts:time=0.05,reuse=1 mcts:time=0.05
+  cacao-arena --ray local --games 1000 max strong
+
+Game g is played on deal g // players with bot i in seat (i + g) % players, so
+each deal is played once from every seat. Prints each bot's win rate (a shared
+win counts as a fraction) with its 95% Wilson interval and its mean gold.""")
+    parser.add_argument("bots", nargs="+", metavar="BOT",
+                        help="one bot spec per seat, in seat order for the first game (see bots "
+                             "below)")
+    parser.add_argument("--players", type=int,
+                        help="2, 3 or 4 (default: the number of bots; give one bot per seat)")
+    parser.add_argument("--games", type=int, default=100,
+                        help="games to play; a multiple of the players plays every deal from "
+                             "every seat (default 100)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the deals and of the bots' searches: with iteration budgets, "
+                             "the same seed, bots and games give the same results (default 1)")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="local worker processes that play the games (default: one per core; "
+                             "1: in this process)")
     parser.add_argument("--ray", metavar="ADDRESS", default=None,
                         help="run the games on a Ray cluster instead: auto, ray://HOST:PORT, "
                              "or local (a one-machine cluster); needs cacaoai[ray]")
-    parser.add_argument("--records", default=None,
-                        help="folder for the game records (default: out/arena-<time>)")
-    parser.add_argument("--no-records", action="store_true")
-    parser.add_argument("--json", action="store_true", help="print one JSON summary object")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--records", default=None, metavar="DIR",
+                        help="folder for the game records, game-NNNNN.json (default: "
+                             "out/arena-<time>)")
+    parser.add_argument("--no-records", action="store_true",
+                        help="write no game records")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON summary object instead of the table")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     players = args.players or len(args.bots)
     if players not in (2, 3, 4):
