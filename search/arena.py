@@ -30,6 +30,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -284,11 +285,24 @@ win counts as a fraction) with its 95% Wilson interval and its mean gold.""")
     if args.games < 1:
         parser.error("--games must be positive")
     records = None if args.no_records else (args.records or time.strftime("out/arena-%Y%m%d-%H%M%S"))
+    # Ctrl-C reaches every process of the terminal's group: this one stops the
+    # run (the pool's workers are terminated), the forked workers, which
+    # inherit the handler, ignore it
+    parent = os.getpid()
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
     try:
         summary = run(args.bots, players, args.games, args.seed, args.processes, records,
                       progress=not args.quiet, ray_address=args.ray)
     except ValueError as exc:
         parser.error(str(exc))
+    except KeyboardInterrupt:
+        sys.stderr.write(("" if args.quiet else "\n") + "cacao-arena: interrupted\n")
+        return 130
     if args.json:
         print(json.dumps(summary))
         return 0

@@ -211,6 +211,13 @@ def test_ctrl_c_stops_cacao_engine_with_one_line():
     interrupted(program, r"2 players: .* bytes\n", "cacao-engine")
 
 
+def test_ctrl_c_stops_cacao_arena_and_its_worker_processes_with_one_line(tmp_path):
+    program = Program([str(BIN / "cacao-arena"), "--games", "200", "--processes", "2",
+                       "--no-records", "mcts:iterations=5000", "greedy"], cwd=tmp_path)
+    after = interrupted(program, r"0/200 games", "cacao-arena")
+    assert "ForkPoolWorker" not in after
+
+
 @pytest.mark.integration
 def test_ctrl_c_stops_cacao_match_and_its_local_server_with_one_line(tmp_path):
     program = Program([str(BIN / "cacao-match"), "-s", "60s", "-s", "60s", "--games", "2",
