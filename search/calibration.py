@@ -380,10 +380,15 @@ def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cacao-calibration", description="Measure (and correct) the calibration of the search's "
-        "win probabilities.", epilog="Specs as cacao-arena takes them: mcts:iterations=300, level:strong, ...")
+        "win probabilities.", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Specs as cacao-arena takes them: mcts:iterations=300, level:strong, ...\n\n"
+               "examples:\n"
+               "  cacao-calibration --players 2 3 4 --games 200 --out samples.json\n"
+               "  cacao-calibration --input samples.json --fit map.json   # fit a map, play nothing\n"
+               "  cacao-calibration --evaluator mcts:iterations=1500,value=1,prior=model --games 100")
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (default 2)")
     parser.add_argument("--games", type=int, default=40, help="games per player count (default 40)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the moves (default 1)")
     parser.add_argument("--player", default=DEFAULT_PLAYER, help=f"every seat's bot (default {DEFAULT_PLAYER})")
     parser.add_argument("--evaluator", default=DEFAULT_EVALUATOR,
                         help=f"the search that predicts (default {DEFAULT_EVALUATOR})")

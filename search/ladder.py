@@ -475,14 +475,21 @@ def print_sprt(s: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cacao-ladder", description="Elo ratings of Cacao bots from paired deals, or an SPRT between two.",
-        epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME, and old:SPEC (SPEC on the "
-               "build in --old-path).")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME, and old:SPEC (SPEC on the\n"
+               "build in --old-path).\n\n"
+               "examples:\n"
+               "  cacao-ladder greedy level:casual level:strong --deals 50 --results ladder.jsonl\n"
+               "  cacao-ladder --merge ladder.jsonl more.jsonl --anchor level:casual   # re-rate, play nothing\n"
+               "  cacao-ladder --sprt mcts:time=0.05,value=1 mcts:time=0.05 --elo0 0 --elo1 10")
     parser.add_argument("bots", nargs="*", help="bot specs (none: rate the games of the result files)")
     parser.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     parser.add_argument("--deals", type=int, default=10, help="deals each match plays (default 10)")
     parser.add_argument("--first-deal", type=int, default=0, help="the first deal's number (default 0)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--pairing", choices=("round-robin", "adjacent"), default="round-robin")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the bots' moves (default 1)")
+    parser.add_argument("--pairing", choices=("round-robin", "adjacent"), default="round-robin",
+                        help="every bot against every other, or each against its neighbours in the "
+                             "order given (default round-robin)")
     parser.add_argument("--width", type=int, default=1, help="adjacent: how far apart matched bots may be")
     parser.add_argument("--results", default=None,
                         help="the games, one JSON line each: read, and appended to (default: "
@@ -492,7 +499,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", default=None, metavar="FILE", help="write the summary here ('-': stdout)")
     parser.add_argument("--anchor", default=None, help="the bot held at --anchor-elo (default greedy if "
                         "it plays, else the first bot in sorted order)")
-    parser.add_argument("--anchor-elo", type=float, default=0.0)
+    parser.add_argument("--anchor-elo", type=float, default=0.0, help="the anchor's rating (default 0)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the deals")
     parser.add_argument("--prior-draws", type=float, default=1.0,
                         help="virtual draws between every two bots that met (default 1)")
@@ -502,11 +509,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--old-path", default=None, help="folder holding another build's cacaoai (old: bots)")
     parser.add_argument("--sprt", nargs=2, metavar=("A", "B"), default=None,
                         help="test A against B (2 players) until the SPRT decides")
-    parser.add_argument("--elo0", type=float, default=0.0)
-    parser.add_argument("--elo1", type=float, default=5.0)
-    parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--beta", type=float, default=0.05)
-    parser.add_argument("--model", choices=("pentanomial", "trinomial"), default="pentanomial")
+    parser.add_argument("--elo0", type=float, default=0.0, help="SPRT: Elo of A over B under H0 (default 0)")
+    parser.add_argument("--elo1", type=float, default=5.0, help="SPRT: Elo of A over B under H1 (default 5)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT: false positive rate (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="SPRT: false negative rate (default 0.05)")
+    parser.add_argument("--model", choices=("pentanomial", "trinomial"), default="pentanomial",
+                        help="SPRT: the game pairs' outcome model (default pentanomial)")
     parser.add_argument("--max-games", type=int, default=20000, help="SPRT: stop undecided after this many")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
