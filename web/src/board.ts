@@ -34,7 +34,11 @@ const JUNGLE_STYLE: Record<string, { fill: string; label: string; icon: string }
 };
 
 export interface Cell { x: number; y: number }
-export interface Ghost { tile: WorkerTile; x: number; y: number; rotation: number; seat: number; legal: boolean; pending?: boolean }
+export interface Ghost {
+  tile: WorkerTile; x: number; y: number; rotation: number; seat: number; legal: boolean;
+  pending?: boolean; // waits for the choice of fills
+  chosen?: boolean; // on the cell a tap or the keyboard chose (not just under the mouse)
+}
 /** A heat map of the candidates: per cell, its share of the visits or its best win chance. */
 export type HeatBy = "visits" | "win";
 export interface BoardView {
@@ -219,7 +223,7 @@ export function drawBoard(svg: SVGSVGElement, view: BoardView): Box {
   const ghost = view.ghost;
   if (ghost) {
     workerTile(overlay, ghost.tile, ghost.seat, ghost.rotation, ghost.x * CELL, ghost.y * CELL, CELL,
-      ghost.pending ? "ghost pending" : ghost.legal ? "ghost" : "ghost illegal");
+      `ghost${ghost.pending ? " pending" : ""}${ghost.chosen ? " chosen" : ""}${ghost.legal ? "" : " illegal"}`);
   }
   el("g", { class: "coords" }, svg);
   const band = COORD_BAND;

@@ -609,7 +609,7 @@ function onTap(cell: Cell, pointerType: string): void {
     return;
   }
   if (g.position.phase !== Phase.TURN || !state.tile) {
-    say("Choose one of the results offered beside the board.", true);
+    say("First choose one of the results offered.", true);
     return;
   }
   const same = state.selected?.x === cell.x && state.selected?.y === cell.y;
@@ -912,7 +912,8 @@ function renderBoard(): void {
   const focus = focusCell();
   if (placing() && focus && !state.choices) {
     const legal = targets.has(`${focus.x},${focus.y}`);
-    ghost = { tile: state.tile!, ...focus, rotation: ghostRotation(), seat: p.toAct ?? 0, legal };
+    ghost = { tile: state.tile!, x: focus.x, y: focus.y, rotation: ghostRotation(), seat: p.toAct ?? 0, legal,
+      chosen: focus === state.selected };
   }
   let fills = null;
   if (state.choices?.length) { // the pending tile, the cells it closes, and one way of filling them
@@ -1080,7 +1081,7 @@ function renderChoices(): void {
     const overbuilds = state.legal.filter((a) => a.kind.case === "overbuild");
     if (overbuilds.length && state.legal.some((a) => a.kind.case === "place")) {
       const hint = document.createElement("p");
-      hint.textContent = "Overbuild (1 sun): click one of your own tiles (ringed).";
+      hint.textContent = "Overbuild (1 sun): choose one of your own tiles (ringed).";
       box.appendChild(hint);
     }
   }
