@@ -148,12 +148,10 @@ def test_the_board_is_wide_and_every_green_cell_takes_a_tap(url, size):
         assert page.is_visible("#seats")
         if size == "desktop":  # the side panels fold away as a whole too: the board takes their room
             board.press("#fold")
-            assert not page.is_visible("aside")
-            page.wait_for_function(f"document.querySelector('#board').getBoundingClientRect().width > {svg['width']}"
-                                   " || document.querySelector('#board').getBoundingClientRect().height >= "
-                                   f"{svg['height']}")
+            assert not page.is_visible("#p-seats") and not page.is_visible("#p-evaluation")
+            page.wait_for_function(f"document.querySelector('#board').getBoundingClientRect().width > {svg['width']}")
             board.press("#fold")
-            assert page.is_visible("aside")
+            assert page.is_visible("#p-seats")
 
 
 def touch(cdp, kind: str, points: list[tuple[float, float]]) -> None:
@@ -341,6 +339,33 @@ def test_the_fill_choice_is_drawn_on_the_board(board):
     board.wait_for_human_or_end()
     played = board.state(f"s.game.record.actions[{before}].kind.value.fills.map(f => [f.x, f.y, f.tile])")
     assert sorted(played) == sorted(chosen)
+
+
+def test_the_keyboard_chooses_a_cell_turns_the_tile_and_places_it(board):
+    board.new_game(["human", "beginner"], seed=7)
+    page = board.page
+    before = actions(board)
+    page.focus("#board")
+    page.keyboard.press("ArrowRight")  # the cursor on a green cell, the tile drawn there
+    cell = board.state("s.selected")
+    assert page.locator(f"#board g.cells > g.cell[data-x='{cell['x']}'][data-y='{cell['y']}'] > rect.target").count()
+    assert page.inner_text("#cell-readout") == f"({cell['x']},{cell['y']})"
+    ghost = page.locator("#board g.ghost")
+    turned = ghost.get_attribute("data-rotation")
+    ways = board.state(f"new Set(s.legal.filter(a => a.kind.case === 'place' && a.kind.value.tile === s.tile"
+                       f" && a.kind.value.x === {cell['x']} && a.kind.value.y === {cell['y']})"
+                       ".map(a => a.kind.value.rotation)).size")
+    page.keyboard.press("r")
+    rotation = ghost.get_attribute("data-rotation")
+    assert (rotation != turned) == (ways > 1)  # turned, unless the tile lies only one way there
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"window.cacao.game.record.actions.length > {before} || document.querySelector('{CHOICE}')")
+    if page.locator(CHOICE).count():  # which display tile goes where: the way drawn, by the keyboard too
+        page.locator(f"{CHOICE}.previewed").press("Enter")
+    board.wait_for_human_or_end()
+    placed = board.state(f"s.game.record.actions[{before}].kind.value")
+    assert (placed.get("x", 0), placed.get("y", 0)) == (cell["x"], cell["y"])
+    assert placed.get("rotation", 0) == int(rotation)
 
 
 def test_an_illegal_click_is_explained_in_one_plain_sentence(board):
