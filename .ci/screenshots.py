@@ -208,18 +208,23 @@ def main(argv: list[str] | None = None) -> int:
             page.mouse.move(0, 0)
             page.screenshot(path=str(out / "board-start.png"))
 
+            taken: set[str] = set()
+
             def mid(moves: int) -> None:
-                if moves == 9:
-                    target = page.locator(TARGET).first
-                    if target.count():
-                        target.hover()  # the ghost of the chosen tile over a legal cell
+                board.wait_for_human_or_end()
+                if board.over() or not board.state("s.game.position.phase === 1"):  # a tile to place (PHASE_TURN)
+                    return
+                if moves >= 9 and "mid" not in taken:  # the ghost of the chosen tile over a legal cell
+                    page.wait_for_function("window.cacao.evaluation && window.cacao.evaluation.hash"
+                                           " === window.cacao.game.hash", timeout=30_000)
+                    page.locator(TARGET).first.hover()
                     page.screenshot(path=str(out / "board-mid.png"))
-                if moves == 12 and not board.over():  # the heat map of an analysis, the board alone
-                    board.wait_for_human_or_end()
-                    if board.state("s.game.position.phase === 1"):  # placing a tile (PHASE_TURN)
-                        board.analyse()
-                        page.mouse.move(0, 0)
-                        page.locator("#left").screenshot(path=str(out / "board-heatmap.png"))
+                    taken.add("mid")
+                elif moves >= 12 and "heat" not in taken:  # the heat map of an analysis, the board alone
+                    board.analyse()
+                    page.mouse.move(0, 0)
+                    page.locator("#left").screenshot(path=str(out / "board-heatmap.png"))
+                    taken.add("heat")
 
             board.play_to_end(hint=True, on_move=mid)
             board.wait_for_graph()
