@@ -189,7 +189,7 @@ async function init(): Promise<void> {
     const onBoard = document.activeElement === svg;
     if (e.key === "r" || e.key === "R") rotate();
     else if (e.key === "Escape") { state.choices = null; state.selected = null; render(); }
-    else if (onBoard && e.key.startsWith("Arrow")) { e.preventDefault(); moveCursor(e.key); }
+    else if (onBoard && placing() && e.key.startsWith("Arrow")) { e.preventDefault(); moveCursor(e.key); }
     else if (onBoard && (e.key === "Enter" || e.key === " ") && state.selected) { e.preventDefault(); commit(state.selected); }
     else if (onBoard && (e.key === "+" || e.key === "=")) viewport.zoomBy(1.4);
     else if (onBoard && e.key === "-") viewport.zoomBy(1 / 1.4);
@@ -585,8 +585,9 @@ function rotationsAt(cell: Cell | null): number[] {
   const out = actionsAt(cell).map((a) => placement(a)!.rotation);
   return [...new Set(out)].sort();
 }
-function ghostRotation(): number {
-  const rots = rotationsAt(focusCell());
+/** The rotation the tile is drawn at on `cell`: the one chosen, else the next legal one there. */
+function ghostRotation(cell: Cell | null = focusCell()): number {
+  const rots = rotationsAt(cell);
   if (!rots.length || rots.includes(state.rotation)) return state.rotation;
   return rots.find((r) => r > state.rotation) ?? rots[0];
 }
@@ -625,10 +626,7 @@ function onTap(cell: Cell, pointerType: string): void {
 function commit(cell: Cell): void {
   const g = state.game;
   if (!g || !placing()) return;
-  const keepSelected = state.selected;
-  state.selected = cell; // the rotation is the one drawn there
-  const rotation = ghostRotation();
-  state.selected = keepSelected;
+  const rotation = ghostRotation(cell); // the one drawn there
   const options = actionsAt(cell).filter((a) => placement(a)!.rotation === rotation);
   if (options.length === 1) { void humanMove(options[0]); return; }
   if (options.length > 1) {
@@ -950,13 +948,15 @@ function renderToolbar(): void {
   const p = currentPosition();
   const tray = $("tray");
   tray.replaceChildren();
-  const mine = state.mode === "play" && p && isHuman(p.toAct) && p.phase === Phase.TURN && !state.thinking;
-  if (mine && p) {
-    const usable = handTiles();
-    const hand = p.seats[p.toAct!].hand;
+  const mine = !!p && state.mode === "play" && isHuman(p.toAct) && p.phase === Phase.TURN && !state.thinking;
+  // the hand of the human to place, or while others play the hand of the (first) human seat, dimmed:
+  // the tray keeps its room, so that the board does not move from turn to turn
+  const seat = p && (isHuman(p.toAct) ? p.toAct! : state.game?.seats.indexOf("human") ?? -1);
+  if (p && state.mode === "play" && seat !== null && seat >= 0) {
+    const hand = p.seats[seat].hand, usable = mine ? handTiles() : [];
     hand.forEach((t, k) => {
-      const chosen = t === state.tile && hand.indexOf(t) === k; // the first of a kind
-      const mini = miniTile(t, p.toAct!, chosen ? ghostRotation() : 0, chosen ? "chosen" : "");
+      const chosen = mine && t === state.tile && hand.indexOf(t) === k; // the first of a kind
+      const mini = miniTile(t, seat, chosen ? ghostRotation() : 0, chosen ? "chosen" : mine ? "" : "waiting");
       mini.dataset.tile = workerName(t);
       mini.setAttribute("role", "button");
       mini.setAttribute("aria-label", `tile ${workerName(t)}${chosen ? " (chosen)" : ""}`);
@@ -970,7 +970,7 @@ function renderToolbar(): void {
       tray.appendChild(mini);
     });
   }
-  tray.hidden = !mine;
+  tray.hidden = state.mode !== "play";
   $("rotate").toggleAttribute("disabled", !mine);
   const sel = state.selected;
   const canPlace = placing() && !!sel && actionsAt(sel).length > 0 && !state.choices;
