@@ -650,6 +650,17 @@ def delta_e(one: tuple[float, float, float], two: tuple[float, float, float]) ->
                      + rotation * ((c2 - c1) / sc) * (d_hue / sh))
 
 
+def contrast(one: str, two: str) -> float:
+    """WCAG 2 contrast ratio of two "#rrggbb" (or "#rgb") colours."""
+    def luminance(colour: str) -> float:
+        hex6 = "".join(c * 2 for c in colour[1:]) if len(colour) == 4 else colour[1:]
+        srgb = [int(hex6[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in srgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(one), luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
 def test_the_delta_e_of_known_pairs():
     # Sharma, Wu and Dalal's test data: pairs 1, 7 and 17
     assert delta_e((50, 2.6772, -79.7751), (50, 0, -82.7485)) == pytest.approx(2.0425, abs=1e-4)
@@ -683,6 +694,10 @@ def test_seat_colours_stay_distinct_for_colour_blind_players_and_from_water(boar
         for s in range(4):
             assert delta_e(seen[s], water) >= 12, (vision, s)
             assert delta_e(tints[s], water) >= 12, (vision, s)
+    # the seats' names readable on the panels, the chances readable on the bar (WCAG AA: 4.5)
+    for seat in range(4):
+        assert contrast(palette["ink"][seat], "#fffaf0") >= 4.5
+        assert contrast(palette["on"][seat], palette["seats"][seat]) >= 4.5
 
 
 # ---------------------------------------------------------------- tokens

@@ -72,7 +72,7 @@ const state = {
   release: null as ((go: boolean) => void) | null,
   lastMoveAt: 0,
   moveTimes: [] as { at: number; seat: number; ai: boolean }[], // when each action was applied (performance.now)
-  palette: { seats: SEAT_COLOURS, light: SEAT_LIGHT, water: WATER },
+  palette: { seats: SEAT_COLOURS, light: SEAT_LIGHT, ink: SEAT_INK, on: SEAT_ON, water: WATER },
   /** The game being played is over. */
   get over(): boolean { return state.game?.position.phase === Phase.OVER; },
 };
