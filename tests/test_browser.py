@@ -76,6 +76,8 @@ def test_a_complete_game_against_the_ai_through_the_page(board):
         assert parts["total"] == result["seats"][seat]["gold"]
         assert parts["gold"] == board.state(f"s.game.position.seats[{seat}].gold")  # what the seat panel showed
     shown = page.inner_text("#result")
+    assert page.evaluate("(() => { const r = document.querySelector('#result');"
+                         " return r.scrollWidth <= r.clientWidth; })()")  # the whole table, nothing cut off
     # the game's graph: a line per seat over every action, the result at its end
     board.wait_for_graph()
     n = actions(board)
@@ -102,6 +104,8 @@ def test_a_phone_game_is_played_by_taps_to_the_end(url):
         assert board.over() and moves >= 11
         assert page.is_visible("#result")
         assert page.locator("#result table.score-table tbody tr").count() == 2
+        assert page.evaluate("(() => { const r = document.querySelector('#result');"
+                             " return r.scrollWidth <= r.clientWidth; })()")
         assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"][0]  # nothing wider
 
 

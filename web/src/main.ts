@@ -1058,7 +1058,7 @@ function renderSeats(): void {
 function scoreTable(standing: Standing, result?: GameResult): string {
   const rows = standing.seats.map((s) => {
     const won = result?.winners.includes(s.seat);
-    return `<tr data-seat="${s.seat}"${won ? ' class="won"' : ""}><th scope="row">${seatBadge(s.seat)} <span style="color:${SEAT_INK[s.seat]}">${SEAT_NAMES[s.seat]}</span>${won ? " ★" : ""}</th>
+    return `<tr data-seat="${s.seat}"${won ? ' class="won" title="wins"' : ""}><th scope="row">${seatBadge(s.seat)} <span style="color:${SEAT_INK[s.seat]}">${SEAT_NAMES[s.seat]}</span></th>
       <td class="gold">${s.gold}</td><td class="temples">${signed(s.temples)}</td><td class="sun">${signed(s.sun)}</td>
       <td class="water">${signed(s.water)}</td><td class="total"><b>${s.total}</b></td><td class="cacao">${s.cacao}</td></tr>`;
   }).join("");
