@@ -7,7 +7,7 @@ import { SEAT_COLOURS, SEAT_NAMES, el, seatMark } from "./board";
 export interface GraphPoint { index: number; win: number[] }
 
 const DASHES = ["", "7 3", "2 2.5", "8 3 2 3"];
-const H = 150, LEFT = 30, RIGHT = 10, TOP = 8, BOTTOM = 22;
+const H = 150, LEFT = 36, RIGHT = 10, TOP = 8, BOTTOM = 22;
 
 /** Draws the graph into `box` (an SVG is made there): `actions` is the number of
  *  actions of the record, `current` the action shown (a vertical line), `onPick` is
