@@ -1,4 +1,5 @@
-"""Helpers the tests share: waiting for a condition, and system programs.
+"""Helpers the tests share: waiting for a condition, system programs, and a
+fresh interpreter for code that must not share the test process.
 
 Tests never sleep to let something happen and never assert on how long
 something took: they wait for an event, a report or a condition. A wait's
@@ -9,7 +10,10 @@ on a loaded machine; reaching it fails the test with what was waited for.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -65,3 +69,27 @@ def require_tool(name: str) -> str:
     if in_ci():
         pytest.fail(reason + "; CI=true, so a missing program is an error", pytrace=False)
     pytest.skip(reason)
+
+
+_FRESH = """
+import importlib, pickle, sys
+module, name, args, kwargs = pickle.load(sys.stdin.buffer)
+result = getattr(importlib.import_module(module), name)(*args, **kwargs)
+sys.stdout.buffer.write(pickle.dumps(result))
+"""
+
+
+def call_in_fresh_python(module: str, name: str, *args: object, **kwargs: object) -> object:
+    """``module.name(*args, **kwargs)`` called in a new Python process, and its
+    (picklable) result.
+
+    Ray starts gRPC threads and forks helpers in the process that calls
+    ``ray.init``; in the test process, beside other tests' gRPC servers and
+    earlier Ray sessions, that can crash Ray. A fresh interpreter per call
+    keeps each cluster on its own.
+    """
+    done = subprocess.run([sys.executable, "-c", _FRESH], input=pickle.dumps((module, name, args, kwargs)),
+                          stdout=subprocess.PIPE, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"{module}.{name} in a fresh Python exited with {done.returncode} (its stderr is above)")
+    return pickle.loads(done.stdout)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from support import call_in_fresh_python
 
 from cacaoai.search import calibration
 from cacaoai.search import calibration_map as cm
@@ -192,5 +193,5 @@ def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):
 def test_a_calibration_run_on_ray_gives_the_same_samples_as_local_processes():
     kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6}
     local = calibration.run([2], 3, seed=4, processes=2, **kwargs)
-    on_ray = calibration.run([2], 3, seed=4, ray_address="local", **kwargs)
+    on_ray = call_in_fresh_python(calibration.__name__, "run", [2], 3, seed=4, ray_address="local", **kwargs)
     assert on_ray == local

@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 import pytest
+from support import call_in_fresh_python
 
 import cacaoai.search
 from cacaoai.search import arena, ladder
@@ -22,6 +23,8 @@ from cacaoai.search.ratings import (
     score_estimate,
     sprt_llr,
 )
+
+LADDER = ladder.__name__
 
 
 def synthetic(true_elo, games_per_pair, rng):
@@ -314,10 +317,12 @@ def test_a_ladder_and_an_sprt_on_ray_give_the_same_results_as_local_processes(tm
     kwargs = {"players": 2, "deals": 2, "seed": 5, "resamples": 100}
     bots = ["greedy", "random", "mcts:iterations=20"]
     local = ladder.run_ladder(bots, results=str(tmp_path / "local.jsonl"), processes=2, **kwargs)
-    on_ray = ladder.run_ladder(bots, results=str(tmp_path / "ray.jsonl"), ray_address="local", **kwargs)
+    on_ray = call_in_fresh_python(LADDER, "run_ladder", bots, results=str(tmp_path / "ray.jsonl"),
+                                  ray_address="local", **kwargs)
     assert strip(on_ray) == strip(local)
     test = SPRT(elo0=0, elo1=100)
     sprt_local = ladder.run_sprt("greedy", "random", test, results=str(tmp_path / "s1.jsonl"), processes=2)
-    sprt_ray = ladder.run_sprt("greedy", "random", test, results=str(tmp_path / "s2.jsonl"), ray_address="local")
+    sprt_ray = call_in_fresh_python(LADDER, "run_sprt", "greedy", "random", test, results=str(tmp_path / "s2.jsonl"),
+                                    ray_address="local")
     assert (sprt_ray["result"], sprt_ray["counts"]) == (sprt_local["result"], sprt_local["counts"])
     assert sprt_ray["result"] == "H1" and sprt_ray["counts"][:4] == [0, 0, 0, 0]
