@@ -89,7 +89,7 @@ END_STREAM = 0x02
 # error details the page may show; any other packed detail keeps its type and value
 _DETAIL_TYPES = {m.DESCRIPTOR.full_name: m for m in (
     error_details_pb2.BadRequest, error_details_pb2.PreconditionFailure,
-    error_details_pb2.ErrorInfo)}
+    error_details_pb2.ErrorInfo, error_details_pb2.RetryInfo)}
 
 
 def _snake(name: str) -> str:

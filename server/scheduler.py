@@ -28,9 +28,12 @@ the search slots, and the memory budget of the searches' trees.
   is left); it gives the memory back when it ends (or hands it to the trees it
   keeps in the tree cache).
 - **Cancel and shutdown.** A waiting search whose stop flag is set (its call
-  was cancelled, the server stops) is let through at once without a slot: its
-  search ends at its first step and answers with what it has (nothing), as a
-  stopped search does.
+  was cancelled, an Analyze call's ``stop``) is let through at once without a
+  slot: its search ends at its first step and answers with what it has
+  (nothing), as a stopped search does. When the server shuts down, searches
+  that have not started are refused with UNAVAILABLE (reason
+  ``SHUTTING_DOWN``), which clients retry at another replica; running and
+  paused ones stop and answer.
 
 The clock is injectable (``clock``), and everything that changes state wakes
 the waiters, so tests drive the scheduler with events instead of sleeps:
@@ -55,6 +58,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+import grpc
+
 from cacaoai.search import StopFlag
 
 from . import errors
@@ -68,6 +73,7 @@ QUEUED, RUNNING, PAUSED, FINISHING, REFUSED, DONE = (
     "queued", "running", "paused", "finishing", "refused", "done")
 
 TOO_MANY_CLIENT_SEARCHES = "TOO_MANY_CLIENT_SEARCHES"
+SHUTTING_DOWN = "SHUTTING_DOWN"
 #: Refusal causes (ErrorInfo metadata "cause", and the metrics' label).
 QUEUE_FULL, WAIT_TOO_LONG, CLIENT_LIMIT = "queue_full", "wait_too_long", "client_limit"
 CAUSES = (QUEUE_FULL, WAIT_TOO_LONG, CLIENT_LIMIT)
@@ -332,13 +338,12 @@ class SearchScheduler:
                 self._changed.wait(max(0.0, wait))
 
     def stop_all(self) -> None:
-        """Stops every search, running, paused or waiting, and any that comes
-        from now on: each ends at once with the best it has (a shutdown's
-        last step)."""
+        """Stops every running or paused search (each ends at once with the
+        best it has), refuses the waiting ones and any that comes from now on
+        with UNAVAILABLE (a shutdown's last step: their clients retry elsewhere)."""
         with self._lock:
             self.stopping = True
-            tickets = [*self._active.values(), *self._queues[INTERACTIVE], *self._queues[BACKGROUND]]
-            for ticket in tickets:
+            for ticket in self._active.values():
                 if ticket.request.stop is not None:
                     ticket.request.stop.set()
             self._dispatch(self.clock())
@@ -375,7 +380,9 @@ class SearchScheduler:
                 f"this client ({client}) already runs or waits for its maximum of {self.per_client} "
                 "searches at once; wait for one to end", retry_after_s=_retry(min(ends, default=now) - now),
                 cause=CLIENT_LIMIT, klass=klass), reason=TOO_MANY_CLIENT_SEARCHES)
-        if self.stopping or (request.stop is not None and request.stop.is_set()):
+        if self.stopping:
+            raise _shutting_down()
+        if request.stop is not None and request.stop.is_set():
             return  # let through: it ends at once
         if self._can_start(klass):
             return
@@ -431,7 +438,10 @@ class SearchScheduler:
         for queue in self._queues.values():
             for t in list(queue):
                 stop = t.request.stop
-                if self.stopping or (stop is not None and stop.is_set()):
+                if self.stopping:
+                    queue.remove(t)
+                    t.state, t.error = REFUSED, _shutting_down()
+                elif stop is not None and stop.is_set():
                     queue.remove(t)
                     self._let_through(t, now)
         free = self.limit - self.running
@@ -519,6 +529,11 @@ class SearchScheduler:
             f"every search slot stayed taken: this {klass} search waited {now - ticket.enqueued:.2g} s "
             f"and could not start in time ({why}); retry in {retry:.2g} s or ask another replica",
             retry_after_s=retry, cause=WAIT_TOO_LONG, klass=klass)
+
+
+def _shutting_down() -> errors.ApiError:
+    return errors.ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down: retry at "
+                           "another replica", SHUTTING_DOWN)
 
 
 def _retry(seconds: float) -> float:

@@ -281,18 +281,24 @@ def test_a_waiting_search_that_is_stopped_goes_through_at_once_to_answer(clock):
     assert gate.running == 1  # it holds no slot
 
 
-def test_a_shutdown_stops_every_search_and_lets_the_waiting_ones_through(clock):
+def test_a_shutdown_stops_the_running_searches_and_sends_the_waiting_ones_elsewhere(clock):
     gate = scheduler(clock, max_wait_s=1000.0)
     flags = [StopFlag() for _ in range(3)]
-    running = gate.submit(Request("a", BACKGROUND, expected_s=60.0, stop=flags[0]))
-    paused_by = gate.submit(Request("b", INTERACTIVE, expected_s=60.0, stop=flags[1]))
+    paused = gate.submit(Request("a", BACKGROUND, expected_s=60.0, stop=flags[0]))
+    running = gate.submit(Request("b", INTERACTIVE, expected_s=60.0, stop=flags[1]))
     waiting = gate.submit(Request("c", BACKGROUND, expected_s=1.0, stop=flags[2]))
-    assert (running.state, paused_by.state, waiting.state) == (PAUSED, RUNNING, QUEUED)
+    assert (paused.state, running.state, waiting.state) == (PAUSED, RUNNING, QUEUED)
+    thread, outcome = in_thread(lambda: gate.wait(waiting))
     gate.stop_all()
-    assert all(f.is_set() for f in flags) and waiting.state == FINISHING
-    gate.on_pause(running)  # returns at once
-    assert running.state == FINISHING
-    assert gate.submit(Request("d")).state == FINISHING  # and any that comes after
+    thread.join(GUARD_S)
+    assert flags[0].is_set() and flags[1].is_set() and not flags[2].is_set()
+    (error,) = outcome  # its client retries at another replica
+    assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "SHUTTING_DOWN"
+    gate.on_pause(paused)  # returns at once: the search ends and answers
+    assert paused.state == FINISHING
+    with pytest.raises(errors.ApiError) as late:
+        gate.submit(Request("d"))
+    assert late.value.code == grpc.StatusCode.UNAVAILABLE
 
 
 # --- memory ------------------------------------------------------------------------------
