@@ -530,11 +530,14 @@ def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
 
 
 def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
-    """The class a search ran at, its wait for a slot and its pauses so far, into its evaluation."""
+    """The class a search ran at, its wait for a slot and its pauses so far
+    (each absent when none), into its evaluation."""
     evaluation.priority = searching.PRIORITY_VALUES[ticket.klass]
-    evaluation.queued.CopyFrom(convert.seconds_to_duration(ticket.queued_s))
+    if ticket.queued_s > 0:
+        evaluation.queued.CopyFrom(convert.seconds_to_duration(ticket.queued_s))
     paused = ticket.paused_s + (now - ticket.paused_at if ticket.paused_at is not None else 0.0)
-    evaluation.paused.CopyFrom(convert.seconds_to_duration(paused))
+    if paused > 0:
+        evaluation.paused.CopyFrom(convert.seconds_to_duration(paused))
 
 
 def _require_not_over(position: Position) -> None:
