@@ -264,6 +264,19 @@ def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_
         server.stop(None).wait()
 
 
+def test_a_search_request_asks_for_its_priority_by_name():
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+    from cacaoai.client.requests import search_request
+
+    game = Position.new(players=2, seed=6)
+    for name, value in (("interactive", pb.SEARCH_PRIORITY_INTERACTIVE),
+                        ("background", pb.SEARCH_PRIORITY_BACKGROUND), (None, 0)):
+        assert search_request(pb.SuggestActionRequest(), game, priority=name).priority == value
+        assert search_request(pb.AnalyzePositionRequest(), game, priority=name).priority == value
+    with pytest.raises(ValueError, match="priority: 'urgent'"):
+        search_request(pb.SuggestActionRequest(), game, priority="urgent")
+
+
 def test_the_retry_policy_is_a_grpc_service_config():
     from cacaoai.client.connection import retry_service_config
 
