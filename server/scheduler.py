@@ -447,16 +447,18 @@ class SearchScheduler:
         free = self.limit - self.running
         interactive = self._queues[INTERACTIVE]
         while interactive:
+            victim = None
             if free <= 0:
                 victim = max((t for t in self._active.values()
                               if t.state == RUNNING and t.klass == BACKGROUND),
                              key=lambda t: (t.started or 0.0, t.number), default=None)
                 if victim is None:
                     break
+            if not self._reserve(interactive[0]):  # before a pause, which would not help
+                break
+            if victim is not None:
                 self._pause(victim, now)
                 free += 1
-            if not self._reserve(interactive[0]):
-                break
             self._start(interactive.popleft(), now)
             free -= 1
         if not interactive:
