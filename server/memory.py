@@ -15,9 +15,15 @@ tree's memory. The budget works with that bound:
   slots: a slot's running search and one paused behind an interactive search
   fit together), and from what is left of the budget. A request that must stay
   deterministic (a seed and an iteration budget) gets exactly what it needs or
-  waits; another one takes less when less is left. A search that continues and
-  keeps trees (tree reuse) always asks for the cap, so that its trees are kept
-  and found under one key (the key holds ``max_nodes``).
+  waits; another one takes less when less is left.
+- **A search that continues and keeps trees** (tree reuse) grows its trees to
+  the cap (``max_nodes`` is the cap, so that trees are kept and found under one
+  key: the key holds ``max_nodes``), but reserves only what it grows: the nodes
+  it needs, and the trees it takes from the cache, at ``BYTES_PER_NODE`` a node,
+  when it takes them (their bytes leave the cache and join its reservation, and
+  the cache shrinks for the spare capacity they may take as they grow). For a
+  time budget this relies on ``FAST_ITERATIONS_PER_SECOND`` being above the
+  machine's speed (150,000 a thread; the project's machine does 45,000-106,000).
 - **The tree cache** holds what the reservations leave (and at most
   ``--tree-cache-mb``): each reservation shrinks it, evicting the least
   recently used trees; each release lets it grow. A search that keeps its
@@ -133,8 +139,9 @@ class Need:
         exact: it must get ``nodes`` (up to the cap) or wait: a seeded
             search with an iteration budget gives the same answer only with
             the same max_nodes.
-        reuse: it continues and keeps trees: it asks for the cap, the one
-            max_nodes under which trees are kept.
+        reuse: it continues and keeps trees: its max_nodes is the cap, the
+            one under which trees are kept, and it reserves ``nodes`` (and
+            the trees it takes from the cache, when it takes them).
     """
 
     nodes: int
@@ -201,16 +208,17 @@ class MemoryBudget:
         when too little is left (for an exact need: less than it needs)."""
         threads = max(1, need.threads)
         cap = self.tree_cap(threads)
-        want = cap if need.reuse else min(step_up(need.nodes), cap)
+        # (max_nodes, nodes reserved a tree): a reusing search grows to the cap, reserves its need
+        want, grows = (cap, min(need.nodes, cap)) if need.reuse else (min(step_up(need.nodes), cap),) * 2
         with self._lock:
             left = self.budget_bytes - self._reserved
-            if threads * tree_bytes(want) > left:
+            if threads * tree_bytes(grows) > left:
                 if need.exact:
                     return None
-                want = step_down(nodes_within(left / threads))
+                want = grows = step_down(nodes_within(left / threads))
                 if want < FLOOR_TREE_NODES:
                     return None
-            reservation = Reservation(want, threads * tree_bytes(want))
+            reservation = Reservation(want, threads * tree_bytes(grows))
             self._reserved += reservation.nbytes
             if self.cache is not None:
                 self.cache.resize(self._cache_limit())
@@ -242,6 +250,21 @@ class MemoryBudget:
         reservation ends (the trees now count as the cache's)."""
         self.release(getattr(self._local, "reservation", None))
 
+    def take_over(self, nodes: int, trees: int) -> None:
+        """The calling thread's search took ``trees`` trees of ``nodes`` nodes
+        in all from the cache: they count as its reservation now, at
+        BYTES_PER_NODE a node (the spare capacity they may take as they
+        grow), and the cache shrinks to fit."""
+        reservation = getattr(self._local, "reservation", None)
+        if reservation is None or reservation.released:
+            return
+        extra = nodes * BYTES_PER_NODE + trees * TREE_BYTES
+        with self._lock:
+            reservation.nbytes += extra
+            self._reserved += extra
+            if self.cache is not None:
+                self.cache.resize(self._cache_limit())
+
 
 class BudgetCache(TreeCache):
     """A TreeCache whose limit is what the running searches leave of the budget."""
@@ -249,6 +272,12 @@ class BudgetCache(TreeCache):
     def __init__(self, max_bytes: int, budget: MemoryBudget):
         super().__init__(max_bytes)
         self.budget = budget
+
+    def take(self, key: bytes) -> list | None:
+        trees = super().take(key)
+        if trees:  # they leave the cache for the search that continues them
+            self.budget.take_over(sum(tree.nodes for tree in trees), len(trees))
+        return trees
 
     def put(self, key: bytes, trees: list) -> None:
         for tree in trees:  # to their final size before their reservation ends

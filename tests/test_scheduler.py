@@ -318,8 +318,8 @@ def test_a_search_reserves_what_it_needs_within_its_cap_and_the_cache_holds_the_
     assert small.max_nodes == MIN_TREE_NODES and small.nbytes == tree_bytes(MIN_TREE_NODES)
     big = budget.reserve(Need(nodes=10**7, threads=2))
     assert big.max_nodes == budget.tree_cap(2) and big.nbytes == 2 * tree_bytes(big.max_nodes)
-    reuse = budget.reserve(Need(nodes=251, reuse=True))
-    assert reuse.max_nodes == budget.tree_cap()
+    reuse = budget.reserve(Need(nodes=251, reuse=True))  # grows to the cap, reserves its need
+    assert reuse.max_nodes == budget.tree_cap() and reuse.nbytes == tree_bytes(251)
     assert budget.cache.stats()["max_bytes"] == 320 * MIB - budget.reserved
     for r in (small, big, reuse, reuse):  # a second release does nothing
         budget.release(r)
@@ -348,14 +348,19 @@ def test_a_search_waits_for_memory_and_starts_when_it_is_given_back(clock):
     assert waiting.state == RUNNING and waiting.max_nodes == 49_152
 
 
-def test_trees_put_in_the_cache_take_the_place_of_their_searchs_reservation():
+def test_trees_taken_from_the_cache_join_the_reservation_and_trees_put_back_take_its_place():
     budget = MemoryBudget(64 * MIB, slots=1, cache_bytes=64 * MIB)
-    reservation = budget.reserve(Need(nodes=10**6, reuse=True))
-    assert budget.cache.stats()["max_bytes"] == 64 * MIB - reservation.nbytes
+    reservation = budget.reserve(Need(nodes=1000, reuse=True))
+    assert budget.cache.stats()["max_bytes"] == 64 * MIB - tree_bytes(1000)
     with budget.holding(reservation):
+        budget.take_over(nodes=50_000, trees=1)  # what BudgetCache.take does with what it found
+        assert reservation.nbytes == tree_bytes(1000) + tree_bytes(50_000) == budget.reserved
+        assert budget.cache.stats()["max_bytes"] == 64 * MIB - budget.reserved
         budget.hand_over()  # what BudgetCache.put does before it keeps the trees
     assert reservation.released and budget.reserved == 0
     assert budget.cache.stats()["max_bytes"] == 64 * MIB
+    budget.take_over(nodes=50_000, trees=1)  # no search of this thread: nothing to count
+    assert budget.reserved == 0
 
 
 def test_the_default_budget_fits_the_memory_a_pod_asks_for():
