@@ -184,7 +184,8 @@ class SearchScheduler:
         self.memory = memory
         self.clock = clock
         self.poll_s = poll_s
-        self._lock = threading.Lock()
+        # reentrant: the counts below lock it too, and are read under it (wait_for's conditions)
+        self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._numbers = itertools.count()
         self._queues: dict[str, deque[Ticket]] = {k: deque() for k in CLASSES}
@@ -204,21 +205,25 @@ class SearchScheduler:
     @property
     def running(self) -> int:
         """Searches holding a slot now (paused ones do not)."""
-        return sum(t.state == RUNNING for t in self._active.values())
+        with self._lock:
+            return sum(t.state == RUNNING for t in self._active.values())
 
     @property
     def paused(self) -> int:
         """Searches paused now."""
-        return sum(t.state == PAUSED for t in self._active.values())
+        with self._lock:
+            return sum(t.state == PAUSED for t in self._active.values())
 
     @property
     def active(self) -> int:
         """Searches admitted and not ended: running, paused or finishing."""
-        return len(self._active)
+        with self._lock:
+            return len(self._active)
 
     def queued(self, klass: str | None = None) -> int:
         """Searches waiting now (of one class, or of both)."""
-        return sum(len(q) for k, q in self._queues.items() if klass in (None, k))
+        with self._lock:
+            return sum(len(q) for k, q in self._queues.items() if klass in (None, k))
 
     def wait_for(self, condition: Callable[[SearchScheduler], bool], timeout: float | None = None) -> bool:
         """Waits until ``condition(self)`` holds; False if ``timeout`` seconds
