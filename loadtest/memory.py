@@ -97,11 +97,15 @@ def suggestion(position: pb.Position, seconds: float) -> pb.SuggestActionRequest
     return request
 
 
+NODES: list[int] = []  # the tree nodes of each long search's answer
+
+
 def long_searches(stub: Any, rng: random.Random, count: int, seconds: float, deadline: float) -> list[str]:
     """``count`` searches of ``seconds``, two at a time; their status codes."""
     def one(position: pb.Position) -> str:
         try:
-            stub.SuggestAction(suggestion(position, seconds), timeout=deadline)
+            reply = stub.SuggestAction(suggestion(position, seconds), timeout=deadline)
+            NODES.append(reply.evaluation.nodes)
             return "OK"
         except grpc.RpcError as error:
             return error.code().name
@@ -207,10 +211,12 @@ def main(argv: list[str] | None = None) -> int:
         "phase_peaks_mib": {p: sampler.peak_mib(p) for p in phases},
         "budget_mib": args.budget_mb, "pod_memory_mib": pod_memory_mib(args.budget_mb),
         "peak_above_base_mib": round(hwm - base, 1),
+        "largest_tree_nodes": max(NODES, default=0),
     })
     ok = not args.budget_mb or (hwm - base <= args.budget_mb and hwm <= pod_memory_mib(args.budget_mb))
     figures["ok"] = ok
-    print(f"RSS: base {base} MiB, peak {hwm} MiB (+{hwm - base:.1f}), at rest after {rest} MiB")
+    print(f"RSS: base {base} MiB, peak {hwm} MiB (+{hwm - base:.1f}), at rest after {rest} MiB; "
+          f"the largest tree of a long search: {max(NODES, default=0):,} nodes")
     if args.budget_mb:
         print(f"budget {args.budget_mb} MiB: peak above base {'within' if hwm - base <= args.budget_mb else 'OVER'}; "
               f"the pod's {pod_memory_mib(args.budget_mb)} MiB: peak "
