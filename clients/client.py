@@ -210,7 +210,7 @@ class CacaoClient(Connection):
     def suggest(self, source: Source, strength: Limit | str | None = None, *,
                 seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                 avoid: Actions = (), reuse_tree: bool | None = None,
-                timeout: float | None = None) -> Suggestion:
+                priority: str | None = None, timeout: float | None = None) -> Suggestion:
         """Searches and suggests an action for the seat to act (SuggestAction).
 
         Args:
@@ -230,6 +230,10 @@ class CacaoClient(Connection):
             avoid: actions to leave out.
             reuse_tree: continue a search tree the server kept (None: when
                 no seed is given; False: a fresh tree, not kept).
+            priority: "interactive" (before other searches when the server's
+                slots are busy) or "background" (after them, paused while an
+                interactive one waits); None: the server decides (interactive
+                for a short budget, background for an analysis).
             timeout: deadline in seconds (default: see ``search_timeout``);
                 the server fits its search into it.
 
@@ -242,7 +246,7 @@ class CacaoClient(Connection):
         strength = as_strength(strength)
         request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
-                                 reuse_tree=reuse_tree)
+                                 reuse_tree=reuse_tree, priority=priority)
         return read_suggestion(self._call(self._stub.SuggestAction, request,
                                           self._search_timeout(strength, timeout)))
 
@@ -250,7 +254,7 @@ class CacaoClient(Connection):
                 report_interval: float | None = None, seed: int | None = None,
                 max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                 seat: int | None = None, reuse_tree: bool | None = None,
-                timeout: float | None = None) -> Iterator[AnalysisReport]:
+                priority: str | None = None, timeout: float | None = None) -> Iterator[AnalysisReport]:
         """Streams evaluations of a position as the search goes on (AnalyzePosition).
 
         Closing the iterator early (``break``) cancels the search on the server
@@ -265,8 +269,8 @@ class CacaoClient(Connection):
             report_interval: seconds between reports (None: the server's 0.5 s).
             seat: ponder: analyse for this seat while another is to act (see
                 :meth:`ponder`).
-            seed, max_candidates, allow, avoid, reuse_tree, timeout: as for
-                :meth:`suggest`.
+            seed, max_candidates, allow, avoid, reuse_tree, priority, timeout:
+                as for :meth:`suggest`.
 
         Yields:
             AnalysisReport, the last one with ``evaluation.final`` set.
@@ -275,7 +279,7 @@ class CacaoClient(Connection):
         request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, report_interval=report_interval,
-                                 seat=seat)
+                                 seat=seat, priority=priority)
         stream = self._stub.AnalyzePosition(request,
                                             timeout=self._search_timeout(strength, timeout))
         try:
@@ -290,7 +294,7 @@ class CacaoClient(Connection):
                        report_interval: float | None = None, seed: int | None = None,
                        max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                        seat: int | None = None, reuse_tree: bool | None = None,
-                       timeout: float | None = None) -> Analysis:
+                       priority: str | None = None, timeout: float | None = None) -> Analysis:
         """Starts an analysis that can be stopped with its answer (Analyze).
 
         Iterate the returned :class:`Analysis` for its reports; its
@@ -303,7 +307,8 @@ class CacaoClient(Connection):
         strength = as_strength(strength)
         start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                max_candidates=max_candidates, allow=allow, avoid=avoid,
-                               reuse_tree=reuse_tree, report_interval=report_interval, seat=seat)
+                               reuse_tree=reuse_tree, report_interval=report_interval, seat=seat,
+                               priority=priority)
         return Analysis.start(self._stub.Analyze, start,
                               self._search_timeout(strength, timeout), self._error)
 

@@ -95,15 +95,21 @@ def validate_request(record: Mapping[str, Any] | str) -> pb.ValidateRecordReques
     return pb.ValidateRecordRequest(record=convert.record_from_json(dict(record)))
 
 
+#: The search priorities a request may ask for (SearchPriority): before or after other searches.
+PRIORITIES = {"interactive": pb.SEARCH_PRIORITY_INTERACTIVE, "background": pb.SEARCH_PRIORITY_BACKGROUND}
+
+
 def search_request(request: T, source: Source, strength: Limit | str | None = None, *,
                    seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                    avoid: Actions = (), reuse_tree: bool | None = None,
-                   report_interval: float | None = None, seat: int | None = None) -> T:
-    """Fills a SuggestAction or AnalyzePosition request (the last two
-    arguments are AnalyzePosition's) and returns it.
+                   report_interval: float | None = None, seat: int | None = None,
+                   priority: str | None = None) -> T:
+    """Fills a SuggestAction or AnalyzePosition request (``report_interval``
+    and ``seat`` are AnalyzePosition's) and returns it.
 
     Raises:
-        ValueError: a strength text that is neither a limit nor a level name.
+        ValueError: a strength text that is neither a limit nor a level name,
+            or a priority other than "interactive" and "background".
     """
     message: Any = request
     convert.set_source(message, source)
@@ -119,6 +125,10 @@ def search_request(request: T, source: Source, strength: Limit | str | None = No
         message.report_interval.CopyFrom(convert.seconds_to_duration(report_interval))
     if seat is not None:
         message.seat = seat
+    if priority is not None:
+        if priority not in PRIORITIES:
+            raise ValueError(f"priority: {priority!r} is not one of {', '.join(PRIORITIES)}")
+        message.priority = PRIORITIES[priority]
     return request
 
 

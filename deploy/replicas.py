@@ -24,6 +24,12 @@ new ``upstream`` line. A replica is drained by ``kill -USR1 PID`` (health
 NOT_SERVING, calls in flight go on) and taken back by ``kill -USR2 PID``;
 SIGTERM drains it the same way before it stops.
 
+With ``--restart``, a replica whose process ended (``kill -9``, a crash, an
+out-of-memory kill, a SIGTERM) is started again on the same port, as a process
+supervisor or Kubernetes would: the script prints ``replica N exited with
+CODE``, then ``replica N pid PID on ADDRESS`` once it serves, and the health
+checks put it back into nginx's upstreams.
+
 SIGTERM or SIGINT stops nginx and the replicas, removes nginx's folder (unless
 ``--keep``: it holds the access log, with each call's replica and grpc-status)
 and exits 0.
@@ -63,9 +69,14 @@ class Replica:
         StartError: the server exited or did not serve within ``timeout`` seconds.
     """
 
-    def __init__(self, index: int, flags: list[str], timeout: float = 60.0, http: bool = False):
+    def __init__(self, index: int, flags: list[str], timeout: float = 60.0, http: bool = False,
+                 port: int | None = None, http_port: int | None = None):
         self.index = index
-        self.server = LocalServer(*flags, log=self._copy_log, timeout=timeout, http=http)
+        self.flags = flags
+        self.http = http
+        again = ["--port", str(port)] if port else []  # a restart keeps the addresses nginx knows
+        again += ["--http-port", str(http_port)] if http_port else []
+        self.server = LocalServer(*flags, *again, log=self._copy_log, timeout=timeout, http=http)
         self.process = self.server.process
         self.address = self.server.address
         # host:port of its HTTP side (the Connect API and the page), or ""
@@ -80,7 +91,7 @@ class Replica:
         """Whether the replica answers its health check with SERVING."""
         try:
             reply = self.health.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
-        except grpc.RpcError:
+        except (grpc.RpcError, ValueError):  # ValueError: its channel closed by a restart
             return False
         return reply.status == SERVING
 
@@ -187,14 +198,70 @@ class Nginx:
             shutil.rmtree(self.prefix, ignore_errors=True)
 
 
-def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threading.Event) -> None:
-    """Polls every replica's health and keeps nginx's upstreams equal to the SERVING ones."""
+class Restarter:
+    """Starts a replica that ended again, on its port, on a thread of its own
+    (a start takes a second or two; the health checks of the others go on)."""
+
+    def __init__(self, replicas: list[Replica]):
+        self.replicas = replicas
+        self.starting: set[int] = set()
+        self.lock = threading.Lock()
+        self.closed = False  # the script stops: a replica started now is stopped at once
+
+    def check(self) -> None:
+        for i, replica in enumerate(self.replicas):
+            code = replica.process.poll()
+            if code is None or i in self.starting:
+                continue
+            say(f"replica {i} exited with {code}")
+            self.starting.add(i)
+            threading.Thread(target=self._start, args=(i, replica), daemon=True).start()
+
+    def _start(self, i: int, old: Replica) -> None:
+        old.stop(grace=0)
+        port = int(old.address.rpartition(":")[2])
+        http_port = int(old.http_address.rpartition(":")[2]) if old.http_address else None
+        try:
+            new = Replica(i, old.flags, http=old.http, port=port, http_port=http_port)
+        except RuntimeError as error:  # the port taken meanwhile, a bad flag: try again next poll
+            sys.stderr.write(f"replica {i} did not start again: {error}\n")
+        else:
+            with self.lock:
+                if not self.closed:
+                    self.replicas[i] = new
+                    say(f"replica {i} pid {new.process.pid} on {new.address}")
+            if self.closed:
+                new.stop()
+        finally:
+            self.starting.discard(i)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+
+
+def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threading.Event,
+              restart: bool = False) -> None:
+    """Polls every replica's health and keeps nginx's upstreams equal to the
+    SERVING ones; with ``restart``, starts replicas that ended again."""
     serving = {r.index for r in replicas}
+    restarter = Restarter(replicas) if restart else None
+    try:
+        _supervise(nginx, replicas, poll, stop, restarter, serving)
+    finally:
+        if restarter is not None:
+            restarter.close()
+
+
+def _supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threading.Event,
+               restarter: Restarter | None, serving: set[int]) -> None:
     while not stop.wait(poll):
         if nginx.process.poll() is not None:
             raise RuntimeError(f"nginx exited with {nginx.process.returncode} "
                                f"(see {nginx.prefix / 'error.log'})")
-        now = {r.index for r in replicas if r.serving(timeout=max(poll, 0.2))}
+        if restarter is not None:
+            restarter.check()
+        now = {r.index for r in list(replicas) if r.serving(timeout=max(poll, 0.2))}
         if now != serving:
             serving = now
             nginx.reload(replicas, serving)
@@ -240,6 +307,8 @@ examples:
     parser.add_argument("--nginx", default="nginx", help="the nginx program (default: nginx on PATH)")
     parser.add_argument("--keep", action="store_true",
                         help="keep nginx's folder (config, access and error logs) after the stop")
+    parser.add_argument("--restart", action="store_true",
+                        help="start a replica whose process ended again, on the same port")
     parser.add_argument("--balance", choices=BALANCES, default="least_conn",
                         help="least_conn: a call goes to the replica with the fewest calls in "
                              "flight (a search lands on a free search slot); round_robin: in turn "
@@ -266,7 +335,7 @@ examples:
             say(f"nginx http on http://{http_listen}/")
         say(f"upstream serving {','.join(str(r.index) for r in replicas)} down -")
         say("ready")
-        supervise(nginx, replicas, args.poll, stop)
+        supervise(nginx, replicas, args.poll, stop, args.restart)
     except RuntimeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

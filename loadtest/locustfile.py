@@ -8,7 +8,12 @@ gevent-friendly with ``grpc.experimental.gevent.init_gevent()`` before any
 channel exists, and every call of :class:`cacaoai.client.CacaoClient` is timed
 by a thin wrapper that fires locust's ``request`` event (name, response time,
 response length, exception). The client is built with ``retries=0`` so that one
-locust request is exactly one RPC.
+locust request is exactly one RPC, unless ``--retries N`` asks for the client
+library's own retry policy (its gRPC service config: every call retried on
+UNAVAILABLE, searches also on RESOURCE_EXHAUSTED): one locust request is then
+what an application sees, retries included, as in the failover test.
+``--seeded`` gives every suggestion a seed (a seeded move request is
+idempotent: a retry on another replica asks for the same answer).
 
 Each simulated user picks, per step, one operation at random by weight:
 
@@ -52,6 +57,7 @@ grpc_gevent.init_gevent()
 from locust import User, events, task  # noqa: E402
 
 from cacaoai.client import CacaoClient, CacaoClientError, Limit  # noqa: E402
+from cacaoai.client.connection import retry_service_config  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RAW_HEADER = "start_unix_s,name,latency_us,status,response_bytes,iterations\n"
@@ -82,6 +88,11 @@ def _arguments(parser: Any) -> None:
                                            "(a polite client retries later)")
     group.add_argument("--call-timeout", type=float, env_var="CACAO_LOAD_CALL_TIMEOUT",
                        default=5.0, help="deadline of a call, s (a search: its budget plus this)")
+    group.add_argument("--retries", type=int, env_var="CACAO_LOAD_RETRIES", default=0,
+                       help="retries of the client library's retry policy (0: none, one request "
+                            "is one RPC)")
+    group.add_argument("--seeded", action="store_true", env_var="CACAO_LOAD_SEEDED", default=False,
+                       help="give every suggestion a seed")
     group.add_argument("--raw-latencies", env_var="CACAO_LOAD_RAW", default="",
                        help="file for one CSV line per request with its exact latency "
                             "(the process id is added to the name)")
@@ -193,8 +204,12 @@ class CacaoUser(User):
         if not self.operations:
             raise ValueError("every weight is 0: nothing to do")
         self.sizes = _ResponseSize()
-        channel = grpc.intercept_channel(grpc.insecure_channel(self.host), self.sizes)
-        self.client = CacaoClient(self.host, channel=channel, timeout=self.timeout, retries=0)
+        self.seeded = options.seeded
+        retries = max(0, options.retries)
+        settings = [("grpc.enable_retries", 1),  # the client library's own policy
+                    ("grpc.service_config", retry_service_config(retries, 0.1, 1.0))] if retries else []
+        channel = grpc.intercept_channel(grpc.insecure_channel(self.host, options=settings), self.sizes)
+        self.client = CacaoClient(self.host, channel=channel, timeout=self.timeout, retries=retries)
 
     def on_stop(self) -> None:
         self.client.close()
@@ -209,8 +224,9 @@ class CacaoUser(User):
         elif name == "ApplyAction":
             error = self._timed(name, lambda: self.client.apply_action(sample["position"], sample["action"]))
         else:
+            seed = random.randrange(2**32) if self.seeded else None
             error = self._timed(name, lambda: self.client.suggest(
-                sample["observation"], Limit(time_s=budget_s),
+                sample["observation"], Limit(time_s=budget_s), seed=seed,
                 timeout=budget_s + self.timeout))
         rejected = isinstance(error, CacaoClientError) and (
             error.code == grpc.StatusCode.RESOURCE_EXHAUSTED)

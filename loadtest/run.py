@@ -6,6 +6,8 @@
     python loadtest/run.py --users 4 --host 127.0.0.1:50051    # a server that is already running
     python loadtest/run.py --users 4 --replicas 2 --max-searches 1 --workers 2
                             # nginx + 2 replicas (cacao-replicas), locust master + 2 workers
+    python loadtest/run.py --users 2 --analyses 2 --weights suggest_short=1,suggest_normal=0,legal=0,apply=0
+                            # moves while background analyses fill every search slot
 
 Steps: start ``cacao-server`` on a free loopback port (unless ``--host`` names
 one; with ``--replicas N``, nginx in front of N replicas by
@@ -15,7 +17,9 @@ check says SERVING, run locust headless on
 --only-summary``; with ``--workers N`` in locust's distributed mode: a
 ``--master`` and N ``--worker`` processes on loopback) while sampling the server's CPU time from ``/proc/PID/stat``
 and probing its health every second (under overload ten times a second, with a
-50 ms suggestion from a plain client each time), then probe it once more (health and a
+50 ms suggestion from a plain client each time; with ``--analyses N``, N
+background analyses run back to back beside locust, each stopped at the end
+and checked to give its final report), then probe it once more (health and a
 50 ms suggestion) after the load has stopped, stop it with SIGTERM, and write
 
     OUT/locust_stats.csv, locust_failures.csv, ...   locust's own CSV files
@@ -115,6 +119,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     traffic.add_argument("--workers", type=int, default=0,
                          help="locust's distributed mode: a master and this many worker "
                               "processes (0: one locust process, or --processes)")
+    traffic.add_argument("--retries", type=int, default=0,
+                         help="retries of the client library's retry policy in locust's users "
+                              "(0: one request is one RPC)")
+    traffic.add_argument("--seeded", action="store_true", help="give every suggestion a seed")
+    traffic.add_argument("--analyses", type=int, default=0,
+                         help="background analyses running back to back during the load, "
+                              "each stopped at the end (they fill the search slots)")
+    traffic.add_argument("--analysis-s", type=float, default=30.0,
+                         help="time budget of each background analysis, seconds")
     traffic.add_argument("--positions", default=str(POSITIONS))
     args = parser.parse_args(argv)
     args.users = args.users or (16 if args.overload else 4)
@@ -329,6 +342,76 @@ class HealthProber(threading.Thread):
         return out
 
 
+class BackgroundAnalyses:
+    """``count`` analyses (AnalyzePosition started by Analyze, background
+    priority) running back to back on sampled positions until :meth:`stop`,
+    which stops the running ones: each must still end with one final report."""
+
+    def __init__(self, address: str, positions: str, count: int, budget_s: float):
+        from cacaoai.api import convert
+        from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+        from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
+
+        self.pb = pb
+        with open(positions) as f:
+            self.samples = [convert.position_from_json(json.loads(line)["observation"])
+                            for line in f if line.strip()]
+        self.budget_s = budget_s
+        self.channel = grpc.insecure_channel(address)
+        self.stub = pb_grpc.CacaoServiceStub(self.channel)
+        self.done = threading.Event()
+        self.finals: list[Any] = []
+        self.errors: dict[str, int] = {}
+        self.missing_final = 0
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(count)]
+
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def _run(self, index: int) -> None:
+        pb = self.pb
+        n = index
+        while not self.done.is_set():
+            request = pb.AnalyzePositionRequest(position=self.samples[n % len(self.samples)])
+            request.limits.time.FromNanoseconds(int(self.budget_s * 1e9))
+            request.report_interval.FromNanoseconds(500_000_000)
+            n += len(self.threads)
+
+            def messages() -> Any:
+                yield pb.AnalyzeRequest(start=request)  # noqa: B023 - used before the next loop
+                self.done.wait()
+                yield pb.AnalyzeRequest(stop=pb.StopAnalysis())
+
+            finals = []
+            try:
+                for report in self.stub.Analyze(messages(), timeout=self.budget_s + 60):
+                    if report.evaluation.final:
+                        finals.append(report.evaluation)
+            except grpc.RpcError as error:
+                with self.lock:
+                    self.errors[error.code().name] = self.errors.get(error.code().name, 0) + 1
+                self.done.wait(0.1)
+                continue
+            with self.lock:
+                self.finals += finals
+                self.missing_final += len(finals) != 1
+
+    def stop(self) -> dict[str, Any]:
+        self.done.set()
+        for thread in self.threads:
+            thread.join(self.budget_s + 90)
+        self.channel.close()
+        by = [f.stopped_by for f in self.finals]
+        return {"analyses": len(self.threads), "finished": len(self.finals),
+                "stopped_by": {k: by.count(k) for k in sorted(set(by))},
+                "without_one_final_report": self.missing_final, "errors": self.errors,
+                "iterations": sum(f.iterations for f in self.finals),
+                "paused_s": round(sum(f.paused.ToNanoseconds() for f in self.finals) / 1e9, 2),
+                "queued_s": round(sum(f.queued.ToNanoseconds() for f in self.finals) / 1e9, 2)}
+
+
 def health_check(channel: grpc.Channel, timeout: float = 2.0) -> tuple[str, float]:
     """(status name, milliseconds) of one grpc.health.v1 Check of the whole server."""
     stub = health_pb2_grpc.HealthStub(channel)
@@ -402,6 +485,7 @@ def traffic_flags(args: argparse.Namespace, out: Path) -> list[str]:
         "--weight-suggest-normal", f"{w['suggest_normal']:g}",
         "--weight-legal", f"{w['legal']:g}", "--weight-apply", f"{w['apply']:g}",
         "--think-ms", f"{args.think_ms:g}", "--reject-backoff-ms", f"{args.reject_backoff_ms:g}",
+        "--retries", str(args.retries), *(["--seeded"] if args.seeded else []),
     ]
 
 
@@ -535,6 +619,12 @@ def print_table(summary: dict[str, Any]) -> None:
               for k, v in during.items() if k.startswith("suggest_")]
     if probes:
         print("probe suggestions from outside locust: " + ", ".join(probes))
+    background = summary.get("background_analyses")
+    if background:
+        print(f"background analyses: {background['finished']} finished "
+              f"({background['stopped_by']}), paused {background['paused_s']} s in all, "
+              f"{background['without_one_final_report']} without one final report, "
+              f"errors {background['errors']}")
     print(f"after load: health {after.get('health')} in {after.get('health_ms')} ms, "
           f"suggestion {after.get('suggest')} in {after.get('suggest_ms')} ms")
     print(f"load average before/after: {summary['machine']['loadavg_before']} / "
@@ -575,10 +665,15 @@ def main(argv: list[str] | None = None) -> int:
         if sampler:
             sampler.start()
         prober.start()
+        analyses = (BackgroundAnalyses(address, args.positions, args.analyses, args.analysis_s)
+                    if args.analyses else None)
+        if analyses:
+            analyses.start()
         commands = locust_commands(args, address, out)
         print(f"load test: {args.users} users against {address} for {args.duration} "
               f"(output in {out})", flush=True)
         code, start, end, locust_sampler = run_locust(commands, out, args.duration_s)
+        background = analyses.stop() if analyses else None
         prober.done.set()
         machine.done.set()
         if sampler:
@@ -596,6 +691,8 @@ def main(argv: list[str] | None = None) -> int:
                 "think_ms": args.think_ms, "reject_backoff_ms": args.reject_backoff_ms,
                 "overload": args.overload, "allow_rejections": args.allow_rejections,
                 "locust_processes": args.processes, "locust_workers": args.workers,
+                "retries": args.retries, "seeded": args.seeded,
+                "analyses": args.analyses, "analysis_s": args.analysis_s,
             },
             "server": ({"command": server.command[1:], "pid": server.pid,
                         "replicas": args.replicas or 1,
@@ -610,6 +707,7 @@ def main(argv: list[str] | None = None) -> int:
             "machine_cpu": machine.summary(start, end),
             "health_during_load": prober.summary(),
             "after_load": after,
+            "background_analyses": background,
         }
     finally:
         if server:
@@ -639,6 +737,10 @@ def problems_of(summary: dict[str, Any]) -> list[str]:
         problems.append("locust reported errors (see locust.log)")
     if summary["locust_exceptions"]:
         problems.append(f"{summary['locust_exceptions']} exceptions in the locustfile")
+    background = summary.get("background_analyses")
+    if background and (background["without_one_final_report"] or background["errors"]):
+        problems.append(f"background analyses: {background['without_one_final_report']} without "
+                        f"exactly one final report, errors {background['errors']}")
     after = summary["after_load"]
     if after["health"] != "SERVING" or after["suggest"] != "OK":
         problems.append(f"after the load: health {after['health']}, suggestion {after['suggest']}")

@@ -73,6 +73,18 @@ class TreeCache:
             return {"trees": sum(len(t) for t, _ in self._entries.values()), "bytes": self._bytes,
                     "max_bytes": self._max_bytes, "hits": self._hits, "misses": self._misses}
 
+    def resize(self, max_bytes: int) -> None:
+        """A new limit: the least recently used entries are evicted until
+        the kept trees fit in it (a server shrinks its cache while the
+        running searches need the memory, and lets it grow after)."""
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ValueError(f"max_bytes: must be a non-negative integer, got {max_bytes!r}")
+        with self._lock:
+            self._max_bytes = max_bytes
+            while self._entries and self._bytes > max_bytes:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self._bytes -= dropped
+
     def clear(self) -> None:
         """Drop every kept tree (the hit and miss counts stay)."""
         with self._lock:

@@ -60,6 +60,10 @@ class ApiError(Exception):
         violations: (field path, description) pairs for a BadRequest detail.
         preconditions: (type, subject, description) triples for a
             PreconditionFailure detail.
+        metadata: ErrorInfo metadata (short keys and values).
+        retry_after_s: when a retry may succeed, in seconds: a RetryInfo
+            detail. (Not gRPC's ``grpc-retry-pushback-ms`` trailer: an
+            estimate that is too long would hold a client's retry that long.)
     """
 
     code: grpc.StatusCode
@@ -67,6 +71,8 @@ class ApiError(Exception):
     reason: str = INVALID_REQUEST
     violations: list[tuple[str, str]] = field(default_factory=list)
     preconditions: list[tuple[str, str, str]] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+    retry_after_s: float | None = None
 
     def __post_init__(self) -> None:
         self.message = _text(self.message, MAX_MESSAGE_CHARS)
@@ -97,7 +103,12 @@ class ApiError(Exception):
                 ]
             )
             details.append(_pack(failure))
-        details.append(_pack(error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN)))
+        details.append(_pack(error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN,
+                                                         metadata=self.metadata)))
+        if self.retry_after_s is not None:
+            retry = error_details_pb2.RetryInfo()
+            retry.retry_delay.FromNanoseconds(round(self.retry_after_s * 1e9))
+            details.append(_pack(retry))
         return status_pb2.Status(
             code=getattr(code_pb2, self.code.name), message=self.message, details=details
         )
@@ -153,9 +164,14 @@ def failed_precondition(subject: str, description: str, reason: str) -> ApiError
     )
 
 
-def resource_exhausted(description: str) -> ApiError:
-    """RESOURCE_EXHAUSTED: no capacity now; the client may retry later or elsewhere."""
-    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, description, TOO_MANY_SEARCHES)
+def resource_exhausted(description: str, retry_after_s: float | None = None, cause: str = "",
+                       klass: str = "") -> ApiError:
+    """RESOURCE_EXHAUSTED: no capacity now; the client may retry later (after
+    ``retry_after_s``, when given) or elsewhere. ``cause`` and ``klass`` (the
+    search's priority class) go into the ErrorInfo's metadata."""
+    metadata = {k: v for k, v in (("cause", cause), ("class", klass)) if v}
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, description, TOO_MANY_SEARCHES,
+                    metadata=metadata, retry_after_s=retry_after_s)
 
 
 def deadline_exceeded(description: str) -> ApiError:

@@ -16,7 +16,12 @@ from dataclasses import dataclass, fields
 from cacaoai.search import PRIORITIES
 from cacaoai.search.bots import LEVELS
 
+from . import memory
+
 DEFAULT_PRIORITY = "normal"
+#: Fits the Kubernetes manifest's 512 MiB with the base RSS and headroom
+#: (memory.pod_memory_mib; docs/operations.md, "Memory").
+DEFAULT_MEMORY_BUDGET_MB = 320
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 DEFAULT_HOST = "127.0.0.1"
@@ -95,7 +100,25 @@ class ServerOptions:
         tree_cache_mb: memory for search trees kept after their search, in
             MiB, so that a later request for the same observation, a
             record's continuation or a pondering seat's next move continues
-            a tree (least recently used trees go first); 0: none kept.
+            a tree (least recently used trees go first); 0: none kept. Within
+            memory_budget_mb, the cache holds at most what the running
+            searches leave.
+        max_queue: searches of one priority class (interactive, background)
+            that may wait for a slot at once; one more that cannot start is
+            refused with RESOURCE_EXHAUSTED; 0: none waits.
+        max_queue_wait_s: longest wait of a search for a slot, seconds (its
+            call's deadline may cut it shorter).
+        interactive_max_time_s: the longest search (its time budget, or its
+            iterations at a cautious speed) that runs at interactive priority;
+            longer ones run at background priority whatever they ask.
+        max_client_interactive: interactive searches one client may run or
+            queue at once (as for max_client_searches); more run at background
+            priority; 0: no limit.
+        memory_budget_mb: MiB for every search tree together: the trees of
+            running and paused searches plus the tree cache; a search's
+            max_nodes comes from it (cacaoai.server.memory); 0: no budget
+            (each tree up to the search's own 2,000,000 nodes, the cache up to
+            tree_cache_mb).
     """
 
     worker_threads: int = 8
@@ -124,6 +147,11 @@ class ServerOptions:
     http_port: int = 0
     http_cors_origins: tuple[str, ...] = ()
     tree_cache_mb: int = 256
+    max_queue: int = 4
+    max_queue_wait_s: float = 10.0
+    interactive_max_time_s: float = 5.0
+    max_client_interactive: int = 0
+    memory_budget_mb: int = DEFAULT_MEMORY_BUDGET_MB
 
     def __post_init__(self) -> None:
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
@@ -144,9 +172,17 @@ class ServerOptions:
             raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
         if self.max_time_s <= 0 or self.grace_s < 0 or self.drain_s < 0:
             raise ValueError("max_time_s must be positive, grace_s and drain_s not negative")
-        for name in ("max_client_searches", "max_client_calls", "tree_cache_mb"):
+        for name in ("max_client_searches", "max_client_calls", "tree_cache_mb", "max_queue",
+                     "max_client_interactive", "memory_budget_mb"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.max_queue_wait_s <= 0 or self.interactive_max_time_s < 0:
+            raise ValueError("max_queue_wait_s must be positive, interactive_max_time_s not negative")
+        least = memory.least_budget_mb(self.max_searches)
+        if self.memory_budget_mb and self.memory_budget_mb < least:
+            raise ValueError(f"memory_budget_mb ({self.memory_budget_mb}) is too small for "
+                             f"{self.max_searches} searches at once: give at least {least}, or 0 "
+                             "for no budget")
         if self.request_timeout_s <= 0:
             raise ValueError(f"request_timeout_s must be positive, got {self.request_timeout_s}")
         if bool(self.tls_cert) != bool(self.tls_key):
@@ -162,6 +198,11 @@ class ServerOptions:
     def tree_cache_bytes(self) -> int:
         """The tree cache's size in bytes (0: no cache)."""
         return self.tree_cache_mb * 2**20
+
+    @property
+    def memory_budget_bytes(self) -> int:
+        """The memory budget in bytes (0: none)."""
+        return self.memory_budget_mb * 2**20
 
     @property
     def tls(self) -> bool:
@@ -230,6 +271,20 @@ _FLAGS = {
     "tree-cache-mb": ("tree_cache_mb", int,
                       "MiB of search trees kept for later searches to continue (tree reuse, "
                       "pondering); 0: none"),
+    "max-queue": ("max_queue", int,
+                  "searches of one priority class (interactive, background) that may wait for a "
+                  "slot; one more is refused with RESOURCE_EXHAUSTED; 0: none waits"),
+    "max-queue-wait": ("max_queue_wait_s", float,
+                       "longest wait of a search for a slot, seconds (a deadline may cut it shorter)"),
+    "interactive-max-time": ("interactive_max_time_s", float,
+                             "longest search (seconds of budget) that runs at interactive "
+                             "priority, before background searches; longer ones are background"),
+    "max-client-interactive": ("max_client_interactive", int,
+                               "interactive searches of one client at once; more run as "
+                               "background; 0: no limit"),
+    "memory-budget-mb": ("memory_budget_mb", int,
+                         "MiB for every search tree: running and paused searches' trees plus the "
+                         "tree cache; 0: no budget"),
 }
 
 
@@ -250,6 +305,13 @@ def _default_level_shown() -> str:
     """The level a server uses when --default-level is not given ("casual"
     if the search has it, else its first level; see ServerOptions)."""
     return "casual" if "casual" in LEVELS else next(iter(LEVELS))
+
+
+def workers_needed(max_searches: int, max_queue: int) -> int:
+    """Handler threads that leave two for quick calls whatever the searches do:
+    one per search running, one per search paused behind an interactive one,
+    one per search waiting in either queue."""
+    return 2 * max_searches + 2 * max_queue + 2
 
 
 def env_name(flag: str) -> str:
@@ -297,8 +359,11 @@ def parse_args(argv: list[str] | None = None,
     values = {name: getattr(args, flag.replace("-", "_"))
               for flag, (name, _, _) in _FLAGS.items() if name}
     if "max_searches" in values and "worker_threads" in values:
-        # keep the documented rule (workers > searches) when only one is raised
-        values["worker_threads"] = max(values["worker_threads"], values["max_searches"] + 2)
+        # keep the documented rule when only one is raised: a thread for each search
+        # running, paused or waiting (gRPC's SuggestAction waits in a handler thread),
+        # and two more for quick calls
+        values["worker_threads"] = max(values["worker_threads"], workers_needed(
+            values["max_searches"], values.get("max_queue", ServerOptions.max_queue)))
     try:
         options = ServerOptions(**values)
     except ValueError as error:

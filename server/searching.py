@@ -3,38 +3,45 @@
 - :func:`resolve_budget` turns a request's limits or level into the
   :class:`Budget` actually searched: clamped to the server's maximums and cut
   to the client's deadline (minus a margin for the reply).
-- :class:`SearchGate` bounds the searches running at once, in all and per
-  client; one more is refused at once with RESOURCE_EXHAUSTED (never queued).
-  It also knows every running search's stop flag, so a shutdown can end them
-  all (each still gives its answer).
+- :func:`priority_class`, :func:`expected_seconds` and :func:`tree_need`
+  say what the scheduler (:mod:`.scheduler`) needs of a search: its class
+  (interactive or background), how long it expects to run, and its trees'
+  memory.
 - :func:`priority` picks the CPU priority a search may run at without
   breaking its time promise.
 - :func:`answer` completes a search result for the API (the limit it ran
   with, final or not); :mod:`cacaoai.api.convert` makes it an Evaluation
   message.
 
-Thread-safety: SearchGate is shared by all RPC threads and is thread-safe;
-everything else is per-request.
+Thread-safety: pure functions of per-request values.
 """
 
 from __future__ import annotations
 
-import itertools
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
 from cacaoai.api import convert
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.search import Limit, SearchResult, SearchSettings
 from cacaoai.search.bots import Level
 
 from . import errors
+from .memory import FAST_ITERATIONS_PER_SECOND, MAX_TREE_NODES, Need
 from .options import ServerOptions
+from .scheduler import BACKGROUND, INTERACTIVE
 
 MIN_DEADLINE_S = 0.002  # a reply takes about 1-2 ms on loopback
-TOO_MANY_CLIENT_SEARCHES = "TOO_MANY_CLIENT_SEARCHES"
+#: A cautious speed of one search thread, iterations a second (slower than any
+#: measured one), to turn an iteration budget into the time it may take.
+CAUTIOUS_ITERATIONS_PER_SECOND = 50_000
+#: The proto's SearchPriority values and the scheduler's classes.
+PRIORITY_CLASSES = {pb.SEARCH_PRIORITY_INTERACTIVE: INTERACTIVE,
+                    pb.SEARCH_PRIORITY_BACKGROUND: BACKGROUND}
+PRIORITY_VALUES = {v: k for k, v in PRIORITY_CLASSES.items()}
+#: The token role whose searches always run at background priority.
+BACKGROUND_ROLE = "background"
 
 
 @dataclass(frozen=True)
@@ -136,92 +143,44 @@ def priority(budget: Budget, configured: str) -> str:
     return configured
 
 
-class SearchGate:
-    """At most ``limit`` searches at once, and ``per_client`` (0: no such
-    limit) for one client; one more is refused, never queued.
+def expected_seconds(budget: Budget) -> float:
+    """How long a search of ``budget`` may take: its time budget, or its
+    iterations at a cautious speed when that is shorter."""
+    limit = budget.limit
+    threads = limit.threads or 1
+    seconds = limit.time_s if limit.time_s is not None else math.inf
+    if limit.iterations is not None:
+        seconds = min(seconds, limit.iterations / (CAUTIOUS_ITERATIONS_PER_SECOND * threads))
+    return seconds
 
-    Thread-safe.
-    """
 
-    def __init__(self, limit: int, per_client: int = 0):
-        self.limit = limit
-        self.per_client = per_client
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)  # a slot was taken or given back
-        self._tickets = itertools.count()
-        self._running: dict[int, tuple[str, Any]] = {}  # ticket -> (client, stop flag)
-        self.stopping = False
+def priority_class(asked: int, budget: Budget, options: ServerOptions, *,
+                   interactive_by_default: bool, role: str = "") -> str:
+    """The class a search runs at: what the request asks (``asked``, a
+    SearchPriority), else interactive for a SuggestAction and background for
+    an analysis; but never interactive for a search longer than
+    ``interactive_max_time_s`` or for a token whose role is "background"."""
+    wanted = PRIORITY_CLASSES.get(asked, INTERACTIVE if interactive_by_default else BACKGROUND)
+    if wanted == INTERACTIVE and (role == BACKGROUND_ROLE
+                                  or expected_seconds(budget) > options.interactive_max_time_s):
+        return BACKGROUND
+    return wanted
 
-    @property
-    def running(self) -> int:
-        """Searches running now."""
-        return len(self._running)
 
-    def check(self, client: str = "") -> None:
-        """Refuses at once when a search of ``client`` could not start now
-        (cheap: call it before reading a large request).
-
-        Raises:
-            errors.ApiError: RESOURCE_EXHAUSTED, with the reason.
-        """
-        with self._lock:
-            self._check(client)
-
-    def _check(self, client: str) -> None:
-        if len(self._running) >= self.limit:
-            raise errors.resource_exhausted(
-                f"the server already runs its maximum of {self.limit} searches; "
-                "retry shortly or ask another replica")
-        if self.per_client and sum(c == client for c, _ in self._running.values()) >= self.per_client:
-            raise replace(errors.resource_exhausted(
-                f"this client ({client}) already runs its maximum of {self.per_client} "
-                "searches at once; wait for one to end"), reason=TOO_MANY_CLIENT_SEARCHES)
-
-    def acquire(self, client: str = "", stop: Any = None) -> int:
-        """Takes a slot for a search of ``client`` whose stop flag is ``stop``;
-        its ticket for :meth:`release`.
-
-        Raises:
-            errors.ApiError: RESOURCE_EXHAUSTED when no slot is free.
-        """
-        with self._lock:
-            self._check(client)
-            ticket = next(self._tickets)
-            self._running[ticket] = (client, stop)
-            self._changed.notify_all()
-        if stop is not None and self.stopping:
-            stop.set()
-        return ticket
-
-    def release(self, ticket: int) -> None:
-        with self._lock:
-            self._running.pop(ticket, None)
-            self._changed.notify_all()
-
-    def wait_running(self, count: int, timeout: float | None = None) -> bool:
-        """Waits until exactly ``count`` searches run; False if ``timeout``
-        seconds pass first. (For callers that must know when searches have
-        started or ended, such as tests, instead of polling ``running``.)"""
-        with self._changed:
-            return self._changed.wait_for(lambda: len(self._running) == count, timeout)
-
-    @contextmanager
-    def slot(self, client: str = "", stop: Any = None) -> Iterator[None]:
-        """Holds one search slot for the body (see :meth:`acquire`)."""
-        ticket = self.acquire(client, stop)
-        try:
-            yield
-        finally:
-            self.release(ticket)
-
-    def stop_all(self) -> None:
-        """Stops every running search and any started from now on: each
-        ends at once with the best it has (a shutdown's last step)."""
-        with self._lock:
-            self.stopping = True
-            flags = [stop for _, stop in self._running.values() if stop is not None]
-        for stop in flags:
-            stop.set()
+def tree_need(budget: Budget, *, seeded: bool, reuse: bool) -> Need:
+    """What the trees of a search of ``budget`` need of the memory budget: as
+    many nodes a tree as iterations (a tree grows a node an iteration at
+    most), or as its time allows at a fast speed; exactly that when the search
+    must be reproducible (a seed, no time promised), the server's one size
+    when it continues and keeps trees."""
+    limit = budget.limit
+    threads = limit.threads or 1
+    nodes = MAX_TREE_NODES
+    if limit.iterations is not None:
+        nodes = min(nodes, -(-limit.iterations // threads) + 1)
+    if limit.time_s is not None:
+        nodes = min(nodes, math.ceil(limit.time_s * FAST_ITERATIONS_PER_SECOND) + 1)
+    return Need(nodes, threads, exact=seeded and not budget.timed, reuse=reuse)
 
 
 def answer(result: SearchResult, budget: Budget, *, final: bool) -> SearchResult:

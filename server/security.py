@@ -31,7 +31,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 
 from .errors import ApiError
 
-ROLES = ("all", "rules")
+ROLES = ("all", "rules", "background")  # background: searches, at background priority only
 SEARCH_METHODS = frozenset(
     f"/{pb.DESCRIPTOR.services_by_name['CacaoService'].full_name}/{name}"
     for name in ("SuggestAction", "AnalyzePosition", "Analyze"))

@@ -7,15 +7,23 @@ knows nothing about gRPC transport: the servicer hands it a :class:`Call`
 cancellation sets) and turns its :class:`~.errors.ApiError` into a
 ``google.rpc.Status``.
 
+Searches go through the :class:`~.scheduler.SearchScheduler` (``gate``):
+a search request is checked cheaply (a refusal under overload costs next to
+nothing), then read, then queued in its priority class until a slot (and its
+trees' memory, under the memory budget) is free; a background search gives
+its slot to a waiting interactive one by pausing. Every transport that calls
+CacaoApi gets the same scheduling.
+
 Thread-safety: one CacaoApi serves all RPC threads at once. Its only shared
-mutable state is the :class:`~.searching.SearchGate` and the search's
-:class:`~cacaoai.search.TreeCache` (trees kept for reuse and pondering), both
+mutable state is the scheduler, the memory budget and the search's
+:class:`~cacaoai.search.TreeCache` (trees kept for reuse and pondering), all
 thread-safe; every request builds its own engine positions. Searches release
 the GIL, so concurrent searches use all cores.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -42,9 +50,10 @@ from cacaoai.search import SearchResult, StopFlag, TreeCache, search
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.model import load_model
 
-from . import errors, positions, searching
+from . import errors, memory, positions, searching, security
 from .options import ServerOptions
 from .positions import Loaded
+from .scheduler import Request, SearchScheduler, Ticket
 from .searching import Budget
 
 T = TypeVar("T")
@@ -63,7 +72,9 @@ class Call:
         stop: set when the client cancels or the server shuts down; searches
             poll it and end at once.
         client: who the call counts as for the per-client search limit
-            (the transport decides: a token's id, an IP address).
+            (the transport decides: a token's id, an IP address); a token's
+            id also names its role (a "background" token's searches run at
+            background priority).
     """
 
     time_remaining: Callable[[], float | None] = lambda: None
@@ -83,6 +94,9 @@ class Plan:
         allow, avoid: the root's restriction.
         multipv: candidates with a line of their own.
         cache: the tree cache when this search continues and keeps trees.
+        asked: the budget before the deadline cut it (fitted again when the
+            search starts, after its wait for a slot).
+        seeded: the request gave its seed.
     """
 
     seed: int
@@ -93,6 +107,8 @@ class Plan:
     avoid: tuple[Action, ...] = ()
     multipv: int = convert.DEFAULT_CANDIDATES
     cache: TreeCache | None = None
+    asked: Budget | None = None
+    seeded: bool = False
 
 
 def _model_version(settings: Any) -> str:
@@ -111,17 +127,31 @@ def _version() -> str:
 class CacaoApi:
     """Request handlers of the cacao.v1 CacaoService, free of transport code."""
 
-    def __init__(self, options: ServerOptions | None = None):
-        self.options = options or ServerOptions()
-        self.gate = searching.SearchGate(self.options.max_searches, self.options.max_client_searches)
+    def __init__(self, options: ServerOptions | None = None, clock: Callable[[], float] | None = None):
+        self.options = o = options or ServerOptions()
+        memory.tune_malloc()
+        cache_bytes = o.tree_cache_bytes
+        # the memory budget owns the tree cache, whose limit is what searches leave of it
+        self.memory = (memory.MemoryBudget(o.memory_budget_bytes, o.max_searches, cache_bytes)
+                       if o.memory_budget_mb else None)
+        if self.memory is not None:
+            self.trees: TreeCache | None = self.memory.cache  # kept search trees
+        else:
+            self.trees = TreeCache(cache_bytes) if cache_bytes else None
+        #: the search scheduler (slots, queues, pausing, memory)
+        self.gate = SearchScheduler(
+            o.max_searches, per_client=o.max_client_searches, max_queue=o.max_queue,
+            max_wait_s=o.max_queue_wait_s, per_client_interactive=o.max_client_interactive,
+            memory=self.memory, **({"clock": clock} if clock else {}))
+        # token id -> role, so that any transport's Call.client names its role
+        self.roles = ({client: role for role, client in security.Tokens.load(o.auth_tokens).roles.values()}
+                      if o.auth_tokens else {})
         self.levels = searching.level_budgets(search_levels(), self.options)
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
         if self.default_level not in self.levels:
             raise ValueError(f"default level {self.default_level!r} is not one of "
                              f"{', '.join(self.levels)}")
-        cache_bytes = self.options.tree_cache_bytes
-        self.trees = TreeCache(cache_bytes) if cache_bytes else None  # kept search trees
         self.rules = convert.rules_facts_to_proto()
         self.model_version = _model_version(level.settings for level in search_levels().values())
 
@@ -139,7 +169,13 @@ class CacaoApi:
             max_concurrent_calls=o.max_calls,
             max_client_calls=o.max_client_calls,
             tree_cache_bytes=o.tree_cache_bytes,
+            max_queued_searches=o.max_queue,
+            max_client_interactive=o.max_client_interactive,
+            memory_budget_bytes=o.memory_budget_bytes,
+            max_tree_nodes=self.memory.tree_cap(o.search_threads) if self.memory else 0,
         )
+        limits.max_queue_wait.CopyFrom(convert.seconds_to_duration(o.max_queue_wait_s))
+        limits.interactive_max_time.CopyFrom(convert.seconds_to_duration(o.interactive_max_time_s))
         limits.max_time.CopyFrom(convert.seconds_to_duration(o.max_time_s))
         limits.min_report_interval.CopyFrom(convert.seconds_to_duration(o.min_report_interval_s))
         return pb.GetServerInfoResponse(
@@ -242,14 +278,23 @@ class CacaoApi:
     # --- search ---
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
-        self.gate.check(call.client)  # first: a refusal under overload costs next to nothing
+        """Searches and suggests an action; the search waits for a slot in its
+        priority class (interactive unless the request, its budget or its
+        token say otherwise) while its deadline allows."""
+        order = self._order(request, call, self.default_level, interactive_by_default=True)
+        self.gate.check(order)  # first: a refusal under overload costs next to nothing
         # then the request is read and checked, without a slot: bad requests never hold one
         plan = self._prepare(request, call, self.default_level)
-        with self.gate.slot(call.client, call.stop):
-            result = self._search(plan, call.stop)
+        ticket = self.gate.acquire(replace(order, need=self._need(plan)))
+        try:
+            plan = self._started(plan, call)
+            result = self._search(plan, call.stop, ticket)
+        finally:
+            self.gate.release(ticket)
         evaluation = convert.evaluation_to_proto(
             searching.answer(result, plan.budget, final=True),
             request.max_candidates)
+        _scheduling(evaluation, ticket, self.gate.clock())
         return pb.SuggestActionResponse(
             position_hash=plan.loaded.hash, seat=plan.loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
@@ -258,25 +303,36 @@ class CacaoApi:
                        notify: Callable[[], None] = lambda: None) -> Analysis:
         """Checks an AnalyzePosition request and starts its search; the running Analysis.
 
-        The search runs on a thread of its own and holds its search slot
-        until its budget ends (or ``call.stop``), whether or not anybody
-        reads its reports. ``notify()`` is called from that thread whenever
-        a report is ready to :meth:`Analysis.take`.
+        The search runs on a thread of its own, which first waits for a slot
+        (background priority unless the request asks otherwise); it holds
+        the slot until its budget ends (or ``call.stop``), whether or not
+        anybody reads its reports, and gives it up while paused for an
+        interactive search. ``notify()`` is called from that thread whenever
+        a report is ready to :meth:`Analysis.take`; a search refused after
+        waiting finishes the Analysis with that error.
 
         Raises:
-            errors.ApiError: the request is refused (nothing runs).
+            errors.ApiError: the request is refused at once (nothing runs).
         """
-        self.gate.check(call.client)
+        order = self._order(request, call, None, interactive_by_default=False)
+        self.gate.check(order)
         plan = self._prepare(request, call, None)
         interval = DEFAULT_REPORT_INTERVAL_S
         if request.HasField("report_interval"):
             interval = request.report_interval.ToNanoseconds() / 1e9
         interval = max(interval, self.options.min_report_interval_s)
-        analysis = Analysis(request, plan.loaded, plan.budget, notify)
-        ticket = self.gate.acquire(call.client, call.stop)
+        ticket = self.gate.submit(replace(order, need=self._need(plan)))
+        analysis = Analysis(request, plan.loaded, plan.budget, notify, ticket, self.gate.clock)
+
+        def work() -> SearchResult:
+            self.gate.wait(ticket)
+            started = self._started(plan, call)
+            analysis.budget = started.budget
+            return self._search(started, call.stop, ticket, on_report=analysis.report,
+                                report_every_s=interval)
+
         try:
-            running = _start_thread("cacao-analysis", lambda: self._search(
-                plan, call.stop, on_report=analysis.report, report_every_s=interval))
+            running = _start_thread("cacao-analysis", work)
         except BaseException:
             self.gate.release(ticket)
             raise
@@ -319,11 +375,43 @@ class CacaoApi:
         if seat is None:
             _require_decider_visible(loaded)
         allow, avoid = _restriction(request, loaded, seat)
-        budget = searching.resolve_budget(request, self.levels, self.options, default_level)
-        budget = searching.fit_deadline(budget, call.time_remaining(),
+        asked = searching.resolve_budget(request, self.levels, self.options, default_level)
+        budget = searching.fit_deadline(asked, call.time_remaining(),
                                         self.options.deadline_margin_s)
         return Plan(seed, loaded, budget, seat, allow, avoid,
-                    request.max_candidates or convert.DEFAULT_CANDIDATES, cache)
+                    request.max_candidates or convert.DEFAULT_CANDIDATES, cache, asked,
+                    request.HasField("seed"))
+
+    def _order(self, request: Any, call: Call, default_level: str | None, *,
+               interactive_by_default: bool) -> Request:
+        """What the scheduler needs to know of a search request, read cheaply
+        (its budget and priority, not its position)."""
+        budget = searching.resolve_budget(request, self.levels, self.options, default_level)
+        klass = searching.priority_class(request.priority, budget, self.options,
+                                         interactive_by_default=interactive_by_default,
+                                         role=self.roles.get(call.client, ""))
+        remaining = call.time_remaining()
+        expected = searching.expected_seconds(budget)
+        reply_by = (None if remaining is None
+                    else self.gate.clock() + remaining - self.options.deadline_margin_s)
+        return Request(client=call.client, klass=klass, expected_s=expected,
+                       reply_by=reply_by, time_s=budget.limit.time_s, stop=call.stop)
+
+    def _need(self, plan: Plan) -> memory.Need | None:
+        """The memory a planned search asks of the budget (None: no budget)."""
+        if self.memory is None:
+            return None
+        return searching.tree_need(plan.asked or plan.budget, seeded=plan.seeded,
+                                   reuse=plan.cache is not None)
+
+    def _started(self, plan: Plan, call: Call) -> Plan:
+        """The plan of a search that may start now: its budget fitted again
+        to what is left of the deadline after its wait."""
+        if plan.asked is None:
+            return plan
+        budget = searching.fit_deadline(plan.asked, call.time_remaining(),
+                                        self.options.deadline_margin_s)
+        return replace(plan, budget=budget)
 
     def _cache(self, request: Any) -> TreeCache | None:
         """The tree cache if the request continues and keeps trees: as it
@@ -332,10 +420,11 @@ class CacaoApi:
             return self.trees if request.reuse_tree else None
         return None if request.HasField("seed") else self.trees
 
-    def _search(self, plan: Plan, stop: Any,
+    def _search(self, plan: Plan, stop: Any, ticket: Ticket,
                 on_report: Callable[[SearchResult], None] | None = None,
                 report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> SearchResult:
-        """Searches as `plan` says; its result (and the interim ones to
+        """Searches as `plan` says, under `ticket` (its pause flag, its trees'
+        max_nodes and memory); its result (and the interim ones to
         `on_report`), each with a best action.
 
         The search's Python work runs in the calling thread, its trees on
@@ -343,6 +432,9 @@ class CacaoApi:
         when the budget promised a time: see :func:`.searching.priority`).
         """
         loaded = plan.loaded
+        settings = plan.budget.settings
+        if ticket.max_nodes is not None:
+            settings = replace(settings, max_nodes=ticket.max_nodes)
 
         def complete(result: SearchResult) -> SearchResult:
             # No best action only when no iteration ran and the searching seat is not
@@ -351,15 +443,18 @@ class CacaoApi:
                 return result
             return replace(result, best_action=loaded.position.legal_actions()[0])
 
-        result = search(loaded.position, plan.budget.limit, plan.budget.settings,
-                        seed=plan.seed, stop=stop,
-                        seat=loaded.view if plan.seat is None else plan.seat,
-                        known_hands=loaded.known_hands,
-                        on_report=(lambda r: on_report(complete(r))) if on_report else None,
-                        report_every_s=report_every_s,
-                        priority=searching.priority(plan.budget, self.options.search_priority),
-                        allow=plan.allow, avoid=plan.avoid, multipv=plan.multipv,
-                        cache=plan.cache, history=loaded.history)
+        holding = self.memory.holding(ticket.reservation) if self.memory else contextlib.nullcontext()
+        with holding:  # trees put in the cache take the search's reservation
+            result = search(loaded.position, plan.budget.limit, settings,
+                            seed=plan.seed, stop=stop, pause=ticket.pause,
+                            on_pause=lambda: self.gate.on_pause(ticket),
+                            seat=loaded.view if plan.seat is None else plan.seat,
+                            known_hands=loaded.known_hands,
+                            on_report=(lambda r: on_report(complete(r))) if on_report else None,
+                            report_every_s=report_every_s,
+                            priority=searching.priority(plan.budget, self.options.search_priority),
+                            allow=plan.allow, avoid=plan.avoid, multipv=plan.multipv,
+                            cache=plan.cache, history=loaded.history)
         return complete(result)
 
 
@@ -374,9 +469,12 @@ class Analysis:
     """
 
     def __init__(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
-                 notify: Callable[[], None]):
-        self._request, self._loaded, self._budget = request, loaded, budget
+                 notify: Callable[[], None], ticket: Ticket | None = None,
+                 clock: Callable[[], float] | None = None):
+        self._request, self._loaded = request, loaded
+        self.budget = budget  # fitted again when the search starts after its wait
         self._notify = notify
+        self._ticket, self._clock = ticket, clock
         self._lock = threading.Lock()
         self._latest: SearchResult | None = None
         self._final: Future[SearchResult] | None = None
@@ -411,13 +509,15 @@ class Analysis:
                 return []
             self._latest = None
             sequence, self._sequence = self._sequence, self._sequence + 1
+        evaluation = convert.evaluation_to_proto(searching.answer(result, self.budget, final=final),
+                                                 self._request.max_candidates)
+        if self._ticket is not None and self._clock is not None:
+            _scheduling(evaluation, self._ticket, self._clock())
         return [pb.AnalyzePositionResponse(
             position_hash=self._loaded.hash,
             seat=self._loaded.position.to_act,
             sequence=sequence,
-            evaluation=convert.evaluation_to_proto(
-                searching.answer(result, self._budget, final=final),
-                self._request.max_candidates),
+            evaluation=evaluation,
         )]
 
 
@@ -436,6 +536,17 @@ def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
 
     threading.Thread(target=body, name=name, daemon=True).start()
     return future
+
+
+def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
+    """The class a search ran at, its wait for a slot and its pauses so far
+    (each absent when none), into its evaluation."""
+    evaluation.priority = searching.PRIORITY_VALUES[ticket.klass]
+    if ticket.queued_s > 0:
+        evaluation.queued.CopyFrom(convert.seconds_to_duration(ticket.queued_s))
+    paused = ticket.paused_s + (now - ticket.paused_at if ticket.paused_at is not None else 0.0)
+    if paused > 0:
+        evaluation.paused.CopyFrom(convert.seconds_to_duration(paused))
 
 
 def _require_not_over(position: Position) -> None:

@@ -237,16 +237,19 @@ def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_
     from cacaoai.api.cacao.v1 import cacao_pb2_grpc
     from cacaoai.server import ServerOptions, create_server
 
-    server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
-                                                              grace_s=0.0))
+    # one slot and no queue: a search that cannot start is refused at once
+    server, port = create_server("127.0.0.1:0", ServerOptions(
+        worker_threads=4, max_searches=1, max_queue=0, interactive_max_time_s=600.0, grace_s=0.0))
     server.start()
     target = f"127.0.0.1:{port}"
     game = Position.new(players=2, seed=6)
     try:
         with grpc.insecure_channel(target) as channel:
+            # interactive, so that the move requests below cannot pause it
             hold = cacao_pb2_grpc.CacaoServiceStub(channel).AnalyzePosition(
                 pb.AnalyzePositionRequest(position=_position_message(game),
-                                          limits=pb.SearchLimits(iterations=10**7)), timeout=60)
+                                          limits=pb.SearchLimits(iterations=10**7),
+                                          priority=pb.SEARCH_PRIORITY_INTERACTIVE), timeout=60)
             next(hold)  # the one search slot is taken
             assert server.cacao_api.gate.running == 1
             with CacaoClient(target, retries=0) as impatient:
@@ -259,6 +262,19 @@ def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_
             assert suggestion.evaluation.iterations == 50
     finally:
         server.stop(None).wait()
+
+
+def test_a_search_request_asks_for_its_priority_by_name():
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+    from cacaoai.client.requests import search_request
+
+    game = Position.new(players=2, seed=6)
+    for name, value in (("interactive", pb.SEARCH_PRIORITY_INTERACTIVE),
+                        ("background", pb.SEARCH_PRIORITY_BACKGROUND), (None, 0)):
+        assert search_request(pb.SuggestActionRequest(), game, priority=name).priority == value
+        assert search_request(pb.AnalyzePositionRequest(), game, priority=name).priority == value
+    with pytest.raises(ValueError, match="priority: 'urgent'"):
+        search_request(pb.SuggestActionRequest(), game, priority="urgent")
 
 
 def test_the_retry_policy_is_a_grpc_service_config():

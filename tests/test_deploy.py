@@ -96,6 +96,30 @@ def test_probes_ports_and_grace_match_the_server_settings():
     assert cores >= options.max_searches * options.search_threads  # a core per search thread
 
 
+def mebibytes(quantity: str) -> float:
+    """A Kubernetes memory quantity (512Mi, 1Gi, 536870912) in MiB."""
+    units = {"Ki": 2**-10, "Mi": 1, "Gi": 2**10, "K": 1e3 / 2**20, "M": 1e6 / 2**20, "G": 1e9 / 2**20}
+    number, unit = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]i?)?", quantity).groups()
+    return float(number) * (units[unit] if unit else 2**-20)
+
+
+def test_the_pods_memory_is_the_servers_base_its_memory_budget_and_headroom():
+    """The arithmetic of docs/operations.md: request >= base RSS + budget + a
+    quarter of the budget, and limit = request (a Guaranteed pod)."""
+    from cacaoai.server.memory import BASE_RSS_MIB, HEADROOM_FRACTION, pod_memory_mib
+
+    _, _, options = container_options()
+    assert options.memory_budget_mb > 0  # the manifest sets a budget
+    resources = container()["resources"]
+    request, limit = (mebibytes(resources[k]["memory"]) for k in ("requests", "limits"))
+    needed = pod_memory_mib(options.memory_budget_mb)
+    assert needed == BASE_RSS_MIB + options.memory_budget_mb + HEADROOM_FRACTION * options.memory_budget_mb
+    assert needed <= request == limit
+    assert resources["requests"]["cpu"] == resources["limits"]["cpu"]
+    # the server's default budget fits a pod of the same size
+    assert pod_memory_mib(ServerOptions().memory_budget_mb) <= request
+
+
 def test_the_service_and_autoscaler_point_at_the_deployment():
     objects = manifests()
     deployment, service, hpa = (objects[k] for k in

@@ -101,33 +101,53 @@ def test_calls_errors_latency_and_searches_are_counted(observed_server, caplog):
     assert entry["stopped_by"] == "iterations" and entry["level"] == "INFO"
 
 
-def test_slot_occupancy_and_refusals_are_counted(observed_server):
-    server, stub = observed_server
-    metrics = server.cacao_metrics
-    stream = stub.AnalyzePosition(pb.AnalyzePositionRequest(
-        position=position(), report_interval=duration_pb2.Duration(nanos=50_000_000),
-        limits=pb.SearchLimits(time=duration_pb2.Duration(seconds=4))))
-    next(stream)  # the one slot is taken
-    assert value(metrics.exposition().decode(), "cacao_search_slots_in_use") == 1
-    with pytest.raises(grpc.RpcError) as refused:
-        stub.SuggestAction(pb.SuggestActionRequest(position=position(),
-                                                   limits=pb.SearchLimits(iterations=1)))
-    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    stream.cancel()
-    assert server.cacao_api.gate.wait_running(0, GUARD_S)
+def test_slots_queue_waits_pauses_and_refusals_are_counted():
+    """A move pauses the one running analysis; a second analysis that could
+    not start before its deadline is refused at once; the metrics say so."""
+    options = ServerOptions(worker_threads=8, max_searches=1, max_time_s=600.0, grace_s=0.0,
+                            metrics_port=0)
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    metrics, gate = server.cacao_metrics, server.cacao_api.gate
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+            stream = stub.AnalyzePosition(pb.AnalyzePositionRequest(
+                position=position(), report_interval=duration_pb2.Duration(nanos=50_000_000),
+                limits=pb.SearchLimits(time=duration_pb2.Duration(seconds=600))))
+            next(stream)  # the one slot is taken, by a background search
+            assert value(metrics.exposition().decode(), "cacao_search_slots_in_use") == 1
+            reply = stub.SuggestAction(pb.SuggestActionRequest(position=position(),
+                                                               limits=pb.SearchLimits(iterations=1)))
+            assert reply.evaluation.priority == pb.SEARCH_PRIORITY_INTERACTIVE
+            # the first may search 40 s more: a second one cannot start within its 10 s deadline
+            with pytest.raises(grpc.RpcError) as refused:
+                list(stub.AnalyzePosition(pb.AnalyzePositionRequest(
+                    position=position(), limits=pb.SearchLimits(iterations=1000)), timeout=10))
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert gate.wait_for(lambda g: g.paused == 0 and g.running == 1, GUARD_S)  # resumed
+            stream.cancel()
+            assert gate.wait_running(0, GUARD_S)
 
-    def with_the_cancel_counted() -> str:
-        # the call is counted when the server sees the cancel, apart from its search's end
-        text = metrics.exposition().decode()
-        return text if value(text, "grpc_server_handled_total", grpc_method="AnalyzePosition",
-                             grpc_code="CANCELLED") else ""
+            def with_the_cancel_counted() -> str:
+                # the call is counted when the server sees the cancel, apart from its search's end
+                text = metrics.exposition().decode()
+                return text if value(text, "grpc_server_handled_total", grpc_method="AnalyzePosition",
+                                     grpc_code="CANCELLED") else ""
 
-    text = wait_until(with_the_cancel_counted, "the cancelled call to be counted")
-    assert value(text, "cacao_search_refusals_total", grpc_method="SuggestAction") == 1
-    assert value(text, "cacao_search_slots_in_use") == 0
-    assert value(text, "grpc_server_handled_total", grpc_method="AnalyzePosition",
-                 grpc_code="CANCELLED") == 1
-
+            text = wait_until(with_the_cancel_counted, "the cancelled call to be counted")
+    finally:
+        server.stop(None).wait()
+    background, interactive = {"class": "background"}, {"class": "interactive"}
+    assert value(text, "cacao_search_refusals_total", grpc_method="AnalyzePosition") == 1
+    assert value(text, "cacao_search_queue_refusals_total", cause="wait_too_long", **background) == 1
+    assert value(text, "cacao_search_preemptions_total") == 1
+    assert value(text, "cacao_search_queue_wait_seconds_count", **interactive) == 1
+    assert value(text, "cacao_search_queue_wait_seconds_count", **background) == 1
+    assert value(text, "cacao_search_queue_length", **background) == 0
+    assert value(text, "cacao_search_slots_in_use") == 0 and value(text, "cacao_search_paused") == 0
+    assert value(text, "cacao_memory_budget_bytes") == options.memory_budget_bytes
+    assert value(text, "cacao_memory_reserved_bytes") == 0
 
 def test_a_stopped_analysis_and_the_tree_cache_are_counted(observed_server, caplog):
     server, stub = observed_server

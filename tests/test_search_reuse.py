@@ -189,6 +189,22 @@ def test_the_cache_stays_within_its_bytes():
     assert cache.stats()["trees"] == 0 and cache.stats()["bytes"] == 0
 
 
+def test_a_smaller_limit_evicts_the_least_recently_used_trees_and_a_larger_one_keeps_more():
+    positions = [played(2, 80 + k, 4) for k in range(3)]
+    cache = TreeCache(BIG)
+    for p in positions:
+        search(p, LIMITS, seed=1, cache=cache)
+    one = cache.stats()["bytes"] // 3
+    cache.resize(int(1.5 * one))
+    assert cache.stats()["trees"] == 1 and cache.stats()["max_bytes"] == int(1.5 * one)
+    assert search(positions[2], LIMITS, seed=1, cache=cache).root.reused_visits == 400  # the newest stays
+    cache.resize(BIG)
+    search(positions[0], LIMITS, seed=1, cache=cache)
+    assert cache.stats()["trees"] == 2
+    with pytest.raises(ValueError, match="^max_bytes: "):
+        cache.resize(-1)
+
+
 def test_an_entry_keeps_one_tree_per_thread_and_reuses_those_there_are():
     position = played(2, 11, 4)
     cache = TreeCache(BIG)

@@ -566,28 +566,6 @@ def test_an_analysis_ends_with_a_final_report_before_the_deadline(cacao_stub, ca
     assert 0 < final.limits.time.ToNanoseconds() < 60e9
 
 
-def test_too_many_searches_are_refused_at_once_and_cancel_frees_them(cacao_stub, cacao_server):
-    gate = cacao_server[0].cacao_api.gate
-    streams = [cacao_stub.AnalyzePosition(analyze_request()) for _ in range(2)]
-    for stream in streams:
-        next(stream)  # both searches run
-    code, text, details = error_of(cacao_stub.SuggestAction, pb.SuggestActionRequest(
-        position=analyze_request().position, limits=pb.SearchLimits(iterations=1)))
-    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert gate.running == 2  # refused while both still run: not queued behind them
-    assert details["ErrorInfo"].reason == "TOO_MANY_SEARCHES"
-    # refused before the position is read: a refusal costs the server next to nothing
-    code, _, _ = error_of(cacao_stub.SuggestAction, pb.SuggestActionRequest())
-    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert cacao_stub.GetServerInfo(pb.GetServerInfoRequest()).api_version  # still responsive
-    for stream in streams:
-        stream.cancel()
-    assert gate.wait_running(0, GUARD_S)
-    response = cacao_stub.SuggestAction(pb.SuggestActionRequest(
-        position=analyze_request().position, limits=pb.SearchLimits(iterations=1)))
-    assert response.evaluation.iterations == 1
-
-
 def test_a_cancelled_suggestion_frees_its_thread(long_searches):
     server, stub = long_searches
     gate = server.cacao_api.gate

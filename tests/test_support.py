@@ -9,7 +9,7 @@ import threading
 import pytest
 from support import require_tool, wait_until
 
-from cacaoai.server.searching import SearchGate
+from cacaoai.server.scheduler import Request, SearchScheduler
 
 ABSENT = "cacao-no-such-program"
 
@@ -38,14 +38,14 @@ def test_waiting_returns_the_first_true_value_and_fails_naming_what_never_came()
         wait_until(lambda: False, "nothing", timeout=0)
 
 
-def test_the_search_gate_wakes_who_waits_for_searches_to_start_or_end():
-    gate = SearchGate(limit=2)
+def test_the_search_scheduler_wakes_who_waits_for_searches_to_start_or_end():
+    gate = SearchScheduler(slots=2)
     assert gate.wait_running(0, timeout=0)
     assert not gate.wait_running(1, timeout=0)
     taken, release = [], threading.Event()
 
     def search():
-        with gate.slot("client"):
+        with gate.slot(Request(client="client")):
             taken.append(True)
             release.wait()
 

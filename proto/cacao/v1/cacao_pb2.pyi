@@ -10,6 +10,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SearchPriority(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEARCH_PRIORITY_UNSPECIFIED: _ClassVar[SearchPriority]
+    SEARCH_PRIORITY_INTERACTIVE: _ClassVar[SearchPriority]
+    SEARCH_PRIORITY_BACKGROUND: _ClassVar[SearchPriority]
+
 class TileSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TILE_SOURCE_UNSPECIFIED: _ClassVar[TileSource]
@@ -53,6 +59,9 @@ class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PHASE_TURN: _ClassVar[Phase]
     PHASE_RESOLVE: _ClassVar[Phase]
     PHASE_OVER: _ClassVar[Phase]
+SEARCH_PRIORITY_UNSPECIFIED: SearchPriority
+SEARCH_PRIORITY_INTERACTIVE: SearchPriority
+SEARCH_PRIORITY_BACKGROUND: SearchPriority
 TILE_SOURCE_UNSPECIFIED: TileSource
 TILE_SOURCE_HAND: TileSource
 TILE_SOURCE_DISPLAY: TileSource
@@ -196,7 +205,7 @@ class TempleStanding(_message.Message):
     def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., workers: _Optional[_Iterable[int]] = ..., gold: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ServerLimits(_message.Message):
-    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority", "max_client_searches", "max_concurrent_calls", "max_client_calls", "tree_cache_bytes")
+    __slots__ = ("max_iterations", "max_time", "search_threads", "max_concurrent_searches", "max_message_bytes", "min_report_interval", "search_priority", "max_client_searches", "max_concurrent_calls", "max_client_calls", "tree_cache_bytes", "max_queued_searches", "max_queue_wait", "interactive_max_time", "max_client_interactive", "memory_budget_bytes", "max_tree_nodes")
     MAX_ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     MAX_TIME_FIELD_NUMBER: _ClassVar[int]
     SEARCH_THREADS_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +217,12 @@ class ServerLimits(_message.Message):
     MAX_CONCURRENT_CALLS_FIELD_NUMBER: _ClassVar[int]
     MAX_CLIENT_CALLS_FIELD_NUMBER: _ClassVar[int]
     TREE_CACHE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_QUEUED_SEARCHES_FIELD_NUMBER: _ClassVar[int]
+    MAX_QUEUE_WAIT_FIELD_NUMBER: _ClassVar[int]
+    INTERACTIVE_MAX_TIME_FIELD_NUMBER: _ClassVar[int]
+    MAX_CLIENT_INTERACTIVE_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_BUDGET_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_TREE_NODES_FIELD_NUMBER: _ClassVar[int]
     max_iterations: int
     max_time: _duration_pb2.Duration
     search_threads: int
@@ -219,7 +234,13 @@ class ServerLimits(_message.Message):
     max_concurrent_calls: int
     max_client_calls: int
     tree_cache_bytes: int
-    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_priority: _Optional[str] = ..., max_client_searches: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., max_client_calls: _Optional[int] = ..., tree_cache_bytes: _Optional[int] = ...) -> None: ...
+    max_queued_searches: int
+    max_queue_wait: _duration_pb2.Duration
+    interactive_max_time: _duration_pb2.Duration
+    max_client_interactive: int
+    memory_budget_bytes: int
+    max_tree_nodes: int
+    def __init__(self, max_iterations: _Optional[int] = ..., max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_threads: _Optional[int] = ..., max_concurrent_searches: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., min_report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., search_priority: _Optional[str] = ..., max_client_searches: _Optional[int] = ..., max_concurrent_calls: _Optional[int] = ..., max_client_calls: _Optional[int] = ..., tree_cache_bytes: _Optional[int] = ..., max_queued_searches: _Optional[int] = ..., max_queue_wait: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., interactive_max_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_client_interactive: _Optional[int] = ..., memory_budget_bytes: _Optional[int] = ..., max_tree_nodes: _Optional[int] = ...) -> None: ...
 
 class StrengthLevel(_message.Message):
     __slots__ = ("name", "limits")
@@ -366,7 +387,7 @@ class ApplyActionResponse(_message.Message):
     def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ...) -> None: ...
 
 class SuggestActionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree")
+    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "priority")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -376,6 +397,7 @@ class SuggestActionRequest(_message.Message):
     ALLOW_FIELD_NUMBER: _ClassVar[int]
     AVOID_FIELD_NUMBER: _ClassVar[int]
     REUSE_TREE_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -385,7 +407,8 @@ class SuggestActionRequest(_message.Message):
     allow: _containers.RepeatedCompositeFieldContainer[Action]
     avoid: _containers.RepeatedCompositeFieldContainer[Action]
     reuse_tree: bool
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ...) -> None: ...
+    priority: SearchPriority
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., priority: _Optional[_Union[SearchPriority, str]] = ...) -> None: ...
 
 class SeatOutlook(_message.Message):
     __slots__ = ("seat", "win_probability", "expected_gold", "score_lead")
@@ -440,7 +463,7 @@ class RootInfo(_message.Message):
     def __init__(self, visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., reused_visits: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root")
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused")
     BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
@@ -456,6 +479,9 @@ class Evaluation(_message.Message):
     THREADS_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
     best_action: Action
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
@@ -471,7 +497,10 @@ class Evaluation(_message.Message):
     threads: int
     nodes: int
     root: RootInfo
-    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ...) -> None: ...
+    priority: SearchPriority
+    queued: _duration_pb2.Duration
+    paused: _duration_pb2.Duration
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SuggestActionResponse(_message.Message):
     __slots__ = ("position_hash", "seat", "action", "evaluation")
@@ -486,7 +515,7 @@ class SuggestActionResponse(_message.Message):
     def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
 
 class AnalyzePositionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat")
+    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat", "priority")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -498,6 +527,7 @@ class AnalyzePositionRequest(_message.Message):
     AVOID_FIELD_NUMBER: _ClassVar[int]
     REUSE_TREE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -509,7 +539,8 @@ class AnalyzePositionRequest(_message.Message):
     avoid: _containers.RepeatedCompositeFieldContainer[Action]
     reuse_tree: bool
     seat: int
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ...) -> None: ...
+    priority: SearchPriority
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ..., priority: _Optional[_Union[SearchPriority, str]] = ...) -> None: ...
 
 class AnalyzeRequest(_message.Message):
     __slots__ = ("start", "stop")
