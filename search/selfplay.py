@@ -458,7 +458,7 @@ def run(config: SelfPlayConfig, out: Path | str, processes: int | None = None,
         info = {"file": name, **info, "sha256": write_shard(out / name, arrays)}
         done[index] = info
         games_done += info["games"][1] - info["games"][0]
-        path.write_text(json.dumps(manifest(False), indent=1) + "\n")
+        _write_json(path, manifest(False))
         if progress:
             elapsed = time.monotonic() - started
             sys.stderr.write(f"\rself-play {out.name}: {games_done}/{config.games} games, "
@@ -467,8 +467,15 @@ def run(config: SelfPlayConfig, out: Path | str, processes: int | None = None,
     if progress:
         sys.stderr.write("\n")
     result = manifest(True)
-    path.write_text(json.dumps(result, indent=1) + "\n")
+    _write_json(path, result)
     return result
+
+
+def _write_json(path: Path, value: dict[str, Any]) -> None:
+    """Replace the file at once (a reader never sees half of it)."""
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(value, indent=1) + "\n")
+    os.replace(temporary, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
