@@ -1,12 +1,14 @@
-"""Screenshots of the board page at the start, mid-game, at the end and in the replay viewer.
+"""Screenshots of the board page: at the start, mid-game, at the end, in the replay
+viewer, on a phone, the AI's candidates as a heat map, and the game's graph.
 
 Starts ``cacao-server`` (gRPC and HTTP on free loopback ports), opens the page
 in headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright; no
-browser is downloaded) and plays a game through the page as a person would:
-a human seat clicks its tiles and cells, the AI seats answer. The test suite
-drives the page with the same :class:`BoardPage`.
+browser is downloaded) and plays games through the page as a person would: a
+human seat chooses its tiles and cells (with the mouse, or by taps on a phone),
+the AI seats answer. The test suite drives the page with the same
+:class:`BoardPage`.
 
-    python .ci/screenshots.py                 # writes docs/img/board-{start,mid,end,replay}.png
+    python .ci/screenshots.py                 # writes docs/img/board-*.png
     python .ci/screenshots.py --out /tmp/shots --players 3
 """
 
@@ -29,6 +31,12 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-network
                   "--disable-sync"]
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = "#board g.cell:has(> rect.target)"  # a cell the chosen tile may go to
+CHOICE = "#choices button.choice"  # a result to choose, or a way of filling the closed cells
+SIZES = {"phone": (375, 812), "tablet": (768, 1024), "desktop": (1366, 768)}
+
+# True when a human seat may act (its legal actions are there) or the game is over
+READY = ("(() => { const s = window.cacao; if (!s.game) return false; if (s.over) return true;"
+         " return !s.busy && !s.thinking && s.legal.length > 0; })()")
 
 
 @contextlib.contextmanager
@@ -40,15 +48,17 @@ def cacao_server(*flags: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def chromium(width: int = 1400, height: int = 900) -> Iterator[Any]:
-    """A Playwright page in a fresh headless Chromium profile."""
+def chromium(width: int = 1400, height: int = 900, touch: bool = False) -> Iterator[Any]:
+    """A Playwright page in a fresh headless Chromium profile; with ``touch``, a phone's
+    or a tablet's: a touch screen, and the page laid out by its viewport tag."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="cacao-chromium-") as profile, \
             sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": width, "height": height}, accept_downloads=True)
+            viewport={"width": width, "height": height}, accept_downloads=True,
+            has_touch=touch, is_mobile=touch)
         try:
             yield context.pages[0] if context.pages else context.new_page()
         finally:
@@ -56,37 +66,63 @@ def chromium(width: int = 1400, height: int = 900) -> Iterator[Any]:
 
 
 class BoardPage:
-    """The board page driven through its buttons, tiles and cells."""
+    """The board page driven through its buttons, tiles and cells: clicked with the
+    mouse, or with ``touch`` tapped (a first tap on a cell chooses it, a second places)."""
 
-    def __init__(self, page: Any, url: str):
-        self.page, self.url = page, url
+    def __init__(self, page: Any, url: str, touch: bool = False):
+        self.page, self.url, self.touch = page, url, touch
         page.goto(url)
         page.wait_for_function("window.cacao && document.querySelector('#seat-0 option')")
 
     def state(self, expression: str) -> Any:
         return self.page.evaluate(f"(() => {{ const s = window.cacao; return {expression}; }})()")
 
-    def new_game(self, seats: list[str], seed: int) -> None:
+    def press(self, target: Any) -> None:
+        """A tap on a touch screen, else a click (a selector or a locator)."""
+        locator = self.page.locator(target) if isinstance(target, str) else target
+        if self.touch:
+            locator.tap()
+        else:
+            locator.click()
+
+    def new_game(self, seats: list[str], seed: int, wait: bool = True) -> None:
         """Starts a game: seats[i] is "human" or an AI level such as "casual"."""
         page = self.page
         if not page.is_visible("#setup"):
-            page.click("#new")
+            self.press("#new")
         page.select_option("#players", str(len(seats)))
         for i, kind in enumerate(seats):
             page.select_option(f"#seat-{i}", kind)
         page.fill("#seed", str(seed))
-        page.click("#start")
-        self.wait_for_human_or_end()
+        self.press("#start")
+        if wait:
+            self.wait_for_human_or_end()
 
     def over(self) -> bool:
         return self.state("s.over")
 
+    def actions(self) -> int:
+        return self.state("s.game ? s.game.record.actions.length : 0")
+
     def wait_for_human_or_end(self, timeout_s: float = 120) -> None:
         """Waits until a human seat may act (its legal actions are there) or the game is over."""
-        self.page.wait_for_function(
-            "(() => { const s = window.cacao; if (!s.game) return false;"
-            " if (s.over) return true;"
-            " return !s.busy && !s.thinking && s.legal.length > 0; })()", timeout=timeout_s * 1000)
+        self.page.wait_for_function(READY, timeout=timeout_s * 1000)
+
+    def cell(self, x: int, y: int) -> Any:
+        return self.page.locator(f"#board g.cells > g.cell[data-x='{x}'][data-y='{y}']")
+
+    def first_target(self) -> tuple[int, int]:
+        """The first cell the chosen tile may go to."""
+        first = self.page.locator(TARGET).first
+        return int(first.get_attribute("data-x")), int(first.get_attribute("data-y"))
+
+    def place_on(self, x: int, y: int) -> None:
+        """The chosen tile to (x, y): a click, or a tap that chooses the cell and one that places."""
+        if self.touch:
+            self.cell(x, y).tap()
+            self.page.wait_for_function("([x, y]) => { const c = window.cacao.selected;"
+                                        " return c && c.x === x && c.y === y; }", arg=[x, y])
+        self.press(self.cell(x, y))
 
     def play_human_move(self, hint: bool = False) -> None:
         """One decision through the page: a result to choose, or a tile to a green cell
@@ -97,19 +133,19 @@ class BoardPage:
             with contextlib.suppress(Exception):
                 best.wait_for(timeout=3000)
         if hint and best.count():
-            best.click()
-        elif page.locator("#choices button.choice").count():
-            page.locator("#choices button.choice").first.click()
+            self.press(best)
+        elif page.locator(CHOICE).count():
+            self.press(page.locator(CHOICE).first)
         else:
-            page.locator("#seats svg.mini.choosable").first.click()
-            played = page.evaluate("window.cacao.game.record.actions.length")
-            page.locator(TARGET).first.click()
-            # the click either asks which display tile goes where or sends the move
+            self.press(page.locator("#tray svg.mini.choosable").first)
+            played = self.actions()
+            self.place_on(*self.first_target())
+            # the move either asks which display tile goes where or is sent
             page.wait_for_function(
                 "n => document.querySelector('#choices button.choice') || window.cacao.busy"
                 " || window.cacao.game.record.actions.length !== n", arg=played)
-            if page.locator("#choices button.choice").count():  # which display tile goes where
-                page.locator("#choices button.choice").first.click()
+            if page.locator(CHOICE).count():  # which display tile goes where: the one drawn
+                self.press(page.locator(f"{CHOICE}.previewed"))
         self.wait_for_human_or_end()
 
     def play_to_end(self, max_moves: int = 200, hint: bool = False, on_move: Any = None) -> int:
@@ -122,6 +158,37 @@ class BoardPage:
                 on_move(moves)
         return moves
 
+    def view_box(self) -> list[float]:
+        """The board's visible box: x, y, width, height in board units (64 a cell)."""
+        return [float(v) for v in self.page.get_attribute("#board", "viewBox").split()]
+
+    def analyse(self) -> None:
+        """Analyse, and wait for its final report."""
+        self.press("#analyse")
+        self.page.wait_for_function("window.cacao.analysis === null && window.cacao.evaluation"
+                                    " && window.cacao.evaluation.ev.final", timeout=30_000)
+
+    def wait_for_graph(self) -> None:
+        """Until the game's graph has every position's evaluation."""
+        self.page.wait_for_function(
+            "(() => { const g = document.querySelector('#graph'); return g && g.dataset.filling === 'false'"
+            " && window.cacao.filling === null && g.querySelector('svg.graph'); })()", timeout=60_000)
+
+
+def union(page: Any, *selectors: str, pad: int = 6) -> dict[str, float]:
+    """The box around the elements in the page's coordinates (a full-page screenshot's clip)."""
+    return page.evaluate("""([selectors, pad]) => {
+        const boxes = selectors.map((s) => document.querySelector(s).getBoundingClientRect());
+        const x0 = Math.max(0, Math.min(...boxes.map((b) => b.left)) - pad + scrollX);
+        const y0 = Math.max(0, Math.min(...boxes.map((b) => b.top)) - pad + scrollY);
+        const x1 = Math.max(...boxes.map((b) => b.right)) + pad + scrollX;
+        const y1 = Math.max(...boxes.map((b) => b.bottom)) + pad + scrollY;
+        return {x: x0, y: y0, width: x1 - x0, height: y1 - y0}; }""", [list(selectors), pad])
+
+
+NAMES = ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png",
+         "board-phone.png", "board-heatmap.png", "board-graph.png")
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -132,33 +199,65 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with cacao_server() as url, chromium() as page:
-        board = BoardPage(page, url)
-        board.new_game(["human"] + [args.level] * (args.players - 1), args.seed)
-        page.click("#analyse")
-        page.wait_for_function("window.cacao.analysis === null", timeout=30_000)
-        page.mouse.move(0, 0)
-        page.screenshot(path=str(out / "board-start.png"))
+    seats = ["human"] + [args.level] * (args.players - 1)
+    with cacao_server() as url:
+        with chromium() as page:
+            board = BoardPage(page, url)
+            board.new_game(seats, args.seed)
+            board.analyse()
+            page.mouse.move(0, 0)
+            page.screenshot(path=str(out / "board-start.png"))
 
-        def mid(moves: int) -> None:
-            if moves == 9:
-                target = page.locator(TARGET).first
-                if target.count():
-                    target.hover()  # the ghost of the chosen tile over a legal cell
-                page.screenshot(path=str(out / "board-mid.png"))
+            taken: set[str] = set()
 
-        board.play_to_end(hint=True, on_move=mid)
-        page.screenshot(path=str(out / "board-end.png"))
-        with tempfile.TemporaryDirectory() as folder:
-            with page.expect_download() as download:
-                page.click("#save")  # then load the record into the replay viewer, at action 12
-            download.value.save_as(Path(folder) / "game.json")
-            page.set_input_files("#load-file", str(Path(folder) / "game.json"))
-        page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
-        page.eval_on_selector("#r-slider", "s => { s.value = '12'; s.dispatchEvent(new Event('input')); }")
-        page.wait_for_function("window.cacao.replay.evals.has(12)", timeout=30_000)
-        page.screenshot(path=str(out / "board-replay.png"))
-    for name in ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png"):
+            def mid(moves: int) -> None:
+                board.wait_for_human_or_end()
+                if board.over() or not board.state("s.game.position.phase === 1"):  # a tile to place (PHASE_TURN)
+                    return
+                if moves >= 9 and "mid" not in taken:  # the ghost of the chosen tile over a legal cell
+                    page.wait_for_function("window.cacao.evaluation && window.cacao.evaluation.hash"
+                                           " === window.cacao.game.hash", timeout=30_000)
+                    page.locator(TARGET).first.hover()
+                    page.screenshot(path=str(out / "board-mid.png"))
+                    taken.add("mid")
+                elif moves >= 12 and "heat" not in taken:  # the heat map of an analysis, the board alone
+                    board.analyse()
+                    page.mouse.move(0, 0)
+                    page.locator("#left").screenshot(path=str(out / "board-heatmap.png"))
+                    taken.add("heat")
+
+            board.play_to_end(hint=True, on_move=mid)
+            board.wait_for_graph()
+            page.screenshot(path=str(out / "board-end.png"))
+            page.set_viewport_size({"width": 900, "height": 900})  # the panels under the board: a wide graph
+            page.screenshot(path=str(out / "board-graph.png"), clip=union(page, "#result", "#p-graph"), full_page=True)
+            page.set_viewport_size({"width": 1400, "height": 900})
+            with tempfile.TemporaryDirectory() as folder:
+                with page.expect_download() as download:
+                    page.click("#save")  # then load the record into the replay viewer, at action 12
+                download.value.save_as(Path(folder) / "game.json")
+                page.set_input_files("#load-file", str(Path(folder) / "game.json"))
+                # the page reads the file: only then may it go
+                page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
+            page.eval_on_selector("#r-slider", "s => { s.value = '12'; s.dispatchEvent(new Event('input')); }")
+            page.wait_for_function("window.cacao.replay.evals.has(12) && window.cacao.evaluation", timeout=30_000)
+            board.wait_for_graph()
+            page.screenshot(path=str(out / "board-replay.png"))
+        width, height = SIZES["phone"]
+        with chromium(width, height, touch=True) as page:
+            board = BoardPage(page, url, touch=True)
+            board.new_game(seats, args.seed + 1)
+            for _ in range(5):
+                board.play_human_move()
+            while board.state("s.game.position.phase !== 1") and not board.over():
+                board.play_human_move()
+            board.press(page.locator("#tray svg.mini.choosable").first)
+            x, y = board.first_target()
+            board.cell(x, y).tap()  # chosen, not yet placed: the tile drawn there, Place offered
+            page.wait_for_selector("#place:not([hidden])")
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(out / "board-phone.png"))
+    for name in NAMES:
         print(out / name)
     return 0
 

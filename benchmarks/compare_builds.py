@@ -12,7 +12,10 @@ seat g % 2, so each deal is played once from each side. Time budgets
 (``mcts:time=0.05``) make "equal time per move" matches; both workers run one
 after the other, never at the same time, so they get the same machine. A bot
 whose spec says ``reuse=1`` gets the game's last 16 positions and actions with
-each move, as cacao-arena gives them, so it continues its search trees.
+each move, as cacao-arena gives them, so it continues its search trees. The
+workers are cacaoai.search.builds.Worker, which ``cacao-ladder --old-path``
+uses too (its SPRT mode tests a change between builds in as few games as the
+evidence allows).
 
     git archive 4c2bd50 | tar -x -C /tmp/old
     (cd /tmp/old && pip install -q --no-deps --target /tmp/old-site .)
@@ -25,80 +28,11 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
-import subprocess
 import sys
 import time
 from typing import Any
 
-WORKER = r"""
-import json, sys, time
-import cacaoai.search
-from cacaoai.engine import Position
-from cacaoai.search.bots import parse_bot
-bot = parse_bot(sys.argv[1])
-print(json.dumps({"module": cacaoai.search.__file__}), flush=True)
-game = None
-for line in sys.stdin:
-    job = json.loads(line)
-    position = Position.from_snapshot(job["snapshot"])
-    if "history" not in job:
-        start = time.perf_counter()
-        action = bot.choose(position, job["seed"])
-    else:                   # a bot that keeps its trees: the game so far, as the arena gives it
-        if job["game"] != game:
-            game = job["game"]
-            bot.new_game()
-        history = [(Position.from_snapshot(s), code) for s, code in job["history"]]
-        start = time.perf_counter()
-        action = bot.choose(position, job["seed"], history)
-    spent = time.perf_counter() - start
-    print(json.dumps({"code": position.encode(action), "seconds": spent}), flush=True)
-"""
-
-
-class Worker:
-    """A process that answers positions with its build's bot."""
-
-    def __init__(self, spec: str, path: str | None):
-        env = dict(os.environ)
-        if path:
-            env["PYTHONPATH"] = path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        else:
-            env.pop("PYTHONPATH", None)
-        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, spec], env=env, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/")
-        self.seconds = 0.0
-        self.moves = 0
-        assert self.proc.stdout is not None
-        self.module = json.loads(self.proc.stdout.readline())["module"]
-        inside = bool(path) and os.path.abspath(self.module).startswith(os.path.abspath(path) + os.sep)
-        if inside != bool(path):
-            raise RuntimeError(f"the worker imported {self.module}, not the build asked for")
-
-    def choose(self, snapshot: dict[str, Any], seed: int, game: int,
-               history: list[tuple[dict[str, Any], int]] | None = None) -> int:
-        """The worker's action code; `history` (snapshots and codes, oldest
-        first) only for a bot that keeps its trees (its spec says reuse)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        job: dict[str, Any] = {"snapshot": snapshot, "seed": seed}
-        if history is not None:
-            job.update(history=history, game=game)
-        self.proc.stdin.write(json.dumps(job) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("a worker died")
-        answer = json.loads(line)
-        self.seconds += answer["seconds"]
-        self.moves += 1
-        return int(answer["code"])
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait()
-
+from cacaoai.search.builds import Worker
 
 _WORKERS: dict[str, Worker] = {}
 

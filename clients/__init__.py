@@ -20,6 +20,8 @@ The programs:
 - :mod:`.play`: ``cacao-play``, a game in the terminal against the AI.
 - :mod:`.match`: ``cacao-match``, AI-vs-AI games through a server.
 - :mod:`.notation` and :mod:`.board`: the action notation and the text board.
+- :mod:`.console`: their terminal plumbing: the status line that follows a
+  search, and a quiet end on Ctrl-C or a closed pipe.
 - ``examples/embed.py`` and ``examples/analyze.py`` (in the source tree): a
   front end that keeps the true game and asks the service only for the AI
   seat's decisions; analysis with stop, MultiPV, allow/avoid and pondering.

@@ -155,6 +155,36 @@ def draw_position(position: Mapping[str, Any], names: Sequence[str],
     return "\n".join(parts)
 
 
+def score_lines(scores: Sequence[Any], names: Sequence[str], cacao: Sequence[int],
+                temples: Sequence[Any] = (), winners: Sequence[int] | None = None) -> list[str]:
+    """A table of each seat's gold by part, as the final scoring counts it:
+    gold so far, the temple majorities' awards, the sun tokens' gold and the
+    water track's value, their total, and the cacao left (the tie-break).
+
+    Args:
+        scores: a :class:`cacaoai.engine.Score` per seat (``Position.scores()``).
+        names: a name per seat.
+        cacao: each seat's cacao.
+        temples: the :class:`cacaoai.engine.Temple` list (``Position.temples()``):
+            a line per temple whose majority gives somebody gold.
+        winners: the winning seats (marked), once the game is over.
+    """
+    width = max(6, *(len(n) for n in names))
+    lines = [f"  {'':<{width}}  {'gold':>5} {'temples':>8} {'sun':>5} {'water':>6} {'total':>6} "
+             f"{'cacao':>6}"]
+    for s, score in enumerate(scores):
+        mark = "  winner" if winners is not None and s in winners else ""
+        lines.append(f"  {names[s]:<{width}}  {score.gold:>5} {score.temples:>+8d} {score.sun:>+5d} "
+                     f"{score.water:>+6d} {score.total:>6} {cacao[s]:>6}{mark}")
+    for t in temples:
+        if not any(t.awards):
+            continue
+        workers = ", ".join(f"{names[s]} {w}" for s, w in enumerate(t.workers) if w)
+        awards = ", ".join(f"{names[s]} {a:+d}" for s, a in enumerate(t.awards) if a)
+        lines.append(f"  temple at {t.x},{t.y}: workers {workers} -> gold {awards}")
+    return lines
+
+
 def legend(names: Sequence[str], *, colour: bool = False) -> str:
     """How to read the board."""
     seats = ", ".join(f"[{s}] {paint(SEAT_COLOUR_NAMES[s % 4], ';'.join(SEAT_COLOURS[s % 4]), colour)}"

@@ -13,6 +13,8 @@ only what the seat to act may see), ApplyAction plays it, and ValidateRecord
 checks the finished record. Records go to ``--out`` as ``game-NNN.json``.
 
 Without ``--server`` a server is started in its own process on a free port.
+Ctrl-C stops the match (the searches in flight are cancelled) with one line
+and status 130.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from cacaoai.engine import derive_seed, record_text
 
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
+from .console import run_command, shielded
 from .errors import CacaoClientError
 from .local import StartError
 from .play import local_server
@@ -147,36 +150,68 @@ def run_match(client: CacaoClient, players: Sequence[Player], *, games: int, sea
             print(game_line(outcome, players), file=out, flush=True)
         return outcome
 
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, parallel))
+    try:
         return list(pool.map(one, range(games)))
+    finally:
+        # after Ctrl-C or a failed game: no game starts any more, and the
+        # games in flight end with the client's channel (closed by the caller)
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+EXAMPLES = """\
+examples:
+  cacao-match                                     beginner against strong, 2 games
+  cacao-match -s casual -s strong -n 20 --rotate  20 games, seats swapped every game
+  cacao-match -s 200 -s 1000 -s 2s --out games/   3 players, records in games/
+  cacao-match -s strong -s max --parallel 2 --server 10.0.0.5:50051
+
+Prints a line per game and a table per player: games, wins (a shared win
+counts as a fraction), win rate and mean final gold. Exits 1 if a call
+failed or a record did not validate, 130 after Ctrl-C.
+"""
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="cacao-match", description="Play AI-vs-AI games of Cacao through a server.")
+        prog="cacao-match", description="Play AI-vs-AI games of Cacao through a server.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--strength", "-s", action="append", default=[], metavar="SPEC",
-                        help="one player: a level (strong), iterations (500) or time (2s); "
-                             "give 2-4 (default: beginner and strong)")
+                        help="one player: a level (strong), iterations (500) or time a move "
+                             "(2s); give it 2-4 times, one per player (default: beginner and "
+                             "strong)")
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
-                        help="seats per game (default: the number of --strength)")
+                        help="seats per game (default: the number of --strength); with more "
+                             "seats than players, the players take the seats in turn")
     parser.add_argument("--games", "-n", type=int, default=2, help="games to play (default 2)")
     parser.add_argument("--rotate", action="store_true",
-                        help="move the players one seat on after each game")
-    parser.add_argument("--seed", type=int, help="seed of the first deal (game g uses seed+g)")
-    parser.add_argument("--out", metavar="DIR", help="folder for the records (game-NNN.json)")
-    parser.add_argument("--parallel", type=int, default=1, help="games at once (default 1)")
+                        help="move the players one seat on after each game, so that each "
+                             "plays every seat (default: player i always sits in seat i)")
+    parser.add_argument("--seed", type=int,
+                        help="seed of the match: each game's deal and searches derive from it "
+                             "(default: a random one, printed at the start)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="folder for the records, game-001.json ... (default: none written)")
+    parser.add_argument("--parallel", type=int, default=1, metavar="N",
+                        help="games played at once (default 1; the server's search slots "
+                             "bound what helps)")
     parser.add_argument("--server", metavar="ADDR",
-                        help="a running server (host:port); default: start one here")
+                        help="a running server (host:port); default: start one on a free local "
+                             "port for the match")
     add_connection_flags(parser)
-    parser.add_argument("--timeout", type=float, default=300.0,
-                        help="seconds to wait for one AI move (default 300)")
+    parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                        help="most seconds to wait for one AI move (default 300)")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    """Runs ``cacao-match``; returns the exit status (1 if a call failed or a record did not validate)."""
+    """Runs ``cacao-match``; returns the exit status (1 if a call failed or a
+    record did not validate, 130 after Ctrl-C)."""
+    return run_command("cacao-match", lambda: _main(argv, out or sys.stdout))
+
+
+def _main(argv: Sequence[str] | None, out: TextIO) -> int:
     args = parse_args(argv)
-    out = out or sys.stdout
     try:
         players = [parse_strength(s) for s in (args.strength or ["beginner", "strong"])]
         args.connection = connection_settings(args) if args.server else {}
@@ -192,7 +227,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return _run(args.server, args, players, seat_count, seed, out)
     try:
         with local_server() as local:
-            print(f"Started a local Cacao server on {local.address}.", file=out)
+            print(f"Started a local Cacao server on {local.address}.", file=out, flush=True)
             return _run(local.address, args, players, seat_count, seed, out)
     except StartError as error:
         print(f"cacao-match: no local server: {error}", file=sys.stderr)
@@ -201,23 +236,28 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def _run(target: str, args: argparse.Namespace, players: list[Player], seat_count: int,
          seed: int, out: TextIO) -> int:
-    with CacaoClient(target, search_timeout=args.timeout, retries=BUSY_RETRIES, backoff=BUSY_BACKOFF_S,
-                     max_backoff=BUSY_MAX_BACKOFF_S, **args.connection) as client:
-        try:
+    client = CacaoClient(target, search_timeout=args.timeout, retries=BUSY_RETRIES,
+                         backoff=BUSY_BACKOFF_S, max_backoff=BUSY_MAX_BACKOFF_S, **args.connection)
+    try:
+        with shielded():
             info = client.get_server_info()
-            unknown = [p for p in players if isinstance(p, str) and p not in info.levels]
-            if unknown:
-                print(f"cacao-match: unknown level {unknown[0]!r}: this server has "
-                      f"{', '.join(info.levels)}", file=sys.stderr)
-                return 2
-            print(f"{args.games} games, {seat_count} seats, seed {seed}; players: "
-                  + ", ".join(f"{i} {strength_text(p)}" for i, p in enumerate(players)), file=out)
-            outcomes = run_match(client, players, games=args.games, seat_count=seat_count,
-                                 seed=seed, rotate=args.rotate, out_dir=args.out,
-                                 parallel=args.parallel, out=out)
-        except CacaoClientError as error:
-            print(f"cacao-match: {error}", file=sys.stderr)
-            return 1
+        unknown = [p for p in players if isinstance(p, str) and p not in info.levels]
+        if unknown:
+            print(f"cacao-match: unknown level {unknown[0]!r}: this server has "
+                  f"{', '.join(info.levels)}", file=sys.stderr)
+            return 2
+        print(f"{args.games} games, {seat_count} seats, seed {seed}; players: "
+              + ", ".join(f"{i} {strength_text(p)}" for i, p in enumerate(players)), file=out,
+              flush=True)
+        outcomes = run_match(client, players, games=args.games, seat_count=seat_count,
+                             seed=seed, rotate=args.rotate, out_dir=args.out,
+                             parallel=args.parallel, out=out)
+    except CacaoClientError as error:
+        print(f"cacao-match: {error}", file=sys.stderr)
+        return 1
+    finally:
+        with shielded():  # cancels the calls in flight, and waits for them to end
+            client.close()
     print("\n".join(summary_lines(outcomes, players)), file=out)
     return 0 if all(o.valid for o in outcomes) else 1
 

@@ -5,6 +5,7 @@
     cacao-play --iterations 500             # AI budget per move: iterations ...
     cacao-play --time 2                     # ... or seconds
     cacao-play --ai beginner --ai 2s        # one strength per AI seat
+    cacao-play --hint-level max             # hints from the strongest level
     cacao-play --server 10.0.0.5:50051      # use a running server
     cacao-play --load game.json             # go on with a saved game
 
@@ -14,6 +15,11 @@ the server only ever receives the observation of the AI seat that decides
 (its own hand, the public board and counts), so it cannot peek at your hand
 or the order of the draw piles, exactly like any front end should use the API.
 
+While the AI thinks, a line shows its search as it goes (iterations, time,
+each seat's chance to win): rewritten in place on a terminal, a plain line
+every few seconds of search otherwise. The AI plays the move its search ends
+with.
+
 Type ``help`` at the prompt for the action notation and the commands.
 """
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,9 +40,20 @@ from cacaoai.engine import Action, CacaoError, Position, RecordError, Report, de
 from . import board, notation
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
+from .console import StatusLine, run_command, shielded, thinking_text
 from .errors import CacaoClientError
 from .local import LocalServer, StartError
+from .replies import Evaluation, ServerInfo
+from .requests import Source
 from .text import evaluation_lines, strength_text
+
+#: The level of hints unless --hint-level says otherwise (the server's default
+#: level when it has no such level).
+DEFAULT_HINT_LEVEL = "strong"
+#: Suggestions a hint lists (h1 ... h5).
+HINT_CANDIDATES = 5
+#: Seconds between two reports of a running search (the thinking line).
+REPORT_INTERVAL_S = 0.2
 
 HELP = """\
 Actions (the board marks with <x,y> the empty cells you may play):
@@ -49,12 +67,18 @@ Actions (the board marks with <x,y> the empty cells you may play):
   discard 2101       only when nothing can be placed
   r 2                choose result 2 of your activations (when asked)
   7                  action 7 of the numbered list (see list)
+  h2                 suggestion h2 of the last hint (see hint)
 Commands:
-  list       the legal actions, numbered        board   draw the board again
-  hint       the AI's evaluation and its top suggestions for you
-  undo       take back your last decision (and the AI moves after it)
-  save FILE  save the game (cacao-record/1)     load FILE  go on with a saved game
-  help       this text                          quit      leave the game"""
+  list        the legal actions, numbered 1, 2, 3 ... (a bare number plays from it)
+  hint        the AI's evaluation of your position and its suggestions, numbered
+              h1, h2 ... (type h1 to play the first)
+  hint LEVEL  the same at another strength, this once: hint strong, hint 2s, hint 5000
+  score       each seat's gold if the game ended now: gold, temples, sun, water, total
+  board       draw the board again
+  undo        take back your last decision (and the AI moves after it)
+  save FILE   save the game (cacao-record/1)    load FILE  go on with a saved game
+  help        this text                         quit       leave the game (or Ctrl-C)
+While the AI thinks, a line shows its iterations and each seat's chance to win."""
 
 
 @dataclass
@@ -66,6 +90,8 @@ class Settings:
     hint: Limit | str | None
     colour: bool
     seed: int | None
+    levels: Sequence[str] = ()
+    """The server's level names (to check ``hint LEVEL``); empty: not checked."""
 
 
 class Session:
@@ -88,6 +114,9 @@ class Session:
         self.out = out
         self.dirty = True
         self.pending: str | None = None
+        self.status = StatusLine(out)
+        # the last hint's suggestions (h1, h2, ...) and the position they are for
+        self.hints: tuple[str, list[Action]] | None = None
 
     # --- seats ---
 
@@ -154,7 +183,8 @@ class Session:
             f"seat {s}: " + ("you" if s == self.human else f"AI ({strength_text(self.strength(s))})")
             for s in range(self.game.players))
         self.say(f"Cacao, {self.game.players} players. {seats}.")
-        self.say(f"Seat {self.game.first_player} moves first. Type help for the notation.")
+        self.say(f"Seat {self.game.first_player} moves first. Hints: {strength_text(self.settings.hint)}. "
+                 "Type help for the notation and the commands.")
         self.say(board.legend(names, colour=self.settings.colour))
 
     # --- showing ---
@@ -192,18 +222,25 @@ class Session:
         assert result is not None
         self.show_board_only()
         self.dirty = False
-        self.say("Game over. Final scores (gold after temples, sun and water; cacao breaks ties):")
-        names = self.names()
-        seats = self.game.observation(self.human)["seats"]
-        for s in range(self.game.players):
-            mark = "  winner" if s in result.winners else ""
-            scoring = result.gold[s] - seats[s]["gold"]
-            self.say(f"  {names[s]:<6} {result.gold[s]:>3} gold ({seats[s]['gold']} in play "
-                     f"{scoring:+d} from temples, sun and water), {result.cacao[s]} cacao{mark}")
+        self.say("Game over. Final scores (the most gold wins; cacao left breaks a tie):")
+        self.say("\n".join(self.score_table(result.winners)))
         if self.human in result.winners:
             self.say("You win!" if len(result.winners) == 1 else "You share the win!")
         else:
             self.say("The AI wins.")
+
+    def score_table(self, winners: Sequence[int] | None = None) -> list[str]:
+        """Each seat's gold by part (gold, temples, sun, water, total) and cacao."""
+        seats = self.game.observation(self.human)["seats"]
+        return board.score_lines(self.game.scores(), self.names(), [s["cacao"] for s in seats],
+                                 self.game.temples(), winners)
+
+    def show_score(self) -> None:
+        over = self.game.is_over
+        self.say("Final scores:" if over else
+                 "If the game ended now (temples, sun and water are scored at the end):")
+        result = self.game.result()
+        self.say("\n".join(self.score_table(result.winners if result else None)))
 
     def show_board_only(self) -> None:
         view = self.game.observation(self.human)
@@ -248,7 +285,7 @@ class Session:
         if head in ("quit", "q", "exit"):
             self.say("Bye.")
             return False
-        if head in ("help", "h", "?"):
+        if head in ("help", "?") or (head == "h" and not rest):
             self.say(HELP)
         elif head in ("board", "b"):
             self.show() if not over else self.show_board_only()
@@ -258,12 +295,16 @@ class Session:
             self.load(rest)
         elif head in ("undo", "u"):
             self.undo()
+        elif head in ("score", "scores"):
+            self.show_score()
         elif over:
-            self.say("The game is over: save FILE, undo, load FILE or quit.")
+            self.say("The game is over: score, save FILE, undo, load FILE or quit.")
         elif head in ("list", "l", "ls"):
             self.show_list()
         elif head == "hint":
-            self.hint()
+            self.hint(rest)
+        elif m := re.fullmatch(r"h\s*(\d+)", line.strip().lower()):
+            self.play_hint(int(m.group(1)))
         else:
             self.play(line)
         return True
@@ -278,6 +319,9 @@ class Session:
         action = parsed.action or self.choose(parsed, view, legal)
         if action is None:
             return
+        self.apply_mine(action, legal)
+
+    def apply_mine(self, action: Action, legal: Sequence[Action]) -> None:
         report = self.game.apply(action)
         self.announce(self.human, report, legal)
         self.dirty = True
@@ -297,20 +341,54 @@ class Session:
         self.pending = line
         return None
 
-    def hint(self) -> None:
-        legal = self.game.legal_actions()
+    def hint(self, spec: str = "") -> None:
+        """The AI's evaluation of the person's position and its suggestions
+        h1, h2, ..., at the hint level or at ``spec`` (a strength text)."""
         strength = self.settings.hint
+        if spec:
+            try:
+                strength = parse_strength(spec)
+            except ValueError as error:
+                self.say(f"hint {spec}: {error}")
+                return
+            levels = self.settings.levels
+            if isinstance(strength, str) and levels and strength not in levels:
+                self.say(f"hint {spec}: no such level; this server has {', '.join(levels)} "
+                         "(or give iterations, 5000, or seconds, 2s).")
+                return
+        legal = self.game.legal_actions()
         self.say(f"Asking the AI ({strength_text(strength)}) about your position...")
         try:
-            s = self.client.suggest(self.game.observation(self.human), strength,
-                                    seed=self.ai_seed(), max_candidates=5)
+            evaluation = self.think("The AI", self.game.observation(self.human), strength,
+                                    max_candidates=HINT_CANDIDATES)
         except CacaoClientError as error:
             self.say(f"No hint: {error}")
             return
-        lines = evaluation_lines(s.evaluation, self.names(),
-                                 lambda a: notation.write(a, legal))
-        self.say("\n".join(lines))
-        self.say(f"Suggested: {notation.write(s.action, legal)}")
+        suggestions = [c.action for c in evaluation.candidates[:HINT_CANDIDATES]]
+
+        def write(action: Action) -> str:
+            return f"{notation.write(action, legal)} (list {legal.index(action) + 1})"
+
+        self.say("\n".join(evaluation_lines(evaluation, self.names(), write,
+                                            top=HINT_CANDIDATES, label="h")))
+        best = evaluation.best_action
+        assert best is not None
+        if best not in suggestions:
+            suggestions.append(best)
+        self.hints = (self.game.hash(), suggestions)
+        self.say(f"Suggested: h{suggestions.index(best) + 1}, {notation.write(best, legal)}. "
+                 f"Type h1..h{len(suggestions)} to play a suggestion (a bare number plays from list).")
+
+    def play_hint(self, number: int) -> None:
+        """Plays suggestion ``number`` (h1 is 1) of the last hint, if it was for this position."""
+        if self.hints is None or self.hints[0] != self.game.hash():
+            self.say("No hint for this position yet: type hint first (h1, h2 ... are its suggestions).")
+            return
+        suggestions = self.hints[1]
+        if not 1 <= number <= len(suggestions):
+            self.say(f"There is no h{number}: the hint suggested h1..h{len(suggestions)}.")
+            return
+        self.apply_mine(suggestions[number - 1], self.game.legal_actions())
 
     def undo(self) -> None:
         record = self.game.record()
@@ -362,13 +440,50 @@ class Session:
             return None
         return derive_seed(seed, len(self.game.history))
 
+    def think(self, who: str, source: Source, strength: Limit | str | None,
+              max_candidates: int = 0) -> Evaluation:
+        """Searches ``source`` for its seat to act while a status line follows
+        the search; the final evaluation (its ``best_action`` is the answer).
+
+        Raises:
+            CacaoClientError: the search failed.
+        """
+        status = self.status
+        names = self.names()
+        if status.tty:
+            status.show(f"{who} is thinking ({strength_text(strength)})...")
+        try:
+            with shielded():
+                analysis = self.client.start_analysis(
+                    source, strength, seed=self.ai_seed(), max_candidates=max_candidates,
+                    report_interval=REPORT_INTERVAL_S)
+            try:
+                while True:
+                    with shielded():
+                        report = next(analysis, None)
+                    if report is None:
+                        break
+                    if not report.evaluation.final:
+                        status.show(thinking_text(who, report.evaluation, names,
+                                                  report.sequence, spinner=status.tty),
+                                    report.evaluation.elapsed_s)
+                with shielded():
+                    return analysis.wait().evaluation
+            finally:
+                if analysis.final is None:
+                    with shielded():
+                        analysis.cancel()
+        finally:
+            status.clear()
+
     def ai_move(self, seat: int) -> bool:
-        """Asks the server for ``seat``'s decision, sending only its observation."""
+        """Asks the server for ``seat``'s decision, sending only its observation;
+        the decision is the action the search ends with."""
         legal = self.game.legal_actions()
+        who = self.names()[seat]
         while True:
             try:
-                s = self.client.suggest(self.game.observation(seat), self.strength(seat),
-                                        seed=self.ai_seed())
+                evaluation = self.think(who, self.game.observation(seat), self.strength(seat))
                 break
             except CacaoClientError as error:
                 self.say(f"The AI (seat {seat}) could not move: {error}")
@@ -377,7 +492,8 @@ class Session:
                     return False
                 if line.strip():
                     return self.command(line, over=True)
-        report = self.game.apply(s.action)
+        assert evaluation.best_action is not None
+        report = self.game.apply(evaluation.best_action)
         self.announce(seat, report, legal)
         self.dirty = True
         return True
@@ -408,31 +524,61 @@ def load_game(path: str) -> Position:
 
 # --- command line ----------------------------------------------------------------
 
+EXAMPLES = """\
+examples:
+  cacao-play                            you against the server's default level, 2 players
+  cacao-play --players 4 --level strong three AI seats at level strong
+  cacao-play --time 2                   the AI thinks 2 seconds a move
+  cacao-play --ai beginner --ai 2s      two AI seats, one strength each (3 players)
+  cacao-play --hint-level max           hints from the strongest level
+  cacao-play --seed 7 --seat 1          a repeatable deal, and you move second in seat order
+  cacao-play --load game.json           go on with a game saved with save FILE
+  cacao-play --server 10.0.0.5:50051    use a running server instead of starting one
+
+At the prompt: an action (2101 3,4 r1), a number from list, h1 from hint,
+hint [LEVEL], score, undo, save FILE, load FILE, help, quit. Ctrl-C leaves.
+"""
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="cacao-play", description="Play Cacao in a terminal against 1-3 AI seats.",
-        epilog="At the prompt, type help for the action notation.")
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
-                        help="players, you included (default 2, or one more than --ai given)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
-    strength = parser.add_argument_group("AI strength (default: the server's default level)")
-    strength.add_argument("--level", help="a named level (the server lists them at the start)")
-    strength.add_argument("--iterations", type=int, help="search iterations per move")
-    strength.add_argument("--time", type=float, help="search seconds per move")
-    strength.add_argument("--threads", type=int, help="search threads")
+                        help="players, you included (default 2, or one more than the --ai given)")
+    parser.add_argument("--seat", type=int, default=0,
+                        help="your seat, 0-based; the deal decides who moves first (default 0)")
+    strength = parser.add_argument_group(
+        "AI strength (default: the server's default level; give a level, or limits, or --ai)")
+    strength.add_argument("--level", help="a named level for every AI seat: beginner, casual, "
+                                          "strong or max (those of the server)")
+    strength.add_argument("--iterations", type=int, help="search iterations per AI move")
+    strength.add_argument("--time", type=float, metavar="SECONDS",
+                          help="search seconds per AI move")
+    strength.add_argument("--threads", type=int, help="search threads per AI move (the server "
+                                                      "may allow fewer)")
     strength.add_argument("--ai", action="append", default=[], metavar="SPEC",
-                          help="strength of the next AI seat: a level, iterations (500) or "
+                          help="strength of the next AI seat: a level (strong), iterations (500) or "
                                "time (2s); repeat for each AI seat")
-    parser.add_argument("--hint", metavar="SPEC", help="strength of hints (default: the first AI's)")
-    parser.add_argument("--seed", type=int, help="seed of the deal and of the AI (repeatable games)")
+    parser.add_argument("--hint-level", "--hint", dest="hint_level", metavar="SPEC",
+                        help=f"strength of the hint command: a level, iterations (5000) or time "
+                             f"(2s) (default: level {DEFAULT_HINT_LEVEL}, or the server's default "
+                             "level without one); 'hint SPEC' at the prompt asks once at another")
+    parser.add_argument("--seed", type=int,
+                        help="seed of the deal and of the AI's searches: the same seed deals the "
+                             "same game, and with an iteration budget the AI plays it the same way "
+                             "(default: a random one, printed at the start)")
     parser.add_argument("--load", metavar="FILE", help="go on with a saved game (cacao-record/1)")
     parser.add_argument("--server", metavar="ADDR",
-                        help="a running server (host:port); default: start one here")
+                        help="a running server (host:port); default: start one on a free local "
+                             "port for the game")
     add_connection_flags(parser)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="ANSI colours (default: when the output is a terminal)")
-    parser.add_argument("--timeout", type=float, default=120.0,
-                        help="seconds to wait for one AI move (default 120)")
+                        help="ANSI colours on the board (default auto: when the output is a "
+                             "terminal and NO_COLOR is not set)")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="most seconds to wait for one AI move or hint (default 120; "
+                             "a time budget longer than that gets 10 s more than it)")
     return parser.parse_args(argv)
 
 
@@ -482,18 +628,25 @@ def local_server() -> LocalServer:
     return LocalServer("--drain", "0", "--grace", "0", isolated=True)
 
 
-def check_strengths(client: CacaoClient, strengths: list[Limit | str | None]) -> str | None:
+def check_strengths(info: ServerInfo, strengths: list[Limit | str | None]) -> str | None:
     """A message if a strength names a level the server does not have.
 
     Strengths that name nothing become the server's default level, by name.
     """
-    info = client.get_server_info()
     for i, s in enumerate(strengths):
         if s is None:
             strengths[i] = info.default_level
         elif isinstance(s, str) and s not in info.levels:
             return f"unknown level {s!r}: this server has {', '.join(info.levels)}"
     return None
+
+
+def hint_strength(info: ServerInfo, given: Limit | str | None) -> Limit | str | None:
+    """The hints' strength: the one given, else DEFAULT_HINT_LEVEL if the
+    server has it, else its default level."""
+    if given is not None:
+        return given
+    return DEFAULT_HINT_LEVEL if DEFAULT_HINT_LEVEL in info.levels else info.default_level
 
 
 def start_game(client: CacaoClient, args: argparse.Namespace, players: int) -> Position:
@@ -506,13 +659,15 @@ def start_game(client: CacaoClient, args: argparse.Namespace, players: int) -> P
 
 def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
          out: TextIO | None = None) -> int:
-    """Runs ``cacao-play``; returns the exit status."""
+    """Runs ``cacao-play``; returns the exit status (130 after Ctrl-C)."""
+    return run_command("cacao-play", lambda: _main(argv, inp or sys.stdin, out or sys.stdout))
+
+
+def _main(argv: Sequence[str] | None, inp: TextIO, out: TextIO) -> int:
     args = parse_args(argv)
-    inp = inp or sys.stdin
-    out = out or sys.stdout
     try:
         strengths = _strengths(args)
-        hint = parse_strength(args.hint) if args.hint else strengths[0]
+        hint = parse_strength(args.hint_level) if args.hint_level else None
         args.connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-play: {error}", file=sys.stderr)
@@ -527,28 +682,28 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
         if args.server:
             return _play(args.server, args, players, strengths, hint, inp, out)
         with local_server() as local:
-            print(f"Started a local Cacao server on {local.address}.", file=out)
+            print(f"Started a local Cacao server on {local.address}.", file=out, flush=True)
             return _play(local.address, args, players, strengths, hint, inp, out)
     except StartError as error:
         print(f"cacao-play: no local server: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("\nInterrupted.", file=out)
-        return 130
 
 
 def _play(target: str, args: argparse.Namespace, players: int,
           strengths: list[Limit | str | None], hint: Limit | str | None, inp: TextIO,
           out: TextIO) -> int:
-    with CacaoClient(target, search_timeout=args.timeout, **args.connection) as client:
+    client = CacaoClient(target, search_timeout=args.timeout, **args.connection)
+    try:
         try:
-            every = [*strengths, hint]
-            problem = check_strengths(client, every)
-            if problem:
-                print(f"cacao-play: {problem}", file=sys.stderr)
-                return 2
-            strengths, hint = every[:-1], every[-1]
-            game = start_game(client, args, players)
+            with shielded():
+                info = client.get_server_info()
+                every = [*strengths, hint_strength(info, hint)]
+                problem = check_strengths(info, every)
+                if problem:
+                    print(f"cacao-play: {problem}", file=sys.stderr)
+                    return 2
+                strengths, hint = every[:-1], every[-1]
+                game = start_game(client, args, players)
         except CacaoClientError as error:
             print(f"cacao-play: {error}", file=sys.stderr)
             return 1
@@ -556,9 +711,13 @@ def _play(target: str, args: argparse.Namespace, players: int,
             print(f"cacao-play: {error}", file=sys.stderr)
             return 1
         human = args.seat if args.seat < game.players else 0
-        settings = Settings(human, strengths, hint, _colour(args.color, out), args.seed)
+        settings = Settings(human, strengths, hint, _colour(args.color, out), args.seed,
+                            tuple(info.levels))
         print(f"Game seed {args.seed} (play this deal again with --seed {args.seed}).", file=out)
         return Session(client, game, settings, make_reader(inp, out), out).run()
+    finally:
+        with shielded():  # closing waits for the calls still open to end: see console.py
+            client.close()
 
 
 if __name__ == "__main__":

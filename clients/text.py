@@ -27,7 +27,8 @@ def strength_text(strength: Limit | str | None) -> str:
 
 
 def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
-                     notation: Callable[[Action], str] = str, top: int = 5) -> list[str]:
+                     notation: Callable[[Action], str] = str, top: int = 5,
+                     label: str = "") -> list[str]:
     """Lines for people describing an evaluation: outlook per seat, then candidates.
 
     Args:
@@ -35,6 +36,7 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
         names: a name per seat (default "seat N").
         notation: how to write an action.
         top: most candidates to list.
+        label: written before each candidate's number ("h": ``h1)``, ``h2)``).
     """
     def name(seat: int) -> str:
         return names[seat] if names and seat < len(names) else f"seat {seat}"
@@ -48,7 +50,7 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
     for i, c in enumerate(evaluation.candidates[:top], 1):
         win = "" if c.win_probability is None else f", win {100 * c.win_probability:.0f}%"
         sure = "" if c.lcb is None else f" (at least {100 * c.lcb:.0f}%)"
-        lines.append(f"{i}) {notation(c.action):<28} visits {c.visits:>6}{win}{sure}")
+        lines.append(f"{label}{i}) {notation(c.action):<28} visits {c.visits:>6}{win}{sure}")
     root = evaluation.root
     if root is not None and root.reused_visits:
         lines.append(f"continued a kept search tree: {root.reused_visits} of {root.visits} "

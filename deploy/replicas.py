@@ -2,12 +2,14 @@
 
     cacao-replicas --replicas 2                       # nginx on 127.0.0.1:50050
     cacao-replicas --replicas 2 --port 0 -- --max-searches 1 --metrics-port 0
+    cacao-replicas --replicas 2 --http-port 8080      # and the replicas' HTTP sides on :8080
 
 Everything after ``--`` is passed to every ``cacao-server``. The script prints
 one line per event on stdout (tests and scripts read them):
 
     replica 0 pid 1234 on 127.0.0.1:40001
     nginx pid 1240 on 127.0.0.1:50050 (config in /tmp/cacao-nginx-xxxx)
+    nginx http on http://127.0.0.1:8080/              (with --http-port)
     upstream serving 0,1 down -
     ready
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -60,11 +63,13 @@ class Replica:
         StartError: the server exited or did not serve within ``timeout`` seconds.
     """
 
-    def __init__(self, index: int, flags: list[str], timeout: float = 60.0):
+    def __init__(self, index: int, flags: list[str], timeout: float = 60.0, http: bool = False):
         self.index = index
-        self.server = LocalServer(*flags, log=self._copy_log, timeout=timeout)
+        self.server = LocalServer(*flags, log=self._copy_log, timeout=timeout, http=http)
         self.process = self.server.process
         self.address = self.server.address
+        # host:port of its HTTP side (the Connect API and the page), or ""
+        self.http_address = (self.server.http_url or "").partition("://")[2].rstrip("/")
         self.channel = grpc.insecure_channel(self.address)
         self.health = health_pb2_grpc.HealthStub(self.channel)
 
@@ -102,24 +107,40 @@ def children_of(pid: int) -> set[int]:
 BALANCES = ("least_conn", "round_robin")
 
 
-def upstream_lines(replicas: list[Replica], serving: set[int], balance: str = "least_conn") -> str:
-    """upstream.conf: the balancing method and one server line per replica."""
+def upstream_lines(replicas: list[Replica], serving: set[int], balance: str = "least_conn",
+                   http: bool = False) -> str:
+    """upstream.conf (or with ``http``, http_upstream.conf: the replicas' HTTP
+    sides): the balancing method and one server line per replica."""
     method = "least_conn;\n" if balance == "least_conn" else ""  # round robin: nginx's default
-    return method + "".join(f"server {r.address} max_fails=1 fail_timeout=2s"
-                   f"{'' if r.index in serving else ' down'};\n" for r in replicas)
+    return method + "".join(f"server {r.http_address if http else r.address} max_fails=1 "
+                            f"fail_timeout=2s{'' if r.index in serving else ' down'};\n"
+                            for r in replicas)
+
+
+def http_port(text: str) -> int | None:
+    """--http-port: a port (0: a free one), or "off"."""
+    return None if text.strip().lower() == "off" else int(text)
+
+
+HTTP_BLOCK = re.compile(r"\n *# --- HTTP: .*?# --- end of HTTP ---\n", re.DOTALL)
 
 
 class Nginx:
     """nginx (master + one worker) in its own working folder, config from the template."""
 
     def __init__(self, listen: str, replicas: list[Replica], binary: str = "nginx",
-                 balance: str = "least_conn"):
+                 balance: str = "least_conn", http_listen: str | None = None):
         self.balance = balance
+        self.http = http_listen is not None
         self.prefix = Path(tempfile.mkdtemp(prefix="cacao-nginx-"))
         self.prefix.chmod(0o755)  # workers may run as nobody
         config = TEMPLATE.read_text().replace("@PREFIX@", str(self.prefix))
+        if http_listen is None:
+            config = HTTP_BLOCK.sub("\n", config)
+        else:
+            config = config.replace("@HTTP_LISTEN@", http_listen)
         (self.prefix / "nginx.conf").write_text(config.replace("@LISTEN@", listen))
-        self.write_upstream(upstream_lines(replicas, {r.index for r in replicas}, balance))
+        self.write_upstream(replicas, {r.index for r in replicas})
         command = [binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf"),
                    "-e", str(self.prefix / "error.log"), "-g", "daemon off;"]
         check = subprocess.run([*command[:-2], "-t"], capture_output=True, text=True)
@@ -127,10 +148,15 @@ class Nginx:
             raise RuntimeError(f"nginx -t failed: {check.stderr}")
         self.process = subprocess.Popen(command)
 
-    def write_upstream(self, text: str) -> None:
-        path = self.prefix / "upstream.conf"
-        path.with_suffix(".tmp").write_text(text)
-        path.with_suffix(".tmp").replace(path)
+    def write_upstream(self, replicas: list[Replica], serving: set[int]) -> None:
+        """upstream.conf (and http_upstream.conf) with the replicas not in ``serving`` down."""
+        files = {"upstream.conf": upstream_lines(replicas, serving, self.balance)}
+        if self.http:
+            files["http_upstream.conf"] = upstream_lines(replicas, serving, self.balance, http=True)
+        for name, text in files.items():
+            path = self.prefix / name
+            path.with_suffix(".tmp").write_text(text)
+            path.with_suffix(".tmp").replace(path)
 
     def workers(self, timeout: float = 10.0) -> set[int]:
         deadline = time.monotonic() + timeout
@@ -141,10 +167,10 @@ class Nginx:
             time.sleep(0.02)
         raise RuntimeError("nginx started no worker")
 
-    def reload(self, text: str, timeout: float = 30.0) -> None:
+    def reload(self, replicas: list[Replica], serving: set[int], timeout: float = 30.0) -> None:
         """New upstreams; returns once every old worker has exited."""
         old = self.workers()
-        self.write_upstream(text)
+        self.write_upstream(replicas, serving)
         self.process.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -171,7 +197,7 @@ def supervise(nginx: Nginx, replicas: list[Replica], poll: float, stop: threadin
         now = {r.index for r in replicas if r.serving(timeout=max(poll, 0.2))}
         if now != serving:
             serving = now
-            nginx.reload(upstream_lines(replicas, serving, nginx.balance))
+            nginx.reload(replicas, serving)
             down = sorted({r.index for r in replicas} - serving)
             say(f"upstream serving {','.join(map(str, sorted(serving))) or '-'} "
                 f"down {','.join(map(str, down)) or '-'}")
@@ -181,17 +207,43 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     own, server_flags = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) \
         if "--" in argv else (argv, [])
-    parser = argparse.ArgumentParser(prog="cacao-replicas", description=__doc__.split("\n")[0])
-    parser.add_argument("--replicas", type=int, default=2)
-    parser.add_argument("--host", default="127.0.0.1", help="nginx's listening address")
-    parser.add_argument("--port", type=int, default=50050, help="nginx's port (0: a free one)")
-    parser.add_argument("--poll", type=float, default=0.5, help="seconds between health checks")
-    parser.add_argument("--nginx", default="nginx", help="the nginx binary")
+    parser = argparse.ArgumentParser(
+        prog="cacao-replicas", usage="%(prog)s [options] [-- cacao-server flags]",
+        description="Start nginx in front of N cacao-server replicas on loopback, and keep it in\n"
+                    "step with their health.", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="""\
+Everything after -- goes to every cacao-server replica. One line per event on
+stdout: each replica's pid and address, nginx's (and its HTTP address with
+--http-port), the upstream's serving and down replicas after each change, and
+"ready". Drain a replica with
+kill -USR1 PID, take it back with kill -USR2 PID. SIGTERM or Ctrl-C stops
+nginx and the replicas.
+
+examples:
+  cacao-replicas                                   2 replicas behind nginx on 127.0.0.1:50050
+  cacao-replicas --replicas 4 --balance round_robin
+  cacao-replicas --http-port 8080                  and the replicas' HTTP sides on :8080
+  cacao-replicas --port 0 --keep -- --max-searches 1 --metrics-port 0
+""")
+    parser.add_argument("--replicas", type=int, default=2,
+                        help="cacao-server processes to start, each on a free loopback port "
+                             "(default 2)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="nginx's listening address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=50050,
+                        help="nginx's port, 0 for a free one (default 50050)")
+    parser.add_argument("--http-port", type=http_port, default=None, metavar="PORT",
+                        help="nginx's port for the replicas' HTTP sides (the Connect API and the "
+                             "board page; 0: a free one); default: off, the replicas serve no HTTP")
+    parser.add_argument("--poll", type=float, default=0.5,
+                        help="seconds between two health checks of the replicas (default 0.5)")
+    parser.add_argument("--nginx", default="nginx", help="the nginx program (default: nginx on PATH)")
     parser.add_argument("--keep", action="store_true",
                         help="keep nginx's folder (config, access and error logs) after the stop")
     parser.add_argument("--balance", choices=BALANCES, default="least_conn",
                         help="least_conn: a call goes to the replica with the fewest calls in "
-                             "flight (a search lands on a free search slot); round_robin: in turn")
+                             "flight (a search lands on a free search slot); round_robin: in turn "
+                             "(default least_conn)")
     args = parser.parse_args(own)
     if args.replicas < 1:
         parser.error("--replicas must be at least 1")
@@ -201,13 +253,17 @@ def main(argv: list[str] | None = None) -> int:
     replicas: list[Replica] = []
     nginx = None
     try:
+        http = args.http_port is not None
         for i in range(args.replicas):
-            replicas.append(Replica(i, server_flags))
+            replicas.append(Replica(i, server_flags, http=http))
             say(f"replica {i} pid {replicas[-1].process.pid} on {replicas[-1].address}")
         listen = f"{args.host}:{args.port or free_port(args.host)}"
-        nginx = Nginx(listen, replicas, args.nginx, args.balance)
+        http_listen = f"{args.host}:{args.http_port or free_port(args.host)}" if http else None
+        nginx = Nginx(listen, replicas, args.nginx, args.balance, http_listen)
         nginx.workers()
         say(f"nginx pid {nginx.process.pid} on {listen} (config in {nginx.prefix})")
+        if http_listen:
+            say(f"nginx http on http://{http_listen}/")
         say(f"upstream serving {','.join(str(r.index) for r in replicas)} down -")
         say("ready")
         supervise(nginx, replicas, args.poll, stop)

@@ -1,12 +1,20 @@
-"""``cacao-engine``: random games, replay, legal actions, benchmark, demo."""
+"""``cacao-engine``: random games, replay, legal actions, benchmark, demo.
+
+Ctrl-C ends a command with one line and status 130; a reader that goes away
+(``cacao-engine legal FILE | head -3``) ends it quietly with status 141, as
+a program killed by SIGPIPE.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import core
 from .errors import CacaoError, RecordError
@@ -100,35 +108,117 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cacao-engine", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("random", help="print one uniformly random game as a cacao-record/1")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
-    p.add_argument("--seed", type=int, default=1)
+DESCRIPTION = "The Cacao rules engine on the command line: random games, replay, legal actions, " \
+              "a benchmark, a demo."
+EXAMPLES = """\
+examples:
+  cacao-engine random --players 2 --seed 7 > game.json   a random game's record
+  cacao-engine replay game.json                          check it; print its result
+  cacao-engine replay - < game.json                      the same, from standard input
+  cacao-engine legal game.json --at 1                    the legal actions after 1 action
+  cacao-engine demo --players 3 --seed 2                 a random game, move by move
+  cacao-engine bench --games 20000 --json                random games per second
+
+'cacao-engine COMMAND --help' explains a command's options.
+"""
+PLAYERS_HELP = "number of players, 2-4 (default 2)"
+
+
+def _fill(text: str) -> str:
+    """A paragraph wrapped for a terminal (the help keeps the examples' own lines)."""
+    return textwrap.fill(text, 79)
+
+
+def _command(sub: Any, name: str, summary: str, description: str,
+             example: str) -> argparse.ArgumentParser:
+    """A subcommand's parser: its line in the list, its description and an example."""
+    return sub.add_parser(name, help=summary, description=_fill(description),
+                          epilog=f"example: {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cacao-engine", description=_fill(DESCRIPTION),
+                                     epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = _command(sub, "random", "print one uniformly random game as a cacao-record/1",
+                 "Plays one game choosing uniformly among the legal actions at every decision "
+                 "and prints its record (cacao-record/1) as one line of JSON.",
+                 "cacao-engine random --players 3 --seed 7 > game.json")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help=PLAYERS_HELP)
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the deal and of the random choices: the same seed gives the "
+                        "same game (default 1)")
     p.set_defaults(run=cmd_random)
-    p = sub.add_parser("replay", help="validate a record (FILE or - for stdin) and print its result")
-    p.add_argument("file")
+    p = _command(sub, "replay", "validate a record (FILE or - for stdin) and print its result",
+                 "Replays a record and prints its result as JSON ({gold, cacao, winners}, or "
+                 "{over: false, actions} for an unfinished game); for a bad record, the index and "
+                 "reason of the first problem, with status 1.",
+                 "cacao-engine replay game.json")
+    p.add_argument("file", metavar="FILE", help="the record (cacao-record/1); - reads standard input")
     p.set_defaults(run=cmd_replay)
-    p = sub.add_parser("legal", help="print the legal actions after the first K actions of a record")
-    p.add_argument("file")
-    p.add_argument("--at", type=int, required=True)
+    p = _command(sub, "legal", "print the legal actions after the first K actions of a record",
+                 "Replays the first K actions of a record and prints the legal actions of the "
+                 "seat to act then, one JSON object a line.",
+                 "cacao-engine legal game.json --at 0 | head -3")
+    p.add_argument("file", metavar="FILE", help="the record (cacao-record/1); - reads standard input")
+    p.add_argument("--at", type=int, required=True, metavar="K",
+                   help="how many of the record's actions to replay first (0: the deal)")
     p.set_defaults(run=cmd_legal)
-    p = sub.add_parser("bench", help="uniformly random games per second on one core")
-    p.add_argument("--games", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--json", action="store_true", help="one JSON object per player count")
+    p = _command(sub, "bench", "uniformly random games per second on one core",
+                 "Plays uniformly random games for 2, 3 and 4 players on one core and prints "
+                 "games per second, actions per game, time per action and the position's size; "
+                 "then the time to copy a position.",
+                 "cacao-engine bench --games 20000")
+    p.add_argument("--games", type=int, default=100_000,
+                   help="games per player count (default 100000)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per player count instead of text (no clone time)")
     p.set_defaults(run=cmd_bench)
-    p = sub.add_parser("demo", help="print a random game move by move with the final scores")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
-    p.add_argument("--seed", type=int, default=1)
+    p = _command(sub, "demo", "print a random game move by move with the final scores",
+                 "Plays a random game and prints each action with what it gained, then each "
+                 "seat's final gold and cacao and the winners.",
+                 "cacao-engine demo --players 2 --seed 7 | tail -3")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help=PLAYERS_HELP)
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the deal and of the random choices (default 1)")
     p.set_defaults(run=cmd_demo)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs ``cacao-engine``; its exit status (130 after Ctrl-C, 141 when the
+    reader of the output went away)."""
+    return _quietly(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
     try:
         return args.run(args)
     except CacaoError as exc:
         print(f"cacao-engine: {exc}", file=sys.stderr)
         return 2
+
+
+def _quietly(run: Callable[[], int]) -> int:
+    """``run()``, with Ctrl-C and a closed output ending it without a traceback."""
+    try:
+        return run()
+    except KeyboardInterrupt:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")  # erase the ^C the terminal echoed
+        sys.stderr.write("cacao-engine: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # the reader went away: no more output, and none at exit either (the
+        # final flush of stdout would fail again)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
 
 
 if __name__ == "__main__":

@@ -30,9 +30,10 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from cacaoai.engine import Position, derive_seed
@@ -62,14 +63,16 @@ def _bot(spec: str, index: int) -> Bot:
     return bot
 
 
-def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
-    """Play game `g`: returns the seating, the result and the record."""
-    g, players, seed, specs = task
-    deal_seed = derive_seed(seed, g // players)   # each deal played once from every seat
-    game_seed = derive_seed(deal_seed, g)
-    seating = [(s - g) % players for s in range(players)]   # seat -> bot index
+def play_deal(players: int, deal_seed: int, game_seed: int, seating: Sequence[int], bots: Sequence[Bot],
+              observe: Callable[[Position, int], None] | None = None) -> Position:
+    """Play one game from the deal of `deal_seed` to its end and return the final position.
+
+    `seating[seat]` is the index in `bots` of the bot in that seat. The move
+    of ply p is chosen with seed ``derive_seed(game_seed, p)``; bots that
+    ponder think for their seats first. `observe(position, ply)`, when given,
+    sees each position before its move is chosen (it must not modify it).
+    """
     position = Position.new(players, deal_seed)
-    bots = [_bot(spec, i) for i, spec in enumerate(specs)]
     for bot in bots:
         bot.new_game()
     history: list[tuple[Position, Any]] = []
@@ -78,6 +81,8 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
         seat = position.to_act
         assert seat is not None
         bot = bots[seating[seat]]
+        if observe is not None:
+            observe(position, ply)
         move_seed = derive_seed(game_seed, ply)
         for other in range(players):           # bots that ponder think on the others' turns
             if other != seat:
@@ -86,6 +91,17 @@ def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
         history.append((position.clone(), action))
         position.apply(action)
         ply += 1
+    return position
+
+
+def play_game(task: tuple[int, int, int, Sequence[str]]) -> dict[str, Any]:
+    """Play game `g`: returns the seating, the result and the record."""
+    g, players, seed, specs = task
+    deal_seed = derive_seed(seed, g // players)   # each deal played once from every seat
+    game_seed = derive_seed(deal_seed, g)
+    seating = [(s - g) % players for s in range(players)]   # seat -> bot index
+    bots = [_bot(spec, i) for i, spec in enumerate(specs)]
+    position = play_deal(players, deal_seed, game_seed, seating, bots)
     result = position.result()
     assert result is not None
     return {"game": g, "deal_seed": deal_seed, "seating": seating, "gold": result.gold,
@@ -205,25 +221,61 @@ def run(specs: Sequence[str], players: int, games: int, seed: int = 1, processes
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="cacao-arena", description="Play Cacao bots against each other.",
-        epilog="Bots: random, greedy, flat[:k=v,...], mcts[:k=v,...], level:NAME "
-               "(beginner, casual, strong, max). Settings: iterations, time, threads, "
-               "playout, temperature, exploration, samples, margin_weight, expand_samples, "
-               "widen, widen_inner, floor, reuse (1: keep the search trees across the bot's moves), "
-               "ponder (1: also search on the other seats' turns).")
-    parser.add_argument("bots", nargs="+", help="one bot spec per seat")
-    parser.add_argument("--players", type=int, help="2, 3 or 4 (default: the number of bots)")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--processes", type=int, default=None, help="default: one per core")
+        prog="cacao-arena", description="Play Cacao bots against each other and measure their strength.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="""\
+bots (one spec per seat):
+  random              a uniformly random legal action
+  greedy              the best one-step value
+  mcts[:k=v,...]      information-set MCTS (default 1000 iterations)
+  flat[:k=v,...]      flat Monte Carlo: no tree, playouts round-robin over the root's actions
+  level:NAME, NAME    a named level: beginner, casual, strong, max
+settings of mcts and flat, comma-separated:
+  iterations=N, time=SECONDS, threads=N        the budget of each move
+  playout=informed|random, samples=N           how playouts choose their actions
+  exploration=C                                the tree's UCB constant
+  margin_weight=W, margin_scale=GOLD           weight of the gold margin (per GOLD gold) in values
+  temperature=T, floor=F                       sample the move by visits (0: the most visited)
+  expand_samples=N, widen=W, widen_inner=W     how nodes try new actions (progressive widening)
+  max_nodes=N                                  most nodes of a tree (then playouts only)
+  reuse=1                                      keep the search trees across the bot's own moves
+  ponder=1                                     also search for its seat on the others' turns
+  (docs/search.md, "Bots and the arena", has every setting's meaning and default)
+
+examples:
+  cacao-arena --games 400 mcts:iterations=1000 greedy
+  cacao-arena --players 4 --games 200 strong casual casual casual --json
+  cacao-arena --games 40 --processes 1 --no-records mcts:time=0.05,reuse=1 mcts:time=0.05
+  cacao-arena --ray local --games 1000 max strong
+
+Game g is played on deal g // players with bot i in seat (i + g) % players, so
+each deal is played once from every seat. Prints each bot's win rate (a shared
+win counts as a fraction) with its 95% Wilson interval and its mean gold.""")
+    parser.add_argument("bots", nargs="+", metavar="BOT",
+                        help="one bot spec per seat, in seat order for the first game (see bots "
+                             "below)")
+    parser.add_argument("--players", type=int,
+                        help="2, 3 or 4 (default: the number of bots; give one bot per seat)")
+    parser.add_argument("--games", type=int, default=100,
+                        help="games to play; a multiple of the players plays every deal from "
+                             "every seat (default 100)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the deals and of the bots' searches: with iteration budgets, "
+                             "the same seed, bots and games give the same results (default 1)")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="local worker processes that play the games (default: one per core; "
+                             "1: in this process)")
     parser.add_argument("--ray", metavar="ADDRESS", default=None,
                         help="run the games on a Ray cluster instead: auto, ray://HOST:PORT, "
                              "or local (a one-machine cluster); needs cacaoai[ray]")
-    parser.add_argument("--records", default=None,
-                        help="folder for the game records (default: out/arena-<time>)")
-    parser.add_argument("--no-records", action="store_true")
-    parser.add_argument("--json", action="store_true", help="print one JSON summary object")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--records", default=None, metavar="DIR",
+                        help="folder for the game records, game-NNNNN.json (default: "
+                             "out/arena-<time>)")
+    parser.add_argument("--no-records", action="store_true",
+                        help="write no game records")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON summary object instead of the table")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     players = args.players or len(args.bots)
     if players not in (2, 3, 4):
@@ -233,11 +285,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games < 1:
         parser.error("--games must be positive")
     records = None if args.no_records else (args.records or time.strftime("out/arena-%Y%m%d-%H%M%S"))
+    # Ctrl-C reaches every process of the terminal's group: this one stops the
+    # run (the pool's workers are terminated), the forked workers, which
+    # inherit the handler, ignore it
+    parent = os.getpid()
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
     try:
         summary = run(args.bots, players, args.games, args.seed, args.processes, records,
                       progress=not args.quiet, ray_address=args.ray)
     except ValueError as exc:
         parser.error(str(exc))
+    except KeyboardInterrupt:
+        sys.stderr.write(("" if args.quiet else "\n") + "cacao-arena: interrupted\n")
+        return 130
     if args.json:
         print(json.dumps(summary))
         return 0

@@ -30,6 +30,7 @@ from typing import Any
 from cacaoai.engine import Action, Position, derive_seed
 
 from ._mcts import PRIORITIES, PRIORS, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
+from .calibration_map import apply_map
 from .limits import PLAYOUTS, Limit, SearchSettings
 from .model import load_model
 from .results import Candidate, RootInfo, SearchResult
@@ -171,8 +172,8 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
                                 avoided, cache, history)
 
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
-        return _report(position, settings, threads, seed, observer, mask, trees, start, multipv,
-                       reused, codes if restricted else None)
+        return _calibrated(_report(position, settings, threads, seed, observer, mask, trees, start,
+                                   multipv, reused, codes if restricted else None), settings)
 
     schedule = _Schedule(report_every_s, report_every_iterations)
     ran = _run(trees, limit, stop, start,
@@ -182,6 +183,22 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
     if cache is not None:
         cache.put(key, trees)
     return result
+
+
+def _calibrated(result: SearchResult, settings: SearchSettings) -> SearchResult:
+    """`result` with its per-seat win probabilities (and the root's) corrected
+    by the calibration map of the model it used, when the model has one
+    (docs/search.md, "Calibration"); the candidates' figures stay the tree's."""
+    if not settings.uses_model or result.win_probability is None:
+        return result
+    calibration = load_model(settings.model).manifest.get("calibration")
+    if not calibration:
+        return result
+    probabilities = tuple(apply_map(calibration, result.win_probability))
+    root = result.root
+    if root is not None and result.to_act is not None:
+        root = replace(root, win_probability=probabilities[result.to_act])
+    return replace(result, win_probability=probabilities, root=root)
 
 
 def _restriction(position: Position, fixed: bool, observer: int, allow: Sequence[Action],

@@ -8,6 +8,8 @@ Layers: :mod:`.service` answers each RPC with plain functions (validate ->
 convert -> engine/search -> convert); :mod:`.servicer` adapts them to gRPC
 (deadlines, cancellation, rich errors); :mod:`.lifecycle` builds, starts,
 drains and stops a server (health, reflection, metrics, signals);
+:mod:`.asgi` answers the same API over HTTP in the Connect protocol
+(connectrpc) with the board page, and :mod:`.http` serves it (Hypercorn);
 :mod:`.security` holds TLS credentials, bearer tokens and client keys;
 :mod:`.main` is the ``cacao-server`` command.
 """

@@ -4,7 +4,10 @@ the signals of ``cacao-server``.
 
 :func:`create_server` builds a :class:`CacaoServer` whose grpc.aio event loop
 runs on a thread of its own, so that synchronous code (tests, scripts) can
-start and stop it; :func:`serve` runs one until SIGTERM or SIGINT.
+start and stop it; :meth:`CacaoServer.start_http` adds the HTTP side (the
+Connect API and the board page, :mod:`.http`) over the same API, thread pool,
+tokens and observers, which then drains and stops with it; :func:`serve` runs
+one until SIGTERM or SIGINT.
 
 Thread-safety: CacaoServer's methods may be called from any thread.
 """
@@ -24,7 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from . import security
-from .http import start_page
+from .http import HttpServer, announce_page, start_page
 from .logs import CallLog
 from .metrics import Metrics
 from .observe import CallHook, Observers
@@ -84,6 +87,8 @@ class CacaoServer:
         self._thread.start()
         self._stopped = threading.Event()
         self._stopping: futures.Future | None = None
+        self.http: HttpServer | None = None
+        self.serving = True  # health, as the HTTP side's /healthz reads it
         try:
             self.port = self._wait(self._build(address, credentials))
         except BaseException:
@@ -130,6 +135,15 @@ class CacaoServer:
     def start(self) -> None:
         self._wait(self._server.start())
 
+    def start_http(self, host: str, port: int, announce: bool = True) -> HttpServer | None:
+        """Starts the HTTP side on ``host:port`` (0: none) with this server's
+        API, thread pool, TLS files, tokens and observers; it drains and stops
+        with the gRPC side. None when there is none (no port, or a port that
+        cannot be bound: the log says why)."""
+        self.http = start_page(self.cacao_api, host, port, self.tokens, self.observers,
+                               pool=self._pool, announce=announce, serving=lambda: self.serving)
+        return self.http
+
     def set_serving(self, serving: bool) -> None:
         """Health SERVING or NOT_SERVING while calls are still answered
         (NOT_SERVING drains: balancers that check health send no new calls)."""
@@ -141,6 +155,7 @@ class CacaoServer:
                 await self.cacao_health.set(name, status)
 
         self._wait(set_all())
+        self.serving = serving
         log.info("health: %s", health_pb2.HealthCheckResponse.ServingStatus.Name(status))
 
     def stop(self, grace: float | None = None) -> threading.Event:
@@ -164,17 +179,22 @@ class CacaoServer:
         return self._stopped
 
     async def _shut_down(self, drain_s: float, grace_s: float) -> None:
+        self.serving = False
         await self.cacao_health.enter_graceful_shutdown()
         if drain_s > 0:
             log.info("draining: health NOT_SERVING for %.1f s", drain_s)
             await asyncio.sleep(drain_s)
-        stopping = asyncio.ensure_future(self._server.stop(grace_s + FINAL_REPORT_S))
-        done, _ = await asyncio.wait([stopping], timeout=grace_s)
-        if not done:
+        stopping = [asyncio.ensure_future(self._server.stop(grace_s + FINAL_REPORT_S))]
+        if self.http is not None:
+            stopping.append(asyncio.ensure_future(self.http.stop(grace_s + FINAL_REPORT_S)))
+        _, running = await asyncio.wait(stopping, timeout=grace_s)
+        if running:
             self.cacao_api.gate.stop_all()
-        await stopping
+        await asyncio.gather(*stopping)
 
     def _close_loop(self) -> None:
+        if self.http is not None:
+            self.http.shutdown(0.0)  # at once if the drain has not stopped it yet
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
@@ -249,11 +269,12 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         metrics_port = server.cacao_metrics.serve(host, options.metrics_port or 0)
         log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
     server.start()
+    # both sides listen before the line that tools wait for
+    web = server.start_http(host, options.http_port, announce=False)
     log.info("serving on %s%s", format_address(host, bound), " (TLS)" if options.tls else "")
-    web = start_page(server.cacao_api, host, options.http_port, server.tokens, server.observers)
+    if web is not None:
+        announce_page(web, host)
     while not stopped.wait(0.5):
         pass
-    if web is not None:
-        web.shutdown()
     log.info("stopped")
     return 0

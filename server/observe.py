@@ -8,7 +8,7 @@ structured log line per call. Hooks know nothing of gRPC, so another transport
 
 :class:`~.servicer.CacaoServicer` is the gRPC side: the guard of every
 method times the call, reads its status code and its (last) reply, and calls
-the hooks. :mod:`.http` does the same for the Connect calls.
+the hooks. :mod:`.asgi` does the same for the Connect calls over HTTP.
 
 Thread-safety: :class:`Observers` holds only immutable state after
 construction; hooks must be thread-safe (both shipped ones are).

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from dataclasses import dataclass, fields
 
 from cacaoai.search import PRIORITIES
+from cacaoai.search.bots import LEVELS
 
 DEFAULT_PRIORITY = "normal"
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
@@ -25,6 +27,18 @@ DEFAULT_HTTP_PORT = 8080
 def http_port(text: str) -> int:
     """The --http-port value: a port, or 0/"off" for no HTTP server."""
     return 0 if text.strip().lower() == "off" else int(text)
+
+
+#: A web origin: scheme, host and an optional port, nothing after.
+ORIGIN = re.compile(r"https?://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """The --http-cors-origins value: origins separated by commas or spaces."""
+    return tuple(o.rstrip("/") for o in re.split(r"[,\s]+", text.strip()) if o)
+
+
+origins.__name__ = "origin list"
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,9 @@ class ServerOptions:
         reflection: serve gRPC reflection (lists and describes the API).
         http_port: port of the HTTP server (Connect API and board page) on the
             same host; 0: none (cacao-server's flag defaults to 8080).
+        http_cors_origins: origins (``https://game.example``) of other sites whose
+            pages may call the HTTP API from a browser (CORS), or "*" for any;
+            empty: only the board page's own origin.
         tree_cache_mb: memory for search trees kept after their search, in
             MiB, so that a later request for the same observation, a
             record's continuation or a pondering seat's next move continues
@@ -105,6 +122,7 @@ class ServerOptions:
     auth_tokens: str | None = None
     reflection: bool = True
     http_port: int = 0
+    http_cors_origins: tuple[str, ...] = ()
     tree_cache_mb: int = 256
 
     def __post_init__(self) -> None:
@@ -135,6 +153,10 @@ class ServerOptions:
             raise ValueError("tls_cert and tls_key go together: give both or neither")
         if self.tls_client_ca and not self.tls_cert:
             raise ValueError("tls_client_ca needs tls_cert and tls_key (mutual TLS is TLS)")
+        for origin in self.http_cors_origins:
+            if origin != "*" and not ORIGIN.fullmatch(origin):
+                raise ValueError(f"http_cors_origins: {origin!r} is not an origin such as "
+                                 "https://game.example or http://localhost:3000 (or *)")
 
     @property
     def tree_cache_bytes(self) -> int:
@@ -162,8 +184,8 @@ _switch.__name__ = "on/off"
 
 _FLAGS = {
     # flag: (options field or None, type, help)
-    "host": (None, str, f"address to listen on (default {DEFAULT_HOST})"),
-    "port": (None, int, f"port to listen on, 0 for any free port (default {DEFAULT_PORT})"),
+    "host": (None, str, "address to listen on (0.0.0.0: every IPv4 address)"),
+    "port": (None, int, "gRPC port to listen on, 0 for any free port"),
     "worker-threads": ("worker_threads", int, "threads answering RPCs"),
     "search-threads": ("search_threads", int, "search threads per request"),
     "max-iterations": ("max_iterations", int, "largest iteration budget of one search"),
@@ -182,7 +204,9 @@ _FLAGS = {
               "seconds health says NOT_SERVING after SIGTERM while calls are still served"),
     "grace": ("grace_s", float,
               "seconds in-flight calls may finish after the drain; then searches stop"),
-    "default-level": ("default_level", str, "strength level when a request names no budget"),
+    "default-level": ("default_level", str,
+                      "strength level of a SuggestAction that names no budget: "
+                      + ", ".join(LEVELS)),
     "search-priority": ("search_priority", str,
                         "CPU priority of the search threads: normal, reduced (nice 5), "
                         "low (nice 19) or idle (quick calls always come first); with low "
@@ -199,10 +223,33 @@ _FLAGS = {
     "reflection": ("reflection", _switch, "serve gRPC reflection: on or off"),
     "http-port": ("http_port", http_port,
                   "port of the HTTP API (Connect) and the board page; 0 or off: none"),
+    "http-cors-origins": ("http_cors_origins", origins,
+                          "origins of other sites whose pages may call the HTTP API "
+                          "(https://game.example, comma-separated; * for any); "
+                          "none: the board page's own origin only"),
     "tree-cache-mb": ("tree_cache_mb", int,
                       "MiB of search trees kept for later searches to continue (tree reuse, "
                       "pondering); 0: none"),
 }
+
+
+EXAMPLES = """\
+Every flag can also be set by its environment variable (shown in brackets); a
+flag given on the command line wins over it. Ctrl-C or SIGTERM drains, then stops.
+
+examples:
+  cacao-server                                  gRPC on 127.0.0.1:50051, the board page on :8080
+  cacao-server --port 6000 --http-port off      another port, no HTTP side
+  cacao-server --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem --auth-tokens tokens.txt
+  cacao-server --max-searches 2 --default-level strong --metrics-port 9100
+  CACAO_PORT=6000 CACAO_LOG_FORMAT=json cacao-server
+"""
+
+
+def _default_level_shown() -> str:
+    """The level a server uses when --default-level is not given ("casual"
+    if the search has it, else its first level; see ServerOptions)."""
+    return "casual" if "casual" in LEVELS else next(iter(LEVELS))
 
 
 def env_name(flag: str) -> str:
@@ -227,7 +274,7 @@ def parse_args(argv: list[str] | None = None,
     parser = argparse.ArgumentParser(
         prog="cacao-server",
         description="Serve the Cacao rules and AI over gRPC (API cacao.v1).",
-        epilog="Every flag can also be set by its environment variable, e.g. CACAO_PORT=50052.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for flag, (name, kind, text) in _FLAGS.items():
         default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
@@ -239,8 +286,13 @@ def parse_args(argv: list[str] | None = None,
             except ValueError:
                 parser.error(f"{env_name(flag)}={raw!r} is not a valid {kind.__name__}")
         shown = {True: "on", False: "off"}.get(default, default) if kind is _switch else default
+        if kind is origins:
+            shown = ",".join(default) or "none"
+        if flag == "default-level" and default is None:
+            shown = _default_level_shown()
+        where = f"default {shown}" if shown is not None else "unset by default"
         parser.add_argument(f"--{flag}", type=kind, default=default,
-                            help=f"{text} [{env_name(flag)}, default {shown}]")
+                            help=f"{text} [{env_name(flag)}, {where}]")
     args = parser.parse_args(argv)
     values = {name: getattr(args, flag.replace("-", "_"))
               for flag, (name, _, _) in _FLAGS.items() if name}

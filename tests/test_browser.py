@@ -1,18 +1,26 @@
 """The board page in a real browser: headless Chromium (Debian's package, driven by
-Playwright) against a real cacao-server process, clicking as a person would."""
+Playwright) against a real cacao-server process, clicking and tapping as a person
+would, at a phone's (375×812), a tablet's (768×1024) and a desktop's (1366×768) size."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import math
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / ".ci"))
-from screenshots import CHROMIUM, TARGET, BoardPage, cacao_server, chromium  # noqa: E402
+from screenshots import CHOICE, CHROMIUM, SIZES, TARGET, BoardPage, cacao_server, chromium  # noqa: E402
 
 pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool(CHROMIUM), pytest.mark.timeout(180)]
+
+TOUCH = {"phone": True, "tablet": True, "desktop": False}
 
 
 @pytest.fixture(scope="module")
@@ -21,30 +29,61 @@ def url():
         yield address
 
 
-@pytest.fixture
-def board(url):
-    with chromium() as page:
+@contextlib.contextmanager
+def open_board(url: str, size: str = "desktop") -> Iterator[BoardPage]:
+    """The page at one of SIZES (a touch screen for the phone and the tablet)."""
+    width, height = SIZES[size]
+    with chromium(width, height, touch=TOUCH[size]) as page:
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        yield BoardPage(page, url)
+        yield BoardPage(page, url, touch=TOUCH[size])
         assert errors == []  # no uncaught script error on the page
 
 
+@pytest.fixture
+def board(url):
+    with open_board(url) as b:
+        yield b
+
+
 def actions(board: BoardPage) -> int:
-    return board.state("(s.game.record.actions || []).length")
+    return board.actions()
+
+
+def box(board: BoardPage, selector: str) -> dict:
+    return board.page.locator(selector).first.bounding_box()
+
+
+# ---------------------------------------------------------------- whole games
 
 
 def test_a_complete_game_against_the_ai_through_the_page(board):
     board.new_game(["human", "beginner"], seed=7)
     page = board.page
-    assert page.locator("#board g.worker:not(.ghost)").count() == 1  # the AI, first player, has placed
+    assert page.locator("#board g.cells g.worker").count() == 1  # the AI, first player, has placed
     moves = board.play_to_end()
     assert board.over() and moves >= 11  # a 2-player seat lays 11 tiles
-    result = page.inner_text("#result")
-    assert "win" in result and "red:" in result and "yellow:" in result
-    assert page.inner_text("#status") == "Game over"
-    assert len(board.state("s.game.record.result.seats")) == 2
-    assert page.locator("#board g.worker:not(.ghost)").count() >= 20
+    result = board.state("s.game.record.result")
+    winners = " and ".join(["red", "yellow"][s] for s in result["winners"])
+    assert page.inner_text("#status").startswith(f"Game over: {winners} win")
+    assert page.locator("#board g.cells g.worker").count() >= 20
+    # the final score, seat by seat: gold held + temples + sun + water = total = the result's gold
+    for seat in (0, 1):
+        row = page.locator(f"#result tr[data-seat='{seat}']")
+        parts = {k: int(row.locator(f"td.{k}").inner_text().replace("−", "-").lstrip("+"))
+                 for k in ("gold", "temples", "sun", "water", "total")}
+        assert parts["gold"] + parts["temples"] + parts["sun"] + parts["water"] == parts["total"]
+        assert parts["total"] == result["seats"][seat]["gold"]
+        assert parts["gold"] == board.state(f"s.game.position.seats[{seat}].gold")  # what the seat panel showed
+    shown = page.inner_text("#result")
+    assert page.evaluate("(() => { const r = document.querySelector('#result');"
+                         " return r.scrollWidth <= r.clientWidth; })()")  # the whole table, nothing cut off
+    # the game's graph: a line per seat over every action, the result at its end
+    board.wait_for_graph()
+    n = actions(board)
+    assert page.locator("#graph svg.graph g.seat-line").count() == 2
+    assert page.locator("#graph rect.hit").count() == n + 1
+    assert int(page.get_attribute("#graph", "data-points")) == n + 1  # every position evaluated, and the end
     # the finished game saved, loaded and replayed to its end shows the same result
     with page.expect_download() as download:
         page.click("#save")
@@ -54,7 +93,20 @@ def test_a_complete_game_against_the_ai_through_the_page(board):
     page.wait_for_function("window.cacao.mode === 'replay'")
     page.click("#r-last")
     page.wait_for_selector("#result:not([hidden])")
-    assert page.inner_text("#result") == result
+    assert page.inner_text("#result") == shown
+
+
+def test_a_phone_game_is_played_by_taps_to_the_end(url):
+    with open_board(url, "phone") as board:
+        page = board.page
+        board.new_game(["human", "beginner"], seed=7)
+        moves = board.play_to_end()  # every tile, cell, result and fill chosen by a tap
+        assert board.over() and moves >= 11
+        assert page.is_visible("#result")
+        assert page.locator("#result table.score-table tbody tr").count() == 2
+        assert page.evaluate("(() => { const r = document.querySelector('#result');"
+                             " return r.scrollWidth <= r.clientWidth; })()")
+        assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"][0]  # nothing wider
 
 
 def test_a_three_seat_game_asks_only_its_two_humans_to_move(board):
@@ -69,19 +121,284 @@ def test_a_three_seat_game_asks_only_its_two_humans_to_move(board):
     assert movers == {0, 1, 2}
 
 
-def test_an_illegal_click_gets_the_services_explanation(board):
+# ---------------------------------------------------------------- the layout
+
+
+@pytest.mark.parametrize("size", ["phone", "tablet", "desktop"])
+def test_the_board_is_wide_and_every_green_cell_takes_a_tap(url, size):
+    width, height = SIZES[size]
+    with open_board(url, size) as board:
+        page = board.page
+        board.new_game(["human", "beginner"], seed=7)
+        svg = box(board, "#board")
+        assert svg["width"] >= (0.9 * width if size != "desktop" else 640), svg
+        assert svg["y"] < height and svg["y"] + svg["height"] <= 1.02 * height  # on the first screen, whole
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scrolling
+        # the water carrier at the start, as the gold it is worth
+        assert page.locator("#seats span.water").all_inner_texts() == ["water −10 gold"] * 2
+        # the point at the middle of each green cell belongs to that cell: nothing lies over it
+        # (one look at the page: it redraws the board when an evaluation comes)
+        covered = page.evaluate("""[...document.querySelectorAll('#board g.cell:has(> rect.target)')].map(c => {
+            c.scrollIntoView({block: 'nearest'});
+            const r = c.getBoundingClientRect();
+            const e = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+            return [c.dataset.x, c.dataset.y, !!e && c.contains(e)]; })""")
+        assert len(covered) >= 3
+        assert [c for c in covered if not c[2]] == [], "something lies over these green cells"
+        # the panels fold away, and come back
+        board.press("#p-seats > summary")
+        assert not page.is_visible("#seats")
+        board.press("#p-seats > summary")
+        assert page.is_visible("#seats")
+        if size == "desktop":  # the side panels fold away as a whole too: the board takes their room
+            board.press("#fold")
+            assert not page.is_visible("#p-seats") and not page.is_visible("#p-evaluation")
+            page.wait_for_function(f"document.querySelector('#board').getBoundingClientRect().width > {svg['width']}")
+            board.press("#fold")
+            assert page.is_visible("#p-seats")
+
+
+def touch(cdp, kind: str, points: list[tuple[float, float]]) -> None:
+    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [
+        {"x": x, "y": y, "id": i, "radiusX": 1, "radiusY": 1, "force": 1} for i, (x, y) in enumerate(points)]})
+
+
+@pytest.mark.parametrize("size", ["phone", "tablet", "desktop"])
+def test_zoom_pan_and_rotate_controls_work(url, size):
+    with open_board(url, size) as board:
+        page = board.page
+        board.new_game(["human", "beginner"], seed=7)
+        played = actions(board)
+        whole = board.view_box()
+        board.press("#zoom-in")
+        zoomed = board.view_box()
+        assert zoomed[2] == pytest.approx(whole[2] / 1.4, rel=0.01)  # a closer look
+        # a drag moves the board (and plays nothing)
+        svg = box(board, "#board")
+        cx, cy = svg["x"] + svg["width"] / 2, svg["y"] + svg["height"] / 2
+        if board.touch:
+            cdp = page.context.new_cdp_session(page)
+            touch(cdp, "touchStart", [(cx, cy)])
+            for k in range(1, 6):
+                touch(cdp, "touchMove", [(cx - 12 * k, cy - 8 * k)])
+            touch(cdp, "touchEnd", [])
+        else:
+            page.mouse.move(cx, cy)
+            page.mouse.down()
+            page.mouse.move(cx - 60, cy - 40, steps=5)
+            page.mouse.up()
+        moved = board.view_box()
+        assert moved[0] > zoomed[0] and moved[1] > zoomed[1]  # dragged left and up: the view went right and down
+        assert moved[2] == pytest.approx(zoomed[2])
+        # two fingers apart (or Ctrl and the wheel, a trackpad's pinch) zoom in further
+        if board.touch:
+            touch(cdp, "touchStart", [(cx - 20, cy), (cx + 20, cy)])
+            for k in range(1, 6):
+                touch(cdp, "touchMove", [(cx - 20 - 10 * k, cy), (cx + 20 + 10 * k, cy)])
+            touch(cdp, "touchEnd", [])
+        else:
+            page.mouse.move(cx, cy)
+            page.keyboard.down("Control")
+            page.mouse.wheel(0, -200)
+            page.keyboard.up("Control")
+        page.wait_for_function(f"Number(document.querySelector('#board').dataset.zoom) > {1.4 * 1.2}")
+        assert board.view_box()[2] < moved[2]
+        board.press("#zoom-out")
+        board.press("#zoom-fit")
+        assert board.view_box() == pytest.approx(whole)
+        assert actions(board) == played  # not one of these was a move
+        # Rotate: the tile turns among the ways it may lie on the cell chosen (a tap) or pointed at (the mouse)
+        x, y = best_turning_cell(board)
+        page.mouse.move(0, 0)
+        ghost = "#board g.ghost:not(.illegal)"
+        if board.touch:
+            board.cell(x, y).tap()  # chosen, not placed
+            page.wait_for_selector(ghost)
+        else:  # the button turns the tile in the tray; R turns the one under the pointer
+            chosen = "#tray svg.mini.chosen g.worker"
+            turned = page.get_attribute(chosen, "data-rotation")
+            board.press("#rotate")
+            assert page.get_attribute(chosen, "data-rotation") != turned
+            board.cell(x, y).hover()
+        rotations = board.state(f"s.legal.filter(a => a.kind.case === 'place' && a.kind.value.x === {x}"
+                                f" && a.kind.value.y === {y} && a.kind.value.tile === s.tile)"
+                                ".map(a => a.kind.value.rotation)")
+        seen = {int(page.get_attribute(ghost, "data-rotation"))}
+        for _ in range(3):
+            if board.touch:
+                board.press("#rotate")
+            else:
+                page.keyboard.press("r")
+            seen.add(int(page.get_attribute(ghost, "data-rotation")))
+        assert seen == set(rotations) and len(seen) > 1
+        assert actions(board) == played
+
+
+def best_turning_cell(board: BoardPage) -> tuple[int, int]:
+    """Chooses a tile in the tray that may lie in more than one way on a green cell, and
+    returns the cell."""
+    tile, x, y = board.state(
+        "(() => { const n = {}; for (const a of s.legal) { if (a.kind.case !== 'place') continue;"
+        " const p = a.kind.value, k = [p.tile, p.x, p.y].join(','); (n[k] ||= new Set()).add(p.rotation); }"
+        " return Object.entries(n).sort((p, q) => q[1].size - p[1].size)[0][0].split(',').map(Number); })()")
+    index = board.state(f"s.game.position.seats[s.game.position.toAct].hand.indexOf({tile})")
+    board.press(board.page.locator("#tray svg.mini").nth(index))
+    board.page.wait_for_function(f"window.cacao.tile === {tile}")
+    return x, y
+
+
+# ---------------------------------------------------------------- reading the game
+
+
+def test_the_coordinates_along_the_edges_are_the_notations(board):
+    board.new_game(["human", "beginner"], seed=7)  # the AI moves first with this seed
+    page = board.page
+    cells = page.evaluate("""[...document.querySelectorAll('#board g.cells > g.cell')].map(c => {
+        const r = c.getBoundingClientRect();
+        return {x: +c.dataset.x, y: +c.dataset.y, cx: r.x + r.width / 2, cy: r.y + r.height / 2,
+                top: r.y, left: r.x}; })""")
+    labels = page.evaluate("""[...document.querySelectorAll('#board g.coords text.coord:not(.corner)')].map(t => {
+        const r = t.getBoundingClientRect();
+        return {axis: t.classList.contains('x') ? 'x' : 'y', text: t.textContent,
+                cx: r.x + r.width / 2, cy: r.y + r.height / 2}; })""")
+    xs = {c["x"] for c in cells}
+    ys = {c["y"] for c in cells}
+    for x in xs:  # each column's x above it, growing to the right
+        column = [c for c in cells if c["x"] == x]
+        label = next(m for m in labels if m["axis"] == "x" and m["text"] == str(x))
+        assert abs(label["cx"] - column[0]["cx"]) < 2 and label["cy"] < min(c["top"] for c in column)
+    for y in ys:  # each row's y to its left, growing downwards
+        row = [c for c in cells if c["y"] == y]
+        label = next(m for m in labels if m["axis"] == "y" and m["text"] == str(y))
+        assert abs(label["cy"] - row[0]["cy"]) < 2 and label["cx"] < min(c["left"] for c in row)
+    # the AI's first move, as the page wrote it, lies on the cell those labels name
+    said = re.search(r"at \((-?\d+),(-?\d+)\)", page.text_content("#log"))
+    assert said, page.text_content("#log")
+    x, y = int(said[1]), int(said[2])
+    assert board.cell(x, y).locator("g.worker").count() == 1
+    # zoomed in, the labels follow the edges of what is in view
+    board.press("#zoom-in")
+    board.press("#zoom-in")
+    top = box(board, "#board")["y"]
+    shown = page.evaluate("[...document.querySelectorAll('#board g.coords text.x')]"
+                          ".map(t => t.getBoundingClientRect().y)")
+    assert shown and all(top <= t <= top + 20 for t in shown)
+
+
+def test_the_fill_choice_is_drawn_on_the_board(board):
+    board.new_game(["human", "beginner"], seed=7)
+    page = board.page
+    find = ("(() => { const g = {}; for (const a of s.legal) { if (a.kind.case !== 'place') continue;"
+            " const p = a.kind.value; const k = [p.tile, p.x, p.y, p.rotation].join(',');"
+            " (g[k] ||= []).push(p.fills.map(f => [f.x, f.y, f.tile])); }"
+            " const e = Object.entries(g).find(([, v]) => v.length > 1);"
+            " return e ? [e[0].split(',').map(Number), e[1]] : null; })()")
+    group = None
+    for _ in range(12):  # a placement that closes cells the display fills in more than one way
+        group = board.state(find) if board.state("s.game.position.phase === 1") else None
+        if group:
+            break
+        board.play_human_move()
+    assert group, "no placement with a choice of fills in the first moves"
+    (tile, x, y, rotation), ways = group
+    page.locator("#tray svg.mini").nth(board.state(
+        f"s.game.position.seats[s.game.position.toAct].hand.indexOf({tile})")).click()
+    board.cell(x, y).hover()
+    for _ in range(4):  # R turns the tile among its ways on this cell
+        if page.get_attribute("#board g.ghost", "data-rotation") == str(rotation):
+            break
+        page.keyboard.press("r")
+    board.cell(x, y).click()
+    page.wait_for_selector(CHOICE)
+    assert page.inner_text("#choices h3") == "Which display tile goes where?"
+    # the pending tile on its cell, the cells it closes marked, one way of filling them drawn there
+    pending = page.locator("#board g.ghost.pending")
+    assert pending.count() == 1 and pending.get_attribute("data-rotation") == str(rotation)
+    drawn, cell = pending.bounding_box(), board.cell(x, y).locator("rect").first.bounding_box()
+    assert (drawn["x"] + drawn["width"] / 2, drawn["y"] + drawn["height"] / 2) == pytest.approx(
+        (cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] / 2), abs=2)
+    marks = {(int(m.get_attribute("data-x")), int(m.get_attribute("data-y")))
+             for m in page.locator("#board rect.fill-target").all()}
+    assert marks == {(f[0], f[1]) for way in ways for f in way}
+
+    def drawn() -> list:
+        return page.evaluate("""[...document.querySelectorAll('#board g.fill-preview')].map(g => {
+            const r = g.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, g.dataset.tile]; })""")
+
+    buttons = page.locator(CHOICE)
+    assert buttons.count() == len(ways)
+    for i in range(len(ways)):
+        buttons.nth(i).hover()  # each way drawn on the board in turn
+        page.wait_for_function(f"window.cacao.choice === {i}")
+        shown = drawn()
+        want = board.state(f"s.choices[{i}].kind.value.fills.map(f => [f.x, f.y])")
+        assert len(shown) == len(want)
+        for (fx, fy), (sx, sy, _) in zip(sorted(want), sorted(shown, key=lambda d: (d[0], d[1])), strict=True):
+            r = board.cell(fx, fy).locator("rect").first.bounding_box()
+            assert (sx, sy) == pytest.approx((r["x"] + r["width"] / 2, r["y"] + r["height"] / 2), abs=3)
+        assert page.locator(f"{CHOICE}.previewed").inner_text() == buttons.nth(i).inner_text()
+    before = actions(board)
+    chosen = board.state(f"s.choices[{len(ways) - 1}].kind.value.fills.map(f => [f.x, f.y, f.tile])")
+    buttons.nth(len(ways) - 1).click()  # the way drawn last is the one played
+    board.wait_for_human_or_end()
+    played = board.state(f"s.game.record.actions[{before}].kind.value.fills.map(f => [f.x, f.y, f.tile])")
+    assert sorted(played) == sorted(chosen)
+
+
+def test_the_keyboard_chooses_a_cell_turns_the_tile_and_places_it(board):
+    board.new_game(["human", "beginner"], seed=7)
+    page = board.page
+    before = actions(board)
+    page.focus("#board")
+    page.keyboard.press("ArrowRight")  # the cursor on a green cell, the tile drawn there
+    cell = board.state("s.selected")
+    assert page.locator(f"#board g.cells > g.cell[data-x='{cell['x']}'][data-y='{cell['y']}'] > rect.target").count()
+    assert page.inner_text("#cell-readout") == f"({cell['x']},{cell['y']})"
+    ghost = page.locator("#board g.ghost")
+    turned = ghost.get_attribute("data-rotation")
+    ways = board.state(f"new Set(s.legal.filter(a => a.kind.case === 'place' && a.kind.value.tile === s.tile"
+                       f" && a.kind.value.x === {cell['x']} && a.kind.value.y === {cell['y']})"
+                       ".map(a => a.kind.value.rotation)).size")
+    page.keyboard.press("r")
+    rotation = ghost.get_attribute("data-rotation")
+    assert (rotation != turned) == (ways > 1)  # turned, unless the tile lies only one way there
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"window.cacao.game.record.actions.length > {before} || document.querySelector('{CHOICE}')")
+    if page.locator(CHOICE).count():  # which display tile goes where: the way drawn, by the keyboard too
+        page.locator(f"{CHOICE}.previewed").press("Enter")
+    board.wait_for_human_or_end()
+    placed = board.state(f"s.game.record.actions[{before}].kind.value")
+    assert (placed.get("x", 0), placed.get("y", 0)) == (cell["x"], cell["y"])
+    assert placed.get("rotation", 0) == int(rotation)
+
+
+def test_an_illegal_click_is_explained_in_one_plain_sentence(board):
     board.new_game(["human", "casual"], seed=7)
     page = board.page
     before = actions(board)
-    empty = page.locator("#board g.cell:has(> rect.empty):not(:has(g))").first
+    empty = page.locator("#board g.cells > g.cell:has(> rect.empty):not(:has(g))").first
+    x, y = int(empty.get_attribute("data-x")), int(empty.get_attribute("data-y"))
     empty.click()
     page.wait_for_selector("#message.error")
-    message = page.inner_text("#message")
-    assert message.startswith("invalid_argument: action.place.x: ("), message
-    assert "is not an empty cell next to a jungle tile" in message, message
+    sentence = page.inner_text("#message .sentence")
+    assert sentence == (f"A worker tile cannot go on ({x},{y}): it needs an empty cell beside a jungle tile"
+                        " (the cells shown in green).")
+    assert len(re.findall(r"[.!?](\s|$)", sentence)) == 1  # one sentence
+    assert "invalid_argument" not in sentence and "action.place" not in sentence
+    # for developers: the code, the reason, the fields at fault and the service's words, said once
+    page.click("#message details.dev > summary")
+    details = page.inner_text("#message details.dev code")
+    assert details.startswith("invalid_argument (ILLEGAL_ACTION)")
+    assert f"action.place.x, action.place.y: ({x},{y}) is not an empty cell next to a jungle tile" in details
+    assert details.count("is not an empty cell") == 1
+    # whole, in view, at 1366×768
+    message = box(board, "#message")
+    assert message["y"] >= 0 and message["y"] + message["height"] <= SIZES["desktop"][1]
+    assert page.evaluate("(() => { const m = document.querySelector('#message');"
+                         " return m.scrollWidth <= m.clientWidth && m.scrollHeight <= m.clientHeight; })()")
     assert actions(board) == before  # nothing was played
     # a legal cell: the tile follows the pointer, R turns it among the legal rotations
-    page.locator("#seats svg.mini.choosable[data-tile='2101']").first.click()
+    page.locator("#tray svg.mini.choosable[data-tile='2101']").first.click()
     page.locator(TARGET).first.hover()
     assert page.locator("#board g.ghost").count() == 1
     turns = set()
@@ -89,6 +406,9 @@ def test_an_illegal_click_gets_the_services_explanation(board):
         turns.add(board.state("s.rotation"))
         page.keyboard.press("r")
     assert len(turns) > 1
+
+
+# ---------------------------------------------------------------- the evaluation
 
 
 SHOWN_WHILE_THINKING = """() => {
@@ -106,10 +426,10 @@ def test_analysis_updates_while_the_ai_thinks(board):
     board.new_game(["human", "time:3"], seed=11)
     page = board.page
     before = actions(board)
-    page.locator("#seats svg.mini.choosable").first.click()
+    page.locator("#tray svg.mini.choosable").first.click()
     page.locator(TARGET).first.click()
-    if page.locator("#choices button.choice").count():
-        page.locator("#choices button.choice").first.click()
+    if page.locator(CHOICE).count():
+        page.locator(CHOICE).first.click()
     page.wait_for_selector("#thinking:not([hidden])", timeout=30_000)
     page.wait_for_function(SHOWN_WHILE_THINKING, timeout=30_000)  # looked at every frame
     shown = page.evaluate("window.shownWhileThinking")
@@ -119,17 +439,87 @@ def test_analysis_updates_while_the_ai_thinks(board):
     assert actions(board) >= before + 2  # the human's move, then the AI's
 
 
-def test_undo_takes_back_the_humans_move_and_the_ais_answer(board):
+WATCH_EVALUATIONS = """() => {
+    // every frame after Undo's click: the position the evaluation on show belongs to, and the position shown
+    const seen = (window.evaluationsSeen ||= []);
+    if (!window.undoClicked) { requestAnimationFrame(window.watchEvaluations); return; }
+    const hash = document.querySelector('#evaluation').dataset.hash;
+    const bar = document.querySelectorAll('#evalbar .evalpart').length;
+    seen.push([hash, window.cacao.game.hash, bar, document.querySelectorAll('#board g.heat').length]);
+    if (!window.stopWatching) requestAnimationFrame(window.watchEvaluations);
+}"""
+
+
+def test_undo_takes_back_the_moves_and_leaves_no_stale_evaluation(board):
     board.new_game(["human", "beginner"], seed=5)
+    page = board.page
     first = actions(board)
     board.play_human_move()
     assert actions(board) > first
-    board.page.click("#undo")
+    # the evaluation of the position after the AI's answer is on show
+    page.wait_for_function("document.querySelector('#evaluation').dataset.hash === window.cacao.game.hash")
+    old = board.state("s.game.hash")
+    page.evaluate(f"window.watchEvaluations = ({WATCH_EVALUATIONS}); window.watchEvaluations();"
+                  " document.querySelector('#undo').addEventListener('click', () => { window.undoClicked = true; },"
+                  " {capture: true})")
+    page.click("#undo")
     board.wait_for_human_or_end()
     assert actions(board) == first
+    # until a search of the position now shown reports, no evaluation is shown
+    page.wait_for_function("document.querySelector('#evaluation').dataset.hash === window.cacao.game.hash")
+    page.evaluate("window.stopWatching = true")
+    seen = page.evaluate("window.evaluationsSeen")
+    new = board.state("s.game.hash")
+    assert new != old
+    after_click = seen
+    assert after_click
+    assert all(shown in ("", current) for shown, current, _, _ in after_click), after_click
+    assert all(shown or (bar == 0 and heat == 0) for shown, _, bar, heat in after_click)  # no bar, no heat map
+    assert not any(shown == old for shown, _, _, _ in after_click)
 
 
-def test_a_saved_record_replays_with_an_evaluation_at_each_move(board, tmp_path):
+def test_an_analysis_draws_the_candidates_as_a_heat_map(board):
+    board.new_game(["human", "beginner"], seed=7)
+    page = board.page
+    board.analyse()
+    ev = board.state("s.evaluation.ev")
+    cells: dict[tuple[int, int], dict[str, float]] = {}
+    for c in ev["candidates"]:
+        p = c["action"]["kind"]["value"]
+        cell = cells.setdefault((p.get("x", 0), p.get("y", 0)), {"visits": 0, "win": 0})
+        cell["visits"] += int(c["visits"])
+        cell["win"] = max(cell["win"], c["winProbability"])
+    total = sum(c["visits"] for c in cells.values())
+
+    def heat() -> dict[tuple[int, int], float]:
+        return {(int(h.get_attribute("data-x")), int(h.get_attribute("data-y"))): float(h.get_attribute("data-value"))
+                for h in page.locator("#board g.heat g.heat-cell").all()}
+
+    assert page.locator("#evallegend span").count() == 2  # each seat named with its chance, however small
+    assert page.get_attribute("#board g.heat", "data-by") == "visits"
+    assert heat() == pytest.approx({k: c["visits"] / total for k, c in cells.items()}, abs=1e-4)
+    best = ev["bestAction"]["kind"]["value"]
+    mark = page.locator("#board g.best")
+    marked = (int(mark.get_attribute("data-x")), int(mark.get_attribute("data-y")))
+    assert marked == (best.get("x", 0), best.get("y", 0))
+    assert mark.locator("text.best-star").count() == 1
+    page.select_option("#heat", "win")  # by win chance instead
+    assert page.get_attribute("#board g.heat", "data-by") == "win"
+    assert heat() == pytest.approx({k: c["win"] for k, c in cells.items()}, abs=1e-4)
+    page.select_option("#heat", "off")
+    assert page.locator("#board g.heat").count() == 0
+    page.select_option("#heat", "visits")
+    # the score if the game ended now, on demand: each seat's gold by part, as the service counts it
+    assert not page.is_visible("#scores table")
+    page.click("#p-scores > summary")
+    standing = board.state("s.game.standing.seats")
+    for seat in standing:
+        row = page.locator(f"#scores tr[data-seat='{seat.get('seat', 0)}']")
+        assert row.locator("td.total").inner_text() == str(seat.get("total", 0))
+        assert row.locator("td.water").inner_text() == "−10"
+
+
+def test_a_saved_record_replays_with_an_evaluation_and_a_graph_to_click(board, tmp_path):
     board.new_game(["human", "beginner"], seed=9)
     for _ in range(4):
         board.play_human_move()
@@ -152,11 +542,33 @@ def test_a_saved_record_replays_with_an_evaluation_at_each_move(board, tmp_path)
     page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('1 /')")
     page.click("#r-last")
     page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{played} /')")
-    page.wait_for_function("window.cacao.replay.evals.size >= 3")
-    assert board.state("s.mode") == "replay"
-    assert page.evaluate("window.cacao.replay.evals.size") >= 3
-    replayed = page.evaluate("document.querySelectorAll('#board g.worker:not(.ghost)').length")
+    replayed = page.evaluate("document.querySelectorAll('#board g.cells g.worker').length")
     assert replayed == sum(1 for t in final_board if t["tile"]["case"] == "worker")
+    # the graph: every position evaluated, as the viewer evaluates the one it shows; a click goes there
+    board.wait_for_graph()
+    assert board.state("s.replay.evals.size") == played + 1
+    assert page.locator("#graph svg.graph g.seat-line").count() == 2
+    page.locator("#graph rect.hit[data-index='3']").click()
+    page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('3 /')")
+    line = page.locator("#graph line.current").bounding_box()
+    hit = page.locator("#graph rect.hit[data-index='3']").bounding_box()
+    assert line["x"] + line["width"] / 2 == pytest.approx(hit["x"] + hit["width"] / 2, abs=1)
+
+
+def test_the_graph_at_the_end_of_a_game_jumps_into_the_replay_viewer(url):
+    with open_board(url, "tablet") as board:
+        page = board.page
+        board.new_game(["beginner", "beginner"], seed=4, wait=False)
+        page.select_option("#pace", "0")  # a quick game: no pause between the AI's moves
+        board.wait_for_human_or_end()
+        board.wait_for_graph()
+        assert page.is_visible("#p-graph")
+        n = actions(board)
+        target = n // 2
+        board.press(page.locator(f"#graph rect.hit[data-index='{target}']"))
+        page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{target} / {n}')")
+        assert board.state("s.mode") == "replay"
+        assert board.state(f"s.replay.evals.has({target})")  # the game's evaluations came along
 
 
 def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
@@ -165,20 +577,146 @@ def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
                                 "worker_piles": [[], []], "jungle_deck": [], "actions": []}))
     board.page.set_input_files("#load-file", str(path))
     board.page.wait_for_selector("#message.error")
-    assert "not valid" in board.page.inner_text("#message")
+    assert "not valid" in board.page.inner_text("#message .sentence")
     assert board.state("s.mode") != "replay"
+
+
+# ---------------------------------------------------------------- AI-only games
+
+
+def test_an_ai_only_game_moves_at_a_watchable_pace_with_pause_and_step(board):
+    page = board.page
+    board.new_game(["beginner", "beginner", "beginner"], seed=2, wait=False)
+    page.wait_for_selector("#pace-group:not([hidden])")
+    page.select_option("#pace", "500")
+    page.wait_for_function("window.cacao.game.record.actions.length >= 2")
+    board.press("#pause")
+    page.wait_for_function("window.cacao.held")  # the next move waits
+    held = actions(board)
+    assert page.inner_text("#pause") == "Resume" and "paused" in page.inner_text("#status")
+    board.press("#step")  # one action, then it waits again
+    page.wait_for_function(f"window.cacao.game.record.actions.length > {held} && window.cacao.held")
+    assert actions(board) == held + 1
+    board.press("#pause")  # resume
+    page.wait_for_function(f"window.cacao.game.record.actions.length >= {held + 4}")
+    board.press("#pause")
+    page.wait_for_function("window.cacao.held")
+    times = board.state("s.moveTimes")
+    resumed = [t["at"] for t in times[held + 1:]]  # the moves after the resume, at 0.5 s apart at least
+    assert len(resumed) >= 3
+    assert all(b - a >= 500 for a, b in itertools.pairwise(resumed)), resumed
+    assert page.is_visible("#p-graph")  # the game's graph grows as it goes
+
+
+# ---------------------------------------------------------------- colours
+
+
+MACHADO = {  # colour-vision deficiencies at full severity (Machado, Oliveira and Fernandes, 2009), linear RGB
+    "normal": None,
+    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
+    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881)),
+    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602), (0.004733, 0.691367, 0.303900)),
+}
+
+
+def lab(colour: str, vision: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of "#rrggbb" as seen with ``vision``."""
+    srgb = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    rgb = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in srgb]
+    if MACHADO[vision]:
+        rgb = [min(1.0, max(0.0, sum(m * c for m, c in zip(row, rgb, strict=True)))) for row in MACHADO[vision]]
+    x = (0.4124 * rgb[0] + 0.3576 * rgb[1] + 0.1805 * rgb[2]) / 0.95047
+    y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    z = (0.0193 * rgb[0] + 0.1192 * rgb[1] + 0.9505 * rgb[2]) / 1.08883
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z)]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def delta_e(one: tuple[float, float, float], two: tuple[float, float, float]) -> float:
+    """CIEDE2000 colour difference (Sharma, Wu and Dalal's formulation)."""
+    (l1, a1, b1), (l2, a2, b2) = one, two
+    c_mean = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(c_mean ** 7 / (c_mean ** 7 + 25 ** 7)))
+    a1, a2 = (1 + g) * a1, (1 + g) * a2
+    c1, c2 = math.hypot(a1, b1), math.hypot(a2, b2)
+    h1, h2 = math.degrees(math.atan2(b1, a1)) % 360, math.degrees(math.atan2(b2, a2)) % 360
+    dh = 0.0 if c1 * c2 == 0 else (h2 - h1 + 180) % 360 - 180
+    d_hue = 2 * math.sqrt(c1 * c2) * math.sin(math.radians(dh / 2))
+    l_mean, c_mean = (l1 + l2) / 2, (c1 + c2) / 2
+    h_mean = h1 + h2 if c1 * c2 == 0 else (h1 + h2) / 2 if abs(h1 - h2) <= 180 else (h1 + h2 + 360) / 2 % 360
+    t = (1 - 0.17 * math.cos(math.radians(h_mean - 30)) + 0.24 * math.cos(math.radians(2 * h_mean))
+         + 0.32 * math.cos(math.radians(3 * h_mean + 6)) - 0.20 * math.cos(math.radians(4 * h_mean - 63)))
+    rotation = -math.sin(math.radians(60 * math.exp(-(((h_mean - 275) / 25) ** 2)))) \
+        * 2 * math.sqrt(c_mean ** 7 / (c_mean ** 7 + 25 ** 7))
+    sl = 1 + 0.015 * (l_mean - 50) ** 2 / math.sqrt(20 + (l_mean - 50) ** 2)
+    sc, sh = 1 + 0.045 * c_mean, 1 + 0.015 * c_mean * t
+    return math.sqrt(((l2 - l1) / sl) ** 2 + ((c2 - c1) / sc) ** 2 + (d_hue / sh) ** 2
+                     + rotation * ((c2 - c1) / sc) * (d_hue / sh))
+
+
+def contrast(one: str, two: str) -> float:
+    """WCAG 2 contrast ratio of two "#rrggbb" (or "#rgb") colours."""
+    def luminance(colour: str) -> float:
+        hex6 = "".join(c * 2 for c in colour[1:]) if len(colour) == 4 else colour[1:]
+        srgb = [int(hex6[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in srgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(one), luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_delta_e_of_known_pairs():
+    # Sharma, Wu and Dalal's test data: pairs 1, 7 and 17
+    assert delta_e((50, 2.6772, -79.7751), (50, 0, -82.7485)) == pytest.approx(2.0425, abs=1e-4)
+    assert delta_e((50, 0, 0), (50, -1, 2)) == pytest.approx(2.3669, abs=1e-4)
+    assert delta_e((50, 2.5, 0), (73, 25, -18)) == pytest.approx(27.1492, abs=1e-4)
+
+
+def test_seat_colours_stay_distinct_for_colour_blind_players_and_from_water(board):
+    board.new_game(["human"] * 4, seed=1)
+    page = board.page
+    palette = board.state("s.palette")
+    # the tiles drawn for each seat: its colour, its tint, and a shape of its own for its workers
+    shapes = set()
+    for seat in range(4):
+        mini = page.locator(f"#seats .seat[data-seat='{seat}'] svg.mini").first
+        rects = mini.locator("g.worker > rect")
+        assert rects.nth(0).get_attribute("fill") == palette["seats"][seat]
+        assert rects.nth(1).get_attribute("fill") == palette["light"][seat]
+        marks = {m.get_attribute("data-shape") for m in mini.locator(".meeple").all()}
+        assert len(marks) == 1
+        shapes |= marks
+    assert len(shapes) == 4
+    assert page.evaluate("getComputedStyle(document.querySelector('.tok.water')).backgroundColor") == \
+        "rgb({}, {}, {})".format(*(int(palette["water"][i:i + 2], 16) for i in (1, 3, 5)))
+    for vision in MACHADO:
+        seen = [lab(c, vision) for c in palette["seats"]]
+        tints = [lab(c, vision) for c in palette["light"]]
+        water = lab(palette["water"], vision)
+        for a, b in itertools.combinations(range(4), 2):
+            assert delta_e(seen[a], seen[b]) >= 12, (vision, a, b)
+        for s in range(4):
+            assert delta_e(seen[s], water) >= 12, (vision, s)
+            assert delta_e(tints[s], water) >= 12, (vision, s)
+    # the seats' names readable on the panels, the chances readable on the bar (WCAG AA: 4.5)
+    for seat in range(4):
+        assert contrast(palette["ink"][seat], "#fffaf0") >= 4.5
+        assert contrast(palette["on"][seat], palette["seats"][seat]) >= 4.5
+
+
+# ---------------------------------------------------------------- tokens
 
 
 def test_a_server_that_needs_tokens_is_played_with_a_token_from_the_address_or_the_dialog(tmp_path):
     tokens = tmp_path / "tokens"
     tokens.write_text("page-token-1\n")
     with cacao_server("--auth-tokens", str(tokens), "--max-searches", "2") as url, \
-            chromium() as page:
+            chromium(*SIZES["desktop"]) as page:
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(url)  # no token: the page says how to give one
         page.wait_for_selector("#message.error")
-        assert "needs a token" in page.inner_text("#message")
+        assert "needs a token" in page.inner_text("#message .sentence")
         assert page.evaluate("window.cacao.levels.length") == 0
         # typed into the dialog: the levels come, then a game against the AI
         page.fill("#token", "page-token-1")
@@ -186,7 +724,7 @@ def test_a_server_that_needs_tokens_is_played_with_a_token_from_the_address_or_t
         page.wait_for_function("window.cacao.levels.length > 0")
         board = BoardPage(page, url)  # a fresh load: the tab still has the token
         board.new_game(["human", "beginner"], seed=7)  # the AI moves first with this seed
-        assert page.locator("#board g.worker:not(.ghost)").count() == 1  # the AI has placed
+        assert page.locator("#board g.cells g.worker").count() == 1  # the AI has placed
         # given in the address: used, then dropped from it
         page.evaluate("sessionStorage.clear()")
         page.goto("about:blank")  # so that the next address loads the page again

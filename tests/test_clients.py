@@ -417,6 +417,64 @@ def test_board_shows_tiles_open_cells_and_owners():
     assert "\x1b" not in plain
 
 
+def test_the_score_table_adds_each_seats_parts_up_to_the_final_gold():
+    game = random_game(5, players=3)
+    result = game.result()
+    cacao = [seat["cacao"] for seat in game.snapshot()["seats"]]
+    lines = board.score_lines(game.scores(), ["you", "AI 1", "AI 2"], cacao, game.temples(),
+                              result.winners)
+    assert lines[0].split() == ["gold", "temples", "sun", "water", "total", "cacao"]
+    rows = [line.split() for line in lines[1:4]]
+    for seat, row in enumerate(rows):
+        name_words = 1 if seat == 0 else 2
+        gold, temples, sun, water, total, left = map(int, row[name_words:name_words + 6])
+        assert gold + temples + sun + water == total == result.gold[seat]
+        assert left == result.cacao[seat]
+        assert (row[-1] == "winner") == (seat in result.winners)
+    temples = [t for t in game.temples() if any(t.awards)]
+    assert len(lines) == 4 + len(temples)
+    for t, line in zip(temples, lines[4:]):
+        assert line.strip().startswith(f"temple at {t.x},{t.y}: workers")
+
+
+def test_the_status_line_rewrites_itself_on_a_terminal_and_prints_now_and_then_elsewhere():
+    import io
+
+    from cacaoai.client.console import CLEAR_LINE, StatusLine
+
+    screen = io.StringIO()
+    line = StatusLine(screen, tty=True, width=lambda: 20)
+    line.show("AI 1 is thinking")
+    line.show("AI 1 is thinking: 1,234 iterations")
+    line.clear()
+    assert screen.getvalue() == (CLEAR_LINE + "AI 1 is thinking" + CLEAR_LINE
+                                 + "AI 1 is thinking: …" + CLEAR_LINE)  # cut to the width
+    log = io.StringIO()
+    plain = StatusLine(log, tty=False, every_s=2.0)
+    for elapsed in (0.2, 1.9, 2.1, 2.3, 4.5, 4.6, 9.0):
+        plain.show(f"at {elapsed}", elapsed)
+    plain.clear()
+    plain.show("next search", 0.4)
+    plain.show("always", 0.5, always=True)
+    assert log.getvalue().splitlines() == ["at 2.1", "at 4.5", "at 9.0", "always"]
+
+
+def test_the_thinking_line_gives_iterations_time_and_win_chances_but_no_moves():
+    from dataclasses import replace
+
+    from cacaoai.client.console import thinking_text
+    from cacaoai.search import search
+
+    game = Position.new(players=2, seed=4)
+    result = replace(search(game, Limit(iterations=300), seed=1), elapsed_s=1.25, final=False)
+    text = thinking_text("AI 1", result, ["you", "AI 1"], tick=1)
+    wins = [round(100 * s.win_probability) for s in result.seats]
+    assert text == (f"/ AI 1 is thinking: 300 iterations, 1.2 s; win chances you {wins[0]}%, "
+                    f"AI 1 {wins[1]}%")
+    assert thinking_text("AI 1", result, ["you", "AI 1"], spinner=False).startswith("AI 1 is")
+    assert result.best_action.tile not in text
+
+
 def test_saved_record_text_is_the_record():
     record = random_game(2).record()
     assert json.loads(record_text(record)) == record
@@ -463,13 +521,16 @@ class Terminal:
 
 def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_server, tmp_path):
     term = Terminal([*command("cacao-play"), "--server", cacao_server[1], "--iterations", "20",
-                     "--seed", "11", "--players", "2", "--color", "never"], tmp_path)
+                     "--hint-level", "50", "--seed", "11", "--players", "2", "--color", "never"],
+                    tmp_path)
     try:
         first = term.prompt()
         assert "Your hand:" in first and "x=" in first and "<" in first
+        assert "Hints: 50 iterations" in first
         assert "not next to any jungle tile" in term.type("2101 99,99 r1")
         assert "I don't understand 'zz'" in term.type("zz 1,1")
-        assert "win chances" in term.type("hint")
+        hint = term.type("hint")
+        assert "win chances" in hint and "h1) " in hint and "(list " in hint
         assert "1)" in term.type("list")
         out = term.type("1")
         assert "You place" in out or "You take" in out
@@ -480,6 +541,7 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
         for _ in range(3):  # play on a little, then go back to the saved game
             out = term.type("1")
         assert "Loaded mid.json" in term.type("load mid.json")
+        assert "If the game ended now" in term.type("score")
         moves = 0
         while "game over" not in out:
             out = term.type("1")
@@ -490,11 +552,50 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
     finally:
         code = term.close("quit")
     assert code == 0, term.text[-2000:]
+    assert "\x1b" not in term.text  # no colours and no status line on a pipe
     mid = json.loads((tmp_path / "mid.json").read_text())
     final = json.loads((tmp_path / "final.json").read_text())
     assert Position.from_record(mid).turn > 0
     assert Position.from_record(final).is_over and "result" in final
     assert final["actions"][: len(mid["actions"])] == mid["actions"]
+    # the final table: each seat's parts add up to its final gold
+    end = term.text[term.text.index("Game over."):]
+    rows = re.findall(r"^  (you|AI 1) +(\d+) +([+-]\d+) +([+-]\d+) +([+-]\d+) +(\d+) +(\d+)", end,
+                      re.MULTILINE)
+    assert [r[0] for r in rows] == ["you", "AI 1"], end
+    for seat, (_, gold, temples, sun, water, total, cacao) in enumerate(rows):
+        assert int(gold) + int(temples) + int(sun) + int(water) == int(total)
+        assert int(total) == final["result"]["gold"][seat]
+        assert int(cacao) == final["result"]["cacao"][seat]
+
+
+def test_cacao_play_hints_are_numbered_h1_and_a_bare_number_stays_the_lists(cacao_server, tmp_path):
+    term = Terminal([*command("cacao-play"), "--server", cacao_server[1], "--iterations", "20",
+                     "--seed", "11", "--color", "never"], tmp_path)
+    try:
+        first = term.prompt()
+        assert "Hints: level strong" in first  # not the opponent's 20 iterations
+        assert "No hint for this position yet" in term.type("h1")
+        assert "no such level; this server has beginner, casual, strong, max" in term.type("hint nope")
+        assert "hint 2.5:" in term.type("hint 2.5")
+        hint = term.type("hint 300")
+        assert "Asking the AI (300 iterations)" in hint
+        suggestions = re.findall(r"^h(\d)\) (\S+) (-?\d+),(-?\d+)(?: r(\d))?.*?\(list (\d+)\)",
+                                 hint, re.MULTILINE)
+        assert [int(s[0]) for s in suggestions] == list(range(1, len(suggestions) + 1)), hint
+        assert "Type h1..h" in hint and "a bare number plays from list" in hint
+        assert "There is no h9" in term.type("h9")
+        _, tile, x, y, rot, number = suggestions[-1]
+        listed = term.type("list")
+        assert re.search(rf"^ *{number}\) {tile} {x},{y}", listed, re.MULTILINE), listed
+        played = term.type(f"h{len(suggestions)}")
+        assert f"You place {tile} at {x},{y} r{rot or 0}" in played, played
+        assert "No hint for this position yet" in term.type("h1")  # that hint was for the last one
+        helped = term.type("help")
+        assert "h2 " in helped and "hint LEVEL" in helped and "score" in helped
+    finally:
+        code = term.close("quit")
+    assert code == 0, term.text[-2000:]
 
 
 def test_cacao_play_starts_its_own_server_without_one_given(tmp_path):

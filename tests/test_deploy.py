@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cacaoai.server.asgi import HEALTH_PATH
 from cacaoai.server.options import ServerOptions, parse_args
+from cacaoai.server.security import Tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -80,9 +82,12 @@ def test_probes_ports_and_grace_match_the_server_settings():
     deployment = manifests()["Deployment"]
     _, port, options = container_options()
     ports = {p["name"]: p["containerPort"] for p in container()["ports"]}
-    assert ports == {"grpc": port, "metrics": options.metrics_port}
+    assert ports == {"grpc": port, "http": options.http_port, "metrics": options.metrics_port}
     for probe in ("readinessProbe", "livenessProbe"):
-        assert container()[probe]["grpc"]["port"] == port
+        # the HTTP side's health: Kubernetes' gRPC probes cannot speak TLS
+        check = container()[probe]["httpGet"]
+        assert (check["path"], check["port"]) == (HEALTH_PATH, "http")
+        assert check["scheme"] == ("HTTPS" if options.tls else "HTTP")
     pod = deployment["spec"]["template"]["spec"]
     assert pod["terminationGracePeriodSeconds"] > options.grace_s
     annotations = deployment["spec"]["template"]["metadata"]["annotations"]
@@ -113,7 +118,7 @@ def test_the_dockerfile_runs_a_real_entry_point_with_real_variables(server_help)
     assert cacao and set(cacao) <= set(re.findall(r"CACAO_[A-Z_]+", server_help))
     _, port, options = parse_args([], cacao)
     exposed = {int(p) for key, value in instructions if key == "EXPOSE" for p in value.split()}
-    assert exposed == {port, options.metrics_port}
+    assert exposed == {port, options.http_port, options.metrics_port}
     (entry,) = [value for key, value in instructions if key == "ENTRYPOINT"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert eval(entry)[0] in scripts  # a JSON list: exec form, so SIGTERM reaches the server
@@ -128,3 +133,33 @@ def test_the_nginx_template_fits_the_server_limits():
     read_timeout = int(re.search(r"grpc_read_timeout (\d+)s;", text).group(1))
     assert read_timeout > ServerOptions().max_time_s
     assert "grpc_pass grpc://cacao;" in text and "include @PREFIX@/upstream.conf;" in text
+    # the HTTP side: the Connect API and the page, proxied to the replicas' HTTP ports
+    assert "proxy_pass http://cacao_http;" in text and "include @PREFIX@/http_upstream.conf;" in text
+    assert "listen @HTTP_LISTEN@;" in text and "proxy_buffering off;" in text
+    assert [int(n) * 1024 for n in re.findall(r"client_max_body_size (\d+)k;", text)] == [body, body]
+    assert int(re.search(r"proxy_read_timeout (\d+)s;", text).group(1)) > ServerOptions().max_time_s
+
+
+def test_tls_and_tokens_come_from_the_example_secrets(tmp_path):
+    """The files the Deployment's CACAO_TLS_* and CACAO_AUTH_TOKENS name are the
+    keys of the Secrets it mounts, which deploy/k8s/examples/secrets.yaml shows
+    (and whose tokens the server can read)."""
+    secrets = {doc["metadata"]["name"]: doc for doc in
+               yaml.safe_load_all((DEPLOY / "k8s" / "examples" / "secrets.yaml").read_text())}
+    assert all(doc["kind"] == "Secret" for doc in secrets.values())
+    pod = manifests()["Deployment"]["spec"]["template"]["spec"]
+    volumes = {v["name"]: v["secret"] for v in pod["volumes"]}
+    mounts = {m["mountPath"]: volumes[m["name"]] for m in container()["volumeMounts"]}
+    assert all(m["readOnly"] for m in container()["volumeMounts"])
+    _, _, options = container_options()
+    files = {}
+    for path in (options.tls_cert, options.tls_key, options.auth_tokens):
+        folder, _, name = path.rpartition("/")
+        secret = mounts[folder]
+        key = next((i["key"] for i in secret.get("items", []) if i["path"] == name), name)
+        files[path] = secrets[secret["secretName"]]["stringData"][key]
+    assert secrets[volumes["tls"]["secretName"]]["type"] == "kubernetes.io/tls"
+    assert "CERTIFICATE" in files[options.tls_cert] and "PRIVATE KEY" in files[options.tls_key]
+    (tmp_path / "tokens").write_text(files[options.auth_tokens])
+    roles = sorted(role for role, _ in Tokens.load(str(tmp_path / "tokens")).roles.values())
+    assert roles == ["all", "rules"]

@@ -131,3 +131,22 @@ def test_the_search_without_the_model_is_unchanged_by_its_settings(model_file):
     plain = search(position, Limit(iterations=400), seed=2)
     named = search(position, Limit(iterations=400), replace(SearchSettings(), model=model_file), seed=2)
     assert plain.best_action == named.best_action and plain.win_probability == named.win_probability
+
+
+def test_a_models_calibration_map_corrects_the_reported_win_probabilities(tmp_path):
+    path = random_model(tmp_path / "calibrated.npz", seed=3)
+    position = played(2, 8, 9)
+    settings = SearchSettings(value=1.0, model=str(path))
+    raw = search(position, Limit(iterations=500), settings, seed=2)
+    manifest = json.loads(path.with_suffix(".json").read_text())
+    manifest["calibration"] = {"version": 1, "players": {"2": {"kind": "temperature", "t": 2.0}}}
+    path.with_suffix(".json").write_text(json.dumps(manifest))
+    calibrated_path = tmp_path / "calibrated-copy.npz"    # a new name: the cache keeps the first
+    calibrated_path.write_bytes(path.read_bytes())
+    calibrated_path.with_suffix(".json").write_text(json.dumps(manifest))
+    fixed = search(position, Limit(iterations=500), replace(settings, model=str(calibrated_path)), seed=2)
+    p, q = raw.win_probability, fixed.win_probability
+    expected = np.sqrt(np.array(p)) / np.sqrt(np.array(p)).sum()    # p ** (1 / t), normalised
+    assert q == pytest.approx(tuple(expected)) and sum(q) == pytest.approx(1.0)
+    assert fixed.root.win_probability == pytest.approx(q[position.to_act])
+    assert [c.win_probability for c in fixed.candidates] == [c.win_probability for c in raw.candidates]

@@ -30,9 +30,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool("nginx"), pytest.mark.t
 class Replicas:
     """cacao-replicas as a subprocess, its stdout lines in a queue."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, http: bool = False):
         self.process = subprocess.Popen(
-            [*REPLICAS, "--replicas", str(count), "--port", "0",
+            [*REPLICAS, "--replicas", str(count), "--port", "0", *(["--http-port", "0"] if http else []),
              "--poll", "0.2", "--", "--max-searches", "1", "--grace", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
@@ -43,6 +43,7 @@ class Replicas:
                                             self.expect(r"replica .*")).groups()
             self.pids[int(index)], self.ports[int(index)] = int(pid), int(port)
         self.front = re.search(r"on (127\.0\.0\.1:\d+)", self.expect(r"nginx pid .*")).group(1)
+        self.http = self.expect(r"nginx http on (\S+)").split()[-1] if http else ""
         self.expect("ready")
 
     def _read(self) -> None:
@@ -122,3 +123,47 @@ def test_a_dead_replica_is_marked_down_and_calls_still_succeed(replicas):
     replicas.expect(r"upstream serving 0,1 down 2")
     counts = answers_through(replicas.front)
     assert sum(counts.values()) == 30 and len(counts) == 2, counts
+
+
+def test_the_http_side_of_the_replicas_is_served_through_nginx_too():
+    """With --http-port, nginx also proxies the replicas' HTTP sides: the page,
+    Connect calls spread over the replicas, and a streamed analysis."""
+    import http.client
+    import json
+    import struct
+    import urllib.parse
+
+    from cacaoai.server.http import iter_stream
+
+    replicas = Replicas(2, http=True)
+    try:
+        url = urllib.parse.urlparse(replicas.http)
+
+        def post(method: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
+            connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+            try:
+                connection.request("POST", f"/cacao.v1.CacaoService/{method}", body,
+                                   {"Content-Type": content_type})
+                reply = connection.getresponse()
+                return reply.status, reply.read()
+            finally:
+                connection.close()
+
+        seen = {json.loads(post("GetServerInfo", b"{}")[1])["instance"] for _ in range(20)}
+        assert len(seen) == 2  # both replicas answered
+        status, game = post("NewGame", b'{"players": 2, "seed": 7}')
+        assert status == 200
+        request = json.dumps({"record": json.loads(game)["record"], "seed": 1,
+                              "limits": {"iterations": 1000}}).encode()
+        status, body = post("AnalyzePosition", struct.pack(">BI", 0, len(request)) + request,
+                            "application/connect+json")
+        frames = list(iter_stream(body))
+        assert status == 200 and frames[-1] == (2, b"{}")
+        assert json.loads(frames[-2][1])["evaluation"]["final"]
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+        connection.request("GET", "/")
+        page = connection.getresponse()
+        assert page.status == 200 and b"app.js" in page.read()
+        connection.close()
+    finally:
+        assert replicas.stop() == 0

@@ -378,3 +378,52 @@ def test_the_http_side_needs_the_same_tokens_and_speaks_tls(certs, tokens):
         web.shutdown()
         web.server_close()
         server.stop(0).wait()
+
+
+def test_the_http_side_speaks_http_2_over_tls_and_asks_for_client_certificates(certs, tokens):
+    """With --tls-cert and --tls-client-ca the HTTP side offers HTTP/2 by ALPN
+    (the bidirectional Analyze works over it) and refuses a client without a
+    certificate the CA signed; tokens are needed as on gRPC. The client is
+    connectrpc's own, over pyqwest."""
+    from connectrpc.code import Code
+    from connectrpc.errors import ConnectError
+    from pyqwest import Client, HTTPTransport, HTTPVersion
+
+    from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
+
+    options = ServerOptions(tls_cert=str(certs / "server.pem"), tls_key=str(certs / "server.key"),
+                            tls_client_ca=str(certs / "ca.pem"), auth_tokens=tokens, max_searches=2)
+    server, _ = create_server("127.0.0.1:0", options)
+    server.start()
+    web = server.start_http("127.0.0.1", free_port())
+    assert web is not None and web.tls
+    url = f"https://localhost:{web.server_address[1]}"
+    ca = (certs / "ca.pem").read_bytes()
+    mine = {"tls_cert": (certs / "client.pem").read_bytes(), "tls_key": (certs / "client.key").read_bytes()}
+
+    async def calls() -> None:
+        http = Client(HTTPTransport(tls_ca_cert=ca, **mine))
+        async with http.stream("GET", f"{url}/") as page:  # no token needed; HTTP/2 by ALPN
+            assert page.status == 200 and page.http_version == HTTPVersion.HTTP2
+        async with CacaoServiceClient(url, http_client=http) as cacao:
+            with pytest.raises(ConnectError) as refused:
+                await cacao.new_game(pb.NewGameRequest(players=2))
+            assert refused.value.code is Code.UNAUTHENTICATED
+            token = {"authorization": "Bearer alpha-secret"}
+            game = await cacao.new_game(pb.NewGameRequest(players=2, seed=7), headers=token)
+            start = pb.AnalyzeRequest(start=pb.AnalyzePositionRequest(
+                record=game.record, limits=pb.SearchLimits(iterations=2_000)))
+
+            async def requests():
+                yield start
+
+            reports = [r async for r in cacao.analyze(requests(), headers=token)]
+            assert reports[-1].evaluation.final and reports[-1].evaluation.iterations == 2_000
+        without = Client(HTTPTransport(tls_ca_cert=ca))  # no client certificate: no handshake
+        with pytest.raises(Exception):  # noqa: B017 - the TLS error's type is the HTTP client's
+            await without.get(f"{url}/")
+
+    try:
+        asyncio.run(calls())
+    finally:
+        server.stop(0).wait()

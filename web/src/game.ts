@@ -2,7 +2,7 @@
 // and short texts for actions. Legality, resolutions, scores and the record's file
 // form all come from the service.
 import { ActionSchema, equals } from "@cacaoai/client";
-import type { Action, Action_Overbuild, Action_Place, JungleTile, RulesFacts, WorkerTile } from "@cacaoai/client";
+import type { Action, Action_Overbuild, Action_Place, Fill, JungleTile, RulesFacts, WorkerTile } from "@cacaoai/client";
 
 let rules: RulesFacts | null = null;
 
@@ -26,6 +26,9 @@ export const faces = (t: WorkerTile): number[] => rules?.workerTiles.find((f) =>
 export function placement(a: Action): Action_Place | Action_Overbuild | undefined {
   return a.kind.case === "place" || a.kind.case === "overbuild" ? a.kind.value : undefined;
 }
+
+/** The display tiles a place action puts on the cells it closes (none for the others). */
+export const fillsOf = (a: Action): Fill[] => (a.kind.case === "place" ? a.kind.value.fills : []);
 
 /** A short text for an action: "2101 at (0,-1) turned 1, market-3 to (-1,-1)". */
 export function describe(a: Action): string {

@@ -22,6 +22,10 @@ export interface CacaoClientOptions {
   binary?: boolean;
   /** A deadline for every call that gives none, in ms (default: none). */
   timeoutMs?: number;
+  /** Connect GET requests for the side-effect-free methods (GetServerInfo,
+   *  ListLegalActions, ValidateRecord), which caches and CDNs may keep
+   *  (default false: every call is a POST). */
+  httpGet?: boolean;
   /** More interceptors, run inside the retries and the token (each send passes them). */
   interceptors?: Interceptor[];
   /** The fetch function to use (default: globalThis.fetch). */
@@ -51,6 +55,7 @@ export function createCacaoTransport(baseUrl: string, options: CacaoClientOption
   return createConnectTransport({
     baseUrl,
     useBinaryFormat: options.binary ?? false,
+    useHttpGet: options.httpGet ?? false,
     defaultTimeoutMs: options.timeoutMs,
     interceptors: cacaoInterceptors(options),
     fetch: options.fetch,

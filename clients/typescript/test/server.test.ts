@@ -1,114 +1,193 @@
-// The client against a real cacao-server's HTTP side: every kind of call the
-// Connect protocol has over HTTP/1.1, in JSON and in binary. Runs when
+// The client against a real cacao-server's HTTP side, through each official
+// Connect transport: connect-web (fetch, as in a browser), and connect-node
+// over HTTP/1.1 and over HTTP/2 (h2c). Each makes every kind of call, in JSON
+// and in binary: unary (POST and GET), a server stream, errors with their
+// details, a deadline; over HTTP/2 also the bidirectional Analyze. Runs when
 // CACAO_SERVER names the cacao-server program (CI sets it), else skips.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import * as http from "node:http";
 import { after, before, describe, test } from "node:test";
-import { Code, ConnectError, createCacaoClient, durationFromMs, durationMs, explainError, Phase, WorkerTile } from "../src/index.js";
+import {
+  Code, ConnectError, createCacaoClient, durationFromMs, durationMs, explainError, Phase, WorkerTile,
+} from "../src/index.js";
+import type { CacaoClient, CacaoClientOptions, MessageInitShape } from "../src/index.js";
+import type { AnalyzeRequestSchema } from "../src/gen/cacao/v1/cacao_pb.js";
+import { createCacaoNodeClient } from "../src/node.js";
+import { requirement, startServer } from "./support.js";
+import type { CacaoServer } from "./support.js";
 
-const program = process.env.CACAO_SERVER;
+type Options = CacaoClientOptions;
+const TRANSPORTS: Record<string, (url: string, options: Options) => CacaoClient> = {
+  "connect-web (fetch)": (url, options) => createCacaoClient(url, options),
+  "connect-node HTTP/1.1": (url, options) => createCacaoNodeClient(url, { ...options, httpVersion: "1.1" }),
+  "connect-node HTTP/2": (url, options) => createCacaoNodeClient(url, { ...options, httpVersion: "2" }),
+};
 
-/** A free loopback port (for the server's HTTP side, which has no "any port" setting). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    }).on("error", reject);
-  });
-}
+describe("a cacao-server", { skip: requirement({ server: true }) }, () => {
+  let server: CacaoServer;
+  before(async () => { server = await startServer("--max-searches", "2"); });
+  after(() => { server?.stop(); });
 
-/** Starts the server and resolves with its page's address once its log says it serves. */
-function start(server: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let log = "";
-    const read = (chunk: Buffer) => {
-      log += chunk.toString();
-      const found = /board page and Connect API on (http:\/\/\S+?)\/?\s/.exec(log);
-      if (found) resolve(found[1]);
-    };
-    server.stdout?.on("data", read);
-    server.stderr?.on("data", read);
-    server.on("exit", (code) => reject(new Error(`cacao-server ended (${code}) before serving:\n${log}`)));
-  });
-}
+  for (const [transport, connect] of Object.entries(TRANSPORTS)) {
+    for (const binary of [false, true]) {
+      const how = `${transport}, ${binary ? "binary" : "JSON"}`;
 
-describe("a cacao-server", { skip: program ? false : "CACAO_SERVER is not set" }, () => {
-  let server: ChildProcess, url = "";
-  before(async () => {
-    const port = await freePort();
-    server = spawn(program!, ["--host", "127.0.0.1", "--port", "0", "--http-port", String(port)],
-      { stdio: ["ignore", "pipe", "pipe"] });
-    url = await start(server);
-  });
-  after(() => { server?.kill(); });
+      test(`answers unary calls: ${how}`, async () => {
+        const cacao = connect(server.url, { binary });
+        const info = await cacao.getServerInfo({});
+        assert.equal(info.apiVersion, "cacao.v1");
+        assert.deepEqual(info.rules?.workerTiles.find((t) => t.name === "2101")?.faces, [2, 1, 0, 1]);
+        const game = await cacao.newGame({ players: 2, seed: 7n });
+        const legal = await cacao.listLegalActions({ source: { case: "record", value: game.record! } });
+        assert.equal(legal.phase, Phase.TURN);
+        assert.equal(legal.standing?.seats.length, 2);
+        const applied = await cacao.applyAction({
+          source: { case: "record", value: game.record! }, action: legal.actions[0],
+        });
+        assert.equal(applied.record?.actions.length, 1);
+        const saved = await cacao.validateRecord({ source: { case: "record", value: applied.record! } });
+        const read = await cacao.validateRecord({ source: { case: "recordJson", value: saved.recordJson } });
+        assert.ok(read.valid && read.record?.actions.length === 1);
+      });
 
+      test(`streams an analysis to its final report: ${how}`, async () => {
+        const cacao = connect(server.url, { binary });
+        const game = await cacao.newGame({ players: 3, seed: 5n });
+        const reports = [];
+        for await (const report of cacao.analyzePosition({
+          source: { case: "record", value: game.record! }, seed: 1n, reportInterval: durationFromMs(50),
+          budget: { case: "limits", value: { iterations: 4000n } },
+        })) reports.push(report);
+        assert.deepEqual(reports.map((r) => r.sequence), reports.map((_, i) => i));
+        assert.equal(reports.filter((r) => r.evaluation?.final).length, 1);
+        assert.ok(reports.at(-1)?.evaluation?.final && reports.at(-1)?.evaluation?.bestAction);
+      });
+
+      test(`sends an error with its details, in a unary call and in a stream: ${how}`, async () => {
+        const cacao = connect(server.url, { binary });
+        const game = await cacao.newGame({ players: 2, seed: 7n });
+        const source = { case: "record" as const, value: game.record! };
+        const illegal = { seat: game.position!.toAct, kind: { case: "place" as const, value: { tile: WorkerTile.WORKER_TILE_2101, x: 40, y: 40 } } };
+        await assert.rejects(cacao.applyAction({ source, action: illegal }), (e) => {
+          const explained = explainError(e);
+          assert.equal(explained.code, "invalid_argument");
+          assert.equal(explained.reason, "ILLEGAL_ACTION");
+          assert.match(explained.violations[0], /^action\.place\.x: /);
+          return true;
+        });
+        await assert.rejects(async () => {
+          for await (const _ of cacao.analyzePosition({ source, budget: { case: "level", value: "no-such-level" } })) {
+            assert.fail("a report for an unknown level");
+          }
+        }, (e) => {
+          assert.ok(e instanceof ConnectError && e.code === Code.InvalidArgument);
+          assert.equal(explainError(e).reason, "UNKNOWN_LEVEL");
+          return true;
+        });
+      });
+
+      // the deadline as the header the transports send for `timeoutMs`, without the
+      // client's own timer; a far deadline shows in the search's time limit without a
+      // race against the machine's speed (the search ends by its iterations)
+      test(`honours a call's deadline: ${how}`, async () => {
+        const cacao = connect(server.url, { binary, retry: false });
+        const game = await cacao.newGame({ players: 2, seed: 7n });
+        const source = { case: "record" as const, value: game.record! };
+        const reply = await cacao.suggestAction({
+          source, budget: { case: "limits", value: { iterations: 500n, time: durationFromMs(120_000) } },
+        }, { headers: { "Connect-Timeout-Ms": "50000" } });
+        assert.ok(reply.evaluation?.final && reply.action);
+        const limit = reply.evaluation.limits?.time;
+        assert.ok(limit && durationMs(limit) < 50_000, "the search's time limit is cut to the deadline");
+        await assert.rejects(cacao.suggestAction({ source, budget: { case: "level", value: "max" } },
+          { headers: { "Connect-Timeout-Ms": "0" } }), (e) => {
+          assert.equal(explainError(e).code, "deadline_exceeded");
+          return true;
+        });
+      });
+    }
+  }
+
+  // GET for the side-effect-free methods: seen in the HTTP requests the transport makes
   for (const binary of [false, true]) {
-    const encoding = binary ? "binary" : "JSON";
-
-    test(`answers unary calls in ${encoding}, with the rules facts and the standing`, async () => {
-      const cacao = createCacaoClient(url, { binary });
-      const info = await cacao.getServerInfo({});
-      assert.equal(info.apiVersion, "cacao.v1");
-      assert.deepEqual(info.rules?.workerTiles.find((t) => t.name === "2101")?.faces, [2, 1, 0, 1]);
-      const game = await cacao.newGame({ players: 2, seed: 7n });
-      const legal = await cacao.listLegalActions({ source: { case: "record", value: game.record! } });
-      assert.equal(legal.phase, Phase.TURN);
-      assert.equal(legal.standing?.seats.length, 2);
-      const applied = await cacao.applyAction({
-        source: { case: "record", value: game.record! }, action: legal.actions[0],
-      });
-      assert.equal(applied.record?.actions.length, 1);
-      const saved = await cacao.validateRecord({ source: { case: "record", value: applied.record! } });
-      const read = await cacao.validateRecord({ source: { case: "recordJson", value: saved.recordJson } });
-      assert.ok(read.valid && read.record?.actions.length === 1);
-    });
-
-    test(`streams an analysis in ${encoding} to its final report`, async () => {
-      const cacao = createCacaoClient(url, { binary });
+    const how = binary ? "binary" : "JSON";
+    const calls = async (cacao: CacaoClient) => {
       const game = await cacao.newGame({ players: 3, seed: 5n });
-      const reports = [];
-      for await (const report of cacao.analyzePosition({
-        source: { case: "record", value: game.record! }, seed: 1n, reportInterval: durationFromMs(50),
-        budget: { case: "limits", value: { iterations: 4000n } },
-      })) reports.push(report);
-      assert.deepEqual(reports.map((r) => r.sequence), reports.map((_, i) => i));
-      assert.equal(reports.filter((r) => r.evaluation?.final).length, 1);
-      assert.ok(reports.at(-1)?.evaluation?.final && reports.at(-1)?.evaluation?.bestAction);
+      const legal = await cacao.listLegalActions({ source: { case: "record", value: game.record! } });
+      assert.ok(legal.actions.length > 0);
+      assert.equal((await cacao.getServerInfo({})).apiVersion, "cacao.v1");
+    };
+
+    test(`answers the side-effect-free calls as GETs: connect-web (fetch), ${how}`, async () => {
+      const seen: string[] = [];
+      const fetching: typeof fetch = (input, init) => {
+        seen.push(`${init?.method ?? "GET"} ${String(input).split("/").at(-1)?.split("?")[0]}`);
+        return fetch(input, init);
+      };
+      await calls(createCacaoClient(server.url, { binary, httpGet: true, fetch: fetching }));
+      assert.deepEqual(seen, ["POST NewGame", "GET ListLegalActions", "GET GetServerInfo"]);
     });
 
-    test(`sends an error with its details in ${encoding}, in a unary call and in a stream`, async () => {
-      const cacao = createCacaoClient(url, { binary });
-      const game = await cacao.newGame({ players: 2, seed: 7n });
-      const source = { case: "record" as const, value: game.record! };
-      const illegal = { seat: game.position!.toAct, kind: { case: "place" as const, value: { tile: WorkerTile.WORKER_TILE_2101, x: 40, y: 40 } } };
-      await assert.rejects(cacao.applyAction({ source, action: illegal }), (e) => {
-        const explained = explainError(e);
-        assert.equal(explained.code, "invalid_argument");
-        assert.equal(explained.reason, "ILLEGAL_ACTION");
-        assert.match(explained.violations[0], /^action\.place\.x: /);
-        return true;
-      });
-      await assert.rejects(async () => {
-        for await (const _ of cacao.analyzePosition({ source, budget: { case: "level", value: "no-such-level" } })) {
-          assert.fail("a report for an unknown level");
+    test(`answers the side-effect-free calls as GETs: connect-node HTTP/1.1, ${how}`, async () => {
+      const seen: string[] = [];
+      class Watching extends http.Agent {
+        addRequest(req: http.ClientRequest, options: object): void {
+          seen.push(`${req.method} ${req.path.split("/").at(-1)?.split("?")[0]}`);
+          // @ts-expect-error: Agent.addRequest is Node's own (not in its types)
+          super.addRequest(req, options);
         }
-      }, (e) => e instanceof ConnectError && e.code === Code.InvalidArgument);
-    });
-
-    // the deadline as the header connect-web sends for `timeoutMs`, without the
-    // client's own timer: the server must answer by it, whatever the machine's speed
-    test(`honours a call's deadline in ${encoding}: a long search answers by then`, { timeout: 60_000 }, async () => {
-      const cacao = createCacaoClient(url, { binary, retry: false });
-      const game = await cacao.newGame({ players: 2, seed: 7n });
-      const reply = await cacao.suggestAction({
-        source: { case: "record", value: game.record! }, budget: { case: "limits", value: { time: durationFromMs(120_000) } },
-      }, { headers: { "Connect-Timeout-Ms": "3000" } });
-      assert.ok(reply.evaluation?.final && reply.action);
-      const limit = reply.evaluation.limits?.time;
-      assert.ok(limit && durationMs(limit) <= 3000, "the search's time limit is the deadline's");
+      }
+      await calls(createCacaoNodeClient(server.url, {
+        binary, httpGet: true, httpVersion: "1.1", nodeOptions: { agent: new Watching() },
+      }));
+      assert.deepEqual(seen, ["POST NewGame", "GET ListLegalActions", "GET GetServerInfo"]);
     });
   }
+
+  for (const binary of [false, true]) {
+    test(`stops a bidirectional Analyze when told, over HTTP/2: connect-node, ${binary ? "binary" : "JSON"}`,
+      { timeout: 60_000 }, async () => {
+        const cacao = createCacaoNodeClient(server.url, { binary, httpVersion: "2" });
+        const game = await cacao.newGame({ players: 2, seed: 7n });
+        let sayStop: () => void = () => {};
+        const stopSaid = new Promise<void>((resolve) => { sayStop = resolve; });
+        async function* requests(): AsyncIterable<MessageInitShape<typeof AnalyzeRequestSchema>> {
+          yield {
+            kind: {
+              case: "start", value: {
+                source: { case: "record", value: game.record! }, reportInterval: durationFromMs(50),
+                budget: { case: "limits", value: { time: durationFromMs(50_000) } },
+              },
+            },
+          };
+          await stopSaid;
+          yield { kind: { case: "stop", value: {} } };
+        }
+        const reports = [];
+        for await (const report of cacao.analyze(requests())) {
+          reports.push(report);
+          sayStop(); // after the first report: the search runs until then
+        }
+        const last = reports.at(-1)?.evaluation;
+        assert.ok(last?.final && last.bestAction, "one final report with the best action so far");
+        assert.equal(last.stoppedBy, "stop");
+        assert.equal(reports.filter((r) => r.evaluation?.final).length, 1);
+      });
+  }
+
+  test("refuses an Analyze that does not start with start (connect-node, HTTP/2)", async () => {
+    const cacao = createCacaoNodeClient(server.url, { httpVersion: "2" });
+    async function* requests(): AsyncIterable<MessageInitShape<typeof AnalyzeRequestSchema>> {
+      yield { kind: { case: "stop", value: {} } };
+    }
+    await assert.rejects(async () => {
+      for await (const _ of cacao.analyze(requests())) {
+        assert.fail("a report without a start");
+      }
+    }, (e) => {
+      assert.equal(explainError(e).code, "invalid_argument");
+      assert.deepEqual(explainError(e).violations.map((v) => v.split(":")[0]), ["start"]);
+      return true;
+    });
+  });
 });

@@ -82,7 +82,8 @@ class CacaoServiceServicer:
     """
 
     def GetServerInfo(self, request, context):
-        """Versions, limits and strength levels of this server.
+        """Versions, limits and strength levels of this server. Side-effect free:
+        over HTTP it may be a GET (the Connect protocol's GET requests).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -96,7 +97,7 @@ class CacaoServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListLegalActions(self, request, context):
-        """Lists the legal actions of the seat to act.
+        """Lists the legal actions of the seat to act. Side-effect free (GET over HTTP).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -138,8 +139,9 @@ class CacaoServiceServicer:
         `final` report, `stopped_by` "stop", with the best action found so far.
         Half-closing the request stream without `stop` lets the search run to
         its budget; cancelling the call ends it with no final report, as for
-        AnalyzePosition. Needs HTTP/2: the HTTP/1.1 (Connect) front refuses it
-        with UNIMPLEMENTED.
+        AnalyzePosition. Over HTTP (Connect) a `stop` sent while the reports come
+        needs HTTP/2; over HTTP/1.1 the request messages are sent first, then the
+        reports read.
 
         It answers with AnalyzePosition's report message on purpose (one report
         type for both ways to analyse):
@@ -153,7 +155,7 @@ class CacaoServiceServicer:
     def ValidateRecord(self, request, context):
         """Replays a record and reports the first illegal action or the result.
         An invalid record is an answer, not an error: the RPC fails only when the
-        request itself is malformed.
+        request itself is malformed. Side-effect free (GET over HTTP).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,461 @@
+"""cacao-calibration: do the search's win probabilities mean what they say?
+
+    cacao-calibration --players 2 --games 40
+    cacao-calibration --players 2 3 4 --games 200 --out out/cal.json --fit out/cal-map.json
+    cacao-calibration --input out/cal.json --games 0 --apply out/cal-map.json
+
+Plays games in which every seat is a search of one spec (``--player``,
+default ``mcts:iterations=300``), and at every k-th decision (``--every``,
+default 4: decisions 0, 4, 8, ...) evaluates the position with another spec
+(``--evaluator``, default ``mcts:iterations=1500``) from the view of the seat
+to act. Each evaluation gives a win probability per seat; each seat's is a
+sample, with the seat's outcome (its win share: 1 / the number of winners, or
+0). The report gives, per player count and per third of the game's decisions
+(first, middle, last), the expected calibration error, the Brier score, the
+base rate's and the Brier skill (:mod:`cacaoai.search.calibration_map`), and a
+reliability table.
+
+Game g of a player count is dealt from ``derive_seed(seed, g)``; its moves
+and evaluations are seeded from it, so with iteration budgets a seed gives
+the same samples on any machine, whether the games run in local processes
+(default) or on Ray (``--ray``). The samples and the report are written as
+JSON (``--out``); ``--input`` reads such files back (their games are not
+played again, so a run can be continued or split and merged).
+
+``--fit MAP`` fits a calibration map per player count: temperature scaling
+and isotonic regression are fitted on the fitting games, the one with the
+lower cross-validated Brier score (5 folds of games) is kept, and both are
+reported before and after on held-out games (``--holdout``, 30% of the games
+by default, spread evenly; never used to fit or choose). The map is written
+in the format of :mod:`cacaoai.search.calibration_map`. ``--apply MAP``
+corrects the samples with a map before measuring.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from cacaoai.engine import Position, derive_seed
+
+from . import calibration_map as cm
+from .arena import play_deal
+from .bots import Bot, MCTSBot, parse_bot
+from .driver import search
+from .pool import run_tasks
+
+__all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "KINDS", "fit", "main", "phase_of", "play_calibration_game", "report",
+           "run"]
+
+DEFAULT_PLAYER = "mcts:iterations=300"
+DEFAULT_EVALUATOR = "mcts:iterations=1500"
+PHASES = ("first", "middle", "last")
+FOLDS = 5
+_BOTS: dict[tuple[str, int], Bot] = {}
+_EVALUATORS: dict[str, MCTSBot] = {}
+
+
+def _evaluator(spec: str) -> MCTSBot:
+    """The search an evaluator spec names (an MCTS or flat bot: it has a budget and settings)."""
+    bot = _EVALUATORS.get(spec)
+    if bot is None:
+        made = parse_bot(spec)
+        if not isinstance(made, MCTSBot):
+            raise ValueError(f"the evaluator must be a search (mcts:..., flat:... or a level), got {spec!r}")
+        bot = _EVALUATORS[spec] = made
+    return bot
+
+
+def play_calibration_game(task: tuple[int, int, int, str, str, int]) -> dict[str, Any]:
+    """Play game `game` of `players` and evaluate every `every`-th decision."""
+    players, seed, game, player, evaluator, every = task
+    deal_seed = derive_seed(seed, game)
+    game_seed = derive_seed(deal_seed, game)
+    bots = []
+    for seat in range(players):          # one bot a seat: a bot that keeps trees keeps its own
+        bot = _BOTS.get((player, seat))
+        if bot is None:
+            bot = _BOTS[player, seat] = parse_bot(player)
+        bots.append(bot)
+    judge = _evaluator(evaluator)
+    samples: list[dict[str, Any]] = []
+    skipped = 0
+    decisions = 0
+
+    def observe(position: Position, ply: int) -> None:
+        nonlocal skipped, decisions
+        decisions = ply + 1
+        if ply % every:
+            return
+        seed_here = derive_seed(derive_seed(game_seed, ply), 1)   # not the move's own seed
+        result = search(position, judge.limit, judge.settings, seed=seed_here, multipv=0)
+        if result.win_probability is None:          # a single legal action: nothing searched
+            skipped += 1
+            return
+        samples.append({"decision": ply, "to_act": position.to_act,
+                        "p": [round(float(x), 6) for x in result.win_probability]})
+
+    position = play_deal(players, deal_seed, game_seed, list(range(players)), bots, observe)
+    result = position.result()
+    assert result is not None
+    share = [1.0 / len(result.winners) if s in result.winners else 0.0 for s in range(players)]
+    return {"players": players, "seed": seed, "game": game, "deal_seed": deal_seed,
+            "player": player, "evaluator": evaluator, "every": every,
+            "decisions": decisions, "gold": list(result.gold),
+            "cacao": list(result.cacao), "winners": list(result.winners), "outcome": share,
+            "skipped": skipped, "samples": samples}
+
+
+def phase_of(decision: int, decisions: int) -> int:
+    """0, 1 or 2: the third of the game's decisions a decision falls in."""
+    return min(2, 3 * decision // max(decisions, 1))
+
+
+def _arrays(games: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per position: per-seat predictions, per-seat outcomes, phase and the game's index in `games`."""
+    probs, outcomes, phases, owners = [], [], [], []
+    for index, g in enumerate(games):
+        for s in g["samples"]:
+            probs.append(s["p"])
+            outcomes.append(g["outcome"])
+            phases.append(phase_of(s["decision"], g["decisions"]))
+            owners.append(index)
+    players = games[0]["players"] if games else 2
+    return (np.asarray(probs, dtype=np.float64).reshape(-1, players),
+            np.asarray(outcomes, dtype=np.float64).reshape(-1, players),
+            np.asarray(phases, dtype=np.int64), np.asarray(owners, dtype=np.int64))
+
+
+def _by_players(games: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {}
+    for g in sorted(games, key=lambda g: (g["players"], g["seed"], g["game"])):
+        out.setdefault(g["players"], []).append(g)
+    return out
+
+
+def _bootstrap(probs: np.ndarray, outcomes: np.ndarray, owners: np.ndarray, groups: dict[str, np.ndarray],
+               games: int, players: int, resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Per group of positions: 95% intervals of Brier and skill (``ci95``) and ECE's floor (``ece_floor``).
+
+    The intervals are percentiles of a bootstrap over games (the unit: a
+    game's samples share its outcome). The floor is the mean ECE of perfectly
+    calibrated predictions on these positions: outcomes drawn from the
+    predictions themselves, one uniform draw per game shared by all its
+    positions (so they are as correlated within a game as real outcomes),
+    `resamples` times. Noise alone gives an ECE about that large on this many
+    games.
+    """
+    rng = np.random.default_rng(seed)
+    values: dict[str, dict[str, list[float]]] = {g: {"brier": [], "skill": [], "floor": []} for g in groups}
+    cumulative = np.cumsum(probs, axis=1)
+    cumulative[:, -1] = np.inf
+    for _ in range(resamples):
+        counts = np.bincount(rng.integers(0, games, games), minlength=games).astype(np.float64)
+        weights = counts[owners]
+        draw = rng.random(games)[owners]
+        calibrated = np.eye(players)[np.argmax(draw[:, None] < cumulative, axis=1)]
+        for name, inside in groups.items():
+            w = np.repeat(weights[inside], players)
+            if w.sum() > 0:
+                m = cm.measures(probs[inside].ravel(), outcomes[inside].ravel(), players, weights=w)
+                values[name]["brier"].append(m["brier"])
+                values[name]["skill"].append(m["skill"])
+            if inside.any():
+                values[name]["floor"].append(cm.ece(probs[inside].ravel(), calibrated[inside].ravel()))
+    out: dict[str, dict[str, Any]] = {}
+    for name, per in values.items():
+        out[name] = {"ci95": {key: [float(v) for v in np.percentile(per[key], [2.5, 97.5])] if per[key]
+                              else [math.nan, math.nan] for key in ("brier", "skill")},
+                     "ece_floor": float(np.mean(per["floor"])) if per["floor"] else math.nan}
+    return out
+
+
+def report(games: Sequence[dict[str, Any]], calibration: dict[str, Any] | None = None, resamples: int = 200,
+           seed: int = 1) -> dict[str, Any]:
+    """The measures per player count, overall and per third of the game, with the reliability table.
+
+    `calibration`: a map applied to the predictions first. `resamples`: a
+    bootstrap over games gives Brier and skill 95% intervals, and as many
+    draws the floor ECE would show with perfect predictions (:func:`_bootstrap`;
+    0: none).
+    """
+    out: dict[str, Any] = {}
+    for players, group in _by_players(games).items():
+        probs, outcomes, phases, owners = _arrays(group)
+        if calibration is not None:
+            entry = calibration["players"].get(str(players))
+            if entry is not None:
+                probs = cm.apply_entry(entry, probs)
+        masks = {"all": np.ones(len(phases), dtype=bool), **{name: phases == k for k, name in enumerate(PHASES)}}
+        found = {name: cm.measures(probs[m].ravel(), outcomes[m].ravel(), players) for name, m in masks.items()}
+        if resamples > 0:
+            for name, extra in _bootstrap(probs, outcomes, owners, masks, len(group), players, resamples,
+                                          seed).items():
+                found[name].update(extra)
+        out[str(players)] = {
+            "games": len(group), "positions": int(probs.shape[0]),
+            "skipped": sum(g["skipped"] for g in group),
+            "all": found["all"], "phases": {name: found[name] for name in PHASES},
+            "reliability": cm.reliability(probs.ravel(), outcomes.ravel()),
+        }
+    return out
+
+
+def _held_out(n: int, fraction: float) -> np.ndarray:
+    """Which of n games (in order) are held out: `fraction` of them, spread evenly."""
+    r = np.arange(n)
+    return np.floor((r + 1) * fraction) > np.floor(r * fraction)
+
+
+KINDS = ("none", "temperature", "isotonic")
+
+
+def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray) -> dict[str, Any] | None:
+    """One kind of map fitted to positions' predictions and outcomes (None: no map)."""
+    if kind == "none":
+        return None
+    if kind == "temperature":
+        return {"kind": "temperature", "t": cm.fit_temperature(probs, outcomes)}
+    x, y = cm.fit_isotonic(probs.ravel(), outcomes.ravel())
+    return {"kind": "isotonic", "x": x, "y": y}
+
+
+def _apply(entry: dict[str, Any] | None, probs: np.ndarray) -> np.ndarray:
+    return probs if entry is None else cm.apply_entry(entry, probs)
+
+
+def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fit a calibration map per player count; returns (map, what was measured).
+
+    Per player count: the games (in order of seed and number) are split into
+    fitting and held-out games. On the fitting games the Brier score of no
+    map, temperature scaling and isotonic regression is cross-validated over 5
+    folds of games; a map is kept only if it beats no map by more than the
+    standard error of its gain over the folds (the one-standard-error rule),
+    the best is fitted on all of them (no map: the player count gets no
+    entry), and every kind is measured on the held-out games.
+    """
+    calibration: dict[str, Any] = {"version": cm.MAP_VERSION, "players": {}}
+    details: dict[str, Any] = {}
+    for players, group in _by_players(games).items():
+        probs, outcomes, _, owners = _arrays(group)
+        held = _held_out(len(group), holdout)[owners]
+        fit_games = np.flatnonzero(~_held_out(len(group), holdout))
+        if len(fit_games) < FOLDS or not held.any():
+            raise ValueError(f"{players} players: too few games to fit and hold out "
+                             f"({len(group)}; at least {FOLDS + 2} are needed)")
+        fold_of_game = np.full(len(group), -1)
+        fold_of_game[fit_games] = np.arange(len(fit_games)) % FOLDS
+        folds = fold_of_game[owners]
+        cv: dict[str, float] = {}
+        per_fold: dict[str, np.ndarray] = {}
+        for kind in KINDS:
+            errors, counts = [], []
+            for k in range(FOLDS):
+                train, test = (~held) & (folds != k), (~held) & (folds == k)
+                entry = _fit_kind(kind, probs[train], outcomes[train])
+                errors.append(((_apply(entry, probs[test]) - outcomes[test]) ** 2).sum())
+                counts.append(outcomes[test].size)
+            cv[kind] = float(sum(errors) / outcomes[~held].size)
+            per_fold[kind] = np.asarray(errors) / np.maximum(counts, 1)
+        # one-standard-error rule: a map must beat no map by more than the
+        # standard error of its gain over the folds, or it is not worth its noise
+        gains = {kind: per_fold["none"] - per_fold[kind] for kind in KINDS}
+        margin = {kind: float(gains[kind].std(ddof=1) / math.sqrt(FOLDS)) for kind in KINDS}
+        eligible = [k for k in KINDS if k == "none" or float(gains[k].mean()) > margin[k]]
+        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held]) for kind in KINDS}
+        chosen = min(eligible, key=lambda k: (cv[k], KINDS.index(k)))
+        if fitted[chosen] is not None:
+            calibration["players"][str(players)] = fitted[chosen]
+        test_p, test_y = probs[held], outcomes[held]
+        temperature = fitted["temperature"]
+        assert temperature is not None
+        details[str(players)] = {
+            "chosen": chosen, "cv_brier": cv, "cv_margin": {k: margin[k] for k in KINDS if k != "none"},
+            "fit_games": len(fit_games), "held_out_games": len(group) - len(fit_games),
+            "held_out": {kind: cm.measures(_apply(entry, test_p).ravel(), test_y.ravel(), players)
+                         for kind, entry in fitted.items()},
+            "temperature": temperature["t"]}
+    cm.validate_map(calibration)
+    return calibration, details
+
+
+def _key(g: dict[str, Any]) -> tuple[int, int, int]:
+    return (g["players"], g["seed"], g["game"])
+
+
+def read_samples(paths: Sequence[str]) -> list[dict[str, Any]]:
+    """The games of sample files (--out of earlier runs); a game in two files is kept once."""
+    games: dict[tuple[int, int, int], dict[str, Any]] = {}
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        if data.get("format") != "cacao-calibration/1":
+            raise ValueError(f"{path}: not a cacao-calibration/1 file")
+        for g in data["games"]:
+            games.setdefault(_key(g), g)
+    return list(games.values())
+
+
+def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT_PLAYER,
+        evaluator: str = DEFAULT_EVALUATOR, every: int = 4, processes: int = 1,
+        ray_address: str | None = None, have: Sequence[dict[str, Any]] = (),
+        progress: bool = False) -> list[dict[str, Any]]:
+    """Play the games not in `have` (games 0..games-1 of each player count) and return all of them,
+    in order."""
+    parse_bot(player)
+    _evaluator(evaluator)
+    if every < 1:
+        raise ValueError("every must be at least 1")
+    for g in have:
+        if (g["player"], g["evaluator"], g["every"]) != (player, evaluator, every):
+            raise ValueError(f"the samples read were made with player {g['player']!r}, evaluator "
+                             f"{g['evaluator']!r}, every {g['every']}: give the same to add games")
+    known = {_key(g) for g in have}
+    tasks = [(n, seed, g, player, evaluator, every) for n in players for g in range(games)
+             if (n, seed, g) not in known]
+    done = list(have)
+    started = time.monotonic()
+    for outcome in run_tasks(play_calibration_game, tasks, processes, ray_address):
+        done.append(outcome)
+        if progress:
+            sys.stderr.write(f"\r{len(done) - len(have)}/{len(tasks)} games, "
+                             f"{time.monotonic() - started:.0f} s ")
+            sys.stderr.flush()
+    if progress and tasks:
+        sys.stderr.write("\n")
+    return sorted(done, key=_key)
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "  -  " if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def _ci(m: dict[str, Any], key: str) -> str:
+    if "ci95" not in m:
+        return ""
+    lo, hi = m["ci95"][key]
+    return f" [{_f(lo)}, {_f(hi)}]"
+
+
+def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
+    for players, r in rep.items():
+        print(f"\n{players} players: {r['games']} games, {r['positions']} positions evaluated "
+              f"({r['all']['samples']} seat samples; {r['skipped']} single-action positions skipped)")
+        boot = "ci95" in r["all"]
+        interval = " [95%]" if boot else ""
+        print(f"  {'':<13}{'samples':>8}{'ECE':>7}{'floor' if boot else '':>7}  {'Brier' + interval:<22}"
+              f"{'base':>5}  {'skill' + interval}")
+        rows = [("all", r["all"])] + [(f"{name} third", r["phases"][name]) for name in PHASES]
+        for name, m in rows:
+            floor = _f(m["ece_floor"]) if boot else ""
+            brier_text = _f(m["brier"]) + _ci(m, "brier")
+            print(f"  {name:<13}{m['samples']:>8}{_f(m['ece']):>7}{floor:>7}  {brier_text:<22}"
+                  f"{_f(m['base_brier']):>5}  {_f(m['skill'])}{_ci(m, 'skill')}")
+        print(f"  {'predicted':<13}{'count':>8}{'mean p':>8}{'won':>8}")
+        for row in r["reliability"]:
+            print(f"  {row['low']:.1f}-{row['high']:.1f}{'':<6}{row['count']:>8}"
+                  f"{_f(row['predicted']):>8}{_f(row['observed']):>8}")
+        if details and players in details:
+            d = details[players]
+            cv, se = d["cv_brier"], d["cv_margin"]
+            print(f"  calibration map: {d['chosen']} (cross-validated Brier on {d['fit_games']} games: none "
+                  f"{cv['none']:.4f}, temperature {cv['temperature']:.4f} (se of the gain {se['temperature']:.4f}) "
+                  f"at t = {d['temperature']:.3f}, isotonic {cv['isotonic']:.4f} (se {se['isotonic']:.4f}))")
+            print(f"  on {d['held_out_games']} held-out games:{'ECE':>7}{'Brier':>8}{'skill':>8}")
+            for name in KINDS:
+                m = d["held_out"][name]
+                mark = " (chosen)" if name == d["chosen"] else ""
+                print(f"    {name:<22}{_f(m['ece']):>7}{_f(m['brier']):>8}{_f(m['skill']):>8}{mark}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="cacao-calibration", description="Measure (and correct) the calibration of the search's "
+        "win probabilities.", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Specs as cacao-arena takes them: mcts:iterations=300, level:strong, ...\n\n"
+               "examples:\n"
+               "  cacao-calibration --players 2 3 4 --games 200 --out samples.json\n"
+               "  cacao-calibration --input samples.json --fit map.json   # fit a map, play nothing\n"
+               "  cacao-calibration --evaluator mcts:iterations=1500,value=1,prior=model --games 100")
+    parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (default 2)")
+    parser.add_argument("--games", type=int, default=40, help="games per player count (default 40)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the moves (default 1)")
+    parser.add_argument("--player", default=DEFAULT_PLAYER, help=f"every seat's bot (default {DEFAULT_PLAYER})")
+    parser.add_argument("--evaluator", default=DEFAULT_EVALUATOR,
+                        help=f"the search that predicts (default {DEFAULT_EVALUATOR})")
+    parser.add_argument("--every", type=int, default=4, help="evaluate every k-th decision (default 4)")
+    parser.add_argument("--processes", type=int, default=None, help="default: one per core")
+    parser.add_argument("--ray", metavar="ADDRESS", default=None,
+                        help="run the games on a Ray cluster: auto, ray://HOST:PORT or local")
+    parser.add_argument("--input", nargs="+", default=[], metavar="FILE",
+                        help="samples of earlier runs (--out files): read, and not played again")
+    parser.add_argument("--out", default=None,
+                        help="write the samples and the report here (default: out/calibration-<time>.json "
+                             "when games are played)")
+    parser.add_argument("--apply", metavar="MAP", default=None, help="correct the predictions with this map first")
+    parser.add_argument("--fit", metavar="MAP", default=None, help="fit a calibration map and write it here")
+    parser.add_argument("--holdout", type=float, default=0.3, help="share of games held out by --fit (0.3)")
+    parser.add_argument("--bootstrap", type=int, default=200,
+                        help="bootstrap resamples of the games for the 95%% intervals, and draws for ECE's "
+                             "floor (0: none; default 200)")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+    if any(n not in (2, 3, 4) for n in args.players):
+        parser.error("--players: 2, 3 or 4")
+    if args.games < 0:
+        parser.error("--games must not be negative")
+    if not 0 < args.holdout < 1:
+        parser.error("--holdout must be in (0, 1)")
+    started = time.monotonic()
+    try:
+        have = read_samples(args.input)
+        player, evaluator, every = args.player, args.evaluator, args.every
+        if args.games == 0 and have:            # only re-measure: the inputs say how they were made
+            player, evaluator, every = have[0]["player"], have[0]["evaluator"], have[0]["every"]
+        games = run(args.players, args.games, args.seed, player, evaluator, every,
+                    args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet)
+        calibration = cm.load_map(args.apply) if args.apply else None
+        rep = report(games, calibration, args.bootstrap, args.seed)
+        details = None
+        if args.fit:
+            fitted, details = fit(games, args.holdout)
+            os.makedirs(os.path.dirname(os.path.abspath(args.fit)), exist_ok=True)
+            with open(args.fit, "w") as f:
+                json.dump(fitted, f, indent=1)
+                f.write("\n")
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+    played = len(games) - len(have)
+    out = args.out or (time.strftime("out/calibration-%Y%m%d-%H%M%S.json") if played else None)
+    summary = {"format": "cacao-calibration/1", "player": player, "evaluator": evaluator, "every": every,
+               "seed": args.seed, "applied_map": args.apply, "report": rep, "fit": details,
+               "elapsed_s": time.monotonic() - started, "games": games}
+    if out:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out, "w") as f:
+            json.dump(summary, f)
+            f.write("\n")
+    if args.json:
+        print(json.dumps({k: v for k, v in summary.items() if k != "games"}))
+        return 0
+    print(f"{len(games)} games ({played} played, {summary['elapsed_s']:.0f} s): {player} at every seat, "
+          f"every {every}th decision evaluated by {evaluator}"
+          + (f", corrected by {args.apply}" if args.apply else "") + (f"; samples in {out}" if out else ""))
+    _print_report(rep, details)
+    if args.fit:
+        print(f"\ncalibration map written to {args.fit}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

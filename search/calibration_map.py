@@ -1,0 +1,251 @@
+"""Calibration of win probabilities: the measures, and a map that corrects them.
+
+numpy only, and nothing else of the search: the search may load a map with
+:func:`load_map` and correct its per-seat win probabilities with
+:func:`apply_map` (:mod:`cacaoai.search.calibration` measures and fits them).
+
+**Measures**, over samples (a predicted win probability of one seat, and that
+seat's outcome: its win share, 1 divided by the number of winners, or 0):
+
+- expected calibration error (ECE): the samples in 10 equal-width bins of the
+  prediction (the last bin holds 1.0), and the mean over the bins, weighted by
+  their counts, of |mean prediction - mean outcome|. Noise alone makes it
+  positive: even perfect predictions measured on few games have an ECE well
+  above 0;
+- Brier score: the mean squared difference between prediction and outcome;
+- the base rate's Brier score: that of predicting 1 / players for every seat.
+  When every seat of a position is a sample, this is also the observed base
+  rate (the win shares of a game sum to 1);
+- Brier skill: 1 - Brier / base rate's Brier (1: perfect, 0: no better than
+  the base rate).
+
+**The map's format** (JSON), one entry per player count::
+
+    {"version": 1, "players": {"2": {"kind": "temperature", "t": 1.4},
+                               "3": {"kind": "isotonic", "x": [0.0, 0.2, ...], "y": [0.0, 0.1, ...]}}}
+
+- ``temperature``: a seat's probability becomes ``p_s ** (1/t)`` divided by
+  the sum over the seats (softmax of log p / t; with 2 players this is
+  ``sigmoid(logit(p) / t)``). t > 1 draws the predictions towards even, t < 1
+  pushes them apart.
+- ``isotonic``: each seat's p becomes the piecewise-linear interpolation of
+  (x, y) (x increasing, y non-decreasing; constant beyond the ends), then the
+  seats are divided by their sum so they add to 1 again.
+
+A player count without an entry is left as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["BINS", "MAP_VERSION", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
+           "fit_temperature", "load_map", "measures", "reliability", "validate_map"]
+
+Array = npt.NDArray[np.float64]
+
+BINS = 10
+MAP_VERSION = 1
+_EPS = 1e-6                 # probabilities are clipped to [_EPS, 1] before a logarithm
+
+
+def _bin_index(p: Array, bins: int) -> npt.NDArray[np.int64]:
+    return np.minimum((p * bins).astype(np.int64), bins - 1)
+
+
+def reliability(p: npt.ArrayLike, y: npt.ArrayLike, bins: int = BINS) -> list[dict[str, Any]]:
+    """Per equal-width bin of the prediction: its bounds, count, mean prediction and mean outcome
+    (None for an empty bin)."""
+    pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    index = _bin_index(pa, bins)
+    rows = []
+    for b in range(bins):
+        inside = index == b
+        n = int(inside.sum())
+        rows.append({"low": b / bins, "high": (b + 1) / bins, "count": n,
+                     "predicted": float(pa[inside].mean()) if n else None,
+                     "observed": float(ya[inside].mean()) if n else None})
+    return rows
+
+
+def ece(p: npt.ArrayLike, y: npt.ArrayLike, bins: int = BINS, weights: npt.ArrayLike | None = None) -> float:
+    """Expected calibration error: equal-width bins, weighted by their counts (or by `weights`).
+
+    A bin's count times |mean prediction - mean outcome| is |sum of (p - y)|
+    over the bin, so ECE is the sum of those over the bins, divided by the count.
+    """
+    pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if pa.size == 0:
+        return math.nan
+    w = np.ones_like(pa) if weights is None else np.asarray(weights, dtype=np.float64)
+    gaps = np.bincount(_bin_index(pa, bins), w * (pa - ya), minlength=bins)
+    return float(np.abs(gaps).sum() / w.sum())
+
+
+def brier(p: npt.ArrayLike, y: npt.ArrayLike, weights: npt.ArrayLike | None = None) -> float:
+    """Mean squared difference between predictions and outcomes (weighted by `weights`)."""
+    pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if pa.size == 0:
+        return math.nan
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return float(np.average((pa - ya) ** 2, weights=w))
+
+
+def measures(p: npt.ArrayLike, y: npt.ArrayLike, players: int, bins: int = BINS,
+             weights: npt.ArrayLike | None = None) -> dict[str, Any]:
+    """Samples, ECE, Brier, the base rate's Brier (1 / players) and Brier skill."""
+    pa, ya = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    score = brier(pa, ya, weights)
+    base = brier(np.full(pa.shape, 1.0 / players), ya, weights)
+    return {"samples": int(pa.size), "ece": ece(pa, ya, bins, weights), "brier": score, "base_brier": base,
+            "skill": 1.0 - score / base if base > 0 else math.nan}
+
+
+# --- maps ------------------------------------------------------------------------------------
+
+
+def _temperature(probs: Array, t: float) -> Array:
+    logits = np.log(np.clip(probs, _EPS, 1.0)) / t
+    logits -= logits.max(axis=-1, keepdims=True)
+    e = np.exp(logits)
+    out: Array = e / e.sum(axis=-1, keepdims=True)
+    return out
+
+
+def _isotonic(probs: Array, x: Sequence[float], y: Sequence[float]) -> Array:
+    mapped = np.interp(probs, np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    total = mapped.sum(axis=-1, keepdims=True)
+    out: Array = np.where(total > 0, mapped / np.where(total > 0, total, 1.0), 1.0 / probs.shape[-1])
+    return out
+
+
+def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike) -> Array:
+    """Apply one player count's map to positions' per-seat probabilities, (..., players)."""
+    pa = np.asarray(probs, dtype=np.float64)
+    if entry["kind"] == "temperature":
+        return _temperature(pa, float(entry["t"]))
+    if entry["kind"] == "isotonic":
+        return _isotonic(pa, entry["x"], entry["y"])
+    raise ValueError(f"unknown calibration map kind {entry['kind']!r}")
+
+
+def apply_map(calibration: Mapping[str, Any], probabilities: Sequence[float]) -> list[float]:
+    """One position's per-seat win probabilities, corrected by a map (:func:`load_map`)."""
+    entry = calibration["players"].get(str(len(probabilities)))
+    if entry is None:
+        return [float(p) for p in probabilities]
+    return [float(q) for q in apply_entry(entry, probabilities)]
+
+
+def validate_map(calibration: Mapping[str, Any]) -> None:
+    """Raise ValueError unless `calibration` is a map of this format."""
+    if calibration.get("version") != MAP_VERSION:
+        raise ValueError(f"calibration map: version must be {MAP_VERSION}, got {calibration.get('version')!r}")
+    entries = calibration.get("players")
+    if not isinstance(entries, dict):
+        raise ValueError("calibration map: 'players' must be an object")
+    for players, entry in entries.items():
+        where = f"calibration map: players {players!r}"
+        if players not in ("2", "3", "4"):
+            raise ValueError(f"{where}: must be \"2\", \"3\" or \"4\"")
+        if entry.get("kind") == "temperature":
+            t = entry.get("t")
+            if not isinstance(t, (int, float)) or not t > 0:
+                raise ValueError(f"{where}: t must be a positive number, got {t!r}")
+        elif entry.get("kind") == "isotonic":
+            x, y = entry.get("x"), entry.get("y")
+            if not isinstance(x, list) or not isinstance(y, list) or len(x) != len(y) or not x:
+                raise ValueError(f"{where}: x and y must be lists of the same length")
+            if any(b < a for a, b in zip(x, x[1:])) or any(b < a for a, b in zip(y, y[1:])):
+                raise ValueError(f"{where}: x and y must not decrease")
+            if not all(0 <= v <= 1 for v in x + y):
+                raise ValueError(f"{where}: x and y must be in [0, 1]")
+        else:
+            raise ValueError(f"{where}: kind must be temperature or isotonic, got {entry.get('kind')!r}")
+
+
+def load_map(path: str) -> dict[str, Any]:
+    """Read and check a calibration map file."""
+    with open(path) as f:
+        calibration: dict[str, Any] = json.load(f)
+    validate_map(calibration)
+    return calibration
+
+
+def fit_temperature(probs: npt.ArrayLike, outcomes: npt.ArrayLike) -> float:
+    """The temperature that minimises the Brier score of positions' per-seat probabilities.
+
+    probs, outcomes: (positions, players). A search over log t in
+    [1/20, 20]: a grid, then golden-section refinement around its best point.
+    The Brier score, not the log loss, is minimised: predictions of exactly 0
+    or 1 that were wrong would dominate a log loss.
+    """
+    pa = np.asarray(probs, dtype=np.float64)
+    ya = np.asarray(outcomes, dtype=np.float64)
+
+    def loss(u: float) -> float:
+        return float(np.mean((_temperature(pa, math.exp(u)) - ya) ** 2))
+
+    grid = np.linspace(math.log(0.05), math.log(20.0), 121)
+    values = [loss(float(u)) for u in grid]
+    best = int(np.argmin(values))
+    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = lo + (1 - ratio) * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = loss(a), loss(b)
+    for _ in range(60):
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = lo + (1 - ratio) * (hi - lo)
+            fa = loss(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = loss(b)
+    return math.exp((lo + hi) / 2)
+
+
+def fit_isotonic(p: npt.ArrayLike, y: npt.ArrayLike) -> tuple[list[float], list[float]]:
+    """Isotonic regression of outcomes on predictions (pool adjacent violators).
+
+    Returns the knots (x, y) of a non-decreasing piecewise-linear map: each
+    pooled block gives its lowest and highest prediction, both mapped to the
+    block's mean outcome.
+    """
+    pa, ya = np.asarray(p, dtype=np.float64).ravel(), np.asarray(y, dtype=np.float64).ravel()
+    if pa.size == 0:
+        return [0.0, 1.0], [0.0, 1.0]
+    order = np.argsort(pa, kind="stable")
+    xs, ys = pa[order], ya[order]
+    # equal predictions first pooled into one point
+    unique, start = np.unique(xs, return_index=True)
+    counts = np.diff(np.append(start, xs.size)).astype(np.float64)
+    sums = np.add.reduceat(ys, start)
+    means: list[float] = []
+    weights: list[float] = []
+    lows: list[float] = []
+    highs: list[float] = []
+    for value, w, s in zip(unique, counts, sums):
+        means.append(s / w)
+        weights.append(w)
+        lows.append(float(value))
+        highs.append(float(value))
+        while len(means) > 1 and means[-2] >= means[-1]:
+            w2 = weights[-2] + weights[-1]
+            m2 = (means[-2] * weights[-2] + means[-1] * weights[-1]) / w2
+            means[-2:], weights[-2:] = [m2], [w2]
+            highs[-2:] = [highs[-1]]
+            lows[-2:] = [lows[-2]]
+    x_out: list[float] = []
+    y_out: list[float] = []
+    for low, high, m in zip(lows, highs, means):
+        for v in (low, high) if high > low else (low,):
+            x_out.append(float(v))
+            y_out.append(float(min(max(m, 0.0), 1.0)))
+    return x_out, y_out

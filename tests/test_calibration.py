@@ -1,0 +1,196 @@
+"""Calibration of the search's win probabilities (cacaoai.search.calibration and
+calibration_map): the measures on hand-made samples, the maps and their fit on
+synthetic miscalibrated data, the map file, and a small real run that repeats
+exactly for a seed.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from cacaoai.search import calibration
+from cacaoai.search import calibration_map as cm
+
+# --- measures -----------------------------------------------------------------------------
+
+
+def test_ece_and_brier_of_hand_made_samples_are_exact():
+    p = [0.05, 0.15, 0.95, 0.92, 1.0, 0.5]
+    y = [0.0, 1.0, 1.0, 0.0, 1.0, 0.5]
+    # bins: [0, .1): .05 -> 0; [.1, .2): .15 -> 1; [.5, .6): .5 -> .5; [.9, 1]: .95, .92, 1.0 -> 1, 0, 1
+    expected_ece = (1 * 0.05 + 1 * 0.85 + 1 * 0.0 + 3 * abs((0.95 + 0.92 + 1.0) / 3 - 2 / 3)) / 6
+    assert cm.ece(p, y) == pytest.approx(expected_ece, abs=1e-12)
+    expected_brier = (0.05**2 + 0.85**2 + 0.05**2 + 0.92**2 + 0.0 + 0.0) / 6
+    assert cm.brier(p, y) == pytest.approx(expected_brier, abs=1e-12)
+    m = cm.measures(p, y, players=2)
+    base = (0.25 * 5 + 0.0) / 6                       # (1/2 - y)^2: 0.25 five times, 0 once
+    assert m["base_brier"] == pytest.approx(base) and m["samples"] == 6
+    assert m["skill"] == pytest.approx(1 - expected_brier / base)
+
+
+def test_weights_count_a_sample_that_many_times():
+    p, y = [0.1, 0.7, 0.45], [0.0, 1.0, 1.0]
+    twice = ([0.1, 0.7, 0.7, 0.45], [0.0, 1.0, 1.0, 1.0])
+    assert cm.ece(p, y, weights=[1, 2, 1]) == pytest.approx(cm.ece(*twice))
+    assert cm.brier(p, y, weights=[1, 2, 1]) == pytest.approx(cm.brier(*twice))
+    assert cm.measures(p, y, 2, weights=[0, 1, 1])["skill"] == pytest.approx(cm.measures(p[1:], y[1:], 2)["skill"])
+
+
+def test_the_reliability_table_has_ten_equal_bins_and_the_last_holds_one():
+    rows = cm.reliability([0.0, 0.1, 0.19, 0.95, 1.0], [0, 1, 0, 1, 1])
+    assert [(r["low"], r["high"]) for r in rows][:2] == [(0.0, 0.1), (0.1, 0.2)]
+    assert [r["count"] for r in rows] == [1, 2, 0, 0, 0, 0, 0, 0, 0, 2]
+    assert rows[1]["predicted"] == pytest.approx(0.145) and rows[1]["observed"] == 0.5
+    assert rows[2]["predicted"] is None and rows[9]["observed"] == 1.0
+
+
+def test_perfect_predictions_score_zero_and_the_base_rate_no_skill():
+    y = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    assert cm.ece(y, y) == 0.0 and cm.brier(y, y) == 0.0
+    m = cm.measures(np.full(6, 1 / 3), y, players=3)
+    assert m["skill"] == pytest.approx(0.0) and m["brier"] == pytest.approx(m["base_brier"])
+
+
+def test_the_phase_is_the_third_of_the_games_decisions():
+    assert [calibration.phase_of(d, 30) for d in (0, 9, 10, 19, 20, 29)] == [0, 0, 1, 1, 2, 2]
+    assert calibration.phase_of(4, 5) == 2
+
+
+# --- maps ---------------------------------------------------------------------------------
+
+
+def test_temperature_with_two_players_divides_the_logit():
+    p = np.array([[0.8, 0.2], [0.3, 0.7]])
+    q = cm.apply_entry({"kind": "temperature", "t": 2.0}, p)
+    logit = np.log(p[:, 0] / p[:, 1])
+    np.testing.assert_allclose(q[:, 0], 1 / (1 + np.exp(-logit / 2)))
+    np.testing.assert_allclose(q.sum(axis=1), 1.0)
+    np.testing.assert_allclose(cm.apply_entry({"kind": "temperature", "t": 1.0}, p), p)
+
+
+def test_isotonic_regression_pools_violators_and_the_map_renormalises():
+    x, y = cm.fit_isotonic([0.1, 0.2, 0.3, 0.3, 0.9], [0, 1, 0, 0, 1])
+    assert x == [0.1, 0.2, 0.3, 0.9]
+    assert y == pytest.approx([0.0, 1 / 3, 1 / 3, 1.0])
+    q = cm.apply_entry({"kind": "isotonic", "x": x, "y": y}, np.array([[0.25, 0.1, 0.65]]))
+    assert q.sum() == pytest.approx(1.0)
+    assert q[0, 1] == 0.0                             # mapped to 0 before the renormalisation
+
+
+def miscalibrated_games(n_games, rng, shrink=0.5, per_game=1):
+    """Synthetic 2-player games: seat 0 wins with a chance q drawn per game, and each of the
+    game's evaluated positions predicts sigmoid(shrink * logit q): underconfident for
+    shrink < 1."""
+    games = []
+    for g in range(n_games):
+        q = rng.uniform(0.03, 0.97)
+        winner = 0 if rng.random() < q else 1
+        p0 = 1 / (1 + math.exp(-shrink * math.log(q / (1 - q))))
+        samples = [{"decision": 4 * d, "to_act": d % 2, "p": [p0, 1 - p0]} for d in range(per_game)]
+        games.append({"players": 2, "seed": 1, "game": g, "decisions": 16, "skipped": 0,
+                      "outcome": [1.0 - winner, float(winner)], "samples": samples})
+    return games
+
+
+def test_a_map_fitted_on_miscalibrated_data_reduces_the_held_out_ece():
+    games = miscalibrated_games(3000, np.random.default_rng(8))
+    fitted, details = calibration.fit(games, holdout=0.3)
+    d = details["2"]
+    assert d["held_out_games"] == 900 and d["fit_games"] == 2100
+    before, after = d["held_out"]["none"], d["held_out"][d["chosen"]]
+    assert after["ece"] < before["ece"] / 2
+    assert after["brier"] < before["brier"]
+    assert 0.4 < d["temperature"] < 0.65               # underconfident by 1/2: the map sharpens
+    assert d["chosen"] != "none" and d["cv_brier"][d["chosen"]] < d["cv_brier"]["none"]
+    cm.validate_map(fitted)
+    # the map applied by the report gives the chosen kind's held-out figures on those games
+    held = [g for g, out in zip(games, calibration._held_out(len(games), 0.3)) if out]
+    assert calibration.report(held, fitted)["2"]["all"]["ece"] == pytest.approx(after["ece"])
+
+
+def test_well_calibrated_data_gets_no_map():
+    games = miscalibrated_games(3000, np.random.default_rng(9), shrink=1.0)
+    fitted, details = calibration.fit(games)
+    assert details["2"]["chosen"] == "none" and fitted == {"version": 1, "players": {}}
+
+
+def test_the_report_gives_intervals_and_the_floor_of_ece_from_a_bootstrap_over_games():
+    calibrated = miscalibrated_games(300, np.random.default_rng(10), shrink=1.0, per_game=3)
+    rep = calibration.report(calibrated, resamples=100)["2"]["all"]
+    lo, hi = rep["ci95"]["skill"]
+    assert lo < rep["skill"] < hi and rep["ci95"]["brier"][0] < rep["brier"] < rep["ci95"]["brier"][1]
+    assert 0 < rep["ece_floor"] < 0.1
+    assert rep["ece"] < 2 * rep["ece_floor"]            # calibrated: what ECE shows is noise
+    off = calibration.report(miscalibrated_games(300, np.random.default_rng(10), per_game=3), resamples=100)
+    assert off["2"]["all"]["ece"] > 2 * off["2"]["all"]["ece_floor"]
+    assert "ci95" not in calibration.report(calibrated, resamples=0)["2"]["all"]
+
+
+def test_the_map_file_round_trips_and_corrects_a_position(tmp_path):
+    data = {"version": 1, "players": {"2": {"kind": "temperature", "t": 0.5},
+                                      "4": {"kind": "isotonic", "x": [0.0, 1.0], "y": [0.0, 1.0]}}}
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(data))
+    loaded = cm.load_map(str(path))
+    assert cm.apply_map(loaded, [0.6, 0.4]) == pytest.approx([0.6**2 / (0.6**2 + 0.4**2), 0.4**2 / (0.6**2 + 0.4**2)])
+    assert cm.apply_map(loaded, [0.5, 0.3, 0.2]) == [0.5, 0.3, 0.2]                # no entry for 3
+    assert cm.apply_map(loaded, [0.4, 0.3, 0.2, 0.1]) == pytest.approx([0.4, 0.3, 0.2, 0.1])
+    for bad in ({"version": 2, "players": {}},
+                {"version": 1, "players": {"2": {"kind": "temperature", "t": 0}}},
+                {"version": 1, "players": {"5": {"kind": "temperature", "t": 1}}},
+                {"version": 1, "players": {"2": {"kind": "isotonic", "x": [0.5, 0.1], "y": [0, 1]}}},
+                {"version": 1, "players": {"2": {"kind": "platt"}}}):
+        with pytest.raises(ValueError):
+            cm.validate_map(bad)
+
+
+# --- real games ---------------------------------------------------------------------------
+
+
+def test_a_tiny_calibration_run_repeats_exactly_for_a_seed():
+    kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6, "processes": 1}
+    first = calibration.run([2, 3], 2, seed=4, **kwargs)
+    again = calibration.run([2, 3], 2, seed=4, **kwargs)
+    assert first == again
+    assert [(g["players"], g["game"]) for g in first] == [(2, 0), (2, 1), (3, 0), (3, 1)]
+    for g in first:
+        assert sum(g["outcome"]) == pytest.approx(1.0)
+        assert [s["decision"] for s in g["samples"]] == sorted(s["decision"] for s in g["samples"])
+        assert all(s["decision"] % 6 == 0 and s["decision"] < g["decisions"] for s in g["samples"])
+        assert all(sum(s["p"]) == pytest.approx(1.0, abs=1e-5) for s in g["samples"])
+        assert len(g["samples"]) + g["skipped"] == math.ceil(g["decisions"] / 6)
+    rep = calibration.report(first)
+    assert set(rep) == {"2", "3"} and set(rep["2"]["phases"]) == {"first", "middle", "last"}
+    assert rep["2"]["all"]["base_brier"] == pytest.approx(cm.brier(np.full(rep["2"]["all"]["samples"], 0.5),
+                                                                   [o for g in first[:2] for _ in g["samples"]
+                                                                    for o in g["outcome"]]))
+    # games already there are not played again
+    more = calibration.run([2], 3, seed=4, have=first, **kwargs)
+    assert len(more) == 5 and more[:2] == first[:2]
+
+
+def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):
+    out = tmp_path / "cal.json"
+    args = ["--games", "2", "--player", "mcts:iterations=20", "--evaluator", "mcts:iterations=40",
+            "--every", "5", "--processes", "1", "--quiet", "--out", str(out)]
+    assert calibration.main(args) == 0
+    printed = capsys.readouterr().out
+    assert "2 players: 2 games" in printed and "first third" in printed
+    saved = json.loads(out.read_text())
+    assert saved["format"] == "cacao-calibration/1" and len(saved["games"]) == 2
+    assert calibration.main(["--input", str(out), "--games", "0", "--json", "--quiet"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["report"] == saved["report"] and again["every"] == 5
+    with pytest.raises(SystemExit):
+        calibration.main(["--evaluator", "greedy", "--games", "1", "--quiet", "--out", str(out)])
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(180)
+def test_a_calibration_run_on_ray_gives_the_same_samples_as_local_processes():
+    kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6}
+    local = calibration.run([2], 3, seed=4, processes=2, **kwargs)
+    on_ray = calibration.run([2], 3, seed=4, ray_address="local", **kwargs)
+    assert on_ray == local
