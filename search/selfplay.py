@@ -353,10 +353,14 @@ def read_shard(path: Path | str) -> dict[str, np.ndarray]:
         return {name: data[name] for name in SHARD_ARRAYS}
 
 
-def load_shards(folders: Sequence[Path | str]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Every shard of the self-play folders, concatenated (a_start and
-    v_decision renumbered), and the folders' manifests."""
-    parts: list[dict[str, np.ndarray]] = []
+def load_shards(folders: Sequence[Path | str], names: Sequence[str] = tuple(SHARD_ARRAYS)
+                ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """The arrays `names` of every shard of the self-play folders,
+    concatenated (a_start and v_decision renumbered), and the folders'
+    manifests. Arrays are read one at a time, so that memory holds little
+    more than the result."""
+    paths: list[Path] = []
+    sizes: list[tuple[int, int]] = []        # (decisions, actions) per shard
     manifests = []
     for folder in folders:
         manifest = json.loads((Path(folder) / "selfplay.json").read_text())
@@ -365,25 +369,23 @@ def load_shards(folders: Sequence[Path | str]) -> tuple[dict[str, np.ndarray], l
                              f"the engine gives {features.FEATURES_VERSION}: play the games again")
         manifests.append(manifest)
         for shard in manifest["shards"]:
-            parts.append(read_shard(Path(folder) / shard["file"]))
-    if not parts:
+            paths.append(Path(folder) / shard["file"])
+            sizes.append((shard["decisions"], shard["actions"]))
+    if not paths:
         raise ValueError("no shards")
     out: dict[str, np.ndarray] = {}
-    for name in SHARD_ARRAYS:
+    for name in names:
+        parts = []
+        for path in paths:
+            with np.load(path, allow_pickle=False) as data:
+                parts.append(data[name])
         if name == "a_start":
-            offsets, base = [np.zeros(1, np.int64)], 0
-            for part in parts:
-                offsets.append(part["a_start"][1:] + base)
-                base += int(part["a_start"][-1])
-            out[name] = np.concatenate(offsets)
+            bases = np.cumsum([0] + [a for _, a in sizes])
+            parts = [np.zeros(1, np.int64)] + [part[1:] + base for part, base in zip(parts, bases)]
         elif name == "v_decision":
-            values, base = [], 0
-            for part in parts:
-                values.append(np.where(part[name] >= 0, part[name] + base, -1))
-                base += len(part["x"])
-            out[name] = np.concatenate(values)
-        else:
-            out[name] = np.concatenate([part[name] for part in parts])
+            bases = np.cumsum([0] + [d for d, _ in sizes])
+            parts = [np.where(part >= 0, part + base, -1) for part, base in zip(parts, bases)]
+        out[name] = np.concatenate(parts)
     return out, manifests
 
 
@@ -481,27 +483,40 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cacao-selfplay", description="Play games with the search and record them for training.",
-        epilog="The shards and the manifest: docs/search.md, 'The learned evaluation'.")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="The shards and the manifest: docs/search.md, 'The learned evaluation'. The same seed and\n"
+               "spec give the same shards, on local processes or on Ray.\n\n"
+               "examples:\n"
+               "  cacao-selfplay --out out/sp --games 200 --spec mcts:iterations=400\n"
+               "  cacao-selfplay --out out/sp2 --games 2000 --players 2,3,2,4 --fast-share 0.5 --processes 2\n"
+               "  cacao-selfplay --out out/sp3 --games 100 --spec mcts:iterations=400,value=0.5,model=cacao --ray")
     defaults = SelfPlayConfig()
     parser.add_argument("--out", required=True, help="folder for the shards and selfplay.json")
     parser.add_argument("--spec", default=defaults.spec,
                         help=f"the search every seat plays, a bot spec with an iteration budget "
                              f"(default {defaults.spec})")
-    parser.add_argument("--games", type=int, default=defaults.games)
+    parser.add_argument("--games", type=int, default=defaults.games,
+                        help=f"games to play (default {defaults.games})")
     parser.add_argument("--players", default="2,3,4", help="player counts, taken in turn (default 2,3,4)")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
-    parser.add_argument("--games-per-shard", type=int, default=defaults.games_per_shard)
+    parser.add_argument("--seed", type=int, default=defaults.seed,
+                        help=f"seed of the deals, the searches and the exploration (default {defaults.seed})")
+    parser.add_argument("--games-per-shard", type=int, default=defaults.games_per_shard,
+                        help=f"games in each shard file (default {defaults.games_per_shard})")
     parser.add_argument("--explore-moves", type=int, default=defaults.explore_moves,
                         help="each seat's first decisions that draw their action by visits "
                              f"(default {defaults.explore_moves})")
-    parser.add_argument("--temperature", type=float, default=defaults.temperature)
+    parser.add_argument("--temperature", type=float, default=defaults.temperature,
+                        help="the exploring moves draw an action with probability visits^(1/T) "
+                             f"(default {defaults.temperature})")
     parser.add_argument("--unvisited", type=int, default=defaults.unvisited,
                         help=f"unvisited actions kept per decision, -1: all (default {defaults.unvisited})")
     parser.add_argument("--fast-share", type=float, default=defaults.fast_share,
                         help="share of the moves searched with --fast-iterations and recorded for the "
-                             "value only (default 0)")
-    parser.add_argument("--fast-iterations", type=int, default=defaults.fast_iterations)
-    parser.add_argument("--processes", type=int, default=None, help="default: one per core")
+                             f"value only (default {defaults.fast_share})")
+    parser.add_argument("--fast-iterations", type=int, default=defaults.fast_iterations,
+                        help=f"the fast moves' iteration budget (default {defaults.fast_iterations})")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="local processes that play the games (default: one per core)")
     parser.add_argument("--ray", metavar="ADDRESS", nargs="?", const="local", default=None,
                         help="play on a Ray cluster instead: local (a one-machine cluster, the default), "
                              "auto, or ray://HOST:PORT; needs cacaoai[ray]")

@@ -139,8 +139,9 @@ class PolicyRows:
     players: np.ndarray
     deal: np.ndarray
 
-    def take(self, mask: np.ndarray) -> PolicyRows:
-        chosen = np.flatnonzero(mask)
+    def take(self, which: np.ndarray) -> PolicyRows:
+        """The decisions of a mask, or of increasing indices."""
+        chosen = np.flatnonzero(which) if which.dtype == bool else which
         lengths = np.diff(self.start)[chosen]
         rows = _ranges(self.start[chosen], lengths)
         start = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
@@ -172,22 +173,35 @@ def held_out_games(deal: np.ndarray, share: float) -> np.ndarray:
     return out
 
 
-def load_data(folders: Sequence[Path | str]) -> tuple[ValueRows, PolicyRows, list[dict[str, Any]]]:
-    """The value rows (every recorded view) and the decisions of self-play folders."""
-    d, manifests = load_shards(folders)
+DECISION_ARRAYS = ("x", "win", "margin", "gold", "players", "deal", "search_win", "a_x", "a_visits", "a_weight",
+                   "a_start")
+VIEW_ARRAYS = ("v_x", "v_win", "v_margin", "v_gold", "v_players", "v_to_act", "v_deal")
+
+
+def load_data(folders: Sequence[Path | str], other_views: bool = True
+              ) -> tuple[ValueRows, PolicyRows, list[dict[str, Any]]]:
+    """The value rows (the views of the seat to act, and with `other_views`
+    those of the other seats and of fast moves' positions) and the decisions
+    of self-play folders."""
+    d, manifests = load_shards(folders, DECISION_ARRAYS + (VIEW_ARRAYS if other_views else ()))
     n = len(d["x"])
-    v_search = np.full((len(d["v_x"]), MAX_SEATS), np.nan, F32)
+    views = len(d["v_x"]) if other_views else 0
+
+    def rows(name: str, fill: np.ndarray | None = None) -> np.ndarray:
+        mine = d.pop(name)
+        if not other_views:
+            return mine
+        other = d.pop(f"v_{name}") if fill is None else fill
+        return np.concatenate([mine, other])
+
     value = ValueRows(
-        x=np.concatenate([d["x"], d["v_x"]]),
-        win=np.concatenate([d["win"], d["v_win"]]),
-        margin=np.concatenate([d["margin"], d["v_margin"]]),
-        gold=np.concatenate([d["gold"], d["v_gold"]]),
-        players=np.concatenate([d["players"], d["v_players"]]).astype(np.int64),
-        to_act=np.concatenate([np.ones(n, bool), d["v_to_act"]]),
-        deal=np.concatenate([d["deal"], d["v_deal"]]),
-        search_win=np.concatenate([d["search_win"], v_search]))
-    policy = PolicyRows(x=d["a_x"], visits=d["a_visits"], weight=d["a_weight"], start=d["a_start"],
-                        players=d["players"].astype(np.int64), deal=d["deal"])
+        x=rows("x"), win=rows("win"), margin=rows("margin"), gold=rows("gold"),
+        players=rows("players").astype(np.int64),
+        to_act=np.concatenate([np.ones(n, bool), d.pop("v_to_act") if other_views else np.zeros(0, bool)]),
+        deal=np.concatenate([d["deal"], d.pop("v_deal") if other_views else np.zeros(0, np.uint64)]),
+        search_win=rows("search_win", np.full((views, MAX_SEATS), np.nan, F32)))
+    policy = PolicyRows(x=d.pop("a_x"), visits=d.pop("a_visits"), weight=d.pop("a_weight"), start=d.pop("a_start"),
+                        players=value.players[:n], deal=d.pop("deal"))
     return value, policy, manifests
 
 
@@ -258,22 +272,32 @@ def _schedule(step: int, total: int, peak: float) -> float:
     return peak * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * t)))
 
 
-def _standardiser(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    mean = x.mean(axis=0, dtype=np.float64)
-    std = x.std(axis=0, dtype=np.float64)
+def _standardiser(x: np.ndarray, select: np.ndarray, chunk: int = 1 << 18) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation (1 where below 1e-3) of the rows of x
+    that `select` (a mask) picks, a chunk at a time."""
+    total, first, second = 0, np.zeros(x.shape[1]), np.zeros(x.shape[1])
+    for i in range(0, len(x), chunk):
+        part = x[i:i + chunk][select[i:i + chunk]].astype(np.float64)
+        total += len(part)
+        first += part.sum(axis=0)
+        second += (part * part).sum(axis=0)
+    mean = first / max(total, 1)
+    std = np.sqrt(np.maximum(second / max(total, 1) - mean * mean, 0.0))
     return mean.astype(F32), np.where(std > 1e-3, std, 1.0).astype(F32)
 
 
-def train_value(rows: ValueRows, config: TrainConfig, rng: np.random.Generator,
+def train_value(rows: ValueRows, train: np.ndarray, config: TrainConfig, rng: np.random.Generator,
                 log: Callable[[str], None], check: Callable[[MLP], str] | None = None) -> MLP:
+    """The value network, trained on the rows of the mask `train`."""
     h1, h2 = config.hidden
     sizes = [features.N_FEATURES, h1] + ([h2] if h2 else []) + [3 * MAX_SEATS]
-    mean, scale = _standardiser(rows.x)
-    net = MLP(sizes, rng, mean, scale, last_gain=0.1)
-    present = _present(rows.players)
-    net.biases[-1][2 * MAX_SEATS:] = F32(rows.gold[present].mean() / config.gold_scale)
     weight = np.where(rows.to_act, 1.0, config.other_views).astype(F32)
-    keep = np.flatnonzero(weight > 0)
+    select = train & (weight > 0)
+    mean, scale = _standardiser(rows.x, select)
+    net = MLP(sizes, rng, mean, scale, last_gain=0.1)
+    present = _present(rows.players[select])
+    net.biases[-1][2 * MAX_SEATS:] = F32(rows.gold[select][present].mean() / config.gold_scale)
+    keep = np.flatnonzero(select)
     adam = Adam(net.params, config.lr, weight_decay=config.weight_decay)
     steps = max(1, len(keep) // config.batch)
     total = steps * config.epochs
@@ -281,7 +305,7 @@ def train_value(rows: ValueRows, config: TrainConfig, rng: np.random.Generator,
         order = keep[rng.permutation(len(keep))]
         running = 0.0
         for k in range(steps):
-            batch = order[k * config.batch:(k + 1) * config.batch]
+            batch = np.sort(order[k * config.batch:(k + 1) * config.batch])
             part = rows.take(batch)
             out, acts = net.forward(part.x)
             loss, grad = value_loss(out, part, weight[batch], config)
@@ -292,21 +316,20 @@ def train_value(rows: ValueRows, config: TrainConfig, rng: np.random.Generator,
     return net
 
 
-def train_policy(rows: PolicyRows, config: TrainConfig, rng: np.random.Generator,
+def train_policy(rows: PolicyRows, train: np.ndarray, config: TrainConfig, rng: np.random.Generator,
                  log: Callable[[str], None], check: Callable[[MLP], str] | None = None) -> MLP:
-    mean, scale = _standardiser(rows.x)
+    """The policy network, trained on the decisions of the mask `train`."""
+    mean, scale = _standardiser(rows.x, np.repeat(train, np.diff(rows.start)))
     net = MLP([features.N_ACTION_FEATURES, config.policy_hidden, 1], rng, mean, scale)
     adam = Adam(net.params, config.policy_lr, weight_decay=config.weight_decay)
-    n = len(rows)
-    steps = max(1, n // config.policy_batch)
+    keep = np.flatnonzero(train)
+    steps = max(1, len(keep) // config.policy_batch)
     total = steps * config.policy_epochs
     for epoch in range(config.policy_epochs):
-        order = rng.permutation(n)
+        order = keep[rng.permutation(len(keep))]
         running = 0.0
         for k in range(steps):
-            chosen = np.zeros(n, bool)
-            chosen[order[k * config.policy_batch:(k + 1) * config.policy_batch]] = True
-            part = rows.take(chosen)
+            part = rows.take(np.sort(order[k * config.policy_batch:(k + 1) * config.policy_batch]))
             out, acts = net.forward(part.x)
             ce, grad = policy_loss(out[:, 0].astype(np.float64), part.visits, part.weight, part.start)
             adam.step(net.backward(acts, grad[:, None]), _schedule(epoch * steps + k, total, config.policy_lr))
@@ -437,18 +460,15 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
     """Train a model on the self-play folders, write it to `out` (.npz and
     .json) and return its manifest."""
     started = time.monotonic()
-    value, policy, manifests = load_data(folders)
+    value, policy, manifests = load_data(folders, config.other_views > 0)
     v_held = held_out_games(value.deal, config.held_out)
     p_held = np.isin(policy.deal, np.unique(value.deal[v_held]))
-    v_train, v_test = value.take(~v_held), value.take(v_held)
-    p_train, p_test = policy.take(~p_held), policy.take(p_held)
-    del value, policy
-    games = len(np.unique(v_train.deal)), len(np.unique(v_test.deal))
-    log(f"data: {games[0]} games to train on ({len(v_train)} value rows, {len(p_train)} decisions), "
-        f"{games[1]} held out ({int(v_test.to_act.sum())} positions of the seat to act, {len(p_test)} decisions)")
+    test_to_act, p_test = value.take(v_held & value.to_act), policy.take(p_held)
+    games = len(np.unique(value.deal[~v_held])), len(np.unique(test_to_act.deal))
+    log(f"data: {games[0]} games to train on ({int((~v_held).sum())} value rows, {int((~p_held).sum())} "
+        f"decisions), {games[1]} held out ({len(test_to_act)} positions of the seat to act, {len(p_test)} decisions)")
     rng = np.random.default_rng(config.seed)
-    rates = base_rates(v_train.take(v_train.to_act))
-    test_to_act = v_test.take(v_test.to_act)
+    rates = base_rates(value.take(~v_held & value.to_act))
 
     def check_value(net: MLP) -> str:
         m = value_metrics(net, test_to_act, rates, config.gold_scale)
@@ -459,8 +479,8 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
         m = policy_metrics(net, p_test)
         return f"cross-entropy {m['cross_entropy']:.4f}, top-1 {m['top1']:.3f}"
 
-    value_net = train_value(v_train, config, rng, log, check_value if len(test_to_act) else None)
-    policy_net = train_policy(p_train, config, rng, log, check_policy if len(p_test) else None)
+    value_net = train_value(value, ~v_held, config, rng, log, check_value if len(test_to_act) else None)
+    policy_net = train_policy(policy, ~p_held, config, rng, log, check_policy if len(p_test) else None)
     metrics = {"value": value_metrics(value_net, test_to_act, rates, config.gold_scale),
                "policy": policy_metrics(policy_net, p_test)}
     elapsed = time.monotonic() - started
@@ -472,7 +492,7 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
                   "parameters": value_net.size + policy_net.size},
         "training": {**config.to_json(), "time_s": round(elapsed, 1), "numpy": np.__version__,
                      "python": platform.python_version(),
-                     "value_rows": len(v_train), "decisions": len(p_train), "games": games[0]},
+                     "value_rows": int((~v_held).sum()), "decisions": int((~p_held).sum()), "games": games[0]},
         "data": [_describe(m) for m in manifests],
         "held_out": {"games": games[1], "positions": int(test_to_act.x.shape[0]), "decisions": len(p_test)},
         "metrics": metrics,
@@ -566,24 +586,43 @@ def pipeline(out: Path | str, work: Path | str, plan: Pipeline = PIPELINE, *, pr
     for k, gen in enumerate(plan.generations):
         spec = gen.spec.format(model=model)
         folder = work / f"gen{k}"
-        config = SelfPlayConfig(spec=spec, games=gen.games, players=plan.players, seed=gen.seed,
-                                games_per_shard=plan.games_per_shard, explore_moves=plan.explore_moves,
-                                unvisited=plan.unvisited, fast_share=plan.fast_share,
-                                fast_iterations=plan.fast_iterations, extra={"generation": k})
+        play = SelfPlayConfig(spec=spec, games=gen.games, players=plan.players, seed=gen.seed,
+                              games_per_shard=plan.games_per_shard, explore_moves=plan.explore_moves,
+                              unvisited=plan.unvisited, fast_share=plan.fast_share,
+                              fast_iterations=plan.fast_iterations, extra={"generation": k})
         log(f"[{_clock(started)}] generation {k}: {gen.games} games of {spec} into {folder}")
-        played = selfplay(config, folder, processes, ray_address, progress)
+        played = selfplay(play, folder, processes, ray_address, progress)
         log(f"[{_clock(started)}] generation {k}: {played['games']} games, {played['decisions']} decisions, "
             f"{played['views']} other views")
         folders.append(folder)
         last = k == len(plan.generations) - 1
         target = Path(out) if last else work / f"model-gen{k}"
-        log(f"[{_clock(started)}] training on generations 0-{k} into {target}")
-        manifest = train(folders, target, plan.train if last else plan.between, name=name,
-                         version=version if last else f"{version}-gen{k}",
-                         log=lambda line: log(f"[{_clock(started)}]   {line}"))
+        config = plan.train if last else plan.between
+        kept = _trained(target, folders, config)
+        if kept and not last:
+            manifest = kept
+            log(f"[{_clock(started)}] {target} is trained on these games already: kept")
+        else:
+            log(f"[{_clock(started)}] training on generations 0-{k} into {target}")
+            manifest = train(folders, target, config, name=name, version=version if last else f"{version}-gen{k}",
+                             log=lambda line: log(f"[{_clock(started)}]   {line}"))
         model = str(target.with_suffix(".npz").resolve())
     log(f"[{_clock(started)}] done")
     return manifest
+
+
+def _trained(target: Path, folders: Sequence[Path], config: TrainConfig) -> dict[str, Any] | None:
+    """The manifest of the model at `target` when it was trained on these
+    folders' games with this config (training is deterministic), else None."""
+    path = target.with_suffix(".json")
+    if not path.exists() or not target.with_suffix(".npz").exists():
+        return None
+    manifest = json.loads(path.read_text())
+    data = [_describe(json.loads((Path(f) / "selfplay.json").read_text())) for f in folders]
+    training = {key: manifest.get("training", {}).get(key) for key in config.to_json()}
+    if manifest.get("data") != data or training != config.to_json():
+        return None
+    return dict(manifest)
 
 
 def _clock(started: float) -> str:
@@ -594,7 +633,14 @@ def _clock(started: float) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cacao-train", description="Train the learned evaluation (numpy) from self-play.",
-        epilog="The shipped model: cacao-train --pipeline --out search/models/cacao (docs/search.md).")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Training is deterministic for a seed and the data; the manifest (.json) records the data,\n"
+               "the settings and the held-out metrics (docs/search.md, 'The learned evaluation').\n\n"
+               "examples:\n"
+               "  cacao-train out/pipeline/gen0 --out search/models/cacao          # the shipped model\n"
+               "  cacao-train out/sp out/sp2 --out out/model --hidden 64 --epochs 4\n"
+               "  cacao-train --pipeline --out out/model --work out/pipeline      # self-play, then train\n"
+               "  cacao-train --pipeline --tiny --out out/tiny --work out/tiny-work  # seconds")
     parser.add_argument("data", nargs="*", help="self-play folders (cacao-selfplay --out)")
     parser.add_argument("--out", required=True, help="the model's path (.npz, and .json beside it)")
     parser.add_argument("--pipeline", action="store_true",
@@ -605,14 +651,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ray", metavar="ADDRESS", nargs="?", const="local", default=None,
                         help="self-play on a Ray cluster (see cacao-selfplay)")
     parser.add_argument("--seed", type=int, default=None, help="training seed (default 1)")
-    parser.add_argument("--hidden", default=None, help="the value network's hidden layers, e.g. 64,32 or 64")
-    parser.add_argument("--policy-hidden", type=int, default=None)
-    parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--policy-epochs", type=int, default=None)
+    parser.add_argument("--hidden", default=None,
+                        help="the value network's hidden layers, e.g. 64,32 or 64 (default 64,32)")
+    parser.add_argument("--policy-hidden", type=int, default=None,
+                        help=f"the policy network's hidden layer (default {PIPELINE.train.policy_hidden})")
+    parser.add_argument("--epochs", type=int, default=None,
+                        help=f"passes over the value rows (default {PIPELINE.train.epochs})")
+    parser.add_argument("--policy-epochs", type=int, default=None,
+                        help=f"passes over the decisions (default {PIPELINE.train.policy_epochs})")
     parser.add_argument("--other-views", type=float, default=None,
                         help="weight of the views of seats not to act (default 1)")
-    parser.add_argument("--name", default="cacao")
-    parser.add_argument("--version", default="1")
+    parser.add_argument("--name", default="cacao", help="the model's name in its manifest (default cacao)")
+    parser.add_argument("--version", default="1",
+                        help="the model's version in its manifest, which GetServerInfo reports (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     plan = TINY_PIPELINE if args.tiny else PIPELINE
