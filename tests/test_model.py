@@ -14,7 +14,7 @@ import pytest
 from cacaoai.engine import Position, features
 from cacaoai.search import Limit, SearchSettings, search
 from cacaoai.search.bots import parse_bot
-from cacaoai.search.model import load_model, save_model
+from cacaoai.search.model import load_model, model_path, save_model
 
 
 def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy: int = 8):
@@ -47,6 +47,18 @@ def test_a_saved_model_loads_with_its_manifest(model_file):
     model = load_model(model_file)
     assert model.version == "random-1"
     assert model.manifest["features_version"] == features.FEATURES_VERSION
+
+
+def test_the_shipped_model_loads_by_name_and_is_small():
+    model = load_model(SearchSettings().model)
+    manifest = model.manifest
+    assert manifest["features_version"] == features.FEATURES_VERSION
+    assert manifest["data"] and manifest["seed"] == manifest["training"]["seed"]
+    assert {"value", "policy"} <= set(manifest["metrics"])
+    path = model_path(SearchSettings().model)
+    assert path.stat().st_size < 1 << 20
+    result = search(played(2, 5, 10), Limit(iterations=200), SearchSettings(value=0.5, prior="model"), seed=1)
+    assert result.best_action is not None
 
 
 def test_a_model_for_other_features_is_refused(tmp_path, model_file):
