@@ -132,7 +132,7 @@ def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
             SearchSettings(**bad)
     bot = parse_bot(f"mcts:iterations=100,value=1,prior=model,puct=1.5,model={model_file}")
     assert (bot.settings.value, bot.settings.prior, bot.settings.puct) == (1.0, "model", 1.5)
-    assert bot.settings.uses_model and not SearchSettings(puct=1.0).uses_model
+    assert bot.settings.uses_model and not SearchSettings(value=0.0, prior="greedy", puct=1.0).uses_model
     with pytest.raises(ValueError, match="no model file"):
         search(played(2, 1, 0), Limit(iterations=10), SearchSettings(value=1, model="/nowhere/x.npz"),
                seed=1)
@@ -140,8 +140,9 @@ def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
 
 def test_the_search_without_the_model_is_unchanged_by_its_settings(model_file):
     position = played(2, 6, 7)
-    plain = search(position, Limit(iterations=400), seed=2)
-    named = search(position, Limit(iterations=400), replace(SearchSettings(), model=model_file), seed=2)
+    without = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+    plain = search(position, Limit(iterations=400), without, seed=2)
+    named = search(position, Limit(iterations=400), replace(without, model=model_file), seed=2)
     assert plain.best_action == named.best_action and plain.win_probability == named.win_probability
 
 
