@@ -216,6 +216,11 @@ class SearchSettings:
             mean + puct * prior * sqrt(visits) / (1 + child visits); 0: UCB.
         model: the learned model's name (a shipped one) or .npz path, for
             `value` > 0 or `prior` "model".
+
+    The defaults value=1, prior="model", puct=1.5 search with the shipped
+    model (docs/search.md, "The learned evaluation"); value=0,
+    prior="greedy", puct=0 is the search without it, which gives the same
+    answers as before the model existed.
     """
 
     playout: str = "informed"
@@ -230,9 +235,9 @@ class SearchSettings:
     widen_inner: float = 3.0
     floor: float = 0.25
     max_nodes: int = 2_000_000
-    value: float = 0.0
-    prior: str = "greedy"
-    puct: float = 0.0
+    value: float = 1.0
+    prior: str = "model"
+    puct: float = 1.5
     model: str = "cacao"
 
     def __post_init__(self) -> None:

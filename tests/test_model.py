@@ -14,7 +14,7 @@ import pytest
 from cacaoai.engine import Position, features
 from cacaoai.search import Limit, SearchSettings, search
 from cacaoai.search.bots import parse_bot
-from cacaoai.search.model import load_model, save_model
+from cacaoai.search.model import load_model, model_path, save_model
 
 
 def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy: int = 8):
@@ -47,6 +47,18 @@ def test_a_saved_model_loads_with_its_manifest(model_file):
     model = load_model(model_file)
     assert model.version == "random-1"
     assert model.manifest["features_version"] == features.FEATURES_VERSION
+
+
+def test_the_shipped_model_loads_by_name_and_is_small():
+    model = load_model(SearchSettings().model)
+    manifest = model.manifest
+    assert manifest["features_version"] == features.FEATURES_VERSION
+    assert manifest["data"] and manifest["seed"] == manifest["training"]["seed"]
+    assert {"value", "policy"} <= set(manifest["metrics"])
+    path = model_path(SearchSettings().model)
+    assert path.stat().st_size < 1 << 20
+    result = search(played(2, 5, 10), Limit(iterations=200), SearchSettings(value=0.5, prior="model"), seed=1)
+    assert result.best_action is not None
 
 
 def test_a_model_for_other_features_is_refused(tmp_path, model_file):
@@ -120,7 +132,7 @@ def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
             SearchSettings(**bad)
     bot = parse_bot(f"mcts:iterations=100,value=1,prior=model,puct=1.5,model={model_file}")
     assert (bot.settings.value, bot.settings.prior, bot.settings.puct) == (1.0, "model", 1.5)
-    assert bot.settings.uses_model and not SearchSettings(puct=1.0).uses_model
+    assert bot.settings.uses_model and not SearchSettings(value=0.0, prior="greedy", puct=1.0).uses_model
     with pytest.raises(ValueError, match="no model file"):
         search(played(2, 1, 0), Limit(iterations=10), SearchSettings(value=1, model="/nowhere/x.npz"),
                seed=1)
@@ -128,8 +140,9 @@ def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
 
 def test_the_search_without_the_model_is_unchanged_by_its_settings(model_file):
     position = played(2, 6, 7)
-    plain = search(position, Limit(iterations=400), seed=2)
-    named = search(position, Limit(iterations=400), replace(SearchSettings(), model=model_file), seed=2)
+    without = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+    plain = search(position, Limit(iterations=400), without, seed=2)
+    named = search(position, Limit(iterations=400), replace(without, model=model_file), seed=2)
     assert plain.best_action == named.best_action and plain.win_probability == named.win_probability
 
 

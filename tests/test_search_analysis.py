@@ -14,6 +14,10 @@ from cacaoai.engine import Position
 from cacaoai.search import Limit, SearchSettings, StopFlag, search
 from cacaoai.search._mcts import action_values
 
+# the search without the learned model, whose root priors come from the greedy
+# one-step values
+NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+
 
 def played(players, seed, plies, choices=1):
     """A position after `plies` random actions of a seeded game, and then
@@ -72,7 +76,7 @@ def test_the_lcb_is_below_the_win_rate_and_tightens_with_visits():
 def test_priors_are_a_softmax_of_one_step_values_summing_to_one():
     position = Position.new(players=2, seed=11)
     # 2,000 iterations widen the root to all its ~30 actions, so every prior shows
-    result = search(position, Limit(iterations=2000), seed=1, multipv=0)
+    result = search(position, Limit(iterations=2000), NO_MODEL, seed=1, multipv=0)
     codes = position.legal_codes()
     assert len(result.candidates) == len(codes)
     assert sum(c.prior for c in result.candidates) == pytest.approx(1.0)
@@ -87,7 +91,7 @@ def test_priors_are_a_softmax_of_one_step_values_summing_to_one():
 
 def test_without_widening_the_priors_are_uniform():
     position = Position.new(players=2, seed=12)
-    result = search(position, Limit(iterations=300), SearchSettings(widen=0), seed=1)
+    result = search(position, Limit(iterations=300), replace(NO_MODEL, widen=0), seed=1)
     n = len(position.legal_codes())
     assert {round(c.prior * n, 9) for c in result.candidates} == {1.0}
 

@@ -1,0 +1,190 @@
+"""cacao-train: the numpy networks' gradients are right, training on real
+self-play games learns (held-out losses below the constant predictor's and the
+uniform prior's), it is deterministic for a seed, and the model it writes
+loads in the search, gives the numpy networks' values and plays legal moves."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from cacaoai.engine import Position, features
+from cacaoai.search import Limit, SearchSettings, search
+from cacaoai.search.arena import run as arena
+from cacaoai.search.mlp import MLP, Adam
+from cacaoai.search.model import load_model
+from cacaoai.search.selfplay import SelfPlayConfig
+from cacaoai.search.selfplay import run as selfplay
+from cacaoai.search.train import (
+    TINY,
+    TINY_PIPELINE,
+    load_data,
+    main,
+    pipeline,
+    policy_loss,
+    train,
+    value_loss,
+    value_prediction,
+)
+
+GAMES = SelfPlayConfig(spec="mcts:iterations=40", games=40, players=(2, 3, 2, 4), seed=11, games_per_shard=10,
+                       explore_moves=2, unvisited=4)
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("games")
+    selfplay(GAMES, folder, processes=2, progress=False)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def trained(games, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.npz"
+    return path, train([games], path, TINY, name="tiny", log=lambda line: None)
+
+
+def numeric_gradient(f, param: np.ndarray, index: tuple[int, ...], h: float = 1e-2) -> float:
+    saved = param[index]
+    param[index] = saved + h
+    up = f()
+    param[index] = saved - h
+    down = f()
+    param[index] = saved
+    return (up - down) / (2 * h)
+
+
+def test_the_value_loss_gradient_matches_finite_differences(games):
+    value, _, _ = load_data([games])
+    rows = value.take(np.arange(40))
+    rows.x = rows.x.astype(np.float64)
+    rng = np.random.default_rng(1)
+    net = MLP([features.N_FEATURES, 6, 5, 12], rng, last_gain=1.0)
+    net.weights = [w.astype(np.float64) for w in net.weights]       # in float64: exact enough to compare
+    net.biases = [rng.normal(0, 0.1, b.shape) for b in net.biases]  # no unit sits on its kink at 0
+    weight = np.ones(len(rows))
+
+    def loss() -> float:
+        return value_loss(net.forward(rows.x)[0], rows, weight, TINY)[0]
+
+    out, acts = net.forward(rows.x)
+    grads = net.backward(acts, value_loss(out, rows, weight, TINY)[1])
+    for param, grad in zip(net.params, grads):
+        for _ in range(3):
+            index = tuple(int(rng.integers(s)) for s in param.shape)
+            assert grad[index] == pytest.approx(numeric_gradient(loss, param, index, 1e-6), rel=1e-3, abs=1e-6)
+
+
+def test_the_policy_loss_gradient_matches_finite_differences():
+    rng = np.random.default_rng(2)
+    start = np.array([0, 3, 7, 9])
+    logits = rng.normal(size=9)
+    visits = np.array([5, 0, 1, 2, 2, 0, 0, 0, 3], float)
+    weight = np.array([1, 4, 1, 1, 1, 1, 2.5, 1, 1], float)
+    ce, grad = policy_loss(logits, visits, weight, start)
+    assert ce.shape == (3,) and (ce > 0).all()
+    for i in range(9):
+        assert grad[i] == pytest.approx(numeric_gradient(
+            lambda: policy_loss(logits, visits, weight, start)[0].mean(), logits, (i,), 1e-4), abs=1e-4)
+
+
+def test_adam_fits_a_small_regression():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(256, 3)).astype(np.float32)
+    y = (np.abs(x[:, :1]) - x[:, 1:2]).astype(np.float32)
+    net = MLP([3, 16, 1], rng)
+    adam = Adam(net.params, 1e-2)
+    for _ in range(300):
+        out, acts = net.forward(x)
+        adam.step(net.backward(acts, (out - y) / len(x)))
+    assert float(((net(x) - y) ** 2).mean()) < 0.05 * float(y.var())
+
+
+def test_folding_the_standardisation_keeps_the_outputs():
+    rng = np.random.default_rng(4)
+    x = rng.normal(2.0, 3.0, size=(50, 7)).astype(np.float32)
+    net = MLP([7, 5, 3], rng, x.mean(axis=0), x.std(axis=0))
+    w, b = net.folded()
+    h = np.maximum(x @ w[0].T + b[0], 0)
+    assert np.allclose(h @ w[1].T + b[1], net(x), atol=1e-4)
+
+
+def test_training_learns_from_real_self_play_games(trained):
+    _, manifest = trained
+    value, policy = manifest["metrics"]["value"], manifest["metrics"]["policy"]
+    assert value["games"] >= 1 and policy["decisions"] > 0
+    assert value["log_loss"] < value["log_loss_constant"]
+    assert policy["cross_entropy"] < policy["cross_entropy_uniform"]
+    assert 0 <= value["ece"] <= 1 and value["margin_mae"] > 0 and 0 <= policy["top1"] <= 1
+
+
+def test_the_manifest_describes_the_model_and_its_data(trained):
+    path, manifest = trained
+    assert json.loads(path.with_suffix(".json").read_text()) == manifest
+    assert manifest["features_version"] == features.FEATURES_VERSION and manifest["name"] == "tiny"
+    assert manifest["data"][0]["spec"] == "mcts:iterations=40" and manifest["data"][0]["games"] == 40
+    assert manifest["training"]["games"] + manifest["held_out"]["games"] == 40
+    assert manifest["sizes"]["value"] == [features.N_FEATURES, 16, 12]
+    assert {"by_players", "by_phase", "brier_skill", "search"} <= set(manifest["metrics"]["value"])
+    assert manifest["training"]["time_s"] >= 0 and manifest["seed"] == TINY.seed
+
+
+def test_training_is_deterministic_for_a_seed(games, trained, tmp_path):
+    path, _ = trained
+    train([games], tmp_path / "again.npz", TINY, name="tiny", log=lambda line: None)
+    train([games], tmp_path / "other.npz", replace(TINY, seed=2), name="tiny", log=lambda line: None)
+    with np.load(path) as a, np.load(tmp_path / "again.npz") as b, np.load(tmp_path / "other.npz") as c:
+        assert all((a[k] == b[k]).all() for k in a.files)
+        assert not all((a[k] == c[k]).all() for k in a.files)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_saved_model_gives_the_numpy_networks_values_in_the_search(trained, players):
+    path, _ = trained
+    handle = load_model(str(path)).handle
+    position = Position.new(players, 21)
+    for _ in range(7):
+        position.apply(position.legal_codes()[0])
+    model_file = np.load(path)
+    net = MLP([features.N_FEATURES, 16, 12], np.random.default_rng(0))
+    net.weights = [model_file["w1"], model_file["w_out"]]
+    net.biases = [model_file["b1"], model_file["b_out"]]
+    for viewer in range(players):
+        win, margin, gold = handle.value(position.core, viewer)
+        prob, m, g = value_prediction(net, position.features(viewer)[None, :], np.array([players]), 20.0)
+        assert win == pytest.approx([prob[0, (s - viewer) % players] for s in range(players)], abs=1e-5)
+        assert margin == pytest.approx([m[0, (s - viewer) % players] for s in range(players)], abs=1e-3)
+        assert gold == pytest.approx([g[0, (s - viewer) % players] for s in range(players)], abs=1e-3)
+
+
+def test_the_saved_model_plays_legal_games_in_the_search(trained):
+    path, _ = trained
+    spec = f"mcts:iterations=60,value=1,prior=model,puct=1.5,model={path}"
+    summary = arena([spec, "mcts:iterations=60"], players=2, games=2, seed=3, processes=1, progress=False)
+    assert sum(b["win_rate"] for b in summary["bots"]) == pytest.approx(1.0)
+    position = Position.new(3, 8)
+    result = search(position, Limit(iterations=200), SearchSettings(value=0.5, prior="model", puct=1.5,
+                                                                     model=str(path)), seed=1)
+    assert result.best_action in position.legal_actions()
+
+
+def test_the_pipeline_plays_and_trains_generation_after_generation(tmp_path):
+    lines: list[str] = []
+    manifest = pipeline(tmp_path / "model", tmp_path / "work", TINY_PIPELINE, processes=1, log=lines.append,
+                        progress=False)
+    assert [d["generation"] for d in manifest["data"]] == [0, 1]
+    assert "model=" in manifest["data"][1]["spec"] and (tmp_path / "work" / "model-gen0.npz").exists()
+    assert load_model(str(tmp_path / "model.npz")).manifest == manifest
+    assert any("held-out value" in line for line in lines)
+
+
+def test_the_command_line_trains_on_folders(games, tmp_path, capsys):
+    assert main([str(games), "--out", str(tmp_path / "m"), "--tiny", "--quiet"]) == 0
+    assert "held-out value" in capsys.readouterr().out
+    assert (tmp_path / "m.npz").exists() and (tmp_path / "m.json").exists()
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "none")])
+
