@@ -42,12 +42,14 @@ __all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot"
            "levels", "parse_bot"]
 
 # Named strength levels, weakest first; each is measurably stronger than the
-# one before (BENCHMARKS.md, "Strength levels").
+# one before (BENCHMARKS.md, "Strength levels"). The two weak ones search
+# without the model: with it, 50 iterations already beat the greedy bot
+# by far, which is no opponent for a first game.
 LEVELS: dict[str, str] = {
-    "beginner": "mcts:iterations=50,temperature=1.0",
-    "casual": "mcts:iterations=250,temperature=0.5",
+    "beginner": "mcts:iterations=50,temperature=1.0,value=0,prior=greedy,puct=0",
+    "casual": "mcts:iterations=250,temperature=0.5,value=0,prior=greedy,puct=0",
     "strong": "mcts:iterations=1500",
-    "max": "mcts:iterations=10000,threads=2",
+    "max": "mcts:iterations=20000",
 }
 
 
