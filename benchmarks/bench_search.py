@@ -2,8 +2,9 @@
 """Search speed: iterations per second and memory, printed as a table.
 
 For 2 and 4 players, from the opening and from a mid-game position (half the
-tiles placed by greedy play), with random and informed playouts, on 1 and 2
-threads (root-parallel), each for --seconds of wall time. Then the memory of
+tiles placed by greedy play), with leaves valued by the model (the defaults)
+and by playouts without it (informed and random), on 1 and 2 threads
+(root-parallel), each for --seconds of wall time. Then the memory of
 one tree: bytes per node, and the whole tree after a 1-second search.
 
 With --old-path DIR (a folder holding another build's cacaoai, see
@@ -36,11 +37,15 @@ try:
 
     def limits(iterations=None, time_s=None, threads=None, **settings):
         return (Limit(iterations, time_s, threads), SearchSettings(**settings))
+    # the search without the learned evaluation, where this build has one
+    WITHOUT_MODEL = ({"value": 0.0, "prior": "greedy", "puct": 0.0}
+                     if "value" in SearchSettings.__dataclass_fields__ else {})
 except ImportError:  # an older build (--old-path) with one type for both
     from cacaoai.search import SearchLimits
 
     def limits(iterations=None, time_s=None, threads=None, **settings):
         return (SearchLimits(iterations=iterations, time_s=time_s, threads=threads or 1, **settings),)
+    WITHOUT_MODEL = {}
 from cacaoai.search._mcts import Tree, monotonic
 from cacaoai.search.bots import GreedyBot
 
@@ -60,18 +65,27 @@ def midgame(players: int, seed: int = 3) -> Position:
     return position
 
 
-def rate(position: Position, playout: str, threads: int, seconds: float) -> float:
-    result = search(position, *limits(time_s=seconds, threads=threads, playout=playout), seed=1)
+# how a leaf is valued: the defaults (the model's value network, where the
+# build has one), or playouts without the model, informed or uniformly random
+EVALUATIONS = ("model", "informed", "random")
+
+
+def settings_of(evaluation: str) -> dict:
+    return {} if evaluation == "model" else {"playout": evaluation, **WITHOUT_MODEL}
+
+
+def rate(position: Position, evaluation: str, threads: int, seconds: float) -> float:
+    result = search(position, *limits(time_s=seconds, threads=threads, **settings_of(evaluation)), seed=1)
     return result.iterations_per_second
 
 
-def cpu_rate(position: Position, playout: str, seconds: float) -> float:
+def cpu_rate(position: Position, evaluation: str, seconds: float) -> float:
     """Iterations per CPU second of the searching thread (one thread runs its
     tree in the calling thread), over about `seconds` of CPU time."""
     iterations = 200
     while True:
         start = time.thread_time()
-        search(position, *limits(iterations=iterations, playout=playout), seed=1)
+        search(position, *limits(iterations=iterations, **settings_of(evaluation)), seed=1)
         spent = time.thread_time() - start
         if spent >= seconds:
             return iterations / spent
@@ -95,7 +109,7 @@ def games_rate(players: int, seconds: float) -> float:
 
 
 def row_rate(row: str, seconds: float) -> float:
-    """One row of the comparison: 'players,position,playout' or 'games,players'."""
+    """One row of the comparison: 'players,position,evaluation' or 'games,players'."""
     parts = row.split(",")
     if parts[0] == "games":
         return games_rate(int(parts[1]), seconds)
@@ -120,7 +134,7 @@ def compare(paths: list[str], seconds: float, repeat: int, as_json: bool) -> Non
     fresh processes, `repeat` rounds; medians per build and their ratios."""
     rows = []
     specs = [f"{p},{n},{k}" for p in (2, 4) for n in ("opening", "mid-game")
-             for k in ("random", "informed")] + [f"games,{p}" for p in (2, 3, 4)]
+             for k in EVALUATIONS] + [f"games,{p}" for p in (2, 3, 4)]
     for spec in specs:
         runs: dict[str, list[float]] = {"new": [], **{path: [] for path in paths}}
         for _ in range(repeat):
@@ -170,10 +184,10 @@ def main() -> None:
     for players in (2, 4):
         positions = {name: position_named(players, name) for name in ("opening", "mid-game")}
         for name, position in positions.items():
-            for playout in ("random", "informed"):
-                one = rate(position, playout, 1, args.seconds)
-                two = rate(position, playout, 2, args.seconds)
-                rows.append({"players": players, "position": name, "playout": playout,
+            for evaluation in EVALUATIONS:
+                one = rate(position, evaluation, 1, args.seconds)
+                two = rate(position, evaluation, 2, args.seconds)
+                rows.append({"players": players, "position": name, "evaluation": evaluation,
                              "legal_actions": len(position.legal_codes()),
                              "ips_1_thread": round(one), "ips_2_threads": round(two),
                              "speedup": round(two / one, 2)})
@@ -190,10 +204,10 @@ def main() -> None:
         print(json.dumps({"cpus": os.cpu_count(), "rows": rows, "memory": memory}))
         return
     print(f"iterations per second ({args.seconds:g} s each, {os.cpu_count()} CPUs)")
-    print(f"{'players':>7} {'position':<9} {'playout':<9} {'actions':>7} "
+    print(f"{'players':>7} {'position':<9} {'leaves':<9} {'actions':>7} "
           f"{'1 thread':>9} {'2 threads':>9} {'speed-up':>8}")
     for r in rows:
-        print(f"{r['players']:>7} {r['position']:<9} {r['playout']:<9} {r['legal_actions']:>7} "
+        print(f"{r['players']:>7} {r['position']:<9} {r['evaluation']:<9} {r['legal_actions']:>7} "
               f"{r['ips_1_thread']:>9,} {r['ips_2_threads']:>9,} {r['speedup']:>7.2f}x")
     print(f"memory: {memory['node_bytes']} bytes per node, plus its edge in its parent's block; "
           f"a 1-second search (2 players, opening, informed, 1 thread): "

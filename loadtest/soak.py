@@ -134,8 +134,12 @@ def verdict(lines: list[dict[str, Any]], warmup_s: float) -> tuple[bool, dict[st
     spread = {}
     for key in ("rss_mib", "threads", "open_files"):
         values = [line[key] for line in after]
+        quarter = max(1, len(values) // 4)
         spread[key] = {"min": min(values), "max": max(values),
-                       "ratio": round(max(values) / min(values), 3)} if values and min(values) else None
+                       "ratio": round(max(values) / min(values), 3),
+                       # growth, not swing: the median of the last quarter over that of the first
+                       "trend": round(float(np.median(values[-quarter:]) / np.median(values[:quarter])), 3),
+                       } if values and min(values) else None
     failed = sum(line.get("failed") or 0 for line in lines)
     flat = bool(after) and all(s is not None and s["ratio"] <= 1 + FLAT for s in spread.values())
     return flat and not failed, {"after_warmup_intervals": len(after), "spread": spread,
@@ -201,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     for key, spread in details["spread"].items():
         if spread:
             print(f"after {args.warmup_s:g} s of warm-up: {key} {spread['min']}..{spread['max']} "
-                  f"(x{spread['ratio']})")
+                  f"(x{spread['ratio']}; last quarter's median over the first's x{spread['trend']})")
     print(("PASS: flat within 10%" if ok else "FAIL: " + "; ".join(problems))
           + f"; {details['failed_requests']} failed requests; {out / 'soak.csv'}")
     return 0 if ok else 1

@@ -23,7 +23,7 @@ tree's memory. The budget works with that bound:
   when it takes them (their bytes leave the cache and join its reservation, and
   the cache shrinks for the spare capacity they may take as they grow). For a
   time budget this relies on ``FAST_ITERATIONS_PER_SECOND`` being above the
-  machine's speed (150,000 a thread; the project's machine does 45,000-106,000).
+  machine's speed (250,000 a thread; the project's machine does 56,000-188,000).
 - **The tree cache** holds what the reservations leave (and at most
   ``--tree-cache-mb``): each reservation shrinks it, evicting the least
   recently used trees; each release lets it grow. A search that keeps its
@@ -67,14 +67,14 @@ MIN_TREE_NODES = 65_536
 FLOOR_TREE_NODES = 4_096
 #: Iterations a second of one thread, above any measured speed: a time
 #: budget's tree is sized at this speed, so that it is never cut short.
-FAST_ITERATIONS_PER_SECOND = 150_000
+FAST_ITERATIONS_PER_SECOND = 250_000
 #: glibc's mallopt parameter for the mmap threshold, and the threshold set.
 M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD_BYTES = 512 * 1024
 
 #: The Kubernetes arithmetic (docs/operations.md, "Memory"): the server's base
-#: RSS (measured 46-48 MiB at rest, up to 60 under load, with its HTTP side and
-#: metrics) rounded up, and the headroom for what the accounting leaves out
+#: RSS (measured 69 MiB at rest with the model, its HTTP side and metrics)
+#: rounded up, and the headroom for what the accounting leaves out
 #: (Python objects of the calls, messages up to --max-message-bytes, malloc's
 #: own overhead).
 BASE_RSS_MIB = 80
