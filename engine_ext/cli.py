@@ -19,6 +19,7 @@ from typing import Any
 from . import core
 from .errors import CacaoError, RecordError
 from .position import Position, replay
+from .seeds import derive_seed
 
 
 def _read(path: str) -> str:
@@ -70,10 +71,27 @@ def cmd_legal(args: argparse.Namespace) -> int:
     return 0
 
 
+BENCH_CHUNK = 10_000  # games a call into the core: Ctrl-C is seen between calls
+
+
+def bench_games(players: int, games: int, seed: int) -> tuple[float, int]:
+    """Seconds and actions of ``games`` random games, played in chunks so that
+    a Ctrl-C stops a long run at once."""
+    seconds, actions = 0.0, 0
+    for index, start in enumerate(range(0, games, BENCH_CHUNK)):
+        part_s, part_actions = core.bench_random_games(players, min(BENCH_CHUNK, games - start),
+                                                       derive_seed(seed, index))
+        seconds += part_s
+        actions += part_actions
+    return seconds, actions
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     clone_ns = core.bench_clone(1_000_000) / 1_000_000 * 1e9
+    if not args.json:
+        print(f"{args.games:,} uniformly random games a player count, seed {args.seed}", flush=True)
     for players in (2, 3, 4):
-        seconds, actions = core.bench_random_games(players, args.games, args.seed)
+        seconds, actions = bench_games(players, args.games, args.seed)
         row = {"players": players, "games_per_second": round(args.games / seconds),
                "actions_per_game": round(actions / args.games, 2),
                "position_bytes": core.position_bytes()}

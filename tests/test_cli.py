@@ -211,8 +211,8 @@ def interrupted(program: Program, ready: str, name: str) -> str:
 
 
 def test_ctrl_c_stops_cacao_engine_with_one_line():
-    program = Program([str(BIN / "cacao-engine"), "bench"])
-    interrupted(program, r"2 players: .* bytes\n", "cacao-engine")
+    program = Program([str(BIN / "cacao-engine"), "bench", "--games", "1000000000"])  # hours: never ends first
+    interrupted(program, r"random games a player count, seed 1\n", "cacao-engine")
 
 
 def test_ctrl_c_stops_cacao_arena_and_its_worker_processes_with_one_line(tmp_path):
