@@ -162,9 +162,13 @@ class Program:
     stderr together) read as it comes."""
 
     def __init__(self, args: list[str], cwd: Path | None = None):
+        # SIGINT as a terminal's foreground program has it, even when the tests
+        # run where it is ignored (a background job of a script ignores it, and
+        # its children inherit that, so Python would install no handler)
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd,
-                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                                     env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.text = ""
 
     def wait_for(self, pattern: str) -> str:
