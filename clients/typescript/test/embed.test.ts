@@ -62,7 +62,7 @@ describe("the example embed page in Chromium", { skip: requirement({ server: tru
       assert.ok(log.split("\n").filter((l) => l.startsWith("you")).length >= MOVES, log);
       assert.ok(log.split("\n").some((l) => l.startsWith("AI")), "the AI played");
       assert.equal(await page.textContent("#error"), "");
-      assert.match(await page.textContent("#score") ?? "", /you \d+ gold · AI \d+ gold/);
+      assert.match(await page.textContent("#score") ?? "", /you -?\d+ gold · AI -?\d+ gold/);
     } finally {
       await close();
     }
