@@ -388,9 +388,10 @@ def test_http_calls_reach_the_call_hooks_as_grpc_calls_do(cacao_server, cacao_st
     """Metrics and the JSON call log see the Connect calls too: one record per call,
     with its method, its gRPC code name and, for a search, its iterations.
 
-    A call's hooks run after its answer is sent. The calls share one
-    connection, whose thread answers them one after the other, so their
-    records come in the order of the calls; the test waits for the last one."""
+    A call's hooks run after its answer is sent, so the test waits for each
+    call's record before the next call: the records come in the order of the
+    calls. Each call has a connection of its own, since a refused request
+    (415) may close its connection."""
     from cacaoai.server.observe import Observers
 
     records: list = []
@@ -405,22 +406,32 @@ def test_http_calls_reach_the_call_hooks_as_grpc_calls_do(cacao_server, cacao_st
                         observers=Observers([record]))
     connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
 
-    def call(method: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
+    def call(method: str, body: bytes, content_type: str = "application/json", counted: int = 0
+             ) -> tuple[int, bytes]:
+        """One call on a connection of its own (a refused request may close
+        its connection); then waits until `counted` records are in, so that
+        they come in the order of the calls."""
+        nonlocal connection
+        connection.close()
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=60)
         connection.request("POST", PATH + method, body, {"Content-Type": content_type})
         reply = connection.getresponse()
-        return reply.status, reply.read()
+        answer = reply.status, reply.read()
+        with recorded:
+            assert recorded.wait_for(lambda: len(records) >= counted, GUARD_S)
+        return answer
 
     try:
         game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
         position = json_format.MessageToDict(game.position)
         assert call("NoSuchMethod", b"{}")[0] == 404  # not a method: nothing to count it under
-        assert call("ListLegalActions", json.dumps({"position": position}).encode())[0] == 200
-        assert call("NewGame", json.dumps({"players": 9}).encode())[0] == 400
-        assert call("NewGame", b"{}", content_type="text/plain")[0] == 415
+        assert call("ListLegalActions", json.dumps({"position": position}).encode(), counted=1)[0] == 200
+        assert call("NewGame", json.dumps({"players": 9}).encode(), counted=2)[0] == 400
+        assert call("NewGame", b"{}", content_type="text/plain", counted=3)[0] == 415
         request = pb.AnalyzePositionRequest(position=game.position, seed=5,
                                             limits=pb.SearchLimits(iterations=2_000))
         payload = envelope(json_format.MessageToJson(request).encode())
-        status, body = call("AnalyzePosition", payload, "application/connect+json")
+        status, body = call("AnalyzePosition", payload, "application/connect+json", counted=4)
         frames = list(iter_stream(body))
         assert status == 200 and json.loads(frames[-1][1]) == {}
         final = json_format.Parse(frames[-2][1], pb.AnalyzePositionResponse())
