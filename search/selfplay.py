@@ -44,13 +44,12 @@ import argparse
 import hashlib
 import io
 import json
-import multiprocessing
 import os
 import random
 import sys
 import time
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,7 @@ from cacaoai.engine import Position, derive_seed, features
 from .bots import MCTSBot, parse_bot
 from .driver import search
 from .limits import Limit
+from .pool import run_tasks
 
 __all__ = ["FORMAT", "SHARD_ARRAYS", "SelfPlayConfig", "load_shards", "main", "play_game", "play_shard",
            "read_shard", "run"]
@@ -389,37 +389,6 @@ def load_shards(folders: Sequence[Path | str], names: Sequence[str] = tuple(SHAR
     return out, manifests
 
 
-def _outcomes_local(tasks: list[Any], processes: int) -> Iterator[Any]:
-    if processes == 1:
-        yield from map(play_shard, tasks)
-        return
-    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    with ctx.Pool(processes) as pool:
-        yield from pool.imap_unordered(play_shard, tasks)
-
-
-def _outcomes_ray(tasks: list[Any], address: str) -> Iterator[Any]:
-    """Shards as Ray tasks ("local": a one-machine cluster, stopped afterwards;
-    "auto" or an address: a running one). Every node needs cacaoai installed."""
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--ray needs Ray: pip install 'cacaoai[ray]'") from None
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
-    try:
-        remote = ray.remote(play_shard)
-        pending = [remote.remote(task) for task in tasks]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
-    finally:
-        if started:
-            ray.shutdown()
-
-
 def run(config: SelfPlayConfig, out: Path | str, processes: int | None = None,
         ray_address: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Play the run into folder `out` and return its manifest (also written
@@ -453,8 +422,7 @@ def run(config: SelfPlayConfig, out: Path | str, processes: int | None = None,
                 "arrays": {name: what for name, (_, what) in SHARD_ARRAYS.items()},
                 "shards": shards}
 
-    outcomes = _outcomes_ray(todo, ray_address) if ray_address else \
-        _outcomes_local(todo, processes or os.cpu_count() or 1)
+    outcomes = run_tasks(play_shard, todo, processes or os.cpu_count() or 1, ray_address)
     for index, arrays, info in outcomes:
         name = f"shard-{index:05d}.npz"
         info = {"file": name, **info, "sha256": write_shard(out / name, arrays)}
