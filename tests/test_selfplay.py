@@ -7,8 +7,10 @@ import json
 
 import numpy as np
 import pytest
+from support import call_in_fresh_python
 
 from cacaoai.engine import Position, features
+from cacaoai.search import selfplay
 from cacaoai.search.selfplay import SHARD_ARRAYS, SelfPlayConfig, deal_seed, load_shards, main, read_shard, run
 
 CONFIG = SelfPlayConfig(spec="mcts:iterations=30", games=6, players=(2, 3, 4), seed=5, games_per_shard=2,
@@ -143,5 +145,5 @@ def test_the_command_line_plays_and_checks_its_spec(tmp_path, capsys):
 @pytest.mark.timeout(180)
 def test_shards_played_on_ray_are_those_of_local_processes(played, tmp_path):
     folder, manifest = played
-    on_ray = run(CONFIG, tmp_path, ray_address="local", progress=False)
+    on_ray = call_in_fresh_python(selfplay.__name__, "run", CONFIG, tmp_path, ray_address="local", progress=False)
     assert [s["sha256"] for s in on_ray["shards"]] == [s["sha256"] for s in manifest["shards"]]
