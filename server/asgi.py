@@ -580,7 +580,7 @@ class CacaoAsgi:
 
         body = RequestBody(receive, self.request_timeout_s, streaming and bidi,
                            self.api.options.max_message_bytes)
-        if scope.get("http_version", "1.1").startswith("1"):
+        if scope.get("http_version", "1.1").startswith("1") or not (streaming and bidi):
             watched = _draining(watched, body)
 
         started = time.perf_counter()
@@ -633,7 +633,11 @@ class CacaoAsgi:
 
 def _draining(send: Send, body: RequestBody) -> Send:
     """``send`` that reads what is left of the request body before the end of
-    the response (HTTP/1.1: the connection then carries the next request)."""
+    the response. On HTTP/1.1 the connection then carries the next request; on
+    HTTP/2 a request's data that arrives after its stream has closed makes
+    Hypercorn (0.18) drop the whole connection (a KeyError on the closed
+    stream), so a refused unary call reads its body first there too. A stream
+    of requests is not drained on HTTP/2: its client may keep it open."""
 
     async def sending(message: dict[str, Any]) -> None:
         if (message["type"] == "http.response.body" and not message.get("more_body", False)
