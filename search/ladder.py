@@ -71,7 +71,7 @@ from .arena import play_deal
 from .bots import Bot, parse_bot
 from .builds import OLD_PREFIX, BuildBot, Worker
 from .pool import run_tasks
-from .ratings import SPRT, bootstrap_elo, score_estimate
+from .ratings import SPRT, bootstrap_samples, percentile_interval, score_estimate
 
 __all__ = ["game_key", "match_list", "normalise_spec", "pair_results", "play_ladder_game", "rate",
            "read_results", "run_ladder", "run_sprt", "main"]
@@ -278,7 +278,8 @@ def rate(games: Sequence[Game], anchor: str | None = None, anchor_elo: float = 0
         raise ValueError(f"the anchor {anchor!r} played no game; bots: {', '.join(bots)}")
     if n == 1:
         raise ValueError("one bot only: nothing to rate")
-    elo, low, high = bootstrap_elo(wins, played, index[anchor], anchor_elo, resamples, seed, prior_draws)
+    elo, samples = bootstrap_samples(wins, played, index[anchor], anchor_elo, resamples, seed, prior_draws)
+    low, high = percentile_interval(samples) if samples is not None else (elo, elo)
     total_w, total_g = wins.sum(axis=0), played.sum(axis=0)
     rows = []
     for i, spec in enumerate(bots):
@@ -287,6 +288,14 @@ def rate(games: Sequence[Game], anchor: str | None = None, anchor_elo: float = 0
                      "games": game_count[i], "pairs": int(pairs),
                      "score": float(total_w[i].sum() / pairs) if pairs else math.nan})
     rows.sort(key=lambda r: (-r["elo"], r["bot"]))
+    # each bot's lead over the next weaker one, with the interval of that difference
+    # (not of two anchored intervals, which the anchor's distance widens)
+    for above, below in zip(rows, rows[1:]):
+        i, j = index[above["bot"]], index[below["bot"]]
+        lead = samples[:, i] - samples[:, j] if samples is not None else np.array([elo[i] - elo[j]])
+        lo, hi = percentile_interval(lead)
+        above["lead"] = float(elo[i] - elo[j])
+        above["lead_ci95"] = [float(lo), float(hi)]
     table = {a: {b: {"score": float(total_w[i, j] / total_g[i, j]), "pairs": int(total_g[i, j])}
                  for j, b in enumerate(bots) if total_g[i, j] > 0} for i, a in enumerate(bots)}
     return {"players": games[0]["players"], "games": len(games), "deals": len(clusters), "anchor": anchor,
@@ -447,11 +456,16 @@ def print_table(summary: dict[str, Any]) -> None:
           f"{summary['deals']} deals; Elo anchored at {summary['anchor']} = {summary['anchor_elo']:g}; "
           f"95% intervals: bootstrap over deals ({summary['resamples']} resamples)")
     width = max(len("bot"), *(len(r["bot"]) for r in summary["bots"]))
-    print(f"  {'bot':<{width}}  {'Elo':>7}  {'95% interval':>17}  {'games':>6}  {'score':>6}")
+    print(f"  {'bot':<{width}}  {'Elo':>7}  {'95% interval':>17}  {'games':>6}  {'score':>6}  "
+          f"{'lead over next':>7}  {'95% interval':>17}")
     for r in summary["bots"]:
         lo, hi = r["ci95"]
+        lead = ""
+        if "lead" in r:
+            llo, lhi = r["lead_ci95"]
+            lead = f"  {_elo(r['lead']):>14}  [{_elo(llo)}, {_elo(lhi)}]"
         print(f"  {r['bot']:<{width}}  {_elo(r['elo'])}  [{_elo(lo)}, {_elo(hi)}]  {r['games']:>6}  "
-              f"{100 * r['score']:5.1f}%")
+              f"{100 * r['score']:5.1f}%{lead}")
 
 
 def print_sprt(s: dict[str, Any]) -> None:

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ELO_PER_NAT", "PENTANOMIAL", "TRINOMIAL", "SPRT", "bootstrap_elo", "components", "elo_to_score",
-           "fit_bradley_terry", "score_estimate", "score_to_elo", "sprt_llr"]
+__all__ = ["ELO_PER_NAT", "PENTANOMIAL", "TRINOMIAL", "SPRT", "bootstrap_elo", "bootstrap_samples", "components",
+           "elo_to_score", "fit_bradley_terry", "percentile_interval", "score_estimate", "score_to_elo", "sprt_llr"]
 
 Array = npt.NDArray[np.float64]
 
@@ -150,6 +150,19 @@ def bootstrap_elo(wins: npt.ArrayLike, games: npt.ArrayLike, anchor: int = 0, an
     Returns:
         (ratings, low, high), each (n,).
     """
+    point, samples = bootstrap_samples(wins, games, anchor, anchor_elo, resamples, seed, prior_draws, chunk)
+    if samples is None:
+        return point, point.copy(), point.copy()
+    low, high = percentile_interval(samples, level)
+    return point, low, high
+
+
+def bootstrap_samples(wins: npt.ArrayLike, games: npt.ArrayLike, anchor: int = 0, anchor_elo: float = 0.0,
+                      resamples: int = 1000, seed: int = 1, prior_draws: float = 1.0,
+                      chunk: int = 250) -> tuple[Array, Array | None]:
+    """The point ratings (n,) and the ratings of every bootstrap resample of the clusters
+    (resamples, n), or None without resamples: what :func:`bootstrap_elo` takes its
+    intervals from, and the intervals of a difference between two bots."""
     cw = np.asarray(wins, dtype=np.float64)
     cg = np.asarray(games, dtype=np.float64)
     clusters, n = cw.shape[0], cw.shape[-1]
@@ -157,7 +170,7 @@ def bootstrap_elo(wins: npt.ArrayLike, games: npt.ArrayLike, anchor: int = 0, an
     met = (total_g + total_g.T) > 0
     point = fit_bradley_terry(total_w, total_g, anchor, anchor_elo, prior_draws, met)
     if resamples <= 0 or clusters == 0:
-        return point, point.copy(), point.copy()
+        return point, None
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(clusters, np.full(clusters, 1.0 / clusters), size=resamples).astype(np.float64)
     flat_w, flat_g = cw.reshape(clusters, n * n), cg.reshape(clusters, n * n)
@@ -166,10 +179,14 @@ def bootstrap_elo(wins: npt.ArrayLike, games: npt.ArrayLike, anchor: int = 0, an
         c = counts[start:start + chunk]
         samples.append(fit_bradley_terry((c @ flat_w).reshape(-1, n, n), (c @ flat_g).reshape(-1, n, n),
                                          anchor, anchor_elo, prior_draws, met))
-    all_samples = np.concatenate(samples)
+    return point, np.concatenate(samples)
+
+
+def percentile_interval(samples: npt.ArrayLike, level: float = 0.95) -> tuple[Array, Array]:
+    """The central `level` percentile interval of bootstrap samples, along the first axis."""
     tail = (1.0 - level) / 2 * 100
-    low, high = np.percentile(all_samples, [tail, 100 - tail], axis=0)
-    return point, low, high
+    low, high = np.percentile(np.asarray(samples, dtype=np.float64), [tail, 100 - tail], axis=0)
+    return low, high
 
 
 def _constrained_mle(pdf: Array, scores: Array, s: float, iterations: int = 64) -> Array:

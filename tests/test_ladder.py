@@ -237,6 +237,30 @@ def test_rating_games_gives_the_table_anchored_at_greedy():
     assert ladder.rate(games, anchor="random", anchor_elo=100)["bots"][-1]["elo"] == 100
 
 
+def test_each_bot_leads_the_next_weaker_with_an_interval_of_the_difference_itself(capsys):
+    """Far from the anchor, two neighbours' anchored intervals are wide; the interval
+    of their difference is not, and it is what says whether two levels are apart."""
+    rng = np.random.default_rng(3)
+    games = []
+    for deal in range(60):
+        for a, b, p in (("random", "greedy", 0.15), ("greedy", "mcts", 0.2), ("mcts", "max", 0.2)):
+            games.append(game([a, b], [60, 50] if rng.random() < p else [50, 60], deal=deal))
+    summary = ladder.rate(games, anchor="random", resamples=300)
+    rows = summary["bots"]
+    assert [r["bot"] for r in rows] == ["max", "mcts", "greedy", "random"]
+    for above, below in zip(rows, rows[1:]):
+        assert above["lead"] == pytest.approx(above["elo"] - below["elo"])
+        lo, hi = above["lead_ci95"]
+        assert 0 < lo < above["lead"] < hi
+    assert "lead" not in rows[-1]
+    top_lo, top_hi = rows[0]["ci95"]
+    lead_lo, lead_hi = rows[0]["lead_ci95"]
+    assert lead_hi - lead_lo < top_hi - top_lo
+    ladder.print_table(summary)
+    table = capsys.readouterr().out
+    assert "lead over next" in table and f"{rows[0]['lead']:+.1f}" in table
+
+
 def test_results_files_keep_each_game_once_and_skip_broken_lines(tmp_path):
     path = tmp_path / "results.jsonl"
     a = game(["greedy", "random"], [60, 20])
