@@ -229,7 +229,7 @@ bots (one spec per seat):
   greedy              the best one-step value
   mcts[:k=v,...]      information-set MCTS (default 1000 iterations)
   flat[:k=v,...]      flat Monte Carlo: no tree, playouts round-robin over the root's actions
-  level:NAME, NAME    a named level: beginner, casual, strong, max
+  level:NAME, NAME    a named level: beginner, easy, casual, club, advanced, strong, max
 settings of mcts and flat, comma-separated:
   iterations=N, time=SECONDS, threads=N        the budget of each move
   playout=informed|random, samples=N           how playouts choose their actions

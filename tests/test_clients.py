@@ -592,7 +592,8 @@ def test_cacao_play_hints_are_numbered_h1_and_a_bare_number_stays_the_lists(caca
         first = term.prompt()
         assert "Hints: level strong" in first  # not the opponent's 20 iterations
         assert "No hint for this position yet" in term.type("h1")
-        assert "no such level; this server has beginner, casual, strong, max" in term.type("hint nope")
+        levels = "beginner, easy, casual, club, advanced, strong, max"
+        assert f"no such level; this server has {levels}" in term.type("hint nope")
         assert "hint 2.5:" in term.type("hint 2.5")
         hint = term.type("hint 300")
         assert "Asking the AI (300 iterations)" in hint

@@ -501,9 +501,17 @@ def test_bot_specs_parse_and_bad_ones_are_refused():
 
 
 def test_levels_are_named_and_weakest_first():
-    assert list(LEVELS)[:4] == ["beginner", "casual", "strong", "max"]
-    budgets = [parse_bot(f"level:{name}").limit.iterations for name in LEVELS]
-    assert budgets == sorted(budgets)
+    """The four first names keep working and keep their order; the weak levels
+    search without the model, the strong ones with it and more iterations."""
+    names = list(LEVELS)
+    assert len(names) >= 6 and names[0] == "beginner" and names[-1] == "max"
+    assert [n for n in names if n in ("beginner", "casual", "strong", "max")] == ["beginner", "casual", "strong", "max"]
+    bots = [parse_bot(f"level:{name}") for name in names]
+    free = [b for b in bots if b.settings.value == 0]
+    assert free == bots[:len(free)] and 0 < len(free) < len(bots)
+    for group in (free, bots[len(free):]):
+        budgets = [b.limit.iterations for b in group]
+        assert budgets == sorted(budgets)
 
 
 def test_the_arena_rotates_seats_and_writes_records(tmp_path):
