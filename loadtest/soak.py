@@ -9,14 +9,20 @@ pace (``--users`` users, ``--think-ms`` between calls) and ``--analyses``
 background analyses back to back beside it, and every ``--interval`` records
 the server's RSS, threads and open files (the largest of the samples taken
 four times a second in the interval, so that a search's short-lived threads
-and trees do not make the line jump) and, from the exact latencies of the requests that
-started in the interval, their count, failures and p50/p95/p99.
+do not make the line jump), the mean RSS of those samples (the level of the
+server's memory, which a search's tree growing and being freed within the
+interval does not move) and, from the exact latencies
+of the requests that started in the interval, their count, failures and
+p50/p95/p99.
 
 Writes ``OUT/soak.csv`` (one line an interval) and ``OUT/soak.json`` (the
 same, the settings and the verdict), and prints each line as it comes. The
-verdict: after ``--warmup``, RSS, threads and open files each stay within 10%
-(their largest value at most 1.10 times their smallest), and no request
-failed. Exit status 0 when it holds.
+verdict: after ``--warmup``, the mean RSS, threads and open files each stay
+within 10% (their largest value at most 1.10 times their smallest); the peak
+RSS stays within the RSS before the traffic plus the server's memory budget
+(the running searches' trees come and go inside that budget, so the peak
+swings by up to two trees whatever the hour); and no request failed. Exit
+status 0 when it holds.
 """
 
 from __future__ import annotations
@@ -39,9 +45,11 @@ sys.path.insert(0, str(HERE))
 import run as loadrun  # noqa: E402  (loadtest/run.py: locust, exact latencies)
 
 from cacaoai.client.local import LocalServer  # noqa: E402
+from cacaoai.server.options import DEFAULT_MEMORY_BUDGET_MB  # noqa: E402
 
 FLAT = 0.10
-COLUMNS = ("minute", "t_s", "rss_mib", "threads", "open_files", "requests", "failed",
+FLAT_KEYS = ("rss_mean_mib", "threads", "open_files")  # the peak RSS is held to the budget instead
+COLUMNS = ("minute", "t_s", "rss_mib", "rss_mean_mib", "threads", "open_files", "requests", "failed",
            "p50_ms", "p95_ms", "p99_ms", "suggest_p99_ms")
 
 
@@ -49,6 +57,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="loadtest/soak.py", description=__doc__.split("\n")[0])
     parser.add_argument("--duration", default="1h", help="run time (40s, 10m, 1h)")
     parser.add_argument("--interval", default="60s", help="one line every this long")
+    parser.add_argument("--budget-mb", type=int, default=DEFAULT_MEMORY_BUDGET_MB,
+                        help="the server's --memory-budget-mb; the peak RSS may exceed the RSS "
+                             "before the traffic by this much")
     parser.add_argument("--warmup", default=None,
                         help="left out of the verdict (default: a sixth of the run, at most 10m)")
     parser.add_argument("--users", type=int, default=4)
@@ -82,7 +93,8 @@ def process_figures(pid: int) -> tuple[float, int, int]:
 
 
 class Recorder(threading.Thread):
-    """Samples the server four times a second; keeps each interval's largest figures."""
+    """Samples the server four times a second; keeps each interval's largest
+    figures and its mean RSS."""
 
     def __init__(self, pid: int, interval_s: float, began: float):
         super().__init__(daemon=True)
@@ -92,7 +104,7 @@ class Recorder(threading.Thread):
         self.printed = threading.Event()
 
     def run(self) -> None:
-        peak = (0.0, 0, 0)
+        peak, total, samples = (0.0, 0, 0), 0.0, 0
         end = self.began + self.interval_s
         while not self.done.wait(min(0.25, max(0.0, end - time.time()))):
             try:
@@ -100,12 +112,14 @@ class Recorder(threading.Thread):
             except OSError:  # the server is gone
                 return
             peak = tuple(max(a, b) for a, b in zip(peak, now))  # type: ignore[assignment]
+            total, samples = total + now[0], samples + 1
             if time.time() >= end:
                 self.intervals.append({"t_s": round(end - self.began, 1), "rss_mib": round(peak[0], 1),
-                                       "threads": peak[1], "open_files": peak[2]})
-                print(f"  {end - self.began:8.0f} s  RSS {peak[0]:7.1f} MiB  threads {peak[1]:3d}  "
-                      f"open files {peak[2]:3d}", flush=True)
-                peak, end = (0.0, 0, 0), end + self.interval_s
+                                       "rss_mean_mib": round(total / samples, 1), "threads": peak[1],
+                                       "open_files": peak[2]})
+                print(f"  {end - self.began:8.0f} s  RSS {peak[0]:7.1f} MiB (mean {total / samples:7.1f})  "
+                      f"threads {peak[1]:3d}  open files {peak[2]:3d}", flush=True)
+                peak, total, samples, end = (0.0, 0, 0), 0.0, 0, end + self.interval_s
 
 
 def latencies(rows: list[dict[str, Any]], began: float, interval_s: float) -> dict[int, dict[str, Any]]:
@@ -128,11 +142,13 @@ def _pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 1) if values else None
 
 
-def verdict(lines: list[dict[str, Any]], warmup_s: float) -> tuple[bool, dict[str, Any]]:
-    """Whether RSS, threads and open files stay within 10% after the warm-up, and nothing failed."""
+def verdict(lines: list[dict[str, Any]], warmup_s: float, rss_limit_mib: float
+            ) -> tuple[bool, dict[str, Any]]:
+    """Whether the mean RSS, threads and open files stay within 10% after the
+    warm-up, the peak RSS within `rss_limit_mib`, and nothing failed."""
     after = [line for line in lines if line["t_s"] > warmup_s]
     spread = {}
-    for key in ("rss_mib", "threads", "open_files"):
+    for key in ("rss_mean_mib", "threads", "open_files", "rss_mib"):
         values = [line[key] for line in after]
         quarter = max(1, len(values) // 4)
         spread[key] = {"min": min(values), "max": max(values),
@@ -141,9 +157,13 @@ def verdict(lines: list[dict[str, Any]], warmup_s: float) -> tuple[bool, dict[st
                        "trend": round(float(np.median(values[-quarter:]) / np.median(values[:quarter])), 3),
                        } if values and min(values) else None
     failed = sum(line.get("failed") or 0 for line in lines)
-    flat = bool(after) and all(s is not None and s["ratio"] <= 1 + FLAT for s in spread.values())
-    return flat and not failed, {"after_warmup_intervals": len(after), "spread": spread,
-                                 "failed_requests": failed}
+    flat = bool(after) and all(spread[key] is not None and spread[key]["ratio"] <= 1 + FLAT
+                               for key in FLAT_KEYS)
+    peak = max((line["rss_mib"] for line in lines), default=0.0)
+    bounded = peak <= rss_limit_mib
+    return flat and bounded and not failed, {
+        "after_warmup_intervals": len(after), "spread": spread, "flat": flat,
+        "peak_rss_mib": peak, "rss_limit_mib": round(rss_limit_mib, 1), "failed_requests": failed}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         old.unlink()
     run_args = loadrun.parse_args(["--users", str(args.users), "--duration", args.duration,
                                    "--think-ms", f"{args.think_ms:g}", "--out", str(out)])
-    flags = ["--max-searches", "2", "--search-priority", "idle", *args.server_flag]
+    flags = ["--max-searches", "2", "--search-priority", "idle", "--memory-budget-mb", str(args.budget_mb),
+             *args.server_flag]
     loadavg = [round(x, 2) for x in os.getloadavg()]
     with open(out / "server.log", "w") as log, \
             LocalServer(*flags, isolated=True, log=log.write, timeout=60) as server:
@@ -163,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(output in {out})", flush=True)
         analyses = (loadrun.BackgroundAnalyses(server.address, str(loadrun.POSITIONS), args.analyses,
                                                args.analysis_s) if args.analyses else None)
+        base = process_figures(server.pid)[0]
         began = time.time()
         recorder = Recorder(server.pid, args.interval_s, began)
         recorder.start()
@@ -180,8 +202,16 @@ def main(argv: list[str] | None = None) -> int:
         lines.append({"minute": round(figures["t_s"] / 60, 2), **figures,
                       **by_interval.get(k, {"requests": 0, "failed": 0, "p50_ms": None, "p95_ms": None,
                                             "p99_ms": None, "suggest_p99_ms": None})})
-    ok, details = verdict(lines, args.warmup_s)
-    problems = [] if ok else ["not flat within 10% after the warm-up, or requests failed"]
+    ok, details = verdict(lines, args.warmup_s, base + args.budget_mb)
+    details["base_rss_mib"] = round(base, 1)
+    problems = []
+    if not details["flat"]:
+        problems.append("not flat within 10% after the warm-up")
+    if details["peak_rss_mib"] > details["rss_limit_mib"]:
+        problems.append(f"peak RSS {details['peak_rss_mib']} MiB above the base {base:.1f} MiB "
+                        f"plus the budget ({args.budget_mb} MiB)")
+    if details["failed_requests"]:
+        problems.append(f"{details['failed_requests']} requests failed")
     if background and (background["without_one_final_report"] or background["errors"]):
         ok = False
         problems.append(f"background analyses: {background}")
@@ -197,16 +227,20 @@ def main(argv: list[str] | None = None) -> int:
                "intervals": lines, "background_analyses": background, "verdict": details,
                "ok": ok, "problems": problems}
     (out / "soak.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"{'t s':>8}{'RSS MiB':>9}{'thr':>5}{'fds':>5}{'reqs':>7}{'fail':>5}{'p50':>8}{'p95':>8}{'p99':>8}")
+    print(f"{'t s':>8}{'RSS MiB':>9}{'mean':>7}{'thr':>5}{'fds':>5}{'reqs':>7}{'fail':>5}{'p50':>8}{'p95':>8}"
+          f"{'p99':>8}")
     for line in lines:
-        print(f"{line['t_s']:>8.0f}{line['rss_mib']:>9.1f}{line['threads']:>5}{line['open_files']:>5}"
+        print(f"{line['t_s']:>8.0f}{line['rss_mib']:>9.1f}{line['rss_mean_mib']:>7.1f}{line['threads']:>5}"
+              f"{line['open_files']:>5}"
               f"{line['requests']:>7}{line['failed']:>5}{line['p50_ms'] or 0:>8.1f}"
               f"{line['p95_ms'] or 0:>8.1f}{line['p99_ms'] or 0:>8.1f}")
     for key, spread in details["spread"].items():
         if spread:
             print(f"after {args.warmup_s:g} s of warm-up: {key} {spread['min']}..{spread['max']} "
                   f"(x{spread['ratio']}; last quarter's median over the first's x{spread['trend']})")
-    print(("PASS: flat within 10%" if ok else "FAIL: " + "; ".join(problems))
+    print(f"peak RSS {details['peak_rss_mib']} MiB; limit {details['rss_limit_mib']} MiB "
+          f"(base {base:.1f} + budget {args.budget_mb})")
+    print(("PASS: flat within 10%, peak within the budget" if ok else "FAIL: " + "; ".join(problems))
           + f"; {details['failed_requests']} failed requests; {out / 'soak.csv'}")
     return 0 if ok else 1
 

@@ -86,5 +86,8 @@ def test_a_short_soak_writes_a_line_an_interval_and_stays_flat(tmp_path):
     spread = summary["verdict"]["spread"]
     assert summary["verdict"]["failed_requests"] == 0
     assert spread["rss_mib"]["ratio"] <= 1.10 and spread["open_files"]["ratio"] <= 1.10
+    assert spread["rss_mean_mib"]["max"] <= spread["rss_mib"]["max"]
+    assert summary["verdict"]["peak_rss_mib"] <= summary["verdict"]["rss_limit_mib"]
+    assert all(float(line["rss_mean_mib"]) <= float(line["rss_mib"]) for line in lines)
     # a search's threads come and go: a handful, whatever the machine
     assert spread["threads"]["max"] - spread["threads"]["min"] <= 3
