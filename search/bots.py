@@ -44,15 +44,15 @@ __all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot"
 # Named strength levels, weakest first, each about 100 to 250 Elo above the
 # one before (BENCHMARKS.md, "Strength levels"). The three weakest search
 # without the model: with it, even 10 iterations beat the greedy bot by far,
-# which is no opponent for a first game. Past about 150 iterations the model's
-# gains flatten, so `max` spends far more to stand clearly above `strong`.
+# which is no opponent for a first game. Past a few hundred iterations the
+# model's gains flatten, so `max` spends far more to stand clearly above `strong`.
 LEVELS: dict[str, str] = {
     "beginner": "mcts:iterations=50,temperature=1.0,value=0,prior=greedy,puct=0",
     "easy": "mcts:iterations=100,temperature=0.5,value=0,prior=greedy,puct=0",
-    "casual": "mcts:iterations=250,temperature=0.5,value=0,prior=greedy,puct=0",
+    "casual": "mcts:iterations=400,temperature=0.5,value=0,prior=greedy,puct=0",
     "club": "mcts:iterations=12,temperature=0.5",
-    "advanced": "mcts:iterations=25,temperature=0.5",
-    "strong": "mcts:iterations=150",
+    "advanced": "mcts:iterations=60,temperature=0.5",
+    "strong": "mcts:iterations=300",
     "max": "mcts:iterations=20000",
 }
 
