@@ -48,6 +48,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -58,8 +59,20 @@ TEMPLATE = Path(__file__).resolve().parent / "nginx" / "nginx.conf"  # package d
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
 
+_WRITING = threading.Lock()  # our lines and the replicas' logs share one pipe: whole lines only
+
+
 def say(line: str) -> None:
-    print(line, flush=True)
+    """One line to stdout, whole: a program reading our output (the failover
+    script) matches lines, and a replica's log line written in the middle of
+    one made it miss an upstream change."""
+    _write(sys.stdout, line + "\n")
+
+
+def _write(stream: TextIO, text: str) -> None:
+    with _WRITING:
+        stream.write(text)
+        stream.flush()
 
 
 class Replica:
@@ -85,7 +98,7 @@ class Replica:
         self.health = health_pb2_grpc.HealthStub(self.channel)
 
     def _copy_log(self, line: str) -> None:
-        sys.stderr.write(f"[replica {self.index}] {line}")
+        _write(sys.stderr, f"[replica {self.index}] {line}")
 
     def serving(self, timeout: float) -> bool:
         """Whether the replica answers its health check with SERVING."""
@@ -189,7 +202,7 @@ class Nginx:
             if now and not now & old:
                 return
             time.sleep(0.02)
-        sys.stderr.write("nginx: an old worker still holds connections after the reload\n")
+        _write(sys.stderr, "nginx: an old worker still holds connections after the reload\n")
 
     def stop(self, keep: bool = False) -> None:
         """Stops nginx gracefully; removes its working folder unless ``keep``."""
@@ -224,7 +237,7 @@ class Restarter:
         try:
             new = Replica(i, old.flags, http=old.http, port=port, http_port=http_port)
         except RuntimeError as error:  # the port taken meanwhile, a bad flag: try again next poll
-            sys.stderr.write(f"replica {i} did not start again: {error}\n")
+            _write(sys.stderr, f"replica {i} did not start again: {error}\n")
         else:
             with self.lock:
                 if not self.closed:

@@ -85,7 +85,8 @@ def test_a_short_soak_writes_a_line_an_interval_and_stays_flat(tmp_path):
     summary = json.loads((out / "soak.json").read_text())
     spread = summary["verdict"]["spread"]
     assert summary["verdict"]["failed_requests"] == 0
-    assert spread["rss_mib"]["ratio"] <= 1.10 and spread["open_files"]["ratio"] <= 1.10
+    # the verdict's figure: the mean over each interval (a peak jumps with the searches in flight)
+    assert spread["rss_mean_mib"]["ratio"] <= 1.10 and spread["open_files"]["ratio"] <= 1.10
     assert spread["rss_mean_mib"]["max"] <= spread["rss_mib"]["max"]
     assert summary["verdict"]["peak_rss_mib"] <= summary["verdict"]["rss_limit_mib"]
     assert all(float(line["rss_mean_mib"]) <= float(line["rss_mib"]) for line in lines)
