@@ -16,7 +16,11 @@ folder that links the repository's top-level entries (so ``.venv/bin/...``,
 - ``python`` blocks run in a fresh interpreter of the venv.
 - ``json`` blocks are records, positions, observations or actions: each is
   read by the engine and written back unchanged.
-- ``text`` blocks are output and ``http`` blocks wire messages: not run.
+- ``text`` blocks are output and ``http`` blocks wire messages: not run. A
+  ``text`` block right after a ``sh`` or ``python`` block (nothing but blank
+  lines between) is that block's standard output and must match it exactly;
+  an output that changes from run to run (times, addresses) is shown after a
+  sentence instead.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ class Block:
     lang: str
     text: str
     line: int
+    end: int = 0
 
 
 def blocks(path: Path) -> list[Block]:
@@ -70,7 +75,7 @@ def blocks(path: Path) -> list[Block]:
         if lang is None and match:
             lang, start, body = match.group(1), number, []
         elif lang is not None and line.strip() == "```":
-            out.append(Block(lang, "\n".join(body) + "\n", start))
+            out.append(Block(lang, "\n".join(body) + "\n", start, number))
             lang = None
         elif lang is not None:
             body.append(line)
@@ -154,12 +159,15 @@ class Reader:
                         PYTHONUNBUFFERED="1")
         self.services: list[ServiceProcess] = []
 
-    def run(self, block: Block) -> None:
+    def run(self, block: Block) -> str:
+        """Runs the block; returns its standard output (its services' apart)."""
         where = f"{self.path.name}:{block.line}"
         if block.lang == "python":
-            self._check(subprocess.run([sys.executable, "-c", block.text], cwd=self.folder, env=self.env,
-                                       capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S), where)
-            return
+            done = subprocess.run([sys.executable, "-c", block.text], cwd=self.folder, env=self.env,
+                                  capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+            self._check(done, where)
+            return done.stdout
+        printed = ""
         for command in _commands(block.text):
             if command.endswith("-m pytest -q"):
                 continue  # the README's test command: the suite this test runs in
@@ -173,9 +181,12 @@ class Reader:
                     pytest.fail(f"{where}: {command!r} did not start: {error}")
                 continue
             feed = "quit\n" if Path(command.split()[0]).name == "cacao-play" else ""
-            self._check(subprocess.run(["bash", "-c", f"set -eo pipefail\n{command}"], cwd=self.folder,
-                                       env=self.env, input=feed, capture_output=True, text=True,
-                                       timeout=BLOCK_TIMEOUT_S), f"{where}: {command}")
+            done = subprocess.run(["bash", "-c", f"set -eo pipefail\n{command}"], cwd=self.folder,
+                                  env=self.env, input=feed, capture_output=True, text=True,
+                                  timeout=BLOCK_TIMEOUT_S)
+            self._check(done, f"{where}: {command}")
+            printed += done.stdout
+        return printed
 
     @staticmethod
     def _check(done: subprocess.CompletedProcess, where: str) -> None:
@@ -193,10 +204,39 @@ class Reader:
 @pytest.mark.parametrize("path", [p for p in DOCS if any(b.lang in ("sh", "python") for b in blocks(p))],
                          ids=lambda p: p.name)
 def test_every_command_and_program_of_the_document_runs(path, tmp_path):
-    runnable = [b for b in blocks(path) if b.lang in ("sh", "python")]
     reader = Reader(path, _scratch(tmp_path))
+    shown = _shown_outputs(path)
     try:
-        for block in runnable:
-            reader.run(block)
+        for block in blocks(path):
+            if block.lang not in ("sh", "python"):
+                continue
+            printed = reader.run(block)
+            if block.line in shown:
+                output = shown[block.line]
+                assert _lines(printed) == _lines(output.text), (
+                    f"{path.name}:{output.line}: the output shown is not what the block at line "
+                    f"{block.line} prints; it prints:\n{printed}")
     finally:
         reader.close()
+
+
+def _shown_outputs(path: Path) -> dict[int, Block]:
+    """The ``text`` blocks shown as the output of the code block just before them,
+    by that block's first line."""
+    lines = path.read_text().splitlines()
+    found = blocks(path)
+    return {code.line: shown for code, shown in zip(found, found[1:])
+            if code.lang in ("sh", "python") and shown.lang == "text"
+            and not any(line.strip() for line in lines[code.end:shown.line - 1])}
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.rstrip("\n").splitlines()]
+
+
+def test_a_text_block_right_after_code_is_its_output_and_one_after_a_sentence_is_not(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```python\nprint(1)\n```\n\n```text\n1\n```\n\n"
+                    "```sh\necho 2\n```\n\nFor example:\n\n```text\n2 or 3\n```\n")
+    shown = _shown_outputs(page)
+    assert list(shown) == [1] and shown[1].text == "1\n"
