@@ -77,7 +77,7 @@ from cacaoai.search import StopFlag
 
 from . import errors, observe, security
 from .errors import ApiError
-from .service import CacaoApi, Call
+from .service import Analysis, CacaoApi, Call, analysis_reports
 from .servicer import REQUEST_TIMEOUT, TOO_MANY_CLIENT_CALLS
 
 T = TypeVar("T")
@@ -380,25 +380,14 @@ class CacaoConnect:
                 errors name their fields under it).
         """
         loop = asyncio.get_running_loop()
-        ready = asyncio.Event()
 
-        def notify() -> None:  # from the search thread
-            with contextlib.suppress(RuntimeError):  # the loop has closed
-                loop.call_soon_threadsafe(ready.set)
+        def start(notify: Callable[[], None]) -> Awaitable[Analysis]:
+            return loop.run_in_executor(self.pool, lambda: self.api.start_analysis(request, call, notify))
 
         record = _current()
         try:
-            try:
-                analysis = await loop.run_in_executor(
-                    self.pool, lambda: self.api.start_analysis(request, call, notify))
-            except ApiError as error:
-                raise (errors.within(error, within) if within else error) from None
-            while not analysis.finished:
-                await ready.wait()
-                ready.clear()
-                for report in analysis.take():
-                    if problems:
-                        raise problems[0]
+            async with contextlib.aclosing(analysis_reports(start, problems, within)) as reports:
+                async for report in reports:
                     record.reply = report
                     yield report
         except ApiError as error:

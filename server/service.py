@@ -23,12 +23,13 @@ the GIL, so concurrent searches use all cores.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from importlib import metadata
@@ -519,6 +520,44 @@ class Analysis:
             sequence=sequence,
             evaluation=evaluation,
         )]
+
+
+async def analysis_reports(start: Callable[[Callable[[], None]], Awaitable[Analysis]],
+                           problems: list[errors.ApiError] | None = None,
+                           within: str = "") -> AsyncGenerator[pb.AnalyzePositionResponse, None]:
+    """An analysis's reports on the event loop, as the search makes them ready,
+    until the final one: what the gRPC and the HTTP transports stream.
+
+    Args:
+        start: ``start(notify)`` starts the analysis (see
+            :meth:`CacaoApi.start_analysis`); ``notify`` may be called from
+            any thread.
+        problems: filled by another task when the client sends something
+            wrong mid-stream: the reports then end with that error.
+        within: the field holding the request in the call's message (its
+            errors name their fields under it).
+
+    Raises:
+        errors.ApiError: the start's, or the first of ``problems``.
+    """
+    loop = asyncio.get_running_loop()
+    ready = asyncio.Event()
+
+    def notify() -> None:  # from the search thread
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            loop.call_soon_threadsafe(ready.set)
+
+    try:
+        analysis = await start(notify)
+    except errors.ApiError as error:
+        raise (errors.within(error, within) if within else error) from None
+    while not analysis.finished:
+        await ready.wait()
+        ready.clear()
+        for report in analysis.take():
+            if problems:
+                raise problems[0]
+            yield report
 
 
 # --- helpers ------------------------------------------------------------------

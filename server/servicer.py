@@ -50,7 +50,7 @@ from cacaoai.search import StopFlag
 
 from . import errors, observe, security
 from .errors import ApiError
-from .service import CacaoApi, Call
+from .service import Analysis, CacaoApi, Call, analysis_reports
 
 T = TypeVar("T")
 
@@ -264,25 +264,12 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
             within: the field holding the request in the call's message (its
                 errors name their fields under it).
         """
-        loop = asyncio.get_running_loop()
-        ready = asyncio.Event()
-
-        def notify() -> None:  # from the search thread
-            with contextlib.suppress(RuntimeError):  # the loop has closed
-                loop.call_soon_threadsafe(ready.set)
+        def start(notify: Callable[[], None]) -> Coroutine[Any, Any, Analysis]:
+            return self._run(request, lambda: self.api.start_analysis(request, call, notify))
 
         try:
-            try:
-                analysis = await self._run(
-                    request, lambda: self.api.start_analysis(request, call, notify))
-            except ApiError as error:
-                raise (errors.within(error, within) if within else error) from None
-            while not analysis.finished:
-                await ready.wait()
-                ready.clear()
-                for response in analysis.take():
-                    if problems:
-                        raise problems[0]
+            async with contextlib.aclosing(analysis_reports(start, problems, within)) as reports:
+                async for response in reports:
                     if self.observers.hooks:  # the call's record shows its final report
                         self._last_reply[id(context)] = response
                     await context.write(response)
