@@ -29,6 +29,11 @@ reported before and after on held-out games (``--holdout``, 30% of the games
 by default, spread evenly; never used to fit or choose). The map is written
 in the format of :mod:`cacaoai.search.calibration_map`. ``--apply MAP``
 corrects the samples with a map before measuring.
+
+The evaluator reports probabilities as the search does: corrected by its
+model's calibration map, when the model has one. ``--raw`` records the
+tree's own instead, which is what ``--fit`` fits a map to (it refuses
+samples made without it).
 """
 
 from __future__ import annotations
@@ -74,9 +79,10 @@ def _evaluator(spec: str) -> MCTSBot:
     return bot
 
 
-def play_calibration_game(task: tuple[int, int, int, str, str, int]) -> dict[str, Any]:
-    """Play game `game` of `players` and evaluate every `every`-th decision."""
-    players, seed, game, player, evaluator, every = task
+def play_calibration_game(task: tuple[int, int, int, str, str, int, bool]) -> dict[str, Any]:
+    """Play game `game` of `players` and evaluate every `every`-th decision
+    (`raw`: with the tree's own probabilities, no calibration map)."""
+    players, seed, game, player, evaluator, every, raw = task
     deal_seed = derive_seed(seed, game)
     game_seed = derive_seed(deal_seed, game)
     bots = []
@@ -96,7 +102,8 @@ def play_calibration_game(task: tuple[int, int, int, str, str, int]) -> dict[str
         if ply % every:
             return
         seed_here = derive_seed(derive_seed(game_seed, ply), 1)   # not the move's own seed
-        result = search(position, judge.limit, judge.settings, seed=seed_here, multipv=0)
+        result = search(position, judge.limit, judge.settings, seed=seed_here, multipv=0,
+                        calibrated=not raw)
         if result.win_probability is None:          # a single legal action: nothing searched
             skipped += 1
             return
@@ -108,7 +115,7 @@ def play_calibration_game(task: tuple[int, int, int, str, str, int]) -> dict[str
     assert result is not None
     share = [1.0 / len(result.winners) if s in result.winners else 0.0 for s in range(players)]
     return {"players": players, "seed": seed, "game": game, "deal_seed": deal_seed,
-            "player": player, "evaluator": evaluator, "every": every,
+            "player": player, "evaluator": evaluator, "every": every, "raw": raw,
             "decisions": decisions, "gold": list(result.gold),
             "cacao": list(result.cacao), "winners": list(result.winners), "outcome": share,
             "skipped": skipped, "samples": samples}
@@ -243,6 +250,8 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     the best is fitted on all of them (no map: the player count gets no
     entry), and every kind is measured on the held-out games.
     """
+    if not all(g.get("raw", False) for g in games):
+        raise ValueError("a map is fitted to the tree's own probabilities: play the games with --raw")
     calibration: dict[str, Any] = {"version": cm.MAP_VERSION, "players": {}}
     details: dict[str, Any] = {}
     for players, group in _by_players(games).items():
@@ -308,7 +317,7 @@ def read_samples(paths: Sequence[str]) -> list[dict[str, Any]]:
 def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT_PLAYER,
         evaluator: str = DEFAULT_EVALUATOR, every: int = 4, processes: int = 1,
         ray_address: str | None = None, have: Sequence[dict[str, Any]] = (),
-        progress: bool = False) -> list[dict[str, Any]]:
+        progress: bool = False, raw: bool = False) -> list[dict[str, Any]]:
     """Play the games not in `have` (games 0..games-1 of each player count) and return all of them,
     in order."""
     parse_bot(player)
@@ -316,11 +325,12 @@ def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT
     if every < 1:
         raise ValueError("every must be at least 1")
     for g in have:
-        if (g["player"], g["evaluator"], g["every"]) != (player, evaluator, every):
+        if (g["player"], g["evaluator"], g["every"], g.get("raw", False)) != (player, evaluator, every, raw):
             raise ValueError(f"the samples read were made with player {g['player']!r}, evaluator "
-                             f"{g['evaluator']!r}, every {g['every']}: give the same to add games")
+                             f"{g['evaluator']!r}, every {g['every']}"
+                             f"{', --raw' if g.get('raw', False) else ''}: give the same to add games")
     known = {_key(g) for g in have}
-    tasks = [(n, seed, g, player, evaluator, every) for n in players for g in range(games)
+    tasks = [(n, seed, g, player, evaluator, every, raw) for n in players for g in range(games)
              if (n, seed, g) not in known]
     done = list(have)
     started = time.monotonic()
@@ -383,8 +393,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "win probabilities.", formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Specs as cacao-arena takes them: mcts:iterations=300, level:strong, ...\n\n"
                "examples:\n"
-               "  cacao-calibration --players 2 3 4 --games 200 --out samples.json\n"
-               "  cacao-calibration --input samples.json --fit map.json   # fit a map, play nothing\n"
+               "  cacao-calibration --players 2 3 4 --games 1200 --raw --out samples.json\n"
+               "  cacao-calibration --input samples.json --games 0 --fit map.json   # fit a map, play nothing\n"
                "  cacao-calibration --evaluator mcts:iterations=1500,value=1,prior=model --games 100")
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (default 2)")
     parser.add_argument("--games", type=int, default=40, help="games per player count (default 40)")
@@ -393,6 +403,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--evaluator", default=DEFAULT_EVALUATOR,
                         help=f"the search that predicts (default {DEFAULT_EVALUATOR})")
     parser.add_argument("--every", type=int, default=4, help="evaluate every k-th decision (default 4)")
+    parser.add_argument("--raw", action="store_true",
+                        help="record the tree's own probabilities, without the model's calibration map "
+                             "(what --fit needs)")
     parser.add_argument("--processes", type=int, default=None, help="default: one per core")
     parser.add_argument("--ray", metavar="ADDRESS", default=None,
                         help="run the games on a Ray cluster: auto, ray://HOST:PORT or local")
@@ -419,11 +432,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         have = read_samples(args.input)
-        player, evaluator, every = args.player, args.evaluator, args.every
+        player, evaluator, every, raw = args.player, args.evaluator, args.every, args.raw
         if args.games == 0 and have:            # only re-measure: the inputs say how they were made
             player, evaluator, every = have[0]["player"], have[0]["evaluator"], have[0]["every"]
+            raw = have[0].get("raw", False)
         games = run(args.players, args.games, args.seed, player, evaluator, every,
-                    args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet)
+                    args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet, raw=raw)
         calibration = cm.load_map(args.apply) if args.apply else None
         rep = report(games, calibration, args.bootstrap, args.seed)
         details = None
@@ -438,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     played = len(games) - len(have)
     out = args.out or (time.strftime("out/calibration-%Y%m%d-%H%M%S.json") if played else None)
     summary = {"format": "cacao-calibration/1", "player": player, "evaluator": evaluator, "every": every,
-               "seed": args.seed, "applied_map": args.apply, "report": rep, "fit": details,
+               "raw": raw, "seed": args.seed, "applied_map": args.apply, "report": rep, "fit": details,
                "elapsed_s": time.monotonic() - started, "games": games}
     if out:
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -449,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({k: v for k, v in summary.items() if k != "games"}))
         return 0
     print(f"{len(games)} games ({played} played, {summary['elapsed_s']:.0f} s): {player} at every seat, "
-          f"every {every}th decision evaluated by {evaluator}"
+          f"every {every}th decision evaluated by {evaluator}" + (" (the tree's own probabilities)" if raw else "")
           + (f", corrected by {args.apply}" if args.apply else "") + (f"; samples in {out}" if out else ""))
     _print_report(rep, details)
     if args.fit:

@@ -54,7 +54,8 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
            on_pause: Callable[[], None] | None = None,
            allow: Sequence[Action] = (), avoid: Sequence[Action] = (), multipv: int = 5,
            cache: TreeCache | None = None,
-           history: Sequence[tuple[Position, Action]] = ()) -> SearchResult:
+           history: Sequence[tuple[Position, Action]] = (),
+           calibrated: bool = True) -> SearchResult:
     """Search `position` for `seat` (default: the seat to act) and report.
 
     The search sees only `seat`'s observation, plus the hands of the seats in
@@ -109,6 +110,9 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
             from each (an Action or its code), oldest first, the last one
             leading to `position`. Read only with a cache, as far as the
             look-up goes back.
+        calibrated: correct the per-seat win probabilities by the model's
+            calibration map, when it has one (False: the tree's own, which
+            is what a map is fitted to).
 
     Returns:
         A SearchResult. A finished game returns at once with its exact
@@ -172,8 +176,9 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
                                 avoided, cache, history)
 
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
-        return _calibrated(_report(position, settings, threads, seed, observer, mask, trees, start,
-                                   multipv, reused, codes if restricted else None), settings)
+        result = _report(position, settings, threads, seed, observer, mask, trees, start,
+                         multipv, reused, codes if restricted else None)
+        return _calibrated(result, settings) if calibrated else result
 
     schedule = _Schedule(report_every_s, report_every_iterations)
     ran = _run(trees, limit, stop, start,

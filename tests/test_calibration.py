@@ -13,6 +13,7 @@ from support import call_in_fresh_python
 
 from cacaoai.search import calibration
 from cacaoai.search import calibration_map as cm
+from cacaoai.search.model import load_model
 
 # --- measures -----------------------------------------------------------------------------
 
@@ -90,7 +91,7 @@ def miscalibrated_games(n_games, rng, shrink=0.5, per_game=1):
         winner = 0 if rng.random() < q else 1
         p0 = 1 / (1 + math.exp(-shrink * math.log(q / (1 - q))))
         samples = [{"decision": 4 * d, "to_act": d % 2, "p": [p0, 1 - p0]} for d in range(per_game)]
-        games.append({"players": 2, "seed": 1, "game": g, "decisions": 16, "skipped": 0,
+        games.append({"players": 2, "seed": 1, "game": g, "decisions": 16, "skipped": 0, "raw": True,
                       "outcome": [1.0 - winner, float(winner)], "samples": samples})
     return games
 
@@ -109,6 +110,13 @@ def test_a_map_fitted_on_miscalibrated_data_reduces_the_held_out_ece():
     # the map applied by the report gives the chosen kind's held-out figures on those games
     held = [g for g, out in zip(games, calibration._held_out(len(games), 0.3)) if out]
     assert calibration.report(held, fitted)["2"]["all"]["ece"] == pytest.approx(after["ece"])
+
+
+def test_a_map_is_fitted_only_to_the_trees_own_probabilities():
+    games = miscalibrated_games(40, np.random.default_rng(8))
+    games[3]["raw"] = False                       # evaluated through the model's map already
+    with pytest.raises(ValueError, match="--raw"):
+        calibration.fit(games)
 
 
 def test_well_calibrated_data_gets_no_map():
@@ -170,6 +178,21 @@ def test_a_tiny_calibration_run_repeats_exactly_for_a_seed():
     # games already there are not played again
     more = calibration.run([2], 3, seed=4, have=first, **kwargs)
     assert len(more) == 5 and more[:2] == first[:2]
+
+
+def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map():
+    kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6, "processes": 1}
+    mapped = calibration.run([2], 2, seed=4, **kwargs)
+    raw = calibration.run([2], 2, seed=4, raw=True, **kwargs)
+    assert [g["raw"] for g in mapped + raw] == [False, False, True, True]
+    calibration_map = load_model().manifest["calibration"]
+    for m, r in zip(mapped, raw):
+        assert m["outcome"] == r["outcome"] and len(m["samples"]) == len(r["samples"]) > 0
+        for ms, rs in zip(m["samples"], r["samples"]):
+            assert ms["p"] == pytest.approx(cm.apply_map(calibration_map, rs["p"]), abs=2e-6)
+        assert any(ms["p"] != rs["p"] for ms, rs in zip(m["samples"], r["samples"]))
+    with pytest.raises(ValueError, match="--raw"):   # a run is not continued the other way
+        calibration.run([2], 3, seed=4, have=raw, **kwargs)
 
 
 def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):
