@@ -1,7 +1,7 @@
 """cacao-calibration: do the search's win probabilities mean what they say?
 
     cacao-calibration --players 2 --games 40
-    cacao-calibration --players 2 3 4 --games 200 --out out/cal.json --fit out/cal-map.json
+    cacao-calibration --players 2 3 4 --games 200 --raw --out out/cal.json --fit out/cal-map.json
     cacao-calibration --input out/cal.json --games 0 --apply out/cal-map.json
 
 Plays games in which every seat is a search of one spec (``--player``,
