@@ -59,12 +59,12 @@ BLOCK_TIMEOUT_S = 300
 
 @dataclass
 class Block:
-    """One fenced code block: its language, text and first line in the file."""
+    """One fenced code block: its language, text, and first and last (fence) lines in the file."""
 
     lang: str
     text: str
     line: int
-    end: int = 0
+    end: int
 
 
 def blocks(path: Path) -> list[Block]:
