@@ -260,7 +260,7 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
         else:
             tree.reset(position.core, observer=observer, known_hands=mask, seed=tree_seed,
                        playout=PLAYOUTS[settings.playout], samples=settings.samples,
-                       flat=settings.algorithm == "flat", exploration=settings.exploration,
+                       flat=settings.algorithm == "flat", exploration=settings.ucb_constant,
                        margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
                        expand_samples=settings.expand_samples, widen=settings.widen,
                        widen_inner=settings.widen_inner,

@@ -27,6 +27,10 @@ __all__ = ["ALGORITHMS", "PLAYOUTS", "Limit", "SearchSettings", "parse_settings"
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
 PRIORS = ("greedy", "model")
+# The UCB constant by what values the leaves (SearchSettings.exploration None);
+# each was measured best for its values (docs/search.md, "Settings and tuning").
+MODEL_EXPLORATION = 0.1
+PLAYOUT_EXPLORATION = 0.7
 MAX_THREADS = 64
 
 # short and long names of the limit's keys in its text form
@@ -188,7 +192,10 @@ class SearchSettings:
         temperature: 0 plays the most visited action; T > 0 samples an action
             with probability proportional to visits ** (1 / T) among the
             candidates with at least `floor` x the most visits.
-        exploration: the UCB constant c (values are win shares in [0, 1]).
+        exploration: the UCB constant c (values are win shares in [0, 1]);
+            None (the default) takes the one tuned for the leaves' values:
+            0.1 when the learned value judges them (`value` > 0), 0.7 when
+            playouts alone do (their noisy values want more exploration).
         samples: candidate actions per informed playout turn.
         margin_weight: weight of the gold margin (in units of `margin_scale`
             gold) added to the win share in the tree's values.
@@ -225,7 +232,7 @@ class SearchSettings:
 
     playout: str = "informed"
     temperature: float = 0.0
-    exploration: float = 0.7
+    exploration: float | None = None
     samples: int = 8
     margin_weight: float = 1.0
     margin_scale: float = 20.0
@@ -247,7 +254,7 @@ class SearchSettings:
             raise ValueError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
         if not self.temperature >= 0:
             raise ValueError(f"temperature: must be >= 0, got {self.temperature!r}")
-        if not self.exploration >= 0:
+        if self.exploration is not None and not self.exploration >= 0:
             raise ValueError(f"exploration: must be >= 0, got {self.exploration!r}")
         if not 1 <= self.samples <= 64:
             raise ValueError(f"samples: must be in 1..64, got {self.samples!r}")
@@ -275,10 +282,17 @@ class SearchSettings:
         """Whether the search needs the learned model."""
         return self.value > 0 or self.prior == "model"
 
+    @property
+    def ucb_constant(self) -> float:
+        """The UCB constant the tree uses: `exploration`, or the default for its values."""
+        if self.exploration is not None:
+            return self.exploration
+        return MODEL_EXPLORATION if self.value > 0 else PLAYOUT_EXPLORATION
+
     def tree_key(self) -> list[Any]:
         """The settings that shape a tree (a kept tree is continued only
         under the same ones)."""
-        key: list[Any] = [self.playout, self.samples, self.algorithm, self.exploration,
+        key: list[Any] = [self.playout, self.samples, self.algorithm, self.ucb_constant,
                           self.margin_weight, self.margin_scale, self.expand_samples,
                           self.widen, self.widen_inner, self.max_nodes]
         if self.uses_model or self.puct:
@@ -286,7 +300,8 @@ class SearchSettings:
         return key
 
 
-_SETTING_TYPES: dict[str, type] = {f.name: type(f.default) for f in fields(SearchSettings)}
+_SETTING_TYPES: dict[str, type] = {f.name: float if f.name == "exploration" else type(f.default)
+                                   for f in fields(SearchSettings)}
 
 
 def parse_settings(items: str, context: str = "") -> tuple[Limit, SearchSettings, dict[str, str]]:

@@ -481,6 +481,30 @@ def test_greedy_takes_the_best_immediate_value_without_peeking_at_blind_draws():
         assert GreedyBot().choose(other, 7) == GreedyBot().choose(position, 7)
 
 
+def test_the_default_exploration_follows_what_values_the_leaves():
+    """0.1 with the learned value, 0.7 with playouts alone; an explicit one is kept, and
+    a search with the default gives the same answer as with its constant spelled out."""
+    assert SearchSettings().ucb_constant == 0.1
+    assert SearchSettings(value=0, prior="greedy", puct=0).ucb_constant == 0.7
+    assert SearchSettings(value=0.5).ucb_constant == 0.1
+    assert SearchSettings(exploration=0.3, value=0).ucb_constant == 0.3
+    assert SearchSettings(exploration=0.0).ucb_constant == 0.0
+    assert parse_bot("mcts:exploration=0.25").settings.exploration == 0.25
+    with pytest.raises(ValueError, match="exploration"):
+        SearchSettings(exploration=-1.0)
+    position = Position.new(2, 5)
+    for implicit, explicit in ((SearchSettings(), SearchSettings(exploration=0.1)),
+                               (SearchSettings(value=0, prior="greedy", puct=0),
+                                SearchSettings(value=0, prior="greedy", puct=0, exploration=0.7))):
+        a = search(position, Limit(iterations=300), implicit, seed=3)
+        b = search(position, Limit(iterations=300), explicit, seed=3)
+        assert (a.best_action, a.win_probability) == (b.best_action, b.win_probability)
+        assert implicit.tree_key() == explicit.tree_key()
+    low = search(position, Limit(iterations=300), SearchSettings(exploration=0.1), seed=3)
+    high = search(position, Limit(iterations=300), SearchSettings(exploration=0.7), seed=3)
+    assert [c.visits for c in low.candidates] != [c.visits for c in high.candidates]
+
+
 def test_greedy_beats_random():
     summary = arena_run(["greedy", "random"], players=2, games=8, processes=1, progress=False)
     assert summary["bots"][0]["win_rate"] >= 0.75
