@@ -190,6 +190,19 @@ class Position:
     def history(self) -> list[Action]:
         return list(self._history)
 
+    @property
+    def progress(self) -> float:
+        """How far the game is: the share of all seats' worker tiles that have
+        left their hands and piles (placed or discarded), 0 at the deal and 1
+        when none is left. Public: every seat can count the others' tiles."""
+        core_position = self._core
+        total = left = 0
+        for s in range(core_position.players):
+            seat = core_position.seat(s)
+            total += len(core_position.full_pile(s))
+            left += len(seat["pile"]) + sum(seat["hand"])
+        return 1.0 - left / total if total else 1.0
+
     def result(self) -> Result | None:
         """The final result, or None while the game goes on."""
         if not self.is_over:

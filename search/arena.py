@@ -72,11 +72,19 @@ def play_deal(players: int, deal_seed: int, game_seed: int, seating: Sequence[in
     ponder think for their seats first. `observe(position, ply)`, when given,
     sees each position before its move is chosen (it must not modify it).
     """
-    position = Position.new(players, deal_seed)
+    return play_out(Position.new(players, deal_seed), game_seed, seating, bots, observe)
+
+
+def play_out(position: Position, game_seed: int, seating: Sequence[int], bots: Sequence[Bot],
+             observe: Callable[[Position, int], None] | None = None) -> Position:
+    """Play `position` on to the game's end as :func:`play_deal` plays a deal
+    (plies counted from it) and return the final position; the bots start a
+    new game first."""
     for bot in bots:
         bot.new_game()
     history: list[tuple[Position, Any]] = []
     ply = 0
+    players = position.players
     while not position.is_over:
         seat = position.to_act
         assert seat is not None

@@ -3,6 +3,7 @@
     cacao-calibration --players 2 --games 40
     cacao-calibration --players 2 3 4 --games 200 --raw --out out/cal.json --fit out/cal-map.json
     cacao-calibration --input out/cal.json --games 0 --apply out/cal-map.json
+    cacao-calibration --players 2 --games 150 --replays 24
 
 Plays games in which every seat is a search of one spec (``--player``,
 default ``mcts:iterations=300``), and at every k-th decision (``--every``,
@@ -34,6 +35,14 @@ The evaluator reports probabilities as the search does: corrected by its
 model's calibration map, when the model has one. ``--raw`` records the
 tree's own instead, which is what ``--fit`` fits a map to (it refuses
 samples made without it).
+
+``--replays K`` measures how predictable the positions are at all: from
+each evaluated position the game is played on K times by the players, the
+hidden tiles redrawn each time from the view of the seat to act. The spread
+of those outcomes is what no predictor that sees only that seat's view can
+remove (the players' own choices included), so its mean is the Brier score of
+the best possible prediction: the report's ``ceiling`` is that prediction's
+skill, the most any evaluator could reach on these positions.
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ import numpy as np
 from cacaoai.engine import Position, derive_seed
 
 from . import calibration_map as cm
-from .arena import play_deal
+from .arena import play_deal, play_out
 from .bots import Bot, MCTSBot, parse_bot
 from .driver import search
 from .pool import run_tasks
@@ -66,6 +75,7 @@ PHASES = ("first", "middle", "last")
 FOLDS = 5
 _BOTS: dict[tuple[str, int], Bot] = {}
 _EVALUATORS: dict[str, MCTSBot] = {}
+_REPLAYERS: dict[tuple[str, int], Bot] = {}
 
 
 def _evaluator(spec: str) -> MCTSBot:
@@ -79,10 +89,42 @@ def _evaluator(spec: str) -> MCTSBot:
     return bot
 
 
-def play_calibration_game(task: tuple[int, int, int, str, str, int, bool]) -> dict[str, Any]:
+def _share(position: Position) -> list[float]:
+    """Each seat's outcome of a finished game: its win share."""
+    result = position.result()
+    assert result is not None
+    return [1.0 / len(result.winners) if s in result.winners else 0.0 for s in range(position.players)]
+
+
+def replay(position: Position, player: str, replays: int, seed: int) -> dict[str, list[float]]:
+    """Play `position` on `replays` times with `player` at every seat, the hidden
+    tiles redrawn each time from the view of the seat to act: per seat, the
+    mean outcome and its unbiased variance (0 for one replay)."""
+    seat = position.to_act
+    assert seat is not None
+    bots = []
+    for s in range(position.players):
+        bot = _REPLAYERS.get((player, s))
+        if bot is None:
+            bot = _REPLAYERS[player, s] = parse_bot(player)
+        bots.append(bot)
+    outcomes = []
+    for k in range(replays):
+        core = position.core.clone()
+        core.determinize(seat, 1 << seat, derive_seed(seed, 2 * k))
+        final = play_out(Position(core), derive_seed(seed, 2 * k + 1), range(position.players), bots)
+        outcomes.append(_share(final))
+    shares = np.asarray(outcomes, dtype=np.float64)
+    var = shares.var(axis=0, ddof=1) if replays > 1 else np.zeros(position.players)
+    return {"mean": [round(float(x), 6) for x in shares.mean(axis=0)],
+            "var": [round(float(x), 6) for x in var]}
+
+
+def play_calibration_game(task: tuple[int, int, int, str, str, int, bool, int]) -> dict[str, Any]:
     """Play game `game` of `players` and evaluate every `every`-th decision
-    (`raw`: with the tree's own probabilities, no calibration map)."""
-    players, seed, game, player, evaluator, every, raw = task
+    (`raw`: with the tree's own probabilities, no calibration map; `replays`:
+    that many replays from each evaluated position, :func:`replay`)."""
+    players, seed, game, player, evaluator, every, raw, replays = task
     deal_seed = derive_seed(seed, game)
     game_seed = derive_seed(deal_seed, game)
     bots = []
@@ -107,15 +149,19 @@ def play_calibration_game(task: tuple[int, int, int, str, str, int, bool]) -> di
         if result.win_probability is None:          # a single legal action: nothing searched
             skipped += 1
             return
-        samples.append({"decision": ply, "to_act": position.to_act,
-                        "p": [round(float(x), 6) for x in result.win_probability]})
+        sample: dict[str, Any] = {"decision": ply, "to_act": position.to_act,
+                                  "progress": position.progress,
+                                  "p": [round(float(x), 6) for x in result.win_probability]}
+        if replays:
+            sample["replay"] = replay(position, player, replays, derive_seed(seed_here, 2))
+        samples.append(sample)
 
     position = play_deal(players, deal_seed, game_seed, list(range(players)), bots, observe)
     result = position.result()
     assert result is not None
-    share = [1.0 / len(result.winners) if s in result.winners else 0.0 for s in range(players)]
+    share = _share(position)
     return {"players": players, "seed": seed, "game": game, "deal_seed": deal_seed,
-            "player": player, "evaluator": evaluator, "every": every, "raw": raw,
+            "player": player, "evaluator": evaluator, "every": every, "raw": raw, "replays": replays,
             "decisions": decisions, "gold": list(result.gold),
             "cacao": list(result.cacao), "winners": list(result.winners), "outcome": share,
             "skipped": skipped, "samples": samples}
@@ -141,6 +187,33 @@ def _arrays(games: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np
             np.asarray(phases, dtype=np.int64), np.asarray(owners, dtype=np.int64))
 
 
+def _progress(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
+    """Per position (in :func:`_arrays`'s order): the game's progress; None unless every
+    sample has it (samples of older runs do not)."""
+    rows = [s.get("progress") for g in games for s in g["samples"]]
+    return None if any(r is None for r in rows) else np.asarray(rows, dtype=np.float64)
+
+
+def _replay_variances(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
+    """Per position (in :func:`_arrays`'s order): the per-seat variances of its
+    replays' outcomes; None unless every position was replayed."""
+    rows = [s["replay"]["var"] for g in games for s in g["samples"] if "replay" in s]
+    if not rows or len(rows) != sum(len(g["samples"]) for g in games):
+        return None
+    return np.asarray(rows, dtype=np.float64)
+
+
+def _ceiling(variances: np.ndarray, outcomes: np.ndarray, players: int,
+             weights: np.ndarray | None = None) -> dict[str, float]:
+    """The best prediction's Brier score (the mean variance of the replays'
+    outcomes) and its skill over the base rate's on the same outcomes."""
+    w = np.ones(variances.shape[0]) if weights is None else weights
+    brier = float((variances * w[:, None]).sum() / (w.sum() * players))
+    base = cm.measures(np.full(outcomes.size, 1.0 / players), outcomes.ravel(), players,
+                       weights=np.repeat(w, players))["base_brier"]
+    return {"brier": brier, "skill": 1.0 - brier / base if base > 0 else math.nan}
+
+
 def _by_players(games: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
     out: dict[int, list[dict[str, Any]]] = {}
     for g in sorted(games, key=lambda g: (g["players"], g["seed"], g["game"])):
@@ -149,8 +222,10 @@ def _by_players(games: Iterable[dict[str, Any]]) -> dict[int, list[dict[str, Any
 
 
 def _bootstrap(probs: np.ndarray, outcomes: np.ndarray, owners: np.ndarray, groups: dict[str, np.ndarray],
-               games: int, players: int, resamples: int, seed: int) -> dict[str, dict[str, Any]]:
-    """Per group of positions: 95% intervals of Brier and skill (``ci95``) and ECE's floor (``ece_floor``).
+               games: int, players: int, resamples: int, seed: int,
+               variances: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+    """Per group of positions: 95% intervals of Brier and skill (``ci95``; and of
+    the ceiling's skill, with `variances`) and ECE's floor (``ece_floor``).
 
     The intervals are percentiles of a bootstrap over games (the unit: a
     game's samples share its outcome). The floor is the mean ECE of perfectly
@@ -161,7 +236,8 @@ def _bootstrap(probs: np.ndarray, outcomes: np.ndarray, owners: np.ndarray, grou
     games.
     """
     rng = np.random.default_rng(seed)
-    values: dict[str, dict[str, list[float]]] = {g: {"brier": [], "skill": [], "floor": []} for g in groups}
+    values: dict[str, dict[str, list[float]]] = {g: {"brier": [], "skill": [], "floor": [], "ceiling": []}
+                                                 for g in groups}
     cumulative = np.cumsum(probs, axis=1)
     cumulative[:, -1] = np.inf
     for _ in range(resamples):
@@ -175,6 +251,9 @@ def _bootstrap(probs: np.ndarray, outcomes: np.ndarray, owners: np.ndarray, grou
                 m = cm.measures(probs[inside].ravel(), outcomes[inside].ravel(), players, weights=w)
                 values[name]["brier"].append(m["brier"])
                 values[name]["skill"].append(m["skill"])
+                if variances is not None:
+                    values[name]["ceiling"].append(_ceiling(variances[inside], outcomes[inside], players,
+                                                            weights[inside])["skill"])
             if inside.any():
                 values[name]["floor"].append(cm.ece(probs[inside].ravel(), calibrated[inside].ravel()))
     out: dict[str, dict[str, Any]] = {}
@@ -182,6 +261,8 @@ def _bootstrap(probs: np.ndarray, outcomes: np.ndarray, owners: np.ndarray, grou
         out[name] = {"ci95": {key: [float(v) for v in np.percentile(per[key], [2.5, 97.5])] if per[key]
                               else [math.nan, math.nan] for key in ("brier", "skill")},
                      "ece_floor": float(np.mean(per["floor"])) if per["floor"] else math.nan}
+        if variances is not None:
+            out[name]["ci95"]["ceiling"] = [float(v) for v in np.percentile(per["ceiling"], [2.5, 97.5])]
     return out
 
 
@@ -200,12 +281,20 @@ def report(games: Sequence[dict[str, Any]], calibration: dict[str, Any] | None =
         if calibration is not None:
             entry = calibration["players"].get(str(players))
             if entry is not None:
-                probs = cm.apply_entry(entry, probs)
+                progress = _progress(group)
+                if entry["kind"] == "staged" and progress is None:
+                    raise ValueError("a staged map needs each sample's progress: these samples were made "
+                                     "before it was recorded; play them again")
+                probs = cm.apply_entry(entry, probs, progress)
         masks = {"all": np.ones(len(phases), dtype=bool), **{name: phases == k for k, name in enumerate(PHASES)}}
         found = {name: cm.measures(probs[m].ravel(), outcomes[m].ravel(), players) for name, m in masks.items()}
+        variances = _replay_variances(group)
+        if variances is not None:
+            for name, m in masks.items():
+                found[name]["ceiling"] = _ceiling(variances[m], outcomes[m], players)
         if resamples > 0:
             for name, extra in _bootstrap(probs, outcomes, owners, masks, len(group), players, resamples,
-                                          seed).items():
+                                          seed, variances).items():
                 found[name].update(extra)
         out[str(players)] = {
             "games": len(group), "positions": int(probs.shape[0]),
@@ -222,21 +311,28 @@ def _held_out(n: int, fraction: float) -> np.ndarray:
     return np.floor((r + 1) * fraction) > np.floor(r * fraction)
 
 
-KINDS = ("none", "temperature", "isotonic")
+KINDS = ("none", "temperature", "isotonic", "staged")
 
 
-def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray) -> dict[str, Any] | None:
+def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray,
+              progress: np.ndarray | None) -> dict[str, Any] | None:
     """One kind of map fitted to positions' predictions and outcomes (None: no map)."""
     if kind == "none":
         return None
     if kind == "temperature":
         return {"kind": "temperature", "t": cm.fit_temperature(probs, outcomes)}
+    if kind == "staged":
+        assert progress is not None
+        stage = cm.stage_of(progress)
+        # a stage without positions keeps t = 1 (no correction)
+        return {"kind": "staged", "t": [cm.fit_temperature(probs[stage == k], outcomes[stage == k])
+                                        if (stage == k).any() else 1.0 for k in range(cm.STAGES)]}
     x, y = cm.fit_isotonic(probs.ravel(), outcomes.ravel())
     return {"kind": "isotonic", "x": x, "y": y}
 
 
-def _apply(entry: dict[str, Any] | None, probs: np.ndarray) -> np.ndarray:
-    return probs if entry is None else cm.apply_entry(entry, probs)
+def _apply(entry: dict[str, Any] | None, probs: np.ndarray, progress: np.ndarray | None) -> np.ndarray:
+    return probs if entry is None else cm.apply_entry(entry, probs, progress)
 
 
 def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -244,7 +340,8 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
 
     Per player count: the games (in order of seed and number) are split into
     fitting and held-out games. On the fitting games the Brier score of no
-    map, temperature scaling and isotonic regression is cross-validated over 5
+    map, temperature scaling, isotonic regression and a temperature per stage
+    of the game (when the samples have their progress) is cross-validated over 5
     folds of games; a map is kept only if it beats no map by more than the
     standard error of its gain over the folds (the one-standard-error rule),
     the best is fitted on all of them (no map: the player count gets no
@@ -256,6 +353,11 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     details: dict[str, Any] = {}
     for players, group in _by_players(games).items():
         probs, outcomes, _, owners = _arrays(group)
+        progress = _progress(group)
+        kinds = [k for k in KINDS if k != "staged" or progress is not None]
+
+        def part(mask: np.ndarray, progress: np.ndarray | None = progress) -> np.ndarray | None:
+            return None if progress is None else progress[mask]
         held = _held_out(len(group), holdout)[owners]
         fit_games = np.flatnonzero(~_held_out(len(group), holdout))
         if len(fit_games) < FOLDS or not held.any():
@@ -266,21 +368,21 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         folds = fold_of_game[owners]
         cv: dict[str, float] = {}
         per_fold: dict[str, np.ndarray] = {}
-        for kind in KINDS:
+        for kind in kinds:
             errors, counts = [], []
             for k in range(FOLDS):
                 train, test = (~held) & (folds != k), (~held) & (folds == k)
-                entry = _fit_kind(kind, probs[train], outcomes[train])
-                errors.append(((_apply(entry, probs[test]) - outcomes[test]) ** 2).sum())
+                entry = _fit_kind(kind, probs[train], outcomes[train], part(train))
+                errors.append(((_apply(entry, probs[test], part(test)) - outcomes[test]) ** 2).sum())
                 counts.append(outcomes[test].size)
             cv[kind] = float(sum(errors) / outcomes[~held].size)
             per_fold[kind] = np.asarray(errors) / np.maximum(counts, 1)
         # one-standard-error rule: a map must beat no map by more than the
         # standard error of its gain over the folds, or it is not worth its noise
-        gains = {kind: per_fold["none"] - per_fold[kind] for kind in KINDS}
-        margin = {kind: float(gains[kind].std(ddof=1) / math.sqrt(FOLDS)) for kind in KINDS}
-        eligible = [k for k in KINDS if k == "none" or float(gains[k].mean()) > margin[k]]
-        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held]) for kind in KINDS}
+        gains = {kind: per_fold["none"] - per_fold[kind] for kind in kinds}
+        margin = {kind: float(gains[kind].std(ddof=1) / math.sqrt(FOLDS)) for kind in kinds}
+        eligible = [k for k in kinds if k == "none" or float(gains[k].mean()) > margin[k]]
+        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held], part(~held)) for kind in kinds}
         chosen = min(eligible, key=lambda k: (cv[k], KINDS.index(k)))
         if fitted[chosen] is not None:
             calibration["players"][str(players)] = fitted[chosen]
@@ -288,11 +390,14 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         temperature = fitted["temperature"]
         assert temperature is not None
         details[str(players)] = {
-            "chosen": chosen, "cv_brier": cv, "cv_margin": {k: margin[k] for k in KINDS if k != "none"},
+            "chosen": chosen, "cv_brier": cv, "cv_margin": {k: margin[k] for k in kinds if k != "none"},
             "fit_games": len(fit_games), "held_out_games": len(group) - len(fit_games),
-            "held_out": {kind: cm.measures(_apply(entry, test_p).ravel(), test_y.ravel(), players)
+            "held_out": {kind: cm.measures(_apply(entry, test_p, part(held)).ravel(), test_y.ravel(), players)
                          for kind, entry in fitted.items()},
             "temperature": temperature["t"]}
+        staged = fitted.get("staged")
+        if staged is not None:
+            details[str(players)]["staged"] = staged["t"]
     cm.validate_map(calibration)
     return calibration, details
 
@@ -317,20 +422,24 @@ def read_samples(paths: Sequence[str]) -> list[dict[str, Any]]:
 def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT_PLAYER,
         evaluator: str = DEFAULT_EVALUATOR, every: int = 4, processes: int = 1,
         ray_address: str | None = None, have: Sequence[dict[str, Any]] = (),
-        progress: bool = False, raw: bool = False) -> list[dict[str, Any]]:
+        progress: bool = False, raw: bool = False, replays: int = 0) -> list[dict[str, Any]]:
     """Play the games not in `have` (games 0..games-1 of each player count) and return all of them,
     in order."""
     parse_bot(player)
     _evaluator(evaluator)
     if every < 1:
         raise ValueError("every must be at least 1")
+    if replays < 0:
+        raise ValueError(f"replays must not be negative, got {replays}")
     for g in have:
-        if (g["player"], g["evaluator"], g["every"], g.get("raw", False)) != (player, evaluator, every, raw):
+        made = (g["player"], g["evaluator"], g["every"], g.get("raw", False), g.get("replays", 0))
+        if made != (player, evaluator, every, raw, replays):
             raise ValueError(f"the samples read were made with player {g['player']!r}, evaluator "
                              f"{g['evaluator']!r}, every {g['every']}"
-                             f"{', --raw' if g.get('raw', False) else ''}: give the same to add games")
+                             f"{', --raw' if g.get('raw', False) else ''}"
+                             f"{f', --replays {made[4]}' if made[4] else ''}: give the same to add games")
     known = {_key(g) for g in have}
-    tasks = [(n, seed, g, player, evaluator, every, raw) for n in players for g in range(games)
+    tasks = [(n, seed, g, player, evaluator, every, raw, replays) for n in players for g in range(games)
              if (n, seed, g) not in known]
     done = list(have)
     started = time.monotonic()
@@ -362,14 +471,18 @@ def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
               f"({r['all']['samples']} seat samples; {r['skipped']} single-action positions skipped)")
         boot = "ci95" in r["all"]
         interval = " [95%]" if boot else ""
+        ceiling = "ceiling" in r["all"]
         print(f"  {'':<13}{'samples':>8}{'ECE':>7}{'floor' if boot else '':>7}  {'Brier' + interval:<22}"
-              f"{'base':>5}  {'skill' + interval}")
+              f"{'base':>5}  " + (f"{'skill' + interval:<22}  {'ceiling' + interval}" if ceiling
+                                   else f"{'skill' + interval}"))
         rows = [("all", r["all"])] + [(f"{name} third", r["phases"][name]) for name in PHASES]
         for name, m in rows:
             floor = _f(m["ece_floor"]) if boot else ""
             brier_text = _f(m["brier"]) + _ci(m, "brier")
+            skill_text = _f(m["skill"]) + _ci(m, "skill")
             print(f"  {name:<13}{m['samples']:>8}{_f(m['ece']):>7}{floor:>7}  {brier_text:<22}"
-                  f"{_f(m['base_brier']):>5}  {_f(m['skill'])}{_ci(m, 'skill')}")
+                  f"{_f(m['base_brier']):>5}  " + (f"{skill_text:<22}  {_f(m['ceiling']['skill'])}"
+                                                   f"{_ci(m, 'ceiling')}" if ceiling else skill_text))
         print(f"  {'predicted':<13}{'count':>8}{'mean p':>8}{'won':>8}")
         for row in r["reliability"]:
             print(f"  {row['low']:.1f}-{row['high']:.1f}{'':<6}{row['count']:>8}"
@@ -377,11 +490,13 @@ def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
         if details and players in details:
             d = details[players]
             cv, se = d["cv_brier"], d["cv_margin"]
+            staged = (f", staged {cv['staged']:.4f} (se {se['staged']:.4f}) at t = "
+                      + " / ".join(f"{t:.3f}" for t in d["staged"]) if "staged" in cv else "")
             print(f"  calibration map: {d['chosen']} (cross-validated Brier on {d['fit_games']} games: none "
                   f"{cv['none']:.4f}, temperature {cv['temperature']:.4f} (se of the gain {se['temperature']:.4f}) "
-                  f"at t = {d['temperature']:.3f}, isotonic {cv['isotonic']:.4f} (se {se['isotonic']:.4f}))")
+                  f"at t = {d['temperature']:.3f}, isotonic {cv['isotonic']:.4f} (se {se['isotonic']:.4f}){staged})")
             print(f"  on {d['held_out_games']} held-out games:{'ECE':>7}{'Brier':>8}{'skill':>8}")
-            for name in KINDS:
+            for name in d["held_out"]:
                 m = d["held_out"][name]
                 mark = " (chosen)" if name == d["chosen"] else ""
                 print(f"    {name:<22}{_f(m['ece']):>7}{_f(m['brier']):>8}{_f(m['skill']):>8}{mark}")
@@ -395,7 +510,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                "examples:\n"
                "  cacao-calibration --players 2 3 4 --games 1200 --raw --out samples.json\n"
                "  cacao-calibration --input samples.json --games 0 --fit map.json   # fit a map, play nothing\n"
-               "  cacao-calibration --evaluator mcts:iterations=1500,value=1,prior=model --games 100")
+               "  cacao-calibration --evaluator mcts:iterations=1500,value=1,prior=model --games 100\n"
+               "  cacao-calibration --games 150 --replays 24   # and the best possible prediction's skill")
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (default 2)")
     parser.add_argument("--games", type=int, default=40, help="games per player count (default 40)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the moves (default 1)")
@@ -406,6 +522,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--raw", action="store_true",
                         help="record the tree's own probabilities, without the model's calibration map "
                              "(what --fit needs)")
+    parser.add_argument("--replays", type=int, default=0, metavar="K",
+                        help="play each evaluated position on K times, for the ceiling: the skill of the best "
+                             "possible prediction (default 0: none)")
     parser.add_argument("--processes", type=int, default=None, help="default: one per core")
     parser.add_argument("--ray", metavar="ADDRESS", default=None,
                         help="run the games on a Ray cluster: auto, ray://HOST:PORT or local")
@@ -432,12 +551,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         have = read_samples(args.input)
-        player, evaluator, every, raw = args.player, args.evaluator, args.every, args.raw
+        player, evaluator, every, raw, replays = args.player, args.evaluator, args.every, args.raw, args.replays
         if args.games == 0 and have:            # only re-measure: the inputs say how they were made
             player, evaluator, every = have[0]["player"], have[0]["evaluator"], have[0]["every"]
-            raw = have[0].get("raw", False)
+            raw, replays = have[0].get("raw", False), have[0].get("replays", 0)
         games = run(args.players, args.games, args.seed, player, evaluator, every,
-                    args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet, raw=raw)
+                    args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet, raw=raw,
+                    replays=replays)
         calibration = cm.load_map(args.apply) if args.apply else None
         rep = report(games, calibration, args.bootstrap, args.seed)
         details = None
@@ -452,8 +572,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     played = len(games) - len(have)
     out = args.out or (time.strftime("out/calibration-%Y%m%d-%H%M%S.json") if played else None)
     summary = {"format": "cacao-calibration/1", "player": player, "evaluator": evaluator, "every": every,
-               "raw": raw, "seed": args.seed, "applied_map": args.apply, "report": rep, "fit": details,
-               "elapsed_s": time.monotonic() - started, "games": games}
+               "raw": raw, "replays": replays, "seed": args.seed, "applied_map": args.apply, "report": rep,
+               "fit": details, "elapsed_s": time.monotonic() - started, "games": games}
     if out:
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         with open(out, "w") as f:
@@ -464,6 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     print(f"{len(games)} games ({played} played, {summary['elapsed_s']:.0f} s): {player} at every seat, "
           f"every {every}th decision evaluated by {evaluator}" + (" (the tree's own probabilities)" if raw else "")
+          + (f", each replayed {replays} times" if replays else "")
           + (f", corrected by {args.apply}" if args.apply else "") + (f"; samples in {out}" if out else ""))
     _print_report(rep, details)
     if args.fit:

@@ -31,6 +31,11 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
 - ``isotonic``: each seat's p becomes the piecewise-linear interpolation of
   (x, y) (x increasing, y non-decreasing; constant beyond the ends), then the
   seats are divided by their sum so they add to 1 again.
+- ``staged``: ``{"kind": "staged", "t": [t1, t2, t3]}``, a temperature per
+  stage of the game: the first, middle or last third of its progress (the
+  share of the worker tiles gone from hands and piles, ``Position.progress``).
+  The search is sure of itself by different amounts as a game goes on (most
+  underconfident near its end), which one temperature cannot follow.
 
 A player count without an entry is left as it is.
 """
@@ -45,13 +50,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BINS", "MAP_VERSION", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
-           "fit_temperature", "load_map", "measures", "reliability", "validate_map"]
+__all__ = ["BINS", "MAP_VERSION", "STAGES", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
+           "fit_temperature", "load_map", "measures", "reliability", "stage_of", "validate_map"]
 
 Array = npt.NDArray[np.float64]
 
 BINS = 10
 MAP_VERSION = 1
+STAGES = 3
 _EPS = 1e-6                 # probabilities are clipped to [_EPS, 1] before a logarithm
 
 
@@ -110,7 +116,7 @@ def measures(p: npt.ArrayLike, y: npt.ArrayLike, players: int, bins: int = BINS,
 # --- maps ------------------------------------------------------------------------------------
 
 
-def _temperature(probs: Array, t: float) -> Array:
+def _temperature(probs: Array, t: float | Array) -> Array:
     logits = np.log(np.clip(probs, _EPS, 1.0)) / t
     logits -= logits.max(axis=-1, keepdims=True)
     e = np.exp(logits)
@@ -125,22 +131,38 @@ def _isotonic(probs: Array, x: Sequence[float], y: Sequence[float]) -> Array:
     return out
 
 
-def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike) -> Array:
-    """Apply one player count's map to positions' per-seat probabilities, (..., players)."""
+def stage_of(progress: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """The stage (0, 1 or 2: the third) of the game at a progress in [0, 1]. A progress
+    on a boundary (10 of 30 tiles gone) is in the later stage, whatever its rounding."""
+    scaled = np.floor(np.asarray(progress, dtype=np.float64) * STAGES + 1e-9)
+    stage: npt.NDArray[np.int64] = np.clip(scaled.astype(np.int64), 0, STAGES - 1)
+    return stage
+
+
+def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike, progress: npt.ArrayLike | None = None) -> Array:
+    """Apply one player count's map to positions' per-seat probabilities, (..., players);
+    `progress` (one per position, :func:`stage_of`) is needed by a staged map."""
     pa = np.asarray(probs, dtype=np.float64)
     if entry["kind"] == "temperature":
         return _temperature(pa, float(entry["t"]))
     if entry["kind"] == "isotonic":
         return _isotonic(pa, entry["x"], entry["y"])
+    if entry["kind"] == "staged":
+        if progress is None:
+            raise ValueError("a staged calibration map needs the game's progress")
+        t = np.asarray(entry["t"], dtype=np.float64)[stage_of(progress)]
+        return _temperature(pa, t[..., None] if t.ndim else float(t))
     raise ValueError(f"unknown calibration map kind {entry['kind']!r}")
 
 
-def apply_map(calibration: Mapping[str, Any], probabilities: Sequence[float]) -> list[float]:
-    """One position's per-seat win probabilities, corrected by a map (:func:`load_map`)."""
+def apply_map(calibration: Mapping[str, Any], probabilities: Sequence[float],
+              progress: float | None = None) -> list[float]:
+    """One position's per-seat win probabilities, corrected by a map (:func:`load_map`);
+    `progress`: the game's (``Position.progress``), which a staged map needs."""
     entry = calibration["players"].get(str(len(probabilities)))
     if entry is None:
         return [float(p) for p in probabilities]
-    return [float(q) for q in apply_entry(entry, probabilities)]
+    return [float(q) for q in apply_entry(entry, probabilities, progress)]
 
 
 def validate_map(calibration: Mapping[str, Any]) -> None:
@@ -158,6 +180,11 @@ def validate_map(calibration: Mapping[str, Any]) -> None:
             t = entry.get("t")
             if not isinstance(t, (int, float)) or not t > 0:
                 raise ValueError(f"{where}: t must be a positive number, got {t!r}")
+        elif entry.get("kind") == "staged":
+            t = entry.get("t")
+            if (not isinstance(t, list) or len(t) != STAGES
+                    or not all(isinstance(v, (int, float)) and v > 0 for v in t)):
+                raise ValueError(f"{where}: t must be a list of {STAGES} positive numbers, got {t!r}")
         elif entry.get("kind") == "isotonic":
             x, y = entry.get("x"), entry.get("y")
             if not isinstance(x, list) or not isinstance(y, list) or len(x) != len(y) or not x:
@@ -167,7 +194,7 @@ def validate_map(calibration: Mapping[str, Any]) -> None:
             if not all(0 <= v <= 1 for v in x + y):
                 raise ValueError(f"{where}: x and y must be in [0, 1]")
         else:
-            raise ValueError(f"{where}: kind must be temperature or isotonic, got {entry.get('kind')!r}")
+            raise ValueError(f"{where}: kind must be temperature, isotonic or staged, got {entry.get('kind')!r}")
 
 
 def load_map(path: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from support import call_in_fresh_python
 
+from cacaoai.engine import Position
 from cacaoai.search import calibration
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.model import load_model
@@ -112,6 +113,56 @@ def test_a_map_fitted_on_miscalibrated_data_reduces_the_held_out_ece():
     assert calibration.report(held, fitted)["2"]["all"]["ece"] == pytest.approx(after["ece"])
 
 
+def staged_games(n_games, rng, shrinks=(2.0, 1.0, 0.4)):
+    """Synthetic 2-player games with a position in each third of the game: overconfident
+    early (shrink 2), calibrated in the middle, underconfident late (shrink 0.4)."""
+    games = miscalibrated_games(n_games, rng, per_game=3)
+    for g in games:
+        q = rng.uniform(0.03, 0.97)
+        winner = 0 if rng.random() < q else 1
+        g["outcome"] = [1.0 - winner, float(winner)]
+        for stage, (sample, shrink) in enumerate(zip(g["samples"], shrinks)):
+            p0 = 1 / (1 + math.exp(-shrink * math.log(q / (1 - q))))
+            sample["p"], sample["progress"] = [p0, 1 - p0], (stage + 0.5) / 3
+    return games
+
+
+def test_a_staged_map_corrects_each_third_of_the_game_with_its_own_temperature():
+    entry = {"kind": "staged", "t": [2.0, 1.0, 0.5]}
+    p = np.array([[0.8, 0.2], [0.8, 0.2], [0.8, 0.2]])
+    q = cm.apply_entry(entry, p, progress=[0.1, 0.5, 0.9])
+    for row, t in zip(q, entry["t"]):
+        np.testing.assert_allclose(row, cm.apply_entry({"kind": "temperature", "t": t}, p[:1])[0])
+    assert cm.stage_of([0.0, 0.333, 1 - 20 / 30, 10 / 30, 0.34, 0.99, 1.0]).tolist() == [0, 0, 1, 1, 1, 2, 2]
+    assert cm.apply_map({"version": 1, "players": {"2": entry}}, [0.8, 0.2], progress=1.0) == \
+        pytest.approx(q[2])
+    with pytest.raises(ValueError, match="progress"):
+        cm.apply_map({"version": 1, "players": {"2": entry}}, [0.8, 0.2])
+    for bad in ([1.0, 2.0], [1.0, 0.0, 1.0], "1"):
+        with pytest.raises(ValueError, match="3 positive numbers"):
+            cm.validate_map({"version": 1, "players": {"2": {"kind": "staged", "t": bad}}})
+
+
+def test_the_fit_takes_a_temperature_per_stage_when_calibration_changes_as_the_game_goes_on():
+    games = staged_games(3000, np.random.default_rng(11))
+    fitted, details = calibration.fit(games)
+    d = details["2"]
+    assert d["chosen"] == "staged" and fitted["players"]["2"]["kind"] == "staged"
+    early, middle, late = fitted["players"]["2"]["t"]
+    assert early > 1.5 and 0.8 < middle < 1.25 and late < 0.6
+    assert d["held_out"]["staged"]["brier"] < d["held_out"]["temperature"]["brier"]
+    # the report applies it stage by stage: the held-out games' ECE as the fit measured it
+    held = [g for g, out in zip(games, calibration._held_out(len(games), 0.3)) if out]
+    assert calibration.report(held, fitted, resamples=0)["2"]["all"]["ece"] == \
+        pytest.approx(d["held_out"]["staged"]["ece"])
+    for g in held:                                  # samples of older runs carry no progress
+        for sample in g["samples"]:
+            del sample["progress"]
+    with pytest.raises(ValueError, match="progress"):
+        calibration.report(held, fitted)
+    assert "staged" not in calibration.fit(held)[1]["2"]["held_out"]
+
+
 def test_a_map_is_fitted_only_to_the_trees_own_probabilities():
     games = miscalibrated_games(40, np.random.default_rng(8))
     games[3]["raw"] = False                       # evaluated through the model's map already
@@ -189,10 +240,57 @@ def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map(
     for m, r in zip(mapped, raw):
         assert m["outcome"] == r["outcome"] and len(m["samples"]) == len(r["samples"]) > 0
         for ms, rs in zip(m["samples"], r["samples"]):
-            assert ms["p"] == pytest.approx(cm.apply_map(calibration_map, rs["p"]), abs=2e-6)
+            assert ms["p"] == pytest.approx(cm.apply_map(calibration_map, rs["p"], rs["progress"]), abs=2e-6)
         assert any(ms["p"] != rs["p"] for ms, rs in zip(m["samples"], r["samples"]))
     with pytest.raises(ValueError, match="--raw"):   # a run is not continued the other way
         calibration.run([2], 3, seed=4, have=raw, **kwargs)
+
+
+def test_the_ceiling_is_the_mean_variance_of_the_replays_against_the_base_rate():
+    outcomes = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    assert calibration._ceiling(np.zeros((3, 2)), outcomes, 2) == {"brier": 0.0, "skill": 1.0}
+    base = float(((outcomes - 0.5) ** 2).mean())
+    found = calibration._ceiling(np.full((3, 2), 0.1), outcomes, 2)
+    assert found["brier"] == pytest.approx(0.1) and found["skill"] == pytest.approx(1 - 0.1 / base)
+    # a game's weight counts its positions that many times
+    weighted = calibration._ceiling(np.array([[0.2, 0.2], [0.0, 0.0], [0.0, 0.0]]), outcomes, 2,
+                                    weights=np.array([2.0, 1.0, 0.0]))
+    assert weighted["brier"] == pytest.approx(0.4 / 3)
+
+
+def test_replays_play_each_position_on_from_its_view_and_bound_the_skill():
+    kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 8, "processes": 1}
+    plain = calibration.run([2], 2, seed=4, **kwargs)
+    first = calibration.run([2], 2, seed=4, replays=3, **kwargs)
+    assert first == calibration.run([2], 2, seed=4, replays=3, **kwargs)
+    for p, g in zip(plain, first):      # the same games and predictions, with the replays beside them
+        assert g["replays"] == 3 and g["outcome"] == p["outcome"]
+        assert [s["p"] for s in g["samples"]] == [s["p"] for s in p["samples"]]
+        for s in g["samples"]:
+            mean, var = s["replay"]["mean"], s["replay"]["var"]
+            assert sum(mean) == pytest.approx(1.0, abs=1e-5)
+            assert all(0 <= v <= 1 / 3 + 1e-6 for v in var)       # three shares in [0, 1]
+    rep = calibration.report(first, resamples=20)
+    for m in [rep["2"]["all"], *rep["2"]["phases"].values()]:
+        assert m["ceiling"]["brier"] >= 0 and m["ceiling"]["skill"] <= 1
+        lo, hi = m["ci95"]["ceiling"]
+        assert lo <= hi
+    assert "ceiling" not in calibration.report(plain, resamples=0)["2"]["all"]
+    with pytest.raises(ValueError, match="--replays 3"):      # a run is continued only the same way
+        calibration.run([2], 3, seed=4, have=first, **kwargs)
+
+
+def test_a_replay_never_reads_what_the_seat_to_act_cannot_see():
+    position = Position.new(2, 11)
+    for _ in range(9):
+        position.apply(position.legal_actions()[0])
+    seat = position.to_act
+    found = calibration.replay(position, "mcts:iterations=15", 4, seed=5)
+    assert found == calibration.replay(position, "mcts:iterations=15", 4, seed=5)
+    for k in range(3):          # the others' hands, the piles and the deck shuffled again
+        other = position.clone()
+        other.core.determinize(seat, 1 << seat, 100 + k)
+        assert calibration.replay(other, "mcts:iterations=15", 4, seed=5) == found
 
 
 def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):

@@ -53,6 +53,20 @@ def test_random_games_end_with_every_tile_accounted_for(players):
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
+def test_progress_counts_the_worker_tiles_gone_from_zero_to_one(players):
+    total = sum(seat_tiles(players).values()) * players
+    before = None
+    for position in positions_along(players, 3):
+        snap = position.snapshot()
+        placed = sum(("seat" in t) + ("covers" in t) for t in snap["board"])   # an overbuilt tile is under one
+        discarded = sum(len(seat["discarded"]) for seat in snap["seats"])
+        assert position.progress == pytest.approx((placed + discarded) / total)
+        assert before is None or position.progress >= before
+        before = position.progress
+    assert Position.new(players, 3).progress == 0.0 and before == 1.0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_legal_action_lists_are_free_of_duplicates_and_decode_back(players):
     for seed in SEEDS[:4]:
         for position in positions_along(players, seed):
