@@ -73,9 +73,9 @@ DEFAULT_PLAYER = "mcts:iterations=300"
 DEFAULT_EVALUATOR = "mcts:iterations=1500"
 PHASES = ("first", "middle", "last")
 FOLDS = 5
-_BOTS: dict[tuple[str, int], Bot] = {}
+_BOTS: dict[tuple[str, int], Bot] = {}          # the games' players
 _EVALUATORS: dict[str, MCTSBot] = {}
-_REPLAYERS: dict[tuple[str, int], Bot] = {}
+_REPLAYERS: dict[tuple[str, int], Bot] = {}     # the replays' (a bot that keeps trees keeps its own)
 
 
 def _evaluator(spec: str) -> MCTSBot:
@@ -87,6 +87,17 @@ def _evaluator(spec: str) -> MCTSBot:
             raise ValueError(f"the evaluator must be a search (mcts:..., flat:... or a level), got {spec!r}")
         bot = _EVALUATORS[spec] = made
     return bot
+
+
+def _seat_bots(cache: dict[tuple[str, int], Bot], spec: str, players: int) -> list[Bot]:
+    """One bot of `spec` a seat, kept in `cache` (a bot that keeps trees keeps its own)."""
+    bots = []
+    for seat in range(players):
+        bot = cache.get((spec, seat))
+        if bot is None:
+            bot = cache[spec, seat] = parse_bot(spec)
+        bots.append(bot)
+    return bots
 
 
 def _share(position: Position) -> list[float]:
@@ -102,12 +113,7 @@ def replay(position: Position, player: str, replays: int, seed: int) -> dict[str
     mean outcome and its unbiased variance (0 for one replay)."""
     seat = position.to_act
     assert seat is not None
-    bots = []
-    for s in range(position.players):
-        bot = _REPLAYERS.get((player, s))
-        if bot is None:
-            bot = _REPLAYERS[player, s] = parse_bot(player)
-        bots.append(bot)
+    bots = _seat_bots(_REPLAYERS, player, position.players)
     outcomes = []
     for k in range(replays):
         core = position.core.clone()
@@ -127,12 +133,7 @@ def play_calibration_game(task: tuple[int, int, int, str, str, int, bool, int]) 
     players, seed, game, player, evaluator, every, raw, replays = task
     deal_seed = derive_seed(seed, game)
     game_seed = derive_seed(deal_seed, game)
-    bots = []
-    for seat in range(players):          # one bot a seat: a bot that keeps trees keeps its own
-        bot = _BOTS.get((player, seat))
-        if bot is None:
-            bot = _BOTS[player, seat] = parse_bot(player)
-        bots.append(bot)
+    bots = _seat_bots(_BOTS, player, players)
     judge = _evaluator(evaluator)
     samples: list[dict[str, Any]] = []
     skipped = 0

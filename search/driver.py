@@ -178,7 +178,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
         result = _report(position, settings, threads, seed, observer, mask, trees, start,
                          multipv, reused, codes if restricted else None)
-        return _calibrated(result, settings, position.progress) if calibrated else result
+        return _calibrated(result, settings, position) if calibrated else result
 
     schedule = _Schedule(report_every_s, report_every_iterations)
     ran = _run(trees, limit, stop, start,
@@ -190,7 +190,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
     return result
 
 
-def _calibrated(result: SearchResult, settings: SearchSettings, progress: float) -> SearchResult:
+def _calibrated(result: SearchResult, settings: SearchSettings, position: Position) -> SearchResult:
     """`result` with its per-seat win probabilities (and the root's) corrected
     by the calibration map of the model it used, when the model has one
     (docs/search.md, "Calibration"); the candidates' figures stay the tree's."""
@@ -199,7 +199,7 @@ def _calibrated(result: SearchResult, settings: SearchSettings, progress: float)
     calibration = load_model(settings.model).manifest.get("calibration")
     if not calibration:
         return result
-    probabilities = tuple(apply_map(calibration, result.win_probability, progress))
+    probabilities = tuple(apply_map(calibration, result.win_probability, position.progress))
     root = result.root
     if root is not None and result.to_act is not None:
         root = replace(root, win_probability=probabilities[result.to_act])
