@@ -21,7 +21,10 @@ and evaluations are seeded from it, so with iteration budgets a seed gives
 the same samples on any machine, whether the games run in local processes
 (default) or on Ray (``--ray``). The samples and the report are written as
 JSON (``--out``); ``--input`` reads such files back (their games are not
-played again, so a run can be continued or split and merged).
+played again, so a run can be continued or split and merged). With
+``--games 0`` the files may hold games between different players, evaluated
+alike: they are measured, and fitted, together (a map for a mix of
+opponents).
 
 ``--fit MAP`` fits a calibration map per player count: temperature scaling
 and isotonic regression are fitted on the fitting games, the one with the
@@ -403,13 +406,13 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     return calibration, details
 
 
-def _key(g: dict[str, Any]) -> tuple[int, int, int]:
-    return (g["players"], g["seed"], g["game"])
+def _key(g: dict[str, Any]) -> tuple[int, str, int, int]:
+    return (g["players"], g["player"], g["seed"], g["game"])
 
 
 def read_samples(paths: Sequence[str]) -> list[dict[str, Any]]:
     """The games of sample files (--out of earlier runs); a game in two files is kept once."""
-    games: dict[tuple[int, int, int], dict[str, Any]] = {}
+    games: dict[tuple[int, str, int, int], dict[str, Any]] = {}
     for path in paths:
         with open(path) as f:
             data = json.load(f)
@@ -418,6 +421,22 @@ def read_samples(paths: Sequence[str]) -> list[dict[str, Any]]:
         for g in data["games"]:
             games.setdefault(_key(g), g)
     return list(games.values())
+
+
+def made_by(games: Sequence[dict[str, Any]]) -> tuple[str, tuple[str, int, bool, int]]:
+    """How sample games were made: their players (several joined by " + ",
+    in order of first appearance) and the one (evaluator, every, raw,
+    replays) they share. A report or a map is about one evaluator's
+    predictions, so samples of several raise ValueError; games between
+    different players may be measured and fitted together (a map for a mix
+    of opponents)."""
+    made = {(g["evaluator"], g["every"], g.get("raw", False), g.get("replays", 0)) for g in games}
+    if len(made) != 1:
+        found = "; ".join(f"evaluator {m[0]!r}, every {m[1]}{', --raw' if m[2] else ''}"
+                          f"{f', --replays {m[3]}' if m[3] else ''}" for m in sorted(made))
+        raise ValueError(f"the samples read come from different evaluations ({found}): give one at a time")
+    players = list(dict.fromkeys(g["player"] for g in games))
+    return " + ".join(players), made.pop()
 
 
 def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT_PLAYER,
@@ -441,7 +460,7 @@ def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT
                              f"{f', --replays {made[4]}' if made[4] else ''}: give the same to add games")
     known = {_key(g) for g in have}
     tasks = [(n, seed, g, player, evaluator, every, raw, replays) for n in players for g in range(games)
-             if (n, seed, g) not in known]
+             if (n, player, seed, g) not in known]
     done = list(have)
     started = time.monotonic()
     for outcome in run_tasks(play_calibration_game, tasks, processes, ray_address):
@@ -553,12 +572,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         have = read_samples(args.input)
         player, evaluator, every, raw, replays = args.player, args.evaluator, args.every, args.raw, args.replays
-        if args.games == 0 and have:            # only re-measure: the inputs say how they were made
-            player, evaluator, every = have[0]["player"], have[0]["evaluator"], have[0]["every"]
-            raw, replays = have[0].get("raw", False), have[0].get("replays", 0)
-        games = run(args.players, args.games, args.seed, player, evaluator, every,
-                    args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet, raw=raw,
-                    replays=replays)
+        if args.games == 0 and have:
+            # only re-measure or fit: the inputs say how they were made, and may
+            # mix populations of players (one evaluator's predictions)
+            player, (evaluator, every, raw, replays) = made_by(have)
+            games = sorted(have, key=_key)
+        else:
+            games = run(args.players, args.games, args.seed, player, evaluator, every,
+                        args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet,
+                        raw=raw, replays=replays)
         calibration = cm.load_map(args.apply) if args.apply else None
         rep = report(games, calibration, args.bootstrap, args.seed)
         details = None

@@ -309,6 +309,38 @@ def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):
         calibration.main(["--evaluator", "greedy", "--games", "1", "--quiet", "--out", str(out)])
 
 
+def test_games_between_different_players_are_measured_and_fitted_together(tmp_path, capsys):
+    """Two populations evaluated alike, one underconfident and one overconfident
+    (as games between strong and between weak players can be): with --games 0
+    the command keeps both files' games, even under the same seeds, and fits one
+    map to the mix; samples of two different evaluations are refused."""
+    rng = np.random.default_rng(3)
+    paths = []
+    for player, shrink in (("mcts:iterations=300", 0.5), ("greedy", 2.0)):
+        games = miscalibrated_games(400, rng, shrink=shrink)
+        for g in games:
+            g.update(player=player, evaluator="mcts:iterations=1500", every=4)
+        paths.append(tmp_path / f"{player.split(':')[0]}.json")
+        paths[-1].write_text(json.dumps({"format": "cacao-calibration/1", "games": games}))
+    fitted = tmp_path / "map.json"
+    assert calibration.main(["--input", *map(str, paths), "--games", "0", "--fit", str(fitted), "--json",
+                             "--quiet", "--bootstrap", "0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["player"] == "mcts:iterations=300 + greedy"
+    assert out["report"]["2"]["games"] == 800
+    assert out["fit"]["2"]["held_out_games"] == 240
+    # one temperature between the two populations' own (2 and 1/2)
+    assert 0.6 < out["fit"]["2"]["temperature"] < 1.6
+    cm.validate_map(json.loads(fitted.read_text()))
+    other = json.loads(paths[1].read_text())
+    for g in other["games"]:
+        g["evaluator"] = "mcts:iterations=6000"
+    paths[1].write_text(json.dumps(other))
+    with pytest.raises(SystemExit):
+        calibration.main(["--input", *map(str, paths), "--games", "0", "--quiet"])
+    assert "different evaluations" in capsys.readouterr().err
+
+
 @pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_a_calibration_run_on_ray_gives_the_same_samples_as_local_processes():
