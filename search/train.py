@@ -17,6 +17,12 @@ it) is two small networks:
   the search's root visit distribution (an unvisited action drawn for the
   shard stands for ``weight`` actions in the softmax's sum).
 
+With ``search_target`` above 0, the win-share target of a seat to act's row
+is that share of the self-play search's root win probabilities and the rest
+the game's result (as KataGo and others mix search values into the target:
+less noise than one game's result, at the cost of the search's own errors).
+Held-out metrics always score against the results.
+
 Both are trained with Adam on minibatches, inputs standardised (folded into
 the first layer when saved), the learning rate on a cosine schedule. Games are
 split by their deal: the held-out games (``held_out`` of them, by a hash of
@@ -74,6 +80,8 @@ class TrainConfig:
         weight_decay: AdamW's decay of the weight matrices.
         margin_weight, gold_weight: the squared errors' weights in the value loss.
         other_views: weight of the rows from the views of seats not to act.
+        search_target: share of the search's root win probabilities in the
+            win-share target of the seat to act's rows (0: the results only).
         held_out: share of the games held out (by deal).
         gold_scale: gold per output unit of margin and gold.
         seed: initial weights and minibatch order.
@@ -91,6 +99,7 @@ class TrainConfig:
     margin_weight: float = 1.0
     gold_weight: float = 0.5
     other_views: float = 1.0
+    search_target: float = 0.0
     held_out: float = 0.1
     gold_scale: float = 20.0
     seed: int = 1
@@ -219,6 +228,16 @@ def _log_softmax(logits: np.ndarray, present: np.ndarray) -> np.ndarray:
     return np.where(present, logits - lse, 0.0)
 
 
+def win_target(rows: ValueRows, search_share: float) -> np.ndarray:
+    """The win shares the value network learns: the results, mixed with
+    the search's root win probabilities where the search recorded them."""
+    if search_share <= 0:
+        return rows.win
+    searched = ~np.isnan(rows.search_win[:, 0])
+    mixed = (1 - search_share) * rows.win + search_share * np.clip(np.nan_to_num(rows.search_win), 0, 1)
+    return np.where(searched[:, None], mixed, rows.win).astype(F32)
+
+
 def value_loss(out: np.ndarray, rows: ValueRows, weight: np.ndarray, config: TrainConfig
                ) -> tuple[float, np.ndarray]:
     """The weighted mean loss over the rows and its gradient w.r.t. the outputs."""
@@ -226,7 +245,8 @@ def value_loss(out: np.ndarray, rows: ValueRows, weight: np.ndarray, config: Tra
     n_present = rows.players[:, None].astype(F32)
     logp = _log_softmax(out[:, :MAX_SEATS], present)
     p = np.where(present, np.exp(logp), 0.0)
-    ce = -(rows.win * logp).sum(axis=1)
+    target = win_target(rows, config.search_target)
+    ce = -(target * logp).sum(axis=1)
     dm = np.where(present, out[:, MAX_SEATS:2 * MAX_SEATS] - rows.margin / config.gold_scale, 0.0)
     dg = np.where(present, out[:, 2 * MAX_SEATS:] - rows.gold / config.gold_scale, 0.0)
     mse_m = 0.5 * (dm * dm).sum(axis=1) / n_present[:, 0]
@@ -234,7 +254,7 @@ def value_loss(out: np.ndarray, rows: ValueRows, weight: np.ndarray, config: Tra
     total = weight.sum()
     loss = float((weight * (ce + config.margin_weight * mse_m + config.gold_weight * mse_g)).sum() / total)
     w = (weight / total)[:, None]
-    grad = np.concatenate([w * (p - rows.win),
+    grad = np.concatenate([w * (p - target),
                            w * config.margin_weight * dm / n_present,
                            w * config.gold_weight * dg / n_present], axis=1).astype(F32)
     return loss, grad
@@ -625,7 +645,8 @@ def _trained(target: Path, folders: Sequence[Path], config: TrainConfig) -> dict
         return None
     manifest = json.loads(path.read_text())
     data = [_describe(json.loads((Path(f) / "selfplay.json").read_text())) for f in folders]
-    training = {key: manifest.get("training", {}).get(key) for key in config.to_json()}
+    before = TrainConfig().to_json()          # a setting newer than the model: it was trained with its default
+    training = {key: manifest.get("training", {}).get(key, before[key]) for key in config.to_json()}
     if manifest.get("data") != data or training != config.to_json():
         return None
     return dict(manifest)
@@ -667,6 +688,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"passes over the decisions (default {PIPELINE.train.policy_epochs})")
     parser.add_argument("--other-views", type=float, default=None,
                         help="weight of the views of seats not to act (default 1)")
+    parser.add_argument("--search-target", type=float, default=None,
+                        help="share of the self-play search's root win probabilities in the value target "
+                             "(default 0: the games' results only)")
     parser.add_argument("--name", default="cacao", help="the model's name in its manifest (default cacao)")
     parser.add_argument("--version", default="1",
                         help="the model's version in its manifest, which GetServerInfo reports (default 1)")
@@ -680,7 +704,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hidden:
         layers = [int(h) for h in args.hidden.split(",")]
         changes["hidden"] = (layers[0], layers[1] if len(layers) > 1 else 0)
-    for key in ("policy_hidden", "epochs", "policy_epochs", "other_views"):
+    if args.search_target is not None and not 0 <= args.search_target <= 1:
+        parser.error(f"--search-target: {args.search_target} is not between 0 and 1")
+    for key in ("policy_hidden", "epochs", "policy_epochs", "other_views", "search_target"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
     config = replace(config, **changes)

@@ -28,6 +28,7 @@ from cacaoai.search.train import (
     train,
     value_loss,
     value_prediction,
+    win_target,
 )
 
 GAMES = SelfPlayConfig(spec="mcts:iterations=40", games=40, players=(2, 3, 2, 4), seed=11, games_per_shard=10,
@@ -57,7 +58,9 @@ def numeric_gradient(f, param: np.ndarray, index: tuple[int, ...], h: float = 1e
     return (up - down) / (2 * h)
 
 
-def test_the_value_loss_gradient_matches_finite_differences(games):
+@pytest.mark.parametrize("search_target", [0.0, 0.5])
+def test_the_value_loss_gradient_matches_finite_differences(games, search_target):
+    config = replace(TINY, search_target=search_target)
     value, _, _ = load_data([games])
     rows = value.take(np.arange(40))
     rows.x = rows.x.astype(np.float64)
@@ -68,14 +71,27 @@ def test_the_value_loss_gradient_matches_finite_differences(games):
     weight = np.ones(len(rows))
 
     def loss() -> float:
-        return value_loss(net.forward(rows.x)[0], rows, weight, TINY)[0]
+        return value_loss(net.forward(rows.x)[0], rows, weight, config)[0]
 
     out, acts = net.forward(rows.x)
-    grads = net.backward(acts, value_loss(out, rows, weight, TINY)[1])
+    grads = net.backward(acts, value_loss(out, rows, weight, config)[1])
     for param, grad in zip(net.params, grads):
         for _ in range(3):
             index = tuple(int(rng.integers(s)) for s in param.shape)
             assert grad[index] == pytest.approx(numeric_gradient(loss, param, index, 1e-6), rel=1e-3, abs=1e-6)
+
+
+def test_the_win_target_mixes_the_search_in_only_where_it_searched(games):
+    value, _, _ = load_data([games])
+    searched = ~np.isnan(value.search_win[:, 0])
+    assert searched.any() and not searched.all()        # the seat to act's rows, not the other views
+    assert (searched == value.to_act).all()
+    assert win_target(value, 0.0) is value.win
+    mixed = win_target(value, 0.25)
+    assert np.allclose(mixed[searched], 0.75 * value.win[searched] + 0.25 * value.search_win[searched], atol=1e-6)
+    assert (mixed[~searched] == value.win[~searched]).all()
+    assert np.allclose(mixed.sum(axis=1), 1.0, atol=1e-5)                     # still win shares
+    assert not np.allclose(mixed[searched], value.win[searched])
 
 
 def test_the_policy_loss_gradient_matches_finite_differences():
@@ -187,4 +203,11 @@ def test_the_command_line_trains_on_folders(games, tmp_path, capsys):
     assert (tmp_path / "m.npz").exists() and (tmp_path / "m.json").exists()
     with pytest.raises(SystemExit):
         main(["--out", str(tmp_path / "none")])
+    with pytest.raises(SystemExit):
+        main([str(games), "--out", str(tmp_path / "none"), "--search-target", "1.5"])
+    assert "--search-target: 1.5 is not between 0 and 1" in capsys.readouterr().err
+    assert main([str(games), "--out", str(tmp_path / "s"), "--tiny", "--quiet", "--search-target", "0.3"]) == 0
+    manifest = json.loads((tmp_path / "s.json").read_text())
+    assert manifest["training"]["search_target"] == 0.3
+    assert not np.array_equal(np.load(tmp_path / "s.npz")["w1"], np.load(tmp_path / "m.npz")["w1"])
 
