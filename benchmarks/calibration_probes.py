@@ -26,48 +26,30 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 import numpy as np
 
-from cacaoai.engine import Position, derive_seed
+from cacaoai.engine import Position
+from cacaoai.search import calibration as cal
 from cacaoai.search import calibration_map as cm
-from cacaoai.search.arena import play_deal
 from cacaoai.search.bots import MCTSBot, parse_bot
-from cacaoai.search.driver import search
 from cacaoai.search.model import load_model
 from cacaoai.search.pool import run_tasks
+from cacaoai.search.results import SearchResult
 
 BLENDS = (0.8, 0.6)
-_CACHE: dict[str, Any] = {}
-
-
-def _bots(player: str, evaluator: str) -> tuple[list[Any], MCTSBot]:
-    key = f"{player}|{evaluator}"
-    if key not in _CACHE:
-        judge = parse_bot(evaluator)
-        assert isinstance(judge, MCTSBot), "the evaluator must be a search"
-        _CACHE[key] = ([parse_bot(player), parse_bot(player)], judge)
-    return _CACHE[key]
 
 
 def play(task: tuple[int, int, str, str, int]) -> list[tuple[float, ...]]:
     """One game: per evaluated position (game, progress, share of the game's
     decisions, tree, best, network: seat 0's probabilities; seat 0's outcome)."""
     seed, game, player, evaluator, every = task
-    bots, judge = _bots(player, evaluator)
+    judge = parse_bot(evaluator)
+    assert isinstance(judge, MCTSBot), "the evaluator must be a search"
     model = load_model(judge.settings.model)
-    deal_seed = derive_seed(seed, game)
-    game_seed = derive_seed(deal_seed, game)
     rows: list[list[float]] = []
-    decisions = [0]
 
-    def observe(position: Position, ply: int) -> None:
-        decisions[0] = ply + 1
-        if ply % every:
-            return
-        result = search(position, judge.limit, judge.settings, seed=derive_seed(derive_seed(game_seed, ply), 1),
-                        multipv=0, calibrated=False)
+    def visit(position: Position, ply: int, result: SearchResult, _: int) -> None:
         if result.win_probability is None or not result.candidates:
             return
         seat = position.to_act
@@ -77,11 +59,9 @@ def play(task: tuple[int, int, str, str, int]) -> list[tuple[float, ...]]:
         rows.append([game, position.progress, ply, result.win_probability[0],
                      best if seat == 0 else 1.0 - best, network[0]])
 
-    final = play_deal(2, deal_seed, game_seed, [0, 1], bots, observe)
-    outcome = final.result()
-    assert outcome is not None
-    share = 1.0 / len(outcome.winners) if 0 in outcome.winners else 0.0
-    return [tuple(r[:2]) + (r[2] / decisions[0],) + tuple(r[3:]) + (share,) for r in rows]
+    final, decisions = cal.play_evaluated(2, seed, game, player, evaluator, every, True, visit)
+    share = cal.win_shares(final)[0]
+    return [tuple(r[:2]) + (r[2] / decisions,) + tuple(r[3:]) + (share,) for r in rows]
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

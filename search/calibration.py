@@ -56,7 +56,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,9 +68,10 @@ from .arena import play_deal, play_out
 from .bots import Bot, MCTSBot, parse_bot
 from .driver import search
 from .pool import run_tasks
+from .results import SearchResult
 
-__all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "KINDS", "fit", "main", "phase_of", "play_calibration_game", "report",
-           "run"]
+__all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "KINDS", "fit", "main", "phase_of", "play_calibration_game",
+           "play_evaluated", "replay", "report", "run", "win_shares"]
 
 DEFAULT_PLAYER = "mcts:iterations=300"
 DEFAULT_EVALUATOR = "mcts:iterations=1500"
@@ -103,7 +104,7 @@ def _seat_bots(cache: dict[tuple[str, int], Bot], spec: str, players: int) -> li
     return bots
 
 
-def _share(position: Position) -> list[float]:
+def win_shares(position: Position) -> list[float]:
     """Each seat's outcome of a finished game: its win share."""
     result = position.result()
     assert result is not None
@@ -122,11 +123,39 @@ def replay(position: Position, player: str, replays: int, seed: int) -> dict[str
         core = position.core.clone()
         core.determinize(seat, 1 << seat, derive_seed(seed, 2 * k))
         final = play_out(Position(core), derive_seed(seed, 2 * k + 1), range(position.players), bots)
-        outcomes.append(_share(final))
+        outcomes.append(win_shares(final))
     shares = np.asarray(outcomes, dtype=np.float64)
     var = shares.var(axis=0, ddof=1) if replays > 1 else np.zeros(position.players)
     return {"mean": [round(float(x), 6) for x in shares.mean(axis=0)],
             "var": [round(float(x), 6) for x in var]}
+
+
+def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: str, every: int, raw: bool,
+                   visit: Callable[[Position, int, SearchResult, int], None]) -> tuple[Position, int]:
+    """Play game `game` of `players` with `player` at every seat and search
+    every `every`-th decision with `evaluator` from the seat to act's view
+    (`raw`: the tree's own probabilities). ``visit(position, ply, result,
+    seed)`` gets each search that found a win probability, with the seed that
+    position's replays use. Returns the final position and the number of
+    decisions; the evaluations do not change the game."""
+    deal_seed = derive_seed(seed, game)
+    game_seed = derive_seed(deal_seed, game)
+    bots = _seat_bots(_BOTS, player, players)
+    judge = _evaluator(evaluator)
+    decisions = 0
+
+    def observe(position: Position, ply: int) -> None:
+        nonlocal decisions
+        decisions = ply + 1
+        if ply % every:
+            return
+        seed_here = derive_seed(derive_seed(game_seed, ply), 1)   # not the move's own seed
+        result = search(position, judge.limit, judge.settings, seed=seed_here, multipv=0,
+                        calibrated=not raw)
+        visit(position, ply, result, derive_seed(seed_here, 2))
+
+    final = play_deal(players, deal_seed, game_seed, list(range(players)), bots, observe)
+    return final, decisions
 
 
 def play_calibration_game(task: tuple[int, int, int, str, str, int, bool, int]) -> dict[str, Any]:
@@ -134,22 +163,11 @@ def play_calibration_game(task: tuple[int, int, int, str, str, int, bool, int]) 
     (`raw`: with the tree's own probabilities, no calibration map; `replays`:
     that many replays from each evaluated position, :func:`replay`)."""
     players, seed, game, player, evaluator, every, raw, replays = task
-    deal_seed = derive_seed(seed, game)
-    game_seed = derive_seed(deal_seed, game)
-    bots = _seat_bots(_BOTS, player, players)
-    judge = _evaluator(evaluator)
     samples: list[dict[str, Any]] = []
     skipped = 0
-    decisions = 0
 
-    def observe(position: Position, ply: int) -> None:
-        nonlocal skipped, decisions
-        decisions = ply + 1
-        if ply % every:
-            return
-        seed_here = derive_seed(derive_seed(game_seed, ply), 1)   # not the move's own seed
-        result = search(position, judge.limit, judge.settings, seed=seed_here, multipv=0,
-                        calibrated=not raw)
+    def visit(position: Position, ply: int, result: SearchResult, replay_seed: int) -> None:
+        nonlocal skipped
         if result.win_probability is None:          # a single legal action: nothing searched
             skipped += 1
             return
@@ -157,14 +175,14 @@ def play_calibration_game(task: tuple[int, int, int, str, str, int, bool, int]) 
                                   "progress": position.progress,
                                   "p": [round(float(x), 6) for x in result.win_probability]}
         if replays:
-            sample["replay"] = replay(position, player, replays, derive_seed(seed_here, 2))
+            sample["replay"] = replay(position, player, replays, replay_seed)
         samples.append(sample)
 
-    position = play_deal(players, deal_seed, game_seed, list(range(players)), bots, observe)
+    position, decisions = play_evaluated(players, seed, game, player, evaluator, every, raw, visit)
     result = position.result()
     assert result is not None
-    share = _share(position)
-    return {"players": players, "seed": seed, "game": game, "deal_seed": deal_seed,
+    share = win_shares(position)
+    return {"players": players, "seed": seed, "game": game, "deal_seed": derive_seed(seed, game),
             "player": player, "evaluator": evaluator, "every": every, "raw": raw, "replays": replays,
             "decisions": decisions, "gold": list(result.gold),
             "cacao": list(result.cacao), "winners": list(result.winners), "outcome": share,

@@ -38,3 +38,28 @@ def test_bench_server_times_calls_and_the_raw_search():
     for row in ("GetServerInfo (transport only)", "SuggestAction, 1 iteration",
                 "raw search in-process, 100 ms", "RPC overhead (per-call difference)"):
         assert re.search(rf"^{re.escape(row)}\s+\d+\s+[\d.]+\s+[\d.]+$", out, re.M), out
+
+
+def _decomposition(*args: str) -> dict[str, list[float]]:
+    out = run_script("replay_decomposition.py", "--games", "12", "--replays", "3", "--player", "mcts:iterations=20",
+                     "--evaluator", "mcts:iterations=30", *args)
+    rows = {m[1]: [float(x) for x in m[2].split()]
+            for m in re.finditer(r"^  (all|first third|middle third|last third)\s+((?:\S+\s*){6})$", out, re.M)}
+    assert list(rows) == ["all", "first third", "middle third", "last third"], out
+    return rows
+
+
+def test_replay_decomposition_scores_both_players_replays_of_the_same_positions():
+    same = _decomposition("--replayer", "mcts:iterations=20")
+    for figures in same.values():       # the same player and seeds: the same replays
+        assert figures[2] == figures[3] and figures[1] == figures[5]
+    other = _decomposition("--replayer", "mcts:iterations=5")
+    assert [f[0] for f in other.values()] == [f[0] for f in same.values()]    # the evaluator's, untouched
+    assert [f[3] for f in other.values()] != [f[3] for f in same.values()]
+
+
+def test_calibration_probes_score_every_reading():
+    out = run_script("calibration_probes.py", "--games", "24", "--player", "mcts:iterations=20",
+                     "--evaluator", "mcts:iterations=40")
+    for reading in ("tree", "best", "network", "blend 0.8", "blend 0.6"):
+        assert re.search(rf"^  {re.escape(reading)}\s+(-?[\d.]+\s+){{4}}-?[\d.]+$", out, re.M), out
