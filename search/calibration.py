@@ -135,9 +135,10 @@ def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: s
     """Play game `game` of `players` with `player` at every seat and search
     every `every`-th decision with `evaluator` from the seat to act's view
     (`raw`: the tree's own probabilities). ``visit(position, ply, result,
-    seed)`` gets each search that found a win probability, with the seed that
-    position's replays use. Returns the final position and the number of
-    decisions; the evaluations do not change the game."""
+    seed)`` gets each search's result (no win probability where the seat had
+    one legal action) and the seed that position's replays use. Returns the
+    final position and the number of decisions; the evaluations do not
+    change the game."""
     deal_seed = derive_seed(seed, game)
     game_seed = derive_seed(deal_seed, game)
     bots = _seat_bots(_BOTS, player, players)
