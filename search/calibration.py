@@ -217,6 +217,13 @@ def _progress(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
     return None if any(r is None for r in rows) else np.asarray(rows, dtype=np.float64)
 
 
+def _to_act(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
+    """Per position (in :func:`_arrays`'s order): the seat to act; None unless every
+    sample has it."""
+    rows = [s.get("to_act") for g in games for s in g["samples"]]
+    return None if any(r is None for r in rows) else np.asarray(rows, dtype=np.int64)
+
+
 def _replay_variances(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
     """Per position (in :func:`_arrays`'s order): the per-seat variances of its
     replays' outcomes; None unless every position was replayed."""
@@ -304,11 +311,11 @@ def report(games: Sequence[dict[str, Any]], calibration: dict[str, Any] | None =
         if calibration is not None:
             entry = calibration["players"].get(str(players))
             if entry is not None:
-                progress = _progress(group)
+                progress, to_act = _progress(group), _to_act(group)
                 if entry["kind"] == "staged" and progress is None:
                     raise ValueError("a staged map needs each sample's progress: these samples were made "
                                      "before it was recorded; play them again")
-                probs = cm.apply_entry(entry, probs, progress)
+                probs = cm.apply_entry(entry, probs, progress, to_act)
         masks = {"all": np.ones(len(phases), dtype=bool), **{name: phases == k for k, name in enumerate(PHASES)}}
         found = {name: cm.measures(probs[m].ravel(), outcomes[m].ravel(), players) for name, m in masks.items()}
         variances = _replay_variances(group)
@@ -334,11 +341,12 @@ def _held_out(n: int, fraction: float) -> np.ndarray:
     return np.floor((r + 1) * fraction) > np.floor(r * fraction)
 
 
-KINDS = ("none", "temperature", "isotonic", "staged")
+# the kinds of map the fit chooses among; "staged-to-act" is a staged map with to-act offsets
+KINDS = ("none", "temperature", "isotonic", "staged", "staged-to-act")
 
 
 def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray,
-              progress: np.ndarray | None) -> dict[str, Any] | None:
+              progress: np.ndarray | None, to_act: np.ndarray | None) -> dict[str, Any] | None:
     """One kind of map fitted to positions' predictions and outcomes (None: no map)."""
     if kind == "none":
         return None
@@ -350,12 +358,26 @@ def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray,
         # a stage without positions keeps t = 1 (no correction)
         return {"kind": "staged", "t": [cm.fit_temperature(probs[stage == k], outcomes[stage == k])
                                         if (stage == k).any() else 1.0 for k in range(cm.STAGES)]}
+    if kind == "staged-to-act":
+        assert progress is not None and to_act is not None
+        stage = cm.stage_of(progress)
+        fitted = [cm.fit_temperature_to_act(probs[stage == k], outcomes[stage == k], to_act[stage == k])
+                  if (stage == k).any() else (1.0, 0.0) for k in range(cm.STAGES)]
+        return {"kind": "staged", "t": [t for t, _ in fitted], "to_act": [b for _, b in fitted]}
     x, y = cm.fit_isotonic(probs.ravel(), outcomes.ravel())
     return {"kind": "isotonic", "x": x, "y": y}
 
 
-def _apply(entry: dict[str, Any] | None, probs: np.ndarray, progress: np.ndarray | None) -> np.ndarray:
-    return probs if entry is None else cm.apply_entry(entry, probs, progress)
+def _apply(entry: dict[str, Any] | None, probs: np.ndarray, progress: np.ndarray | None,
+           to_act: np.ndarray | None) -> np.ndarray:
+    return probs if entry is None else cm.apply_entry(entry, probs, progress, to_act)
+
+
+def _beats(errors: np.ndarray, simpler: np.ndarray) -> bool:
+    """Whether per-fold Brier scores beat a simpler map's by more than the standard
+    error of the gain (the one-standard-error rule)."""
+    gain = simpler - errors
+    return float(gain.mean()) > float(gain.std(ddof=1) / math.sqrt(len(gain)))
 
 
 def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -363,8 +385,9 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
 
     Per player count: the games (in order of seed and number) are split into
     fitting and held-out games. On the fitting games the Brier score of no
-    map, temperature scaling, isotonic regression and a temperature per stage
-    of the game (when the samples have their progress) is cross-validated over 5
+    map, temperature scaling, isotonic regression, a temperature per stage
+    of the game (when the samples have their progress) and the same with an
+    offset for the seat to act (``staged-to-act``) is cross-validated over 5
     folds of games; a map is kept only if it beats no map by more than the
     standard error of its gain over the folds (the one-standard-error rule),
     the best is fitted on all of them (no map: the player count gets no
@@ -376,11 +399,16 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     details: dict[str, Any] = {}
     for players, group in _by_players(games).items():
         probs, outcomes, _, owners = _arrays(group)
-        progress = _progress(group)
-        kinds = [k for k in KINDS if k != "staged" or progress is not None]
+        progress, to_act = _progress(group), _to_act(group)
+        kinds = [k for k in KINDS if not k.startswith("staged") or progress is not None]
+        kinds = [k for k in kinds if k != "staged-to-act" or to_act is not None]
 
-        def part(mask: np.ndarray, progress: np.ndarray | None = progress) -> np.ndarray | None:
-            return None if progress is None else progress[mask]
+        def part(mask: np.ndarray, values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[mask]
+
+        def context(mask: np.ndarray, progress: np.ndarray | None = progress,
+                    to_act: np.ndarray | None = to_act) -> tuple[np.ndarray | None, np.ndarray | None]:
+            return part(mask, progress), part(mask, to_act)
         held = _held_out(len(group), holdout)[owners]
         fit_games = np.flatnonzero(~_held_out(len(group), holdout))
         if len(fit_games) < FOLDS or not held.any():
@@ -395,17 +423,19 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
             errors, counts = [], []
             for k in range(FOLDS):
                 train, test = (~held) & (folds != k), (~held) & (folds == k)
-                entry = _fit_kind(kind, probs[train], outcomes[train], part(train))
-                errors.append(((_apply(entry, probs[test], part(test)) - outcomes[test]) ** 2).sum())
+                entry = _fit_kind(kind, probs[train], outcomes[train], *context(train))
+                errors.append(((_apply(entry, probs[test], *context(test)) - outcomes[test]) ** 2).sum())
                 counts.append(outcomes[test].size)
             cv[kind] = float(sum(errors) / outcomes[~held].size)
             per_fold[kind] = np.asarray(errors) / np.maximum(counts, 1)
-        # one-standard-error rule: a map must beat no map by more than the
-        # standard error of its gain over the folds, or it is not worth its noise
+        # one-standard-error rule: a map must beat no map (and the to-act offsets
+        # the staged map they extend) by more than the standard error of its gain
+        # over the folds, or it is not worth its noise
         gains = {kind: per_fold["none"] - per_fold[kind] for kind in kinds}
         margin = {kind: float(gains[kind].std(ddof=1) / math.sqrt(FOLDS)) for kind in kinds}
-        eligible = [k for k in kinds if k == "none" or float(gains[k].mean()) > margin[k]]
-        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held], part(~held)) for kind in kinds}
+        eligible = [k for k in kinds if k == "none" or (_beats(per_fold[k], per_fold["none"]) and (
+            k != "staged-to-act" or _beats(per_fold[k], per_fold["staged"])))]
+        fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held], *context(~held)) for kind in kinds}
         chosen = min(eligible, key=lambda k: (cv[k], KINDS.index(k)))
         if fitted[chosen] is not None:
             calibration["players"][str(players)] = fitted[chosen]
@@ -415,12 +445,15 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         details[str(players)] = {
             "chosen": chosen, "cv_brier": cv, "cv_margin": {k: margin[k] for k in kinds if k != "none"},
             "fit_games": len(fit_games), "held_out_games": len(group) - len(fit_games),
-            "held_out": {kind: cm.measures(_apply(entry, test_p, part(held)).ravel(), test_y.ravel(), players)
+            "held_out": {kind: cm.measures(_apply(entry, test_p, *context(held)).ravel(), test_y.ravel(), players)
                          for kind, entry in fitted.items()},
             "temperature": temperature["t"]}
         staged = fitted.get("staged")
         if staged is not None:
             details[str(players)]["staged"] = staged["t"]
+        to_act_map = fitted.get("staged-to-act")
+        if to_act_map is not None:
+            details[str(players)]["staged-to-act"] = {"t": to_act_map["t"], "to_act": to_act_map["to_act"]}
     cm.validate_map(calibration)
     return calibration, details
 
@@ -531,6 +564,11 @@ def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
             cv, se = d["cv_brier"], d["cv_margin"]
             staged = (f", staged {cv['staged']:.4f} (se {se['staged']:.4f}) at t = "
                       + " / ".join(f"{t:.3f}" for t in d["staged"]) if "staged" in cv else "")
+            if "staged-to-act" in cv:
+                m = d["staged-to-act"]
+                staged += (f", staged-to-act {cv['staged-to-act']:.4f} (se {se['staged-to-act']:.4f}) at t = "
+                           + " / ".join(f"{t:.3f}" for t in m["t"]) + ", to act "
+                           + " / ".join(f"{b:+.3f}" for b in m["to_act"]))
             print(f"  calibration map: {d['chosen']} (cross-validated Brier on {d['fit_games']} games: none "
                   f"{cv['none']:.4f}, temperature {cv['temperature']:.4f} (se of the gain {se['temperature']:.4f}) "
                   f"at t = {d['temperature']:.3f}, isotonic {cv['isotonic']:.4f} (se {se['isotonic']:.4f}){staged})")

@@ -35,7 +35,12 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
   stage of the game: the first, middle or last third of its progress (the
   share of the worker tiles gone from hands and piles, ``Position.progress``).
   The search is sure of itself by different amounts as a game goes on (most
-  underconfident near its end), which one temperature cannot follow.
+  underconfident near its end), which one temperature cannot follow. An
+  optional ``"to_act": [b1, b2, b3]`` adds b (per stage) to the log-probability,
+  after the temperature, of the seat to act: the tree is a little optimistic
+  for the seat it searches for (the others' choices are averaged over hands
+  they know and it does not), which a temperature, symmetric in the seats,
+  cannot correct.
 
 A player count without an entry is left as it is.
 """
@@ -44,14 +49,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = ["BINS", "MAP_VERSION", "STAGES", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
-           "fit_temperature", "load_map", "measures", "reliability", "stage_of", "validate_map"]
+           "fit_temperature", "fit_temperature_to_act",
+           "load_map", "measures", "reliability", "stage_of", "validate_map"]
 
 Array = npt.NDArray[np.float64]
 
@@ -116,8 +122,13 @@ def measures(p: npt.ArrayLike, y: npt.ArrayLike, players: int, bins: int = BINS,
 # --- maps ------------------------------------------------------------------------------------
 
 
-def _temperature(probs: Array, t: float | Array) -> Array:
+def _temperature(probs: Array, t: float | Array, to_act: npt.NDArray[np.int64] | None = None,
+                 offset: float | Array = 0.0) -> Array:
+    """Softmax of log p / t, with `offset` added to the seat `to_act`'s logit (one per row)."""
     logits = np.log(np.clip(probs, _EPS, 1.0)) / t
+    if to_act is not None:
+        rows = np.arange(logits.shape[0])
+        logits[rows, to_act] += offset
     logits -= logits.max(axis=-1, keepdims=True)
     e = np.exp(logits)
     out: Array = e / e.sum(axis=-1, keepdims=True)
@@ -139,9 +150,11 @@ def stage_of(progress: npt.ArrayLike) -> npt.NDArray[np.int64]:
     return stage
 
 
-def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike, progress: npt.ArrayLike | None = None) -> Array:
+def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike, progress: npt.ArrayLike | None = None,
+                to_act: npt.ArrayLike | None = None) -> Array:
     """Apply one player count's map to positions' per-seat probabilities, (..., players);
-    `progress` (one per position, :func:`stage_of`) is needed by a staged map."""
+    `progress` (one per position, :func:`stage_of`) is needed by a staged map, and
+    `to_act` (the seat to act, one per position) by one with to-act offsets."""
     pa = np.asarray(probs, dtype=np.float64)
     if entry["kind"] == "temperature":
         return _temperature(pa, float(entry["t"]))
@@ -150,19 +163,29 @@ def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike, progress: npt.Ar
     if entry["kind"] == "staged":
         if progress is None:
             raise ValueError("a staged calibration map needs the game's progress")
-        t = np.asarray(entry["t"], dtype=np.float64)[stage_of(progress)]
-        return _temperature(pa, t[..., None] if t.ndim else float(t))
+        stage = stage_of(progress)
+        t = np.asarray(entry["t"], dtype=np.float64)[stage]
+        if "to_act" not in entry:
+            return _temperature(pa, t[..., None] if t.ndim else float(t))
+        if to_act is None:
+            raise ValueError("a calibration map with to-act offsets needs the seat to act")
+        rows = pa.reshape(-1, pa.shape[-1])
+        offset = np.asarray(entry["to_act"], dtype=np.float64)[np.atleast_1d(stage)]
+        seats = np.atleast_1d(np.asarray(to_act, dtype=np.int64))
+        mapped = _temperature(rows, np.atleast_1d(t)[:, None], seats, offset)
+        return mapped.reshape(pa.shape)
     raise ValueError(f"unknown calibration map kind {entry['kind']!r}")
 
 
 def apply_map(calibration: Mapping[str, Any], probabilities: Sequence[float],
-              progress: float | None = None) -> list[float]:
+              progress: float | None = None, to_act: int | None = None) -> list[float]:
     """One position's per-seat win probabilities, corrected by a map (:func:`load_map`);
-    `progress`: the game's (``Position.progress``), which a staged map needs."""
+    `progress`: the game's (``Position.progress``), which a staged map needs;
+    `to_act`: the seat to act, which a map with to-act offsets needs."""
     entry = calibration["players"].get(str(len(probabilities)))
     if entry is None:
         return [float(p) for p in probabilities]
-    return [float(q) for q in apply_entry(entry, probabilities, progress)]
+    return [float(q) for q in apply_entry(entry, probabilities, progress, to_act)]
 
 
 def validate_map(calibration: Mapping[str, Any]) -> None:
@@ -185,6 +208,10 @@ def validate_map(calibration: Mapping[str, Any]) -> None:
             if (not isinstance(t, list) or len(t) != STAGES
                     or not all(isinstance(v, (int, float)) and v > 0 for v in t)):
                 raise ValueError(f"{where}: t must be a list of {STAGES} positive numbers, got {t!r}")
+            b = entry.get("to_act", [0.0] * STAGES)
+            if (not isinstance(b, list) or len(b) != STAGES
+                    or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in b)):
+                raise ValueError(f"{where}: to_act must be a list of {STAGES} finite numbers, got {b!r}")
         elif entry.get("kind") == "isotonic":
             x, y = entry.get("x"), entry.get("y")
             if not isinstance(x, list) or not isinstance(y, list) or len(x) != len(y) or not x:
@@ -205,24 +232,12 @@ def load_map(path: str) -> dict[str, Any]:
     return calibration
 
 
-def fit_temperature(probs: npt.ArrayLike, outcomes: npt.ArrayLike) -> float:
-    """The temperature that minimises the Brier score of positions' per-seat probabilities.
-
-    probs, outcomes: (positions, players). A search over log t in
-    [1/20, 20]: a grid, then golden-section refinement around its best point.
-    The Brier score, not the log loss, is minimised: predictions of exactly 0
-    or 1 that were wrong would dominate a log loss.
-    """
-    pa = np.asarray(probs, dtype=np.float64)
-    ya = np.asarray(outcomes, dtype=np.float64)
-
-    def loss(u: float) -> float:
-        return float(np.mean((_temperature(pa, math.exp(u)) - ya) ** 2))
-
-    grid = np.linspace(math.log(0.05), math.log(20.0), 121)
+def _minimise(loss: Callable[[float], float], grid: Array) -> float:
+    """The argument of a 1-D loss's minimum: the best point of `grid`, then
+    golden-section refinement between its neighbours."""
     values = [loss(float(u)) for u in grid]
     best = int(np.argmin(values))
-    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    lo, hi = float(grid[max(best - 1, 0)]), float(grid[min(best + 1, len(grid) - 1)])
     ratio = (math.sqrt(5) - 1) / 2
     a, b = lo + (1 - ratio) * (hi - lo), lo + ratio * (hi - lo)
     fa, fb = loss(a), loss(b)
@@ -235,7 +250,46 @@ def fit_temperature(probs: npt.ArrayLike, outcomes: npt.ArrayLike) -> float:
             lo, a, fa = a, b, fb
             b = lo + ratio * (hi - lo)
             fb = loss(b)
-    return math.exp((lo + hi) / 2)
+    return (lo + hi) / 2
+
+
+_LOG_T = np.linspace(math.log(0.05), math.log(20.0), 121)     # the temperatures searched, as log t
+_OFFSETS = np.linspace(-3.0, 3.0, 61)                          # the to-act offsets searched
+
+
+def fit_temperature(probs: npt.ArrayLike, outcomes: npt.ArrayLike) -> float:
+    """The temperature that minimises the Brier score of positions' per-seat probabilities.
+
+    probs, outcomes: (positions, players). A search over log t in
+    [1/20, 20]: a grid, then golden-section refinement around its best point.
+    The Brier score, not the log loss, is minimised: predictions of exactly 0
+    or 1 that were wrong would dominate a log loss.
+    """
+    pa = np.asarray(probs, dtype=np.float64)
+    ya = np.asarray(outcomes, dtype=np.float64)
+    return math.exp(_minimise(lambda u: float(np.mean((_temperature(pa, math.exp(u)) - ya) ** 2)), _LOG_T))
+
+
+def fit_temperature_to_act(probs: npt.ArrayLike, outcomes: npt.ArrayLike,
+                           to_act: npt.ArrayLike) -> tuple[float, float]:
+    """The temperature t and the seat to act's offset b (see the map's format)
+    that together minimise the Brier score: each in turn, by :func:`_minimise`,
+    until neither moves."""
+    pa = np.asarray(probs, dtype=np.float64)
+    ya = np.asarray(outcomes, dtype=np.float64)
+    seats = np.asarray(to_act, dtype=np.int64)
+
+    def loss(t: float, b: float) -> float:
+        return float(np.mean((_temperature(pa, t, seats, b) - ya) ** 2))
+    t, b = fit_temperature(pa, ya), 0.0
+    for _ in range(20):
+        b_next = _minimise(lambda v, t=t: loss(t, v), _OFFSETS)
+        t_next = math.exp(_minimise(lambda u, b=b_next: loss(math.exp(u), b), _LOG_T))
+        moved = abs(b_next - b) + abs(math.log(t_next / t))
+        t, b = t_next, b_next
+        if moved < 1e-6:
+            break
+    return t, b
 
 
 def fit_isotonic(p: npt.ArrayLike, y: npt.ArrayLike) -> tuple[list[float], list[float]]:

@@ -199,7 +199,7 @@ def _calibrated(result: SearchResult, settings: SearchSettings, position: Positi
     calibration = load_model(settings.model).manifest.get("calibration")
     if not calibration:
         return result
-    probabilities = tuple(apply_map(calibration, result.win_probability, position.progress))
+    probabilities = tuple(apply_map(calibration, result.win_probability, position.progress, result.to_act))
     root = result.root
     if root is not None and result.to_act is not None:
         root = replace(root, win_probability=probabilities[result.to_act])
