@@ -50,14 +50,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = ["BINS", "MAP_VERSION", "STAGES", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
-           "fit_temperature", "fit_temperature_to_act",
-           "load_map", "measures", "reliability", "stage_of", "validate_map"]
+           "fit_temperature", "fit_temperature_to_act", "load_map", "measures", "reliability", "stage_of",
+           "validate_map"]
 
 Array = npt.NDArray[np.float64]
 
@@ -270,26 +271,30 @@ def fit_temperature(probs: npt.ArrayLike, outcomes: npt.ArrayLike) -> float:
     return math.exp(_minimise(lambda u: float(np.mean((_temperature(pa, math.exp(u)) - ya) ** 2)), _LOG_T))
 
 
+def _brier_to_act(probs: Array, outcomes: Array, to_act: npt.NDArray[np.int64], t: float, b: float) -> float:
+    return float(np.mean((_temperature(probs, t, to_act, b) - outcomes) ** 2))
+
+
 def fit_temperature_to_act(probs: npt.ArrayLike, outcomes: npt.ArrayLike,
                            to_act: npt.ArrayLike) -> tuple[float, float]:
     """The temperature t and the seat to act's offset b (see the map's format)
     that together minimise the Brier score: each in turn, by :func:`_minimise`,
     until neither moves."""
-    pa = np.asarray(probs, dtype=np.float64)
-    ya = np.asarray(outcomes, dtype=np.float64)
-    seats = np.asarray(to_act, dtype=np.int64)
-
-    def loss(t: float, b: float) -> float:
-        return float(np.mean((_temperature(pa, t, seats, b) - ya) ** 2))
-    t, b = fit_temperature(pa, ya), 0.0
+    data = (np.asarray(probs, dtype=np.float64), np.asarray(outcomes, dtype=np.float64),
+            np.asarray(to_act, dtype=np.int64))
+    t, b = fit_temperature(data[0], data[1]), 0.0
     for _ in range(20):
-        b_next = _minimise(lambda v, t=t: loss(t, v), _OFFSETS)
-        t_next = math.exp(_minimise(lambda u, b=b_next: loss(math.exp(u), b), _LOG_T))
+        b_next = _minimise(partial(_brier_to_act, *data, t), _OFFSETS)
+        t_next = math.exp(_minimise(partial(_brier_to_act_log_t, *data, b=b_next), _LOG_T))
         moved = abs(b_next - b) + abs(math.log(t_next / t))
         t, b = t_next, b_next
         if moved < 1e-6:
             break
     return t, b
+
+
+def _brier_to_act_log_t(probs: Array, outcomes: Array, to_act: npt.NDArray[np.int64], u: float, b: float) -> float:
+    return _brier_to_act(probs, outcomes, to_act, math.exp(u), b)
 
 
 def fit_isotonic(p: npt.ArrayLike, y: npt.ArrayLike) -> tuple[list[float], list[float]]:
