@@ -62,4 +62,4 @@ def test_calibration_probes_score_every_reading():
     out = run_script("calibration_probes.py", "--games", "24", "--player", "mcts:iterations=20",
                      "--evaluator", "mcts:iterations=40")
     for reading in ("tree", "best", "network", "blend 0.8", "blend 0.6"):
-        assert re.search(rf"^  {re.escape(reading)}\s+(-?[\d.]+\s+){{4}}-?[\d.]+$", out, re.M), out
+        assert re.search(rf"^  {re.escape(reading)}\s+(-?[\d.]+\s+){{6}}-?[\d.]+$", out, re.M), out
