@@ -1,7 +1,8 @@
 """cacao-train: train the learned evaluation from self-play, in numpy.
 
     cacao-train out/gen0 out/gen1 --out out/model            # train on self-play folders
-    cacao-train --pipeline --out search/models/cacao         # the shipped model, from nothing
+    cacao-train --pipeline --generations 1 --out out/cacao   # the shipped weights, from nothing
+    cacao-train --pipeline --out out/model                   # both generations of the pipeline
 
 The model (docs/search.md, "The learned evaluation"; search/model.py reads
 it) is two small networks:
@@ -33,6 +34,7 @@ same data and seed give the same weights.
 training, then self-play with that model and training on the union
 (PIPELINE), printing progress and the held-out metrics; folders already
 played are kept, so an interrupted run goes on where it stopped.
+``--generations 1`` stops after generation 0: the shipped model's weights.
 """
 
 from __future__ import annotations
@@ -667,11 +669,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                "  cacao-train out/pipeline/gen0 --out search/models/cacao          # the shipped model\n"
                "  cacao-train out/sp out/sp2 --out out/model --hidden 64 --epochs 4\n"
                "  cacao-train --pipeline --out out/model --work out/pipeline      # self-play, then train\n"
+               "  cacao-train --pipeline --generations 1 --out out/cacao          # the shipped weights\n"
                "  cacao-train --pipeline --tiny --out out/tiny --work out/tiny-work  # seconds")
     parser.add_argument("data", nargs="*", help="self-play folders (cacao-selfplay --out)")
     parser.add_argument("--out", required=True, help="the model's path (.npz, and .json beside it)")
     parser.add_argument("--pipeline", action="store_true",
                         help="self-play and train from nothing, generation after generation")
+    parser.add_argument("--generations", type=int, default=None,
+                        help="with --pipeline: play and train only the first N generations (1: the shipped "
+                             "model's weights, trained on generation 0)")
     parser.add_argument("--work", default="out/pipeline", help="the pipeline's self-play folders and models")
     parser.add_argument("--tiny", action="store_true", help="tiny networks (and a tiny pipeline): seconds")
     parser.add_argument("--processes", type=int, default=None, help="self-play processes (default: one per core)")
@@ -715,6 +721,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pipeline:
             if args.data:
                 parser.error("--pipeline plays its own data: give no folders")
+            if args.generations is not None:
+                if not 1 <= args.generations <= len(plan.generations):
+                    parser.error(f"--generations: {args.generations} is not between 1 and "
+                                 f"{len(plan.generations)}, the pipeline's generations")
+                plan = replace(plan, generations=plan.generations[:args.generations])
             plan = replace(plan, train=config)
             manifest = pipeline(args.out, args.work, plan, processes=args.processes, ray_address=args.ray,
                                 name=args.name, version=args.version, log=log, progress=not args.quiet)

@@ -197,6 +197,19 @@ def test_the_pipeline_plays_and_trains_generation_after_generation(tmp_path):
     assert any("held-out value" in line for line in lines)
 
 
+def test_the_command_line_pipeline_can_stop_after_generation_0(tmp_path, capsys):
+    """--generations 1 is how the shipped model's weights (generation 0 alone) retrain from nothing."""
+    out, work = tmp_path / "g0", tmp_path / "work"
+    assert main(["--pipeline", "--tiny", "--generations", "1", "--out", str(out), "--work", str(work),
+                 "--processes", "1", "--quiet"]) == 0
+    manifest = json.loads(out.with_suffix(".json").read_text())
+    assert [d["generation"] for d in manifest["data"]] == [0]
+    assert (work / "gen0").is_dir() and not (work / "gen1").exists()
+    with pytest.raises(SystemExit):
+        main(["--pipeline", "--tiny", "--generations", "3", "--out", str(out), "--work", str(work)])
+    assert "--generations: 3 is not between 1 and 2" in capsys.readouterr().err
+
+
 def test_the_command_line_trains_on_folders(games, tmp_path, capsys):
     assert main([str(games), "--out", str(tmp_path / "m"), "--tiny", "--quiet"]) == 0
     assert "held-out value" in capsys.readouterr().out
