@@ -255,14 +255,17 @@ def best_turning_cell(board: BoardPage) -> tuple[int, int]:
 def test_the_coordinates_along_the_edges_are_the_notations(board):
     board.new_game(["human", "beginner"], seed=7)  # the AI moves first with this seed
     page = board.page
-    cells = page.evaluate("""[...document.querySelectorAll('#board g.cells > g.cell')].map(c => {
-        const r = c.getBoundingClientRect();
-        return {x: +c.dataset.x, y: +c.dataset.y, cx: r.x + r.width / 2, cy: r.y + r.height / 2,
-                top: r.y, left: r.x}; })""")
-    labels = page.evaluate("""[...document.querySelectorAll('#board g.coords text.coord:not(.corner)')].map(t => {
-        const r = t.getBoundingClientRect();
-        return {axis: t.classList.contains('x') ? 'x' : 'y', text: t.textContent,
-                cx: r.x + r.width / 2, cy: r.y + r.height / 2}; })""")
+    # cells and labels measured in one script, so both see the same layout (the page may
+    # still resize the board a little after the AI's move, between two separate calls)
+    cells, labels = page.evaluate("""[
+        [...document.querySelectorAll('#board g.cells > g.cell')].map(c => {
+            const r = c.getBoundingClientRect();
+            return {x: +c.dataset.x, y: +c.dataset.y, cx: r.x + r.width / 2, cy: r.y + r.height / 2,
+                    top: r.y, left: r.x}; }),
+        [...document.querySelectorAll('#board g.coords text.coord:not(.corner)')].map(t => {
+            const r = t.getBoundingClientRect();
+            return {axis: t.classList.contains('x') ? 'x' : 'y', text: t.textContent,
+                    cx: r.x + r.width / 2, cy: r.y + r.height / 2}; })]""")
     xs = {c["x"] for c in cells}
     ys = {c["y"] for c in cells}
     for x in xs:  # each column's x above it, growing to the right
