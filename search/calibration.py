@@ -373,11 +373,17 @@ def _apply(entry: dict[str, Any] | None, probs: np.ndarray, progress: np.ndarray
     return probs if entry is None else cm.apply_entry(entry, probs, progress, to_act)
 
 
+def _gain(errors: np.ndarray, simpler: np.ndarray) -> tuple[float, float]:
+    """The mean gain of per-fold Brier scores over a simpler map's, and its standard error."""
+    gain = simpler - errors
+    return float(gain.mean()), float(gain.std(ddof=1) / math.sqrt(len(gain)))
+
+
 def _beats(errors: np.ndarray, simpler: np.ndarray) -> bool:
     """Whether per-fold Brier scores beat a simpler map's by more than the standard
     error of the gain (the one-standard-error rule)."""
-    gain = simpler - errors
-    return float(gain.mean()) > float(gain.std(ddof=1) / math.sqrt(len(gain)))
+    mean, se = _gain(errors, simpler)
+    return mean > se
 
 
 def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -431,8 +437,7 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         # one-standard-error rule: a map must beat no map (and the to-act offsets
         # the staged map they extend) by more than the standard error of its gain
         # over the folds, or it is not worth its noise
-        gains = {kind: per_fold["none"] - per_fold[kind] for kind in kinds}
-        margin = {kind: float(gains[kind].std(ddof=1) / math.sqrt(FOLDS)) for kind in kinds}
+        margin = {kind: _gain(per_fold[kind], per_fold["none"])[1] for kind in kinds}
         eligible = [k for k in kinds if k == "none" or (_beats(per_fold[k], per_fold["none"]) and (
             k != "staged-to-act" or _beats(per_fold[k], per_fold["staged"])))]
         fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held], *context(~held)) for kind in kinds}
