@@ -255,8 +255,7 @@ def best_turning_cell(board: BoardPage) -> tuple[int, int]:
 def test_the_coordinates_along_the_edges_are_the_notations(board):
     board.new_game(["human", "beginner"], seed=7)  # the AI moves first with this seed
     page = board.page
-    # cells and labels measured in one script, so both see the same layout (the page may
-    # still resize the board a little after the AI's move, between two separate calls)
+    # cells and labels measured in one script, so both see the same layout
     cells, labels = page.evaluate("""[
         [...document.querySelectorAll('#board g.cells > g.cell')].map(c => {
             const r = c.getBoundingClientRect();
@@ -288,6 +287,18 @@ def test_the_coordinates_along_the_edges_are_the_notations(board):
     shown = page.evaluate("[...document.querySelectorAll('#board g.coords text.x')]"
                           ".map(t => t.getBoundingClientRect().y)")
     assert shown and all(top <= t <= top + 20 for t in shown)
+
+
+def test_the_board_keeps_its_size_when_the_evaluation_legend_fills(board):
+    # the legend under the evaluation bar is empty until the first evaluation; were it
+    # to grow when filled, the board below it would shrink as the AI's move came in
+    board.new_game(["human", "beginner"], seed=7)
+    board.page.wait_for_function("document.querySelectorAll('#evallegend span').length == 2")  # a seat each
+    filled, reserved = board.page.evaluate("""(() => {
+        const legend = document.querySelector('#evallegend');
+        return [legend.getBoundingClientRect().height, parseFloat(getComputedStyle(legend).minHeight)];
+    })()""")
+    assert filled == pytest.approx(reserved, abs=0.5)
 
 
 def test_the_fill_choice_is_drawn_on_the_board(board):
