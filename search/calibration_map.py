@@ -38,9 +38,8 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
   underconfident near its end), which one temperature cannot follow. An
   optional ``"to_act": [b1, b2, b3]`` adds b (per stage) to the log-probability,
   after the temperature, of the seat to act: the tree is a little optimistic
-  for the seat it searches for (the others' choices are averaged over hands
-  they know and it does not), which a temperature, symmetric in the seats,
-  cannot correct.
+  for the seat it searches for, most of all early in a game, which a
+  temperature, symmetric in the seats, cannot correct.
 
 A player count without an entry is left as it is.
 """
