@@ -262,8 +262,8 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
                        playout=PLAYOUTS[settings.playout], samples=settings.samples,
                        flat=settings.algorithm == "flat", exploration=settings.ucb_constant,
                        margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
-                       expand_samples=settings.expand_samples, widen=settings.widen,
-                       widen_inner=settings.widen_inner,
+                       expand_samples=settings.expansion[0], widen=settings.widen,
+                       widen_inner=settings.expansion[1],
                        max_nodes=settings.max_nodes, allow=allow, avoid=avoid,
                        model=model, value_weight=settings.value,
                        prior=PRIORS[settings.prior], puct=settings.puct)

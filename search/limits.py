@@ -31,6 +31,11 @@ PRIORS = ("greedy", "model")
 # each was measured best for its values (docs/search.md, "Settings and tuning").
 MODEL_EXPLORATION = 0.1
 PLAYOUT_EXPLORATION = 0.7
+# How a node below the root tries new actions (SearchSettings.expand_samples and
+# widen_inner None), by what chooses them: the policy network's picks are sharp
+# enough to try few, chosen among many; the one-step value's are not.
+MODEL_EXPANSION = (32, 0.75)
+GREEDY_EXPANSION = (4, 3.0)
 MAX_THREADS = 64
 
 # short and long names of the limit's keys in its text form
@@ -201,15 +206,18 @@ class SearchSettings:
             gold) added to the win share in the tree's values.
         algorithm: "mcts", or "flat" for flat Monte Carlo (root children only,
             played round-robin).
-        expand_samples: a node expands the best (by one-step value) of this
-            many untried actions drawn at random; 1 draws one.
+        expand_samples: a node expands the best (by one-step value, or by
+            the policy network with `prior` "model") of this many untried
+            actions drawn at random; 1 draws one. None (the default): 32
+            with the model's prior, 4 with the one-step value.
         widen: when > 0, the root considers only its ceil(widen * sqrt(visits))
             best actions by the greedy bot's one-step value (progressive
             widening); 0 considers all.
         widen_inner: when > 0, a node below the root tries a new action only
             while fewer than widen_inner * sqrt(visits) + 1 of its actions
             are tried, and otherwise selects among those; 0 tries every action
-            once before selecting.
+            once before selecting. None (the default): 0.75 with the model's
+            prior, 3 with the one-step value.
         floor: see `temperature`.
         max_nodes: node pool limit per tree (88 bytes a node, plus its
             8-byte edge in its parent's block of children); beyond it the
@@ -237,9 +245,9 @@ class SearchSettings:
     margin_weight: float = 1.0
     margin_scale: float = 20.0
     algorithm: str = "mcts"
-    expand_samples: int = 4
+    expand_samples: int | None = None
     widen: float = 2.0
-    widen_inner: float = 3.0
+    widen_inner: float | None = None
     floor: float = 0.25
     max_nodes: int = 2_000_000
     value: float = 1.0
@@ -258,11 +266,11 @@ class SearchSettings:
             raise ValueError(f"exploration: must be >= 0, got {self.exploration!r}")
         if not 1 <= self.samples <= 64:
             raise ValueError(f"samples: must be in 1..64, got {self.samples!r}")
-        if not 1 <= self.expand_samples <= 64:
+        if self.expand_samples is not None and not 1 <= self.expand_samples <= 64:
             raise ValueError(f"expand_samples: must be in 1..64, got {self.expand_samples!r}")
         if not self.widen >= 0:
             raise ValueError(f"widen: must be >= 0, got {self.widen!r}")
-        if not self.widen_inner >= 0:
+        if self.widen_inner is not None and not self.widen_inner >= 0:
             raise ValueError(f"widen_inner: must be >= 0, got {self.widen_inner!r}")
         if not 0 <= self.floor <= 1:
             raise ValueError(f"floor: must be in 0..1, got {self.floor!r}")
@@ -289,18 +297,28 @@ class SearchSettings:
             return self.exploration
         return MODEL_EXPLORATION if self.value > 0 else PLAYOUT_EXPLORATION
 
+    @property
+    def expansion(self) -> tuple[int, float]:
+        """(expand_samples, widen_inner) as the tree uses them: the ones set,
+        or the defaults for what chooses the actions a node tries."""
+        samples, widen_inner = MODEL_EXPANSION if self.prior == "model" else GREEDY_EXPANSION
+        return (samples if self.expand_samples is None else self.expand_samples,
+                widen_inner if self.widen_inner is None else self.widen_inner)
+
     def tree_key(self) -> list[Any]:
         """The settings that shape a tree (a kept tree is continued only
         under the same ones)."""
         key: list[Any] = [self.playout, self.samples, self.algorithm, self.ucb_constant,
-                          self.margin_weight, self.margin_scale, self.expand_samples,
-                          self.widen, self.widen_inner, self.max_nodes]
+                          self.margin_weight, self.margin_scale, *self.expansion,
+                          self.widen, self.max_nodes]
         if self.uses_model or self.puct:
             key += [self.value, self.prior, self.puct, self.model if self.uses_model else ""]
         return key
 
 
-_SETTING_TYPES: dict[str, type] = {f.name: float if f.name == "exploration" else type(f.default)
+# the settings whose default None means "chosen by the others" take these types
+_OPTIONAL_TYPES: dict[str, type] = {"exploration": float, "expand_samples": int, "widen_inner": float}
+_SETTING_TYPES: dict[str, type] = {f.name: _OPTIONAL_TYPES.get(f.name) or type(f.default)
                                    for f in fields(SearchSettings)}
 
 

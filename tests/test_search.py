@@ -505,6 +505,33 @@ def test_the_default_exploration_follows_what_values_the_leaves():
     assert [c.visits for c in low.candidates] != [c.visits for c in high.candidates]
 
 
+def test_the_default_expansion_follows_what_chooses_the_actions_tried():
+    """With the model's prior a node tries few actions, each the best of 32; with
+    the one-step value the best of 4 and more of them. An explicit setting is kept,
+    and the default searches as its values spelled out do."""
+    assert SearchSettings().expansion == (32, 0.75)
+    assert SearchSettings(value=0, prior="greedy", puct=0).expansion == (4, 3.0)
+    assert SearchSettings(prior="greedy").expansion == (4, 3.0)
+    assert SearchSettings(expand_samples=8, widen_inner=0.0).expansion == (8, 0.0)
+    spec = parse_bot("mcts:expand_samples=12,widen_inner=1").settings
+    assert (spec.expand_samples, spec.widen_inner, spec.expansion) == (12, 1.0, (12, 1.0))
+    for bad in ({"expand_samples": 0}, {"expand_samples": 65}, {"widen_inner": -0.5}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            SearchSettings(**bad)
+    position = played(2, 5, 6)
+    for implicit, explicit in ((SearchSettings(), SearchSettings(expand_samples=32, widen_inner=0.75)),
+                               (SearchSettings(value=0, prior="greedy", puct=0),
+                                SearchSettings(value=0, prior="greedy", puct=0,
+                                               expand_samples=4, widen_inner=3.0))):
+        a = search(position, Limit(iterations=400), implicit, seed=3)
+        b = search(position, Limit(iterations=400), explicit, seed=3)
+        assert [(c.action, c.visits) for c in a.candidates] == [(c.action, c.visits) for c in b.candidates]
+        assert implicit.tree_key() == explicit.tree_key()
+    old = search(position, Limit(iterations=400), SearchSettings(expand_samples=4, widen_inner=3.0), seed=3)
+    new = search(position, Limit(iterations=400), SearchSettings(), seed=3)
+    assert [c.visits for c in old.candidates] != [c.visits for c in new.candidates]
+
+
 def test_greedy_beats_random():
     summary = arena_run(["greedy", "random"], players=2, games=8, processes=1, progress=False)
     assert summary["bots"][0]["win_rate"] >= 0.75
