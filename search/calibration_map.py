@@ -37,9 +37,10 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
   The search is sure of itself by different amounts as a game goes on (most
   underconfident near its end), which one temperature cannot follow. An
   optional ``"to_act": [b1, b2, b3]`` adds b (per stage) to the log-probability,
-  after the temperature, of the seat to act: the tree is a little optimistic
-  for the seat it searches for, most of all early in a game, which a
-  temperature, symmetric in the seats, cannot correct.
+  after the temperature, of the seat to act: the tree can be a little
+  optimistic for the seat it searches for (on weaker players' games, most of
+  all early in a game), which a temperature, symmetric in the seats, cannot
+  correct.
 
 A player count without an entry is left as it is.
 """
