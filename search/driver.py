@@ -250,6 +250,7 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
         key, kept, path = find_trees(cache, position, history, observer, mask, settings)
     allow, avoid = sorted(allowed), sorted(avoided)
     model = load_model(settings.model).handle if settings.uses_model else None
+    expand_samples, widen_inner = settings.expansion
     trees = []
     reused = 0
     for i in range(threads):
@@ -262,8 +263,8 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
                        playout=PLAYOUTS[settings.playout], samples=settings.samples,
                        flat=settings.algorithm == "flat", exploration=settings.ucb_constant,
                        margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
-                       expand_samples=settings.expansion[0], widen=settings.widen,
-                       widen_inner=settings.expansion[1],
+                       expand_samples=expand_samples, widen=settings.widen,
+                       widen_inner=widen_inner,
                        max_nodes=settings.max_nodes, allow=allow, avoid=avoid,
                        model=model, value_weight=settings.value,
                        prior=PRIORS[settings.prior], puct=settings.puct)
