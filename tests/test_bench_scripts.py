@@ -63,3 +63,15 @@ def test_calibration_probes_score_every_reading():
                      "--evaluator", "mcts:iterations=40")
     for reading in ("tree", "best", "network", "blend 0.8", "blend 0.6"):
         assert re.search(rf"^  {re.escape(reading)}\s+(-?[\d.]+\s+){{6}}-?[\d.]+$", out, re.M), out
+
+
+def test_calibration_regret_compares_the_players_moves_with_the_evaluators_best():
+    out = run_script("calibration_regret.py", "--games", "6", "--player", "mcts:iterations=10",
+                     "--player", "random", "--evaluator", "mcts:iterations=60")
+    rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out.splitlines()[1:]}
+    assert set(rows) == {"mcts:iterations=10", "random"}, out
+    for positions, _root, _won, best, played, regret, _same, _unvalued in rows.values():
+        assert int(positions) > 0
+        assert abs(float(best) - float(played) - float(regret)) < 2e-3
+    # a random player's moves fall further short of the evaluator's best than a search's
+    assert float(rows["random"][5]) > float(rows["mcts:iterations=10"][5]), out
