@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluator", default=cal.DEFAULT_EVALUATOR)
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games: must be at least 1, got {args.games}")
     print("player | positions | root's mean | won | best move | player's move | regret | same move | unvalued")
     for player in args.player or [cal.DEFAULT_PLAYER]:
         tasks = [(args.seed, g, player, args.evaluator) for g in range(args.games)]
