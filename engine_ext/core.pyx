@@ -1228,6 +1228,17 @@ cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t 
             - _award_of(_temple_counts(pos, temple), seat))
 
 
+cdef void position_tiles_left(const position_t* pos, int* left, int* total) noexcept nogil:
+    cdef int s, k
+    left[0] = 0
+    total[0] = 0
+    for s in range(pos.n_seats):
+        total[0] += pos.seats[s].pile_end
+        left[0] += pos.seats[s].pile_end - pos.seats[s].pile_pos
+        for k in range(4):
+            left[0] += pos.seats[s].hand[k]
+
+
 cdef void position_score(const position_t* pos, score_t* out) noexcept nogil:
     """Each seat's gold if the game ended now (docs/rules.md#scoring): gold so far,
     the temple majorities' awards, a gold a sun token and the water space's value."""
@@ -1450,6 +1461,12 @@ cdef class CorePosition:
             "pile": [st.pile[i] for i in range(st.pile_pos, st.pile_end)],
             "discarded": [st.discarded[t] for t in range(4)],
         }
+
+    def tiles_left(self):
+        """(worker tiles left in all hands and draw piles, worker tiles dealt)."""
+        cdef int left, total
+        position_tiles_left(&self.pos, &left, &total)
+        return left, total
 
     def full_pile(self, s):
         """Seat s's whole draw order from the deal (hand first), as types."""

@@ -195,12 +195,7 @@ class Position:
         """How far the game is: the share of all seats' worker tiles that have
         left their hands and piles (placed or discarded), 0 at the deal and 1
         when none is left. Public: every seat can count the others' tiles."""
-        core_position = self._core
-        total = left = 0
-        for s in range(core_position.players):
-            seat = core_position.seat(s)
-            total += len(core_position.full_pile(s))
-            left += len(seat["pile"]) + sum(seat["hand"])
+        left, total = self._core.tiles_left()
         return 1.0 - left / total if total else 1.0
 
     def result(self) -> Result | None:
