@@ -17,6 +17,7 @@ load, CPU time much less so. --repeat N alternates the builds N times per row
 and prints medians.
 
     python benchmarks/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N]
+    python benchmarks/bench_search.py --evaluations model,analysis   # play against analysis settings
 """
 
 from __future__ import annotations
@@ -66,11 +67,17 @@ def midgame(players: int, seed: int = 3) -> Position:
 
 
 # how a leaf is valued: the defaults (the model's value network, where the
-# build has one), or playouts without the model, informed or uniformly random
+# build has one), or playouts without the model, informed or uniformly random;
+# "analysis" (with --evaluations): the analysis settings, cacaoai.search.ANALYSIS
 EVALUATIONS = ("model", "informed", "random")
 
 
 def settings_of(evaluation: str) -> dict:
+    if evaluation == "analysis":
+        from dataclasses import asdict
+
+        from cacaoai.search import ANALYSIS
+        return asdict(ANALYSIS)
     return {} if evaluation == "model" else {"playout": evaluation, **WITHOUT_MODEL}
 
 
@@ -170,8 +177,16 @@ def main() -> None:
                         help="compare with the build in this folder (may be given more than once)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="with --old-path: alternating rounds per row (medians are printed)")
+    parser.add_argument("--evaluations", default=",".join(EVALUATIONS),
+                        help="the table's leaf valuations, from model, analysis (the analysis "
+                             f"settings), informed, random (default {','.join(EVALUATIONS)})")
     parser.add_argument("--row", default=None, help=argparse.SUPPRESS)   # see row_rate
     args = parser.parse_args()
+    evaluations = [e.strip() for e in args.evaluations.split(",") if e.strip()]
+    unknown = sorted(set(evaluations) - {*EVALUATIONS, "analysis"})
+    if unknown or not evaluations:
+        parser.error(f"--evaluations: unknown {', '.join(unknown) or 'nothing given'}; "
+                     "choose from model, analysis, informed, random")
 
     if args.row:
         print(row_rate(args.row, args.seconds))
@@ -184,7 +199,7 @@ def main() -> None:
     for players in (2, 4):
         positions = {name: position_named(players, name) for name in ("opening", "mid-game")}
         for name, position in positions.items():
-            for evaluation in EVALUATIONS:
+            for evaluation in evaluations:
                 one = rate(position, evaluation, 1, args.seconds)
                 two = rate(position, evaluation, 2, args.seconds)
                 rows.append({"players": players, "position": name, "evaluation": evaluation,

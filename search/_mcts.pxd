@@ -78,6 +78,7 @@ ctypedef struct config_t:
                             # than widen_inner * sqrt(visits) + 1 of the legal actions are tried
     double value_weight     # a leaf's value: this share from the value network, the rest
                             # from a playout (0: playouts only, 1: no playout)
+    double late_value       # the same for a leaf in the last third of the game
     int prior               # PRIOR_GREEDY or PRIOR_MODEL
     double puct             # >0: the root selects by PUCT with the priors:
                             # mean + puct * prior * sqrt(visits) / (1 + child visits)

@@ -80,7 +80,7 @@ from cacaoai.engine.core cimport (
     PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell, action_kind, action_t,
     position_apply, position_determinize, position_legal_actions, position_place_value,
     position_playout, position_playout_informed, position_result, position_t,
-    position_temple_awards, result_t, rng_below, rng_seed, rng_t, seat_t, water_value,
+    position_temple_awards, position_tiles_left, result_t, rng_below, rng_seed, rng_t, seat_t, water_value,
 )
 
 cdef extern from *:
@@ -795,15 +795,20 @@ cdef void _leaf_values(tree_t* t, position_t* s, double* win, double* margin,
                        double* gold) noexcept nogil:
     """The value of the iteration's leaf `s` for every seat: a finished game's
     result; else the value network's estimate, a playout's result, or a blend
-    of the two (cfg.value_weight)."""
+    of the two (cfg.value_weight, or cfg.late_value in the last third of the
+    game: two thirds of the worker tiles gone)."""
     cdef double w = t.cfg.value_weight
     cdef double mw[MAX_SEATS]
     cdef double mm[MAX_SEATS]
     cdef double mg[MAX_SEATS]
-    cdef int k
+    cdef int k, left, total
     if s.phase == PHASE_OVER:
         _result_values(s, win, margin, gold)
         return
+    if t.cfg.late_value != w:
+        position_tiles_left(s, &left, &total)
+        if 3 * (total - left) >= 2 * total:
+            w = t.cfg.late_value
     if w > 0 and t.model != NULL:
         model_value(t.model, s, s.to_act, t.scratch, mw, mm, mg)
         if w >= 1:
@@ -1226,7 +1231,7 @@ cdef class Tree:
               double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
               int expand_samples=4, double widen=2.0, double widen_inner=3.0, int max_nodes=2_000_000,
               allow=(), avoid=(), ModelHandle model=None, double value_weight=0.0,
-              int prior=PRIOR_GREEDY, double puct=0.0):
+              int prior=PRIOR_GREEDY, double puct=0.0, late_value=None):
         """Start a new search from `core` for `observer` (settings: SearchSettings).
 
         `allow` (when not empty) and `avoid` restrict the root's actions to
@@ -1251,9 +1256,10 @@ cdef class Tree:
         t.cfg.widen = widen
         t.cfg.widen_inner = widen_inner
         t.cfg.value_weight = value_weight
+        t.cfg.late_value = value_weight if late_value is None else late_value
         t.cfg.prior = prior
         t.cfg.puct = puct
-        if (value_weight > 0 or prior == PRIOR_MODEL) and model is None:
+        if (value_weight > 0 or t.cfg.late_value > 0 or prior == PRIOR_MODEL) and model is None:
             raise ValueError("value_weight and the model prior need a model")
         self._use(model)
         t.max_nodes = max_nodes

@@ -13,6 +13,7 @@ Specs name a bot and its settings, for the arena and front ends:
     mcts:time=2,threads=2
     mcts:time=0.05,reuse=1  (keeps its trees across its own moves: TreeCache)
     mcts:time=0.05,ponder=1 (also searches on the others' turns, for its own seat)
+    analysis:iterations=1500 (mcts with the analysis settings, limits.ANALYSIS)
     level:strong            (or just: strong)
 
 Strength levels are MCTS budgets with a sampling temperature over the final
@@ -31,7 +32,7 @@ from cacaoai.engine import Action, Position
 
 from ._mcts import greedy_code
 from .driver import search
-from .limits import Limit, SearchSettings, parse_settings, setting_keys
+from .limits import ANALYSIS, Limit, SearchSettings, parse_settings, setting_keys
 from .reuse import TreeCache
 
 History = Sequence[tuple[Position, Action]]
@@ -193,9 +194,9 @@ def parse_bot(spec: str) -> Bot:
         if rest:
             raise ValueError(f"{name} takes no settings, got {rest!r}")
         return RandomBot() if name == "random" else GreedyBot()
-    if name not in ("mcts", "flat"):
-        raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, mcts, level:NAME")
-    limit, settings, other = parse_settings(rest, spec)
+    if name not in ("mcts", "flat", "analysis"):
+        raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, mcts, analysis, level:NAME")
+    limit, settings, other = parse_settings(rest, spec, ANALYSIS if name == "analysis" else DEFAULT_SETTINGS)
     flags = {}
     for key, value in other.items():
         if key not in _FLAGS:
@@ -207,7 +208,7 @@ def parse_bot(spec: str) -> Bot:
         flags[key] = flag in ("1", "true", "yes")
     if not limit.bounded:
         limit = replace(limit, iterations=1000)
-    return (MCTSBot if name == "mcts" else FlatMonteCarloBot)(
+    return (FlatMonteCarloBot if name == "flat" else MCTSBot)(
         limit, settings, text, flags.get("reuse", False), flags.get("ponder", False))
 
 

@@ -8,8 +8,9 @@
 Plays games in which every seat is a search of one spec (``--player``,
 default ``mcts:iterations=300``), and at every k-th decision (``--every``,
 default 4: decisions 0, 4, 8, ...) evaluates the position with another spec
-(``--evaluator``, default ``mcts:iterations=1500``) from the view of the seat
-to act. Each evaluation gives a win probability per seat; each seat's is a
+(``--evaluator``, default ``analysis:iterations=1500``: the search with the
+analysis settings the service analyses with) from the view of the seat to
+act. Each evaluation gives a win probability per seat; each seat's is a
 sample, with the seat's outcome (its win share: 1 / the number of winners, or
 0). The report gives, per player count and per third of the game's decisions
 (first, middle, last), the expected calibration error, the Brier score, the
@@ -74,7 +75,7 @@ __all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "KINDS", "fit", "main", "phase
            "play_evaluated", "replay", "report", "run", "win_shares"]
 
 DEFAULT_PLAYER = "mcts:iterations=300"
-DEFAULT_EVALUATOR = "mcts:iterations=1500"
+DEFAULT_EVALUATOR = "analysis:iterations=1500"
 PHASES = ("first", "middle", "last")
 FOLDS = 5
 _BOTS: dict[tuple[str, int], Bot] = {}          # the games' players
@@ -88,7 +89,8 @@ def _evaluator(spec: str) -> MCTSBot:
     if bot is None:
         made = parse_bot(spec)
         if not isinstance(made, MCTSBot):
-            raise ValueError(f"the evaluator must be a search (mcts:..., flat:... or a level), got {spec!r}")
+            raise ValueError("the evaluator must be a search (mcts:..., analysis:..., flat:... or a level), "
+                             f"got {spec!r}")
         bot = _EVALUATORS[spec] = made
     return bot
 

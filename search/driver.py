@@ -267,7 +267,8 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
                        widen_inner=widen_inner,
                        max_nodes=settings.max_nodes, allow=allow, avoid=avoid,
                        model=model, value_weight=settings.value,
-                       prior=PRIORS[settings.prior], puct=settings.puct)
+                       prior=PRIORS[settings.prior], puct=settings.puct,
+                       late_value=settings.late_value)
         trees.append(tree)
     if cache is not None:
         cache.count(reused > 0)

@@ -42,6 +42,8 @@ PRIORITY_CLASSES = {pb.SEARCH_PRIORITY_INTERACTIVE: INTERACTIVE,
 PRIORITY_VALUES = {v: k for k, v in PRIORITY_CLASSES.items()}
 #: The token role whose searches always run at background priority.
 BACKGROUND_ROLE = "background"
+#: What SuggestAction's limits search with (an analysis's: ANALYSIS; a level: its own).
+PLAY = SearchSettings()
 
 
 @dataclass(frozen=True)
@@ -51,14 +53,15 @@ class Budget:
 
     Attributes:
         limit: iterations, time and threads after the server's clamps.
-        settings: the level's settings (the search's defaults for explicit limits).
+        settings: the level's settings; for explicit limits the search's
+            defaults, or the analysis settings (``ANALYSIS``) for an analysis.
         timed: the search promised a time: the request or its level set a
             time, or the client set a deadline (the server's max_time cap
             alone is no promise). See :func:`priority`.
     """
 
     limit: Limit
-    settings: SearchSettings = SearchSettings()
+    settings: SearchSettings = PLAY
     timed: bool = False
 
 
@@ -76,11 +79,11 @@ def clamp(limit: Limit, options: ServerOptions, settings: SearchSettings | None 
     time_s = options.max_time_s if limit.time_s is None else min(limit.time_s, options.max_time_s)
     threads = options.search_threads if limit.threads is None else min(
         limit.threads, options.search_threads)
-    return Budget(Limit(iterations, time_s, threads), settings or SearchSettings(), timed)
+    return Budget(Limit(iterations, time_s, threads), settings or PLAY, timed)
 
 
 def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptions,
-                   default_level: str | None) -> Budget:
+                   default_level: str | None, settings: SearchSettings = PLAY) -> Budget:
     """The budget a SuggestAction or AnalyzePosition request asks for, clamped.
 
     Args:
@@ -88,6 +91,7 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
         levels: the clamped level budgets.
         options: the server's limits.
         default_level: the level when the request names none (None: the maximum).
+        settings: what limits (or the maximum) search with; a level has its own.
 
     Raises:
         errors.ApiError: INVALID_ARGUMENT for an unknown level or negative limits.
@@ -101,10 +105,10 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
                 errors.UNKNOWN_LEVEL)
         return levels[name]
     if kind is None:
-        return clamp(Limit(), options)
+        return clamp(Limit(), options, settings)
     with errors.request_fields():
         limit = convert.limit_from_proto(request.limits)
-    return clamp(limit, options, timed=limit.time_s is not None)
+    return clamp(limit, options, settings, timed=limit.time_s is not None)
 
 
 def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:

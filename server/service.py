@@ -47,7 +47,7 @@ from cacaoai.engine import (
     RecordError,
     record_text,
 )
-from cacaoai.search import SearchResult, StopFlag, TreeCache, search
+from cacaoai.search import ANALYSIS, SearchResult, SearchSettings, StopFlag, TreeCache, search
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.model import load_model
 
@@ -55,7 +55,7 @@ from . import errors, memory, positions, searching, security
 from .options import ServerOptions
 from .positions import Loaded
 from .scheduler import Request, SearchScheduler, Ticket
-from .searching import Budget
+from .searching import PLAY, Budget
 
 T = TypeVar("T")
 
@@ -315,9 +315,12 @@ class CacaoApi:
         Raises:
             errors.ApiError: the request is refused at once (nothing runs).
         """
-        order = self._order(request, call, None, interactive_by_default=False)
+        # an analysis judges the position (ANALYSIS); pondering prepares a move,
+        # and the suggestion that continues its tree plays with PLAY
+        settings = PLAY if request.HasField("seat") else ANALYSIS
+        order = self._order(request, call, None, settings, interactive_by_default=False)
         self.gate.check(order)
-        plan = self._prepare(request, call, None)
+        plan = self._prepare(request, call, None, settings)
         interval = DEFAULT_REPORT_INTERVAL_S
         if request.HasField("report_interval"):
             interval = request.report_interval.ToNanoseconds() / 1e9
@@ -360,9 +363,11 @@ class CacaoApi:
         finally:
             call.stop.set()  # ends the search when the stream ends early
 
-    def _prepare(self, request: Any, call: Call, default_level: str | None) -> Plan:
+    def _prepare(self, request: Any, call: Call, default_level: str | None,
+                 settings: SearchSettings = PLAY) -> Plan:
         """A search request read and checked: its position, seat, restriction,
-        budget (fitted to the deadline) and tree reuse."""
+        budget (fitted to the deadline; `settings` for limits, a level has its
+        own) and tree reuse."""
         if request.max_candidates < 0:
             raise errors.invalid("max_candidates", f"{request.max_candidates} is negative: give "
                                  "how many candidates to send (0: the default, "
@@ -376,18 +381,18 @@ class CacaoApi:
         if seat is None:
             _require_decider_visible(loaded)
         allow, avoid = _restriction(request, loaded, seat)
-        asked = searching.resolve_budget(request, self.levels, self.options, default_level)
+        asked = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
         budget = searching.fit_deadline(asked, call.time_remaining(),
                                         self.options.deadline_margin_s)
         return Plan(seed, loaded, budget, seat, allow, avoid,
                     request.max_candidates or convert.DEFAULT_CANDIDATES, cache, asked,
                     request.HasField("seed"))
 
-    def _order(self, request: Any, call: Call, default_level: str | None, *,
-               interactive_by_default: bool) -> Request:
+    def _order(self, request: Any, call: Call, default_level: str | None,
+               settings: SearchSettings = PLAY, *, interactive_by_default: bool) -> Request:
         """What the scheduler needs to know of a search request, read cheaply
         (its budget and priority, not its position)."""
-        budget = searching.resolve_budget(request, self.levels, self.options, default_level)
+        budget = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
         klass = searching.priority_class(request.priority, budget, self.options,
                                          interactive_by_default=interactive_by_default,
                                          role=self.roles.get(call.client, ""))

@@ -131,9 +131,10 @@ def test_a_half_close_without_stop_runs_to_the_budget(cacao_stub):
         iter([start(game.position, seed=5, limits=pb.SearchLimits(iterations=3_000))]), timeout=30))
     final = reports[-1].evaluation
     assert final.final and final.stopped_by == "iterations" and final.iterations == 3_000
-    suggestion = cacao_stub.SuggestAction(pb.SuggestActionRequest(
-        position=game.position, seed=5, limits=pb.SearchLimits(iterations=3_000)))
-    assert final.best_action == suggestion.action  # the same search as AnalyzePosition's
+    analysed = list(cacao_stub.AnalyzePosition(pb.AnalyzePositionRequest(
+        position=game.position, seed=5, limits=pb.SearchLimits(iterations=3_000))))[-1].evaluation
+    assert final.best_action == analysed.best_action  # the same search as AnalyzePosition's
+    assert [c.visits for c in final.candidates] == [c.visits for c in analysed.candidates]
 
 
 def test_a_first_message_that_is_not_start_is_invalid_argument(cacao_stub):
@@ -299,10 +300,14 @@ def test_a_record_request_continues_the_tree_of_an_analysed_record(cacao_stub, c
                      reuse_tree=True)
     reports = list(cacao_stub.Analyze(iter([analysed]), timeout=30))
     assert reports[-1].evaluation.final and reports[-1].evaluation.root.reused_visits == 0
-    following = cacao_stub.SuggestAction(pb.SuggestActionRequest(
+    # a suggestion plays with other settings than an analysis: it starts afresh
+    suggested = cacao_stub.SuggestAction(pb.SuggestActionRequest(
         record=record_message(9), seed=2, limits=pb.SearchLimits(iterations=500),
         reuse_tree=True))
-    root = following.evaluation.root
+    assert suggested.evaluation.root.reused_visits == 0
+    following = start(record_message(9), seed=2, limits=pb.SearchLimits(iterations=500),
+                      reuse_tree=True)
+    root = list(cacao_stub.Analyze(iter([following]), timeout=30))[-1].evaluation.root
     assert root.reused_visits > 0 and root.visits == 500 + root.reused_visits
 
 

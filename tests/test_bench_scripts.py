@@ -40,6 +40,19 @@ def test_bench_server_times_calls_and_the_raw_search():
         assert re.search(rf"^{re.escape(row)}\s+\d+\s+[\d.]+\s+[\d.]+$", out, re.M), out
 
 
+def test_bench_search_measures_the_play_and_the_analysis_settings_side_by_side():
+    out = run_script("bench_search.py", "--seconds", "0.05", "--evaluations", "model,analysis")
+    for players in (2, 4):
+        for position in ("opening", "mid-game"):
+            for leaves in ("model", "analysis"):
+                assert re.search(rf"^\s+{players} {position}\s+{leaves}\s+\d+\s+[\d,]+\s+[\d,]+\s+[\d.]+x$",
+                                 out, re.M), out
+    assert " informed " not in out
+    bad = subprocess.run([sys.executable, str(SCRIPTS / "bench_search.py"), "--evaluations", "oracle"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--evaluations: unknown oracle" in bad.stderr
+
+
 def _decomposition(*args: str) -> dict[str, list[float]]:
     out = run_script("replay_decomposition.py", "--games", "12", "--replays", "3", "--player", "mcts:iterations=20",
                      "--evaluator", "mcts:iterations=30", *args)

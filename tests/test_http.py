@@ -238,8 +238,8 @@ def stream(server, request: pb.AnalyzePositionRequest, codec: str) -> tuple[list
 
 
 @pytest.mark.parametrize("codec", ["json", "proto"])
-def test_analysis_streams_reports_and_ends_with_suggest_actions_answer(http_server, cacao_stub,
-                                                                      codec):
+def test_analysis_streams_reports_and_ends_with_the_grpc_analysis_answer(http_server, cacao_stub,
+                                                                        codec):
     game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))
     request = pb.AnalyzePositionRequest(position=game.position, seed=5,
                                         limits=pb.SearchLimits(iterations=8_000))
@@ -252,9 +252,9 @@ def test_analysis_streams_reports_and_ends_with_suggest_actions_answer(http_serv
     assert not any(m.evaluation.final for m in messages[:-1])
     iterations = [m.evaluation.iterations for m in messages]
     assert iterations == sorted(iterations)
-    suggest = cacao_stub.SuggestAction(pb.SuggestActionRequest(
-        position=game.position, seed=5, limits=pb.SearchLimits(iterations=8_000)))
-    assert messages[-1].evaluation.best_action == suggest.action
+    over_grpc = list(cacao_stub.AnalyzePosition(request))[-1].evaluation
+    assert messages[-1].evaluation.best_action == over_grpc.best_action
+    assert [c.visits for c in messages[-1].evaluation.candidates] == [c.visits for c in over_grpc.candidates]
 
 
 def test_a_stream_error_is_in_the_end_of_stream_message(http_server, cacao_stub):

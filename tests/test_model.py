@@ -94,7 +94,7 @@ def test_the_policy_network_gives_one_logit_per_legal_action(model_file):
 
 @pytest.mark.parametrize("settings", [
     {"value": 1.0}, {"value": 0.5}, {"prior": "model"}, {"value": 1.0, "prior": "model", "puct": 1.5},
-    {"puct": 2.0},
+    {"puct": 2.0}, {"late_value": 0.5}, {"value": 0.0, "prior": "greedy", "late_value": 1.0},
 ])
 def test_a_search_with_the_model_is_deterministic_and_never_peeks(model_file, settings):
     position = played(2, 8, 9)
@@ -127,7 +127,8 @@ def test_model_priors_are_the_reported_priors_and_sum_to_one(model_file):
 
 
 def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
-    for bad in ({"value": 1.5}, {"value": -0.1}, {"prior": "oracle"}, {"puct": -1}, {"model": ""}):
+    for bad in ({"value": 1.5}, {"value": -0.1}, {"late_value": 1.1}, {"late_value": -0.5},
+                {"prior": "oracle"}, {"puct": -1}, {"model": ""}):
         with pytest.raises(ValueError):
             SearchSettings(**bad)
     bot = parse_bot(f"mcts:iterations=100,value=1,prior=model,puct=1.5,model={model_file}")
@@ -136,6 +137,38 @@ def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
     with pytest.raises(ValueError, match="no model file"):
         search(played(2, 1, 0), Limit(iterations=10), SearchSettings(value=1, model="/nowhere/x.npz"),
                seed=1)
+
+
+def test_late_value_blends_playouts_into_the_leaves_of_the_last_third_only(model_file):
+    blend = SearchSettings(model=model_file, late_value=0.5)
+    same = SearchSettings(model=model_file, late_value=1.0)
+    plain = SearchSettings(model=model_file)
+
+    def answer(position, settings):
+        r = search(position, Limit(iterations=300), settings, seed=5)
+        return r.best_action, r.win_probability, [c.visits for c in r.candidates]
+
+    # at the deal no leaf of 300 iterations is two thirds into the game
+    opening = played(2, 4, 0)
+    assert answer(opening, blend) == answer(opening, plain)
+    late = played(2, 4, 0)
+    rng = random.Random(4)
+    while late.progress < 0.75:
+        late.apply(rng.choice(late.legal_actions()))
+    assert answer(late, same) == answer(late, plain)
+    assert answer(late, blend) != answer(late, plain)
+    assert SearchSettings(value=0.0, prior="greedy", puct=0.0, late_value=0.5).uses_model
+    assert not SearchSettings(value=0.0, prior="greedy", puct=0.0, late_value=0.0).uses_model
+
+
+def test_analysis_specs_start_from_the_analysis_settings():
+    from cacaoai.search import ANALYSIS
+    bot = parse_bot("analysis:iterations=1500")
+    assert bot.settings == ANALYSIS and bot.limit == Limit(iterations=1500)
+    assert bot.settings != SearchSettings() and ANALYSIS.late_value is not None
+    tuned = parse_bot("analysis:time=0.5,puct=1.5,late_value=1")
+    assert tuned.settings == replace(ANALYSIS, puct=1.5, late_value=1.0)
+    assert parse_bot("mcts:iterations=1500").settings == SearchSettings()
 
 
 def test_the_search_without_the_model_is_unchanged_by_its_settings(model_file):

@@ -142,8 +142,8 @@ def test_a_move_is_answered_while_analyses_fill_every_slot_and_they_go_on_after(
 
 def test_a_paused_analysis_ends_with_its_whole_budget_and_the_answer_it_gives_unpaused():
     """Paused after its first report (a move takes its one slot), resumed when
-    the move ends: its final report is SuggestAction's answer to the same
-    seeded request, as if it had never been paused."""
+    the move ends: its final report is the answer of the same seeded
+    analysis never paused."""
     api = CacaoApi(ServerOptions(worker_threads=8, max_searches=1, max_iterations=10**6,
                                  max_time_s=600.0, tree_cache_mb=0))
     request = analysis(iterations=60_000, seed=5)
@@ -166,8 +166,13 @@ def test_a_paused_analysis_ends_with_its_whole_budget_and_the_answer_it_gives_un
     final = reports[-1].evaluation
     assert final.final and final.stopped_by == "iterations" and final.iterations == 60_000
     assert final.paused.ToNanoseconds() > 0
-    unpaused = api.suggest_action(pb.SuggestActionRequest(
-        position=request.position, limits=request.limits, seed=5), Call()).evaluation
+    again, unpaused_reports = api.start_analysis(request, Call(), ready.set), []
+    while not again.finished:
+        assert ready.wait(GUARD_S)
+        ready.clear()
+        unpaused_reports += again.take()
+    unpaused = (unpaused_reports + again.take())[-1].evaluation
+    assert unpaused.final and unpaused.paused.ToNanoseconds() == 0
     assert final.best_action == unpaused.best_action and final.nodes == unpaused.nodes
     assert [c.visits for c in final.candidates] == [c.visits for c in unpaused.candidates]
 
