@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import CacaoError
+from .formats import int_problem
 from .rules import JUNGLE_KIND, WORKER_TILES, WORKER_TYPE
 
 ACTION_TYPES = ("place", "overbuild", "discard", "resolve")
@@ -145,8 +146,7 @@ def _int(data: Mapping[str, Any], key: str, lo: int | None = None, hi: int | Non
          field: str | None = None) -> int:
     value = data[key]
     name = field or key
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ActionFormatError(f"{name}: must be an integer, got {value!r}")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ActionFormatError(f"{name}: must be in {lo}..{hi}, got {value}")
+    problem = int_problem(value, lo, hi)
+    if problem:
+        raise ActionFormatError(f"{name}: {problem}")
     return value

@@ -233,7 +233,7 @@ cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
 cdef void position_score(const position_t* pos, score_t* out) noexcept nogil
 cdef void position_result(const position_t* pos, result_t* out) noexcept nogil
-# Worker tiles left in all seats' hands and draw piles, and dealt in all: the
+# Worker tiles left in all seats' hands and draw piles, and dealt by the rules in all: the
 # game's progress is 1 - left / total (public: every seat can count them).
 cdef void position_tiles_left(const position_t* pos, int* left, int* total) noexcept nogil
 cdef void position_temple_awards(const position_t* pos, int32_t* gold_out) noexcept nogil

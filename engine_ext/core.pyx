@@ -1229,11 +1229,17 @@ cdef inline int _award_change(const position_t* pos, int temple, int d, uint8_t 
 
 
 cdef void position_tiles_left(const position_t* pos, int* left, int* total) noexcept nogil:
+    """Worker tiles left in all hands and draw piles, and dealt in all. The total
+    comes from the rules' deal sizes, not from the piles: a position loaded from a
+    snapshot or an observation holds only the tiles still to draw, so the same
+    position must count the same however it arrived."""
     cdef int s, k
     left[0] = 0
     total[0] = 0
+    for k in range(4):
+        total[0] += WORKERS_PER_SEAT[pos.n_seats][k]
+    total[0] *= pos.n_seats
     for s in range(pos.n_seats):
-        total[0] += pos.seats[s].pile_end
         left[0] += pos.seats[s].pile_end - pos.seats[s].pile_pos
         for k in range(4):
             left[0] += pos.seats[s].hand[k]

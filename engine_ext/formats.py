@@ -28,6 +28,22 @@ def load_json(text: str | bytes, error: Callable[[str], Exception]) -> Any:
         raise error(f"not valid JSON: {str(exc)[:200]}") from None
 
 
+def int_problem(value: Any, lo: int | None = None, hi: int | None = None) -> str | None:
+    """Why `value` (any JSON value) is not an integer in lo..hi, or None when it
+    is one. A JSON integer only: ``3.0``, ``true`` and ``"3"`` are refused, so a
+    document the engine accepts writes back exactly as it was read."""
+    if type(value) is not int:
+        return f"must be an integer, got {value!r}"
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        return f"must be in {lo}..{hi}, got {value}"
+    return None
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are equal as JSON text (``5.0`` is not ``5``, ``false`` not ``0``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
 def tile_json(x: int, y: int, b: int, covered: Mapping[tuple[int, int], int]) -> dict[str, Any]:
     """The board tile with grid byte `b` at (x, y) in snapshot form; `covered`
     maps overbuilt cells to the worker byte underneath."""

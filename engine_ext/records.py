@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .errors import RecordError
-from .formats import load_json
+from .formats import int_problem, load_json, same_json
 from .rules import deck_tiles, seat_tiles
 
 RECORD_FORMAT = "cacao-record/1"
@@ -75,10 +75,10 @@ def multiset_problem(got: Any, want: Counter[str]) -> str | None:
 def check_deal(header: Mapping[str, Any]) -> None:
     """Check players, first_player, worker_piles and jungle_deck. Raises RecordError(-1, ...)."""
     players = header.get("players")
-    if isinstance(players, bool) or players not in (2, 3, 4):
+    if type(players) is not int or players not in (2, 3, 4):
         raise RecordError(-1, f"players: must be 2, 3 or 4, got {players!r}")
     first = header.get("first_player")
-    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
+    if int_problem(first, 0, players - 1):
         raise RecordError(-1, f"first_player: must be a seat in 0..{players - 1}, got {first!r}")
     piles = header.get("worker_piles")
     if not isinstance(piles, list) or len(piles) != players:
@@ -120,6 +120,6 @@ def check_result(written: Any, position: Played, index: int) -> None:
         raise RecordError(index, "result: the record has a result but the game is not over")
     if not isinstance(written, Mapping) or set(written) != {"gold", "cacao", "winners"}:
         raise RecordError(index, "result: must be an object with exactly gold, cacao and winners")
-    if dict(written) != result.to_json():
+    if not same_json(dict(written), result.to_json()):
         raise RecordError(index, f"result: the record says {json.dumps(written)} but the replay gives "
                                  f"{json.dumps(result.to_json())}")

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import core
 from .errors import SnapshotError
-from .formats import PHASES, load_json, tile_json
+from .formats import PHASES, int_problem, load_json, same_json, tile_json
 from .rules import (
     DIRECTIONS,
     HAND_SIZE,
@@ -107,10 +107,9 @@ def _parse(data: Mapping[str, Any] | str) -> Mapping[str, Any]:
 
 
 def _int(value: Any, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SnapshotError(field, f"must be an integer, got {value!r}")
-    if not lo <= value <= hi:
-        raise SnapshotError(field, f"must be in {lo}..{hi}, got {value}")
+    problem = int_problem(value, lo, hi)
+    if problem:
+        raise SnapshotError(field, problem)
     return value
 
 
@@ -143,7 +142,7 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
         if key not in d and not (key == "jungle_deck" and observation):
             raise SnapshotError(key, "missing")
     n = d["players"]
-    if isinstance(n, bool) or n not in (2, 3, 4):
+    if type(n) is not int or n not in (2, 3, 4):
         raise SnapshotError("players", f"must be 2, 3 or 4, got {n!r}")
     view = _int(d["view"], "view", 0, n - 1) if observation else None
     first = _int(d["first_player"], "first_player", 0, n - 1)
@@ -185,7 +184,7 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
     pending = _check_pending(d["pending"], n, phase, mover)
     to_act = d["to_act"]
     want = None if phase == 2 else (pending[0][0] if pending else mover)
-    if to_act != want or isinstance(to_act, bool):
+    if not same_json(to_act, want):
         raise SnapshotError("to_act", f"must be {json.dumps(want)} in this position, got {to_act!r}")
     return {"players": n, "view": view, "first_player": first, "turn": turn, "mover": mover,
             "phase": phase, "tiles": tiles, "covered": covered,

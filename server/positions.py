@@ -102,6 +102,18 @@ def load(request: Any, seed: int | None = None, history: int = 0) -> Loaded:
     )
 
 
+def searched_hash(loaded: Loaded, seat: int) -> str:
+    """Short hash of what a search for `seat` sees: its observation, with the
+    hands of ``loaded.known_hands``. A record, a complete position and that
+    observation of one position hash alike, as the search answers them alike."""
+    observation = loaded.position.observation(seat)
+    if loaded.known_hands:
+        complete = loaded.position.snapshot()
+        for s in loaded.known_hands:
+            observation["seats"][s]["hand"] = complete["seats"][s]["hand"]
+    return position_hash(observation)
+
+
 def _engine_call(fn, *args) -> Position:
     try:
         return fn(*args)

@@ -98,6 +98,7 @@ class Plan:
         asked: the budget before the deadline cut it (fitted again when the
             search starts, after its wait for a slot).
         seeded: the request gave its seed.
+        hash: short hash of what the searching seat sees (positions.searched_hash).
     """
 
     seed: int
@@ -110,6 +111,7 @@ class Plan:
     cache: TreeCache | None = None
     asked: Budget | None = None
     seeded: bool = False
+    hash: str = ""
 
 
 def _model_version(settings: Any) -> str:
@@ -297,7 +299,7 @@ class CacaoApi:
             request.max_candidates)
         _scheduling(evaluation, ticket, self.gate.clock())
         return pb.SuggestActionResponse(
-            position_hash=plan.loaded.hash, seat=plan.loaded.position.to_act,
+            position_hash=plan.hash, seat=plan.loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
@@ -326,7 +328,7 @@ class CacaoApi:
             interval = request.report_interval.ToNanoseconds() / 1e9
         interval = max(interval, self.options.min_report_interval_s)
         ticket = self.gate.submit(replace(order, need=self._need(plan)))
-        analysis = Analysis(request, plan.loaded, plan.budget, notify, ticket, self.gate.clock)
+        analysis = Analysis(request, plan, notify, ticket, self.gate.clock)
 
         def work() -> SearchResult:
             self.gate.wait(ticket)
@@ -384,9 +386,11 @@ class CacaoApi:
         asked = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
         budget = searching.fit_deadline(asked, call.time_remaining(),
                                         self.options.deadline_margin_s)
+        observer = seat if seat is not None else (loaded.view if loaded.view is not None
+                                                  else loaded.position.to_act)
         return Plan(seed, loaded, budget, seat, allow, avoid,
                     request.max_candidates or convert.DEFAULT_CANDIDATES, cache, asked,
-                    request.HasField("seed"))
+                    request.HasField("seed"), positions.searched_hash(loaded, observer))
 
     def _order(self, request: Any, call: Call, default_level: str | None,
                settings: SearchSettings = PLAY, *, interactive_by_default: bool) -> Request:
@@ -474,11 +478,11 @@ class Analysis:
     Thread-safe.
     """
 
-    def __init__(self, request: pb.AnalyzePositionRequest, loaded: Loaded, budget: Budget,
+    def __init__(self, request: pb.AnalyzePositionRequest, plan: Plan,
                  notify: Callable[[], None], ticket: Ticket | None = None,
                  clock: Callable[[], float] | None = None):
-        self._request, self._loaded = request, loaded
-        self.budget = budget  # fitted again when the search starts after its wait
+        self._request, self._loaded, self._hash = request, plan.loaded, plan.hash
+        self.budget = plan.budget  # fitted again when the search starts after its wait
         self._notify = notify
         self._ticket, self._clock = ticket, clock
         self._lock = threading.Lock()
@@ -520,7 +524,7 @@ class Analysis:
         if self._ticket is not None and self._clock is not None:
             _scheduling(evaluation, self._ticket, self._clock())
         return [pb.AnalyzePositionResponse(
-            position_hash=self._loaded.hash,
+            position_hash=self._hash,
             seat=self._loaded.position.to_act,
             sequence=sequence,
             evaluation=evaluation,

@@ -19,8 +19,10 @@ import time
 import grpc
 import pytest
 
+from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.engine import Position, position_hash
 
 REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
 
@@ -99,7 +101,8 @@ def test_every_replica_answers_through_nginx(replicas):
         game = stub.NewGame(pb.NewGameRequest(players=2, seed=7))
         reply = stub.SuggestAction(pb.SuggestActionRequest(
             position=game.position, limits=pb.SearchLimits(iterations=50), seed=1))
-        assert reply.position_hash == game.position_hash and reply.evaluation.iterations == 50
+        searched = Position.from_snapshot(convert.position_to_json(game.position)).observation(reply.seat)
+        assert reply.position_hash == position_hash(searched) and reply.evaluation.iterations == 50
         with pytest.raises(grpc.RpcError) as bad:  # status and message pass through nginx
             stub.NewGame(pb.NewGameRequest(players=9))
         assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -32,7 +32,7 @@ from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
-from cacaoai.engine import Position
+from cacaoai.engine import Position, position_hash
 from cacaoai.search import ANALYSIS, Limit, search
 from cacaoai.server import create_server, errors
 from cacaoai.server.options import ServerOptions, parse_args
@@ -157,8 +157,6 @@ def test_list_legal_actions_accepts_an_observation_of_the_seat_to_act(cacao_stub
     observation = convert.position_from_json(position.observation(seat))
     response = cacao_stub.ListLegalActions(pb.ListLegalActionsRequest(position=observation))
     assert len(response.actions) == len(position.legal_actions())
-    from cacaoai.engine import position_hash
-
     assert response.position_hash == position_hash(position.observation(seat))
 
 
@@ -252,7 +250,9 @@ def test_suggest_action_returns_a_legal_action_and_an_evaluation(cacao_stub):
     assert convert.action_key(convert.action_to_json(response.action)) in legal
     evaluation = response.evaluation
     assert evaluation.final and evaluation.best_action == response.action
-    assert response.seat == position.to_act and response.position_hash == position.hash()
+    # the hash of what the search saw: the observation of the seat to act
+    assert response.seat == position.to_act
+    assert response.position_hash == position_hash(position.observation(position.to_act))
     assert len(evaluation.seats) == position.players
     assert 0.0 <= evaluation.seats[0].win_probability <= 1.0
     assert 0 < len(evaluation.candidates) <= 3
@@ -306,7 +306,7 @@ def test_analyze_position_streams_reports_while_it_searches_and_ends_with_one_fi
     assert [r.sequence for r in reports] == [0, 1, 2]
     iterations = [r.evaluation.iterations for r in reports]
     assert iterations == sorted(iterations)
-    assert all(r.position_hash == position.hash() for r in reports)
+    assert all(r.position_hash == position_hash(position.observation(position.to_act)) for r in reports)
     assert cacao_server[0].cacao_api.gate.wait_running(0, GUARD_S)  # the cancel ended it
     # a search that runs to its budget: as many reports as came, then exactly one final
     reports = list(cacao_stub.AnalyzePosition(pb.AnalyzePositionRequest(
@@ -316,7 +316,7 @@ def test_analyze_position_streams_reports_while_it_searches_and_ends_with_one_fi
     assert [r.sequence for r in reports] == list(range(len(reports)))
     iterations = [r.evaluation.iterations for r in reports]
     assert iterations == sorted(iterations) and iterations[-1] == 2_000
-    assert all(r.position_hash == position.hash() for r in reports)
+    assert all(r.position_hash == position_hash(position.observation(position.to_act)) for r in reports)
 
 
 def test_analyze_position_with_an_iteration_budget_ends_when_it_is_spent(cacao_stub):

@@ -1590,7 +1590,8 @@ export const EvaluationSchema: GenMessage<Evaluation> = /*@__PURE__*/
  */
 export type SuggestActionResponse = Message<"cacao.v1.SuggestActionResponse"> & {
   /**
-   * Short hash of the position searched.
+   * Short hash of what the search saw: the searching seat's observation (the
+   * same for a record, a complete position or that observation).
    *
    * @generated from field: string position_hash = 1;
    */
@@ -1809,7 +1810,8 @@ export const StopAnalysisSchema: GenMessage<StopAnalysis> = /*@__PURE__*/
  */
 export type AnalyzePositionResponse = Message<"cacao.v1.AnalyzePositionResponse"> & {
   /**
-   * Short hash of the position analysed.
+   * Short hash of what the search saw: the searching seat's observation (the
+   * same for a record, a complete position or that observation).
    *
    * @generated from field: string position_hash = 1;
    */
