@@ -242,20 +242,18 @@ def start_page(api: CacaoApi, host: str, port: int, tokens: security.Tokens | No
                pool: futures.Executor | None = None, announce: bool = True,
                serving: Callable[[], bool] = lambda: True) -> HttpServer | None:
     """cacao-server's HTTP side: :func:`start_http` with the API's TLS files
-    and the server's tokens; None when ``port`` is 0 or cannot be bound
-    (gRPC goes on serving; the log says why). With ``announce`` it logs where
-    it serves (else call :func:`announce` later)."""
+    and the server's tokens; None when ``port`` is 0. With ``announce`` it
+    logs where it serves (else call :func:`announce_page` later).
+
+    Raises:
+        OSError: the port cannot be bound (cacao-server then exits, naming it).
+    """
     if not port:
         return None
     o = api.options
     tls = tls_context(o.tls_cert, o.tls_key, o.tls_client_ca) if o.tls_cert and o.tls_key else None
-    try:
-        server = start_http(api, host, port, tokens=tokens, tls=tls, observers=observers,
-                            pool=pool, serving=serving)
-    except OSError as error:
-        log.warning("no HTTP API or board page: cannot listen on %s:%d (%s); "
-                    "choose another with --http-port", host, port, error.strerror or error)
-        return None
+    server = start_http(api, host, port, tokens=tokens, tls=tls, observers=observers,
+                        pool=pool, serving=serving)
     if announce:
         announce_page(server, host)
     return server

@@ -15,10 +15,12 @@ Thread-safety: CacaoServer's methods may be called from any thread.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import signal
+import socket
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent import futures
 from typing import Any, TypeVar
 
@@ -90,6 +92,7 @@ class CacaoServer:
         self.http: HttpServer | None = None
         self.serving = True  # health, as the HTTP side's /healthz reads it
         try:
+            probe_port(address)  # a port in use: an OSError here, not gRPC's own log line
             self.port = self._wait(self._build(address, credentials))
         except BaseException:
             self._close_loop()
@@ -138,8 +141,11 @@ class CacaoServer:
     def start_http(self, host: str, port: int, announce: bool = True) -> HttpServer | None:
         """Starts the HTTP side on ``host:port`` (0: none) with this server's
         API, thread pool, TLS files, tokens and observers; it drains and stops
-        with the gRPC side. None when there is none (no port, or a port that
-        cannot be bound: the log says why)."""
+        with the gRPC side. None when there is none (port 0).
+
+        Raises:
+            OSError: the port cannot be bound (in use, say).
+        """
         self.http = start_page(self.cacao_api, host, port, self.tokens, self.observers,
                                pool=self._pool, announce=announce, serving=lambda: self.serving)
         return self.http
@@ -216,7 +222,8 @@ def create_server(address: str = "127.0.0.1:0",
 
     Raises:
         OSError: the address cannot be bound (a port in use is an error: the
-            SO_REUSEPORT default of gRPC is switched off).
+            SO_REUSEPORT default of gRPC is switched off); errno EADDRINUSE
+            for a port in use.
         ValueError: a TLS or token file cannot be read.
     """
     server = CacaoServer(address, options or ServerOptions())
@@ -228,6 +235,61 @@ def format_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def probe_port(address: str) -> None:
+    """Checks that gRPC can bind ``address`` ("host:port", "[v6]:port") by
+    binding it as gRPC does, then letting it go: SO_REUSEADDR on and
+    SO_REUSEPORT off (the server switches gRPC's off), so that a listener on
+    the port, even one with SO_REUSEPORT, makes it fail while connections in
+    TIME_WAIT do not; like gRPC, one address of a name that resolves to
+    several is enough. Port 0 (any free port) is not checked.
+
+    Without it, gRPC would say why in a log line of its C core before raising
+    an error that does not.
+
+    Raises:
+        OSError: no address could be bound (errno EADDRINUSE: the port is in use).
+    """
+    host, _, port_text = address.rpartition(":")
+    if not port_text.isdigit() or int(port_text) == 0:
+        return
+    try:
+        found = socket.getaddrinfo(host.strip("[]") or None, int(port_text),
+                                   type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError:
+        return  # a name that does not resolve: gRPC's own error says so
+    failures: list[OSError] = []
+    for family, kind, proto, _, sockaddr in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(sockaddr)
+            except OSError as error:
+                failures.append(error)
+                continue
+        return
+    if failures:
+        taken = next((e for e in failures if e.errno == errno.EADDRINUSE), failures[0])
+        raise OSError(taken.errno, taken.strerror, address)
+
+
+def cannot_listen(what: str, host: str, port: int, flag: str, error: OSError) -> OSError:
+    """The one-line error of a side that cannot listen on ``host:port``: for
+    a port in use, which port, that it is taken and the flag that moves it."""
+    where = format_address(host, port)
+    if error.errno == errno.EADDRINUSE:
+        return OSError(f"port {port} is taken: cannot serve {what} on {where}; stop what listens "
+                       f"there, or choose another port with {flag}")
+    return OSError(f"cannot serve {what} on {where} ({flag}): {error.strerror or error}")
+
+
+def listening(what: str, host: str, port: int, flag: str, start: Callable[[], T]) -> T:
+    """``start()``, its OSError turned into :func:`cannot_listen`'s."""
+    try:
+        return start()
+    except OSError as error:
+        raise cannot_listen(what, host, port, flag, error) from None
+
+
 def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
     """Runs a server until SIGTERM or SIGINT, then drains and shuts down.
 
@@ -237,8 +299,15 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
     with what they have. SIGUSR1 turns health NOT_SERVING while the server
     keeps answering (a drain without a stop), SIGUSR2 turns it back.
 
+    Every port is bound before the server accepts calls: a port in use (gRPC,
+    HTTP or metrics) raises OSError with one line that names it, and nothing
+    is served.
+
     Returns:
         0, the exit status.
+
+    Raises:
+        OSError: a port cannot be bound.
     """
     options = options or ServerOptions()
     if not security.is_loopback(host) and not options.tls:
@@ -247,7 +316,21 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
     if not security.is_loopback(host) and not options.auth_tokens:
         log.warning("listening on %s without --auth-tokens: anyone who reaches the port may "
                     "call it", host)
-    server, bound = create_server(format_address(host, port), options)
+    server, bound = listening("gRPC", host, port, "--port",
+                              lambda: create_server(format_address(host, port), options))
+    try:
+        metrics_port = None
+        if server.cacao_metrics is not None:  # --metrics-port was given
+            metrics = server.cacao_metrics
+            metrics_port = listening("metrics", host, options.metrics_port or 0, "--metrics-port",
+                                     lambda: metrics.serve(host, options.metrics_port or 0))
+        web = listening("the board page and Connect API", host, options.http_port, "--http-port",
+                        lambda: server.start_http(host, options.http_port, announce=False))
+    except BaseException:
+        if server.cacao_metrics is not None:
+            server.cacao_metrics.close()
+        server.stop(0).wait()
+        raise
     stopped = threading.Event()
 
     def shut_down(signum: int, _frame: Any) -> None:
@@ -265,12 +348,10 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         target=server.set_serving, args=(False,), daemon=True).start())
     signal.signal(signal.SIGUSR2, lambda *_: threading.Thread(
         target=server.set_serving, args=(True,), daemon=True).start())
-    if server.cacao_metrics is not None:  # --metrics-port was given
-        metrics_port = server.cacao_metrics.serve(host, options.metrics_port or 0)
+    if metrics_port is not None:
         log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
+    # every side listens before the line that tools wait for
     server.start()
-    # both sides listen before the line that tools wait for
-    web = server.start_http(host, options.http_port, announce=False)
     log.info("serving on %s%s", format_address(host, bound), " (TLS)" if options.tls else "")
     if web is not None:
         announce_page(web, host)

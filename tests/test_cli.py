@@ -1,6 +1,7 @@
 """The installed commands as a person at a terminal meets them: every
-``--help`` explains every option, and Ctrl-C or a reader that goes away ends
-a command with a line at most, never a traceback.
+``--help`` explains every option, a server whose port is taken says so in
+one line and exits, and Ctrl-C or a reader that goes away ends a command
+with a line at most, never a traceback.
 
 The commands run as real processes of the installed package. Ctrl-C is
 SIGINT sent to the command's whole process group, as a terminal sends it
@@ -17,6 +18,7 @@ import pty
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -106,6 +108,27 @@ def test_every_option_of_every_command_is_explained_in_its_help(name, monkeypatc
 def test_the_servers_help_names_its_default_level():
     shown = help_text("cacao-server", ())
     assert re.search(r"\[CACAO_DEFAULT_LEVEL,\s+default\s+casual\]", shown), shown
+
+
+# --- refusals before anything starts ----------------------------------------------
+
+@pytest.mark.integration
+@pytest.mark.parametrize("flag", ["--port", "--http-port", "--metrics-port"])
+def test_cacao_server_exits_with_one_line_when_a_port_it_should_serve_is_taken(flag):
+    """Whichever side's port another program listens on, the server serves
+    nothing and exits non-zero with one line naming the port (no gRPC log
+    line of its own, no traceback); the other ports are 0 (any free one) or off."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        ports = {"--port": "0", "--http-port": "off", flag: str(port)}
+        done = subprocess.run([str(BIN / "cacao-server"), *(w for p in ports.items() for w in p)],
+                              capture_output=True, text=True, timeout=GUARD_S,
+                              stdin=subprocess.DEVNULL)
+    lines = (done.stdout + done.stderr).splitlines()
+    assert done.returncode == 1, lines
+    assert len(lines) == 1, lines
+    assert f"port {port} is taken" in lines[0] and f"127.0.0.1:{port}" in lines[0], lines
+    assert f"choose another port with {flag}" in lines[0], lines
 
 
 # --- a reader that goes away ----------------------------------------------------
