@@ -32,6 +32,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any, TextIO
 
 from cacaoai.api import Limit, parse_strength
@@ -544,6 +545,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="cacao-play", description="Play Cacao in a terminal against 1-3 AI seats.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {metadata.version('cacaoai')}")
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
                         help="players, you included (default 2, or one more than the --ai given)")
     parser.add_argument("--seat", type=int, default=0,

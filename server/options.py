@@ -12,6 +12,7 @@ import argparse
 import os
 import re
 from dataclasses import dataclass, fields
+from importlib import metadata
 
 from cacaoai.search import PRIORITIES
 from cacaoai.search.bots import LEVELS
@@ -338,6 +339,8 @@ def parse_args(argv: list[str] | None = None,
         description="Serve the Cacao rules and AI over gRPC (API cacao.v1).",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {metadata.version('cacaoai')}")
     for flag, (name, kind, text) in _FLAGS.items():
         default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
                    "http-port": DEFAULT_HTTP_PORT}.get(flag, defaults.get(name or ""))

@@ -1,7 +1,7 @@
 """The installed commands as a person at a terminal meets them: every
-``--help`` explains every option, a server whose port is taken says so in
-one line and exits, and Ctrl-C or a reader that goes away ends a command
-with a line at most, never a traceback.
+``--help`` explains every option, ``--version`` names the installed version,
+a server whose port is taken says so in one line and exits, and Ctrl-C or a
+reader that goes away ends a command with a line at most, never a traceback.
 
 The commands run as real processes of the installed package. Ctrl-C is
 SIGINT sent to the command's whole process group, as a terminal sends it
@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,15 @@ def test_the_servers_help_names_its_default_level():
     assert re.search(r"\[CACAO_DEFAULT_LEVEL,\s+default\s+casual\]", shown), shown
 
 
-# --- refusals before anything starts ----------------------------------------------
+# --- --version, and refusals before anything starts --------------------------------
+
+@pytest.mark.parametrize("name", ["cacao-server", "cacao-play"])
+def test_version_names_the_installed_package_version(name):
+    done = subprocess.run([str(BIN / name), "--version"], capture_output=True, text=True,
+                          timeout=GUARD_S)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert done.stdout == f"{name} {metadata.version('cacaoai')}\n"
+
 
 @pytest.mark.integration
 @pytest.mark.parametrize("flag", ["--port", "--http-port", "--metrics-port"])
