@@ -30,12 +30,12 @@ import os
 import random
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, TextIO
 
-from cacaoai.api import Limit, parse_strength
+from cacaoai.api import LEVEL_NAMES, Limit, parse_strength
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report, derive_seed, record_text
 
 from . import board, notation
@@ -631,16 +631,20 @@ def local_server() -> LocalServer:
     return LocalServer("--drain", "0", "--grace", "0", isolated=True)
 
 
+def unknown_level(strengths: Sequence[Limit | str | None], levels: Collection[str]) -> str | None:
+    """The first strength that names a level not in ``levels``, or None."""
+    return next((s for s in strengths if isinstance(s, str) and s not in levels), None)
+
+
 def check_strengths(info: ServerInfo, strengths: list[Limit | str | None]) -> str | None:
     """A message if a strength names a level the server does not have.
 
     Strengths that name nothing become the server's default level, by name.
     """
-    for i, s in enumerate(strengths):
-        if s is None:
-            strengths[i] = info.default_level
-        elif isinstance(s, str) and s not in info.levels:
-            return f"unknown level {s!r}: this server has {', '.join(info.levels)}"
+    unknown = unknown_level(strengths, info.levels)
+    if unknown is not None:
+        return f"unknown level {unknown!r}: this server has {', '.join(info.levels)}"
+    strengths[:] = [info.default_level if s is None else s for s in strengths]
     return None
 
 
@@ -678,6 +682,11 @@ def _main(argv: Sequence[str] | None, inp: TextIO, out: TextIO) -> int:
     players = args.players or (len(args.ai) + 1 if args.ai else 2)
     if not 0 <= args.seat < players:
         print(f"cacao-play: --seat must be 0..{players - 1}", file=sys.stderr)
+        return 2
+    unknown = None if args.server else unknown_level([*strengths, hint], LEVEL_NAMES)
+    if unknown is not None:  # the local server would have these levels: refused before starting it
+        print(f"cacao-play: unknown level {unknown!r}: the levels are {', '.join(LEVEL_NAMES)}",
+              file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
     args.seed = seed

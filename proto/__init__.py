@@ -6,10 +6,17 @@
 - :mod:`cacaoai.api.convert`: the one conversion between the messages and
   the engine's and the search's values, shared by server and clients.
 - The vocabulary a client needs without the search machinery:
-  :class:`Limit` (a search budget), :class:`SearchResult` and its parts.
+  :class:`Limit` (a search budget), :class:`SearchResult` and its parts,
+  ``LEVEL_NAMES`` (the levels a server of this package has).
 """
 
+from cacaoai.search.bots import LEVELS
 from cacaoai.search.limits import Limit, parse_strength
 from cacaoai.search.results import Candidate, RootInfo, SearchResult, SeatOutlook
 
-__all__ = ["Candidate", "Limit", "RootInfo", "SearchResult", "SeatOutlook", "parse_strength"]
+#: The named strength levels of this package's server, weakest first (a
+#: server of another version may have others: GetServerInfo says).
+LEVEL_NAMES: tuple[str, ...] = tuple(LEVELS)
+
+__all__ = ["LEVEL_NAMES", "Candidate", "Limit", "RootInfo", "SearchResult", "SeatOutlook",
+           "parse_strength"]

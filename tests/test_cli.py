@@ -1,7 +1,8 @@
 """The installed commands as a person at a terminal meets them: every
 ``--help`` explains every option, ``--version`` names the installed version,
-a server whose port is taken says so in one line and exits, and Ctrl-C or a
-reader that goes away ends a command with a line at most, never a traceback.
+what a command cannot do is said in one line before it starts anything (a
+port already taken, an unknown level), and Ctrl-C or a reader that goes away
+ends a command with a line at most, never a traceback.
 
 The commands run as real processes of the installed package. Ctrl-C is
 SIGINT sent to the command's whole process group, as a terminal sends it
@@ -138,6 +139,19 @@ def test_cacao_server_exits_with_one_line_when_a_port_it_should_serve_is_taken(f
     assert len(lines) == 1, lines
     assert f"port {port} is taken" in lines[0] and f"127.0.0.1:{port}" in lines[0], lines
     assert f"choose another port with {flag}" in lines[0], lines
+
+
+@pytest.mark.parametrize("flags", [["--level", "grandmaster"], ["--ai", "grandmaster"],
+                                   ["--hint-level", "grandmaster"]])
+def test_cacao_play_refuses_an_unknown_level_before_starting_a_server(flags, tmp_path):
+    from cacaoai.search.bots import LEVELS
+
+    done = subprocess.run([str(BIN / "cacao-play"), *flags], input="quit\n", capture_output=True,
+                          text=True, timeout=GUARD_S, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""  # no "Started a local Cacao server": none was started
+    assert done.stderr == (f"cacao-play: unknown level 'grandmaster': the levels are "
+                           f"{', '.join(LEVELS)}\n")
 
 
 # --- a reader that goes away ----------------------------------------------------
