@@ -1,6 +1,6 @@
 """What the project says about getting it agrees with what it ships: the
-licence every package declares, and the TypeScript client's Node.js floor
-and tarball.
+licence every package declares, the prerequisites at the top of the README,
+and the TypeScript client's Node.js floor and tarball.
 
 Files are read, nothing is built or installed (``npm`` need not be there).
 """
@@ -57,6 +57,16 @@ def test_the_typescript_clients_node_floor_is_the_highest_its_locked_packages_as
     highest = max(asked.values())
     assert floor(client_package()["engines"]["node"]) == highest, \
         {name: ".".join(map(str, v)) for name, v in asked.items() if v == highest}
+
+
+def test_the_readme_starts_with_the_prerequisites_the_packages_declare():
+    readme = (ROOT / "README.md").read_text()
+    top = words(readme.split("\n## ", 1)[0])  # before the first section
+    python = floor(pyproject()["project"]["requires-python"])
+    node = floor(client_package()["engines"]["node"])
+    assert f"Prerequisites: Python {'.'.join(map(str, python))} or later" in top, top
+    assert "a C compiler" in top
+    assert f"Node.js {'.'.join(map(str, node))} or later is needed only for" in top, top
 
 
 def test_the_typescript_clients_readme_installs_the_tarball_npm_pack_writes():
