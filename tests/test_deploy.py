@@ -3,11 +3,13 @@
 No Docker engine or Kubernetes cluster runs here, so these tests check what can
 be checked without one: the YAML parses into well-formed objects, every flag
 and CACAO_* variable they set is one that ``cacao-server --help`` lists and the
-server's own parser accepts, and the ports, probes, labels and names line up.
+server's own parser accepts, and the ports, probes, labels and names line up
+(in the Kubernetes manifests, the Dockerfile and the compose file).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -19,7 +21,8 @@ import pytest
 import yaml
 
 from cacaoai.server.asgi import HEALTH_PATH
-from cacaoai.server.options import ServerOptions, parse_args
+from cacaoai.server.lifecycle import FINAL_REPORT_S
+from cacaoai.server.options import DEFAULT_HTTP_PORT, DEFAULT_PORT, ServerOptions, parse_args
 from cacaoai.server.security import Tokens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +62,12 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
     text = re.sub(r"\\\n", " ", (DEPLOY / "Dockerfile").read_text())
     lines = [line.strip() for line in text.splitlines()]
     return [tuple(line.split(None, 1)) for line in lines if line and not line.startswith("#")]
+
+
+def dockerfile_env(instructions: list[tuple[str, str]]) -> dict[str, str]:
+    """The variables the image sets (its ENV instructions)."""
+    return dict(pair.split("=", 1) for key, value in instructions if key == "ENV"
+                for pair in shlex.split(value))
 
 
 def test_the_manifests_are_a_deployment_a_headless_service_and_an_autoscaler():
@@ -136,8 +145,7 @@ def test_the_service_and_autoscaler_point_at_the_deployment():
 
 def test_the_dockerfile_runs_a_real_entry_point_with_real_variables(server_help):
     instructions = dockerfile_instructions()
-    env = dict(pair.split("=", 1) for key, value in instructions if key == "ENV"
-               for pair in shlex.split(value))
+    env = dockerfile_env(instructions)
     cacao = {k: v for k, v in env.items() if k.startswith("CACAO_")}
     assert cacao and set(cacao) <= set(re.findall(r"CACAO_[A-Z_]+", server_help))
     _, port, options = parse_args([], cacao)
@@ -147,6 +155,45 @@ def test_the_dockerfile_runs_a_real_entry_point_with_real_variables(server_help)
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert eval(entry)[0] in scripts  # a JSON list: exec form, so SIGTERM reaches the server
     assert [key for key, _ in instructions].count("FROM") == 2  # no compiler in the image
+
+
+def seconds(duration: str) -> float:
+    """A compose duration ("15s", "1m30s", "500ms") in seconds."""
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", duration)
+    assert parts and "".join(n + u for n, u in parts) == duration, duration
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+def test_the_compose_file_serves_the_board_page_on_the_servers_default_ports(server_help):
+    """What ``docker compose -f deploy/compose.yaml up`` runs: the image of
+    deploy/Dockerfile, its entry point with the service's command, its variables
+    with the service's own over them, through the server's parser. The container's
+    gRPC and HTTP ports are published on the host's loopback at the server's
+    default ports (the addresses the README gives), the health check asks the
+    HTTP side's /healthz, and a stop waits longer than the drain and the grace."""
+    (service,) = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"].values()
+    build = service["build"]
+    assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Dockerfile"
+    instructions = dockerfile_instructions()
+    env = {**dockerfile_env(instructions), **service.get("environment", {})}
+    cacao = {k: str(v) for k, v in env.items() if k.startswith("CACAO_")}
+    assert set(cacao) <= set(re.findall(r"CACAO_[A-Z_]+", server_help))
+    (entry,) = [value for key, value in instructions if key == "ENTRYPOINT"]
+    program, *args = [*json.loads(entry), *service.get("command", [])]
+    assert program == "cacao-server"
+    host, port, options = parse_args(args, cacao)
+    assert host == "0.0.0.0"  # inside the container: reachable through the published ports
+    published = {}
+    for mapping in service["ports"]:
+        address, outside, inside = mapping.split(":")
+        assert address == "127.0.0.1", mapping  # no TLS, no tokens: the host's loopback only
+        published[int(inside)] = int(outside)
+    assert published == {port: DEFAULT_PORT, options.http_port: DEFAULT_HTTP_PORT}
+    check = " ".join(service["healthcheck"]["test"])
+    assert f"http://127.0.0.1:{options.http_port}{HEALTH_PATH}" in check, check
+    assert service["stop_signal"] == "SIGTERM"
+    assert seconds(service["stop_grace_period"]) > options.drain_s + options.grace_s + FINAL_REPORT_S
 
 
 def test_the_nginx_template_fits_the_server_limits():
