@@ -579,6 +579,27 @@ def locust_exceptions(out: Path) -> int:
         return sum(1 for _ in csv.DictReader(f))
 
 
+#: What each column of the table after RPC says, printed under it (in the words of
+#: docs/operations.md, "Load testing").
+LEGEND = (
+    ("reqs", "requests"),
+    ("req/s", "requests a second"),
+    ("p50 .. max ms", "latency of the requests answered OK, in ms (from the raw latencies: "
+                      "locust rounds below 100 ms)"),
+    ("fail", "failures: answers other than OK (refusals too, unless --overload or "
+             "--allow-rejections)"),
+    ("rej", "refusals: RESOURCE_EXHAUSTED answers, searches that could neither start nor wait"),
+    ("rej p99", "p99 latency of the refusals, in ms"),
+    ("iters", "iterations a search, the mean"),
+)
+
+
+def legend_lines() -> list[str]:
+    """The legend of the table's columns: a line each."""
+    width = max(len(name) for name, _ in LEGEND)
+    return [f"  {name:<{width}}  {meaning}" for name, meaning in LEGEND]
+
+
 def print_table(summary: dict[str, Any]) -> None:
     def cell(value: Any, fmt: str = "{:.1f}") -> str:
         return "-" if value is None else fmt.format(value)
@@ -596,6 +617,7 @@ def print_table(summary: dict[str, Any]) -> None:
     print(f"{'all':<24}{load['requests']:>7}{load.get('requests_per_s', 0):>8.1f}"
           f"   over {load['window_s']} s; failures {load['failures']}, "
           f"rejections {load['rejections']}, timeouts {load['timeouts']}")
+    print("\n".join(legend_lines()))
     cpu = summary.get("server_cpu") or {}
     if cpu.get("mean_percent") is not None:
         print(f"server CPU: mean {cpu['mean_percent']}%, peak {cpu['peak_1s_percent']}% "

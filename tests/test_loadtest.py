@@ -68,6 +68,31 @@ def test_summary_counts_rejections_apart_from_failures_and_takes_exact_percentil
     assert run.summarise(rows, allow_rejections=False)["failures"] == 2
 
 
+def test_the_results_table_has_a_legend_of_its_columns_under_it(capsys):
+    run = _module("run")
+    row = {"requests": 10, "per_s": 2.0, "p50_ms": 55.1, "p95_ms": 60.0, "p99_ms": 61.0,
+           "max_ms": 62.0, "failed": 0, "rejected": 1, "rejected_p99_ms": 1.5,
+           "mean_iterations": 1200}
+    run.print_table({
+        "load": {"rpcs": {"SuggestAction 50ms": row}, "requests": 10, "requests_per_s": 2.0,
+                 "window_s": 5.0, "failures": 0, "rejections": 1, "timeouts": 0},
+        "health_during_load": {"serving": 5, "probes": 5, "p50_ms": 1.0, "max_ms": 2.0},
+        "after_load": {"health": "SERVING", "health_ms": 1.0, "suggest": "OK", "suggest_ms": 55.0},
+        "machine": {"loadavg_before": 0.1, "loadavg_after": 0.2, "cpus": 2},
+        "ok": True, "verdict": ["all requests succeeded"]})
+    lines = capsys.readouterr().out.splitlines()
+    columns = re.findall(r"p\d\d ms|max ms|rej p99|\S+", lines[0])
+    assert columns[0] == "RPC" and "rej" in columns and "iters" in columns, columns
+    below = lines[[line.split()[0] for line in lines].index("all") + 1:]
+    explained = []
+    for line in below[:len(run.LEGEND)]:
+        name, meaning = re.fullmatch(r"  (\S.*?)  +(\S.*)", line).groups()
+        explained += ["p50 ms", "p95 ms", "p99 ms", "max ms"] if name == "p50 .. max ms" else [name]
+        assert meaning.strip(), line
+    assert explained == columns[1:]  # each column after RPC, in order
+    assert "RESOURCE_EXHAUSTED" in dict(run.LEGEND)["rej"]
+
+
 def test_durations_read_as_locust_writes_them():
     run = _module("run")
     assert [run.parse_duration(t) for t in ("45", "30s", "2m", "1h30m")] == [45, 30, 120, 5400]
