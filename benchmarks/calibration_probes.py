@@ -26,7 +26,7 @@ base rate, overall and (the staged column) per third of the game's decisions.
 The logistic maps are fitted the same way, half against half.
 
     python benchmarks/calibration_probes.py --games 600 --seed 11 \\
-        --player mcts:iterations=300,value=0,prior=greedy,puct=0
+        --player nomodel:iterations=300
 """
 
 from __future__ import annotations

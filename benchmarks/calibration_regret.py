@@ -18,7 +18,7 @@ move is none of the evaluator's candidates (it never tried it: possible at
 small budgets) counts in "unvalued" and not in the means.
 
     python benchmarks/calibration_regret.py --games 300 --seed 11 \\
-        --player mcts:iterations=300,value=0,prior=greedy,puct=0 --player mcts:iterations=300
+        --player nomodel:iterations=300 --player mcts:iterations=300
 """
 
 from __future__ import annotations

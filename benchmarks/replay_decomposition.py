@@ -21,7 +21,7 @@ included) is printed beside them. Games and seeds are cacao-calibration's, so
 ``cacao-calibration --seed 1 --replays K`` with the same players.
 
     python benchmarks/replay_decomposition.py --games 300 --seed 1 --replays 16 \\
-        --player mcts:iterations=300,value=0,prior=greedy,puct=0
+        --player nomodel:iterations=300
 """
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ Thread-safety: ``search`` may run in several threads at once; a
 
 from ._mcts import PRIORITIES, StopFlag
 from .driver import search
-from .limits import ANALYSIS, Limit, SearchSettings, parse_strength
+from .limits import ANALYSIS, NO_MODEL, PLAY, Limit, SearchSettings, parse_strength
 from .results import Candidate, RootInfo, SearchResult, SeatOutlook
 from .reuse import TreeCache
 
-__all__ = ["ANALYSIS", "PRIORITIES", "Candidate", "Limit", "RootInfo", "SearchResult", "SearchSettings",
-           "SeatOutlook", "StopFlag", "TreeCache", "parse_strength", "search"]
+__all__ = ["ANALYSIS", "NO_MODEL", "PLAY", "PRIORITIES", "Candidate", "Limit", "RootInfo", "SearchResult",
+           "SearchSettings", "SeatOutlook", "StopFlag", "TreeCache", "parse_strength", "search"]

@@ -14,6 +14,7 @@ Specs name a bot and its settings, for the arena and front ends:
     mcts:time=0.05,reuse=1  (keeps its trees across its own moves: TreeCache)
     mcts:time=0.05,ponder=1 (also searches on the others' turns, for its own seat)
     analysis:iterations=1500 (mcts with the analysis settings, limits.ANALYSIS)
+    nomodel:iterations=1500  (mcts without the learned model, limits.NO_MODEL)
     level:strong            (or just: strong)
 
 Strength levels are MCTS budgets with a sampling temperature over the final
@@ -32,12 +33,12 @@ from cacaoai.engine import Action, Position
 
 from ._mcts import greedy_code
 from .driver import search
-from .limits import ANALYSIS, Limit, SearchSettings, parse_settings, setting_keys
+from .limits import PLAY, PRESETS, Limit, SearchSettings, parse_settings, setting_keys
 from .reuse import TreeCache
 
 History = Sequence[tuple[Position, Action]]
 REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
-DEFAULT_SETTINGS = SearchSettings()
+DEFAULT_SETTINGS = PLAY
 
 __all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
            "levels", "parse_bot"]
@@ -48,9 +49,9 @@ __all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot"
 # which is no opponent for a first game. Past a few hundred iterations the
 # model's gains flatten, so `max` spends far more to stand clearly above `strong`.
 LEVELS: dict[str, str] = {
-    "beginner": "mcts:iterations=50,temperature=1.0,value=0,prior=greedy,puct=0",
-    "easy": "mcts:iterations=100,temperature=0.5,value=0,prior=greedy,puct=0",
-    "casual": "mcts:iterations=400,temperature=0.5,value=0,prior=greedy,puct=0",
+    "beginner": "nomodel:iterations=50,temperature=1.0",
+    "easy": "nomodel:iterations=100,temperature=0.5",
+    "casual": "nomodel:iterations=400,temperature=0.5",
     "club": "mcts:iterations=12,temperature=0.5",
     "advanced": "mcts:iterations=60,temperature=0.5",
     "strong": "mcts:iterations=300",
@@ -194,9 +195,9 @@ def parse_bot(spec: str) -> Bot:
         if rest:
             raise ValueError(f"{name} takes no settings, got {rest!r}")
         return RandomBot() if name == "random" else GreedyBot()
-    if name not in ("mcts", "flat", "analysis"):
-        raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, mcts, analysis, level:NAME")
-    limit, settings, other = parse_settings(rest, spec, ANALYSIS if name == "analysis" else DEFAULT_SETTINGS)
+    if name not in ("flat", *PRESETS):
+        raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, {', '.join(PRESETS)}, level:NAME")
+    limit, settings, other = parse_settings(rest, spec, PRESETS.get(name, DEFAULT_SETTINGS))
     flags = {}
     for key, value in other.items():
         if key not in _FLAGS:

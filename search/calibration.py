@@ -6,7 +6,8 @@
     cacao-calibration --players 2 --games 150 --replays 24
 
 Plays games in which every seat is a search of one spec (``--player``,
-default ``mcts:iterations=300``), and at every k-th decision (``--every``,
+default ``mcts:iterations=300``; with ``--opponent``, the player in one seat,
+rotating by game, and the opponent in the others), and at every k-th decision (``--every``,
 default 4: decisions 0, 4, 8, ...) evaluates the position with another spec
 (``--evaluator``, default ``analysis:iterations=1500``: the search with the
 analysis settings the service analyses with) from the view of the seat to
@@ -95,10 +96,25 @@ def _evaluator(spec: str) -> MCTSBot:
     return bot
 
 
-def _seat_bots(cache: dict[tuple[str, int], Bot], spec: str, players: int) -> list[Bot]:
-    """One bot of `spec` a seat, kept in `cache` (a bot that keeps trees keeps its own)."""
+#: Joins a game's two players in its ``player`` field: "A vs B" seats A in one
+#: seat (game g: seat g mod players) and B in the others.
+VERSUS = " vs "
+
+
+def seat_specs(player: str, players: int, game: int) -> list[str]:
+    """Each seat's spec in game `game`: `player` everywhere, or for "A vs B" A
+    in seat ``game % players`` and B in the others (so A moves first, second,
+    ... equally often)."""
+    if VERSUS not in player:
+        return [player] * players
+    one, others = player.split(VERSUS, 1)
+    return [one if seat == game % players else others for seat in range(players)]
+
+
+def _seat_bots(cache: dict[tuple[str, int], Bot], specs: Sequence[str]) -> list[Bot]:
+    """One bot of each seat's spec, kept in `cache` (a bot that keeps trees keeps its own)."""
     bots = []
-    for seat in range(players):
+    for seat, spec in enumerate(specs):
         bot = cache.get((spec, seat))
         if bot is None:
             bot = cache[spec, seat] = parse_bot(spec)
@@ -119,7 +135,7 @@ def replay(position: Position, player: str, replays: int, seed: int) -> dict[str
     mean outcome and its unbiased variance (0 for one replay)."""
     seat = position.to_act
     assert seat is not None
-    bots = _seat_bots(_REPLAYERS, player, position.players)
+    bots = _seat_bots(_REPLAYERS, [player] * position.players)
     outcomes = []
     for k in range(replays):
         core = position.core.clone()
@@ -134,7 +150,8 @@ def replay(position: Position, player: str, replays: int, seed: int) -> dict[str
 
 def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: str, every: int, raw: bool,
                    visit: Callable[[Position, int, SearchResult, int], None]) -> tuple[Position, int]:
-    """Play game `game` of `players` with `player` at every seat and search
+    """Play game `game` of `players` with `player` at every seat (or "A vs B",
+    :func:`seat_specs`) and search
     every `every`-th decision with `evaluator` from the seat to act's view
     (`raw`: the tree's own probabilities). ``visit(position, ply, result,
     seed)`` gets each search's result (no win probability where the seat had
@@ -143,7 +160,7 @@ def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: s
     change the game."""
     deal_seed = derive_seed(seed, game)
     game_seed = derive_seed(deal_seed, game)
-    bots = _seat_bots(_BOTS, player, players)
+    bots = _seat_bots(_BOTS, seat_specs(player, players, game))
     judge = _evaluator(evaluator)
     decisions = 0
 
@@ -504,8 +521,11 @@ def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT
         progress: bool = False, raw: bool = False, replays: int = 0) -> list[dict[str, Any]]:
     """Play the games not in `have` (games 0..games-1 of each player count) and return all of them,
     in order."""
-    parse_bot(player)
+    for spec in player.split(VERSUS):
+        parse_bot(spec)
     _evaluator(evaluator)
+    if replays and VERSUS in player:
+        raise ValueError("--replays plays on with one player at every seat: give no --opponent")
     if every < 1:
         raise ValueError("every must be at least 1")
     if replays < 0:
@@ -600,6 +620,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="games per player count (default 40)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the moves (default 1)")
     parser.add_argument("--player", default=DEFAULT_PLAYER, help=f"every seat's bot (default {DEFAULT_PLAYER})")
+    parser.add_argument("--opponent", help="with this, --player sits in one seat (seat g mod players in game g) "
+                                           "and this bot in the others")
     parser.add_argument("--evaluator", default=DEFAULT_EVALUATOR,
                         help=f"the search that predicts (default {DEFAULT_EVALUATOR})")
     parser.add_argument("--every", type=int, default=4, help="evaluate every k-th decision (default 4)")
@@ -636,6 +658,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         have = read_samples(args.input)
         player, evaluator, every, raw, replays = args.player, args.evaluator, args.every, args.raw, args.replays
+        if args.opponent:
+            player = f"{player}{VERSUS}{args.opponent}"
         if args.games == 0 and have:
             # only re-measure or fit: the inputs say how they were made, and may
             # mix populations of players (one evaluator's predictions)
@@ -669,7 +693,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps({k: v for k, v in summary.items() if k != "games"}))
         return 0
-    print(f"{len(games)} games ({played} played, {summary['elapsed_s']:.0f} s): {player} at every seat, "
+    seated = (f"{player.replace(VERSUS, ' in one seat, ')} in the others" if VERSUS in player
+              else f"{player} at every seat")
+    print(f"{len(games)} games ({played} played, {summary['elapsed_s']:.0f} s): {seated}, "
           f"every {every}th decision evaluated by {evaluator}" + (" (the tree's own probabilities)" if raw else "")
           + (f", each replayed {replays} times" if replays else "")
           + (f", corrected by {args.apply}" if args.apply else "") + (f"; samples in {out}" if out else ""))

@@ -57,8 +57,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["BINS", "MAP_VERSION", "STAGES", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
-           "fit_temperature", "fit_temperature_to_act", "load_map", "measures", "reliability", "stage_of",
-           "validate_map"]
+           "fit_temperature", "fit_temperature_to_act", "load_map", "measures", "reliability", "select_map",
+           "stage_of", "validate_map"]
 
 Array = npt.NDArray[np.float64]
 
@@ -187,6 +187,16 @@ def apply_map(calibration: Mapping[str, Any], probabilities: Sequence[float],
     if entry is None:
         return [float(p) for p in probabilities]
     return [float(q) for q in apply_entry(entry, probabilities, progress, to_act)]
+
+
+def select_map(calibration: Mapping[str, Any] | None, name: str) -> Mapping[str, Any] | None:
+    """A model's map for the settings `name` ("play" or "analysis"): a model's
+    ``calibration`` is one map for every search, or an object of maps by the
+    settings they were fitted to (None: no map for them)."""
+    if not calibration or "version" in calibration:
+        return calibration
+    chosen: Mapping[str, Any] | None = calibration.get(name)
+    return chosen
 
 
 def validate_map(calibration: Mapping[str, Any]) -> None:

@@ -30,8 +30,8 @@ from typing import Any
 from cacaoai.engine import Action, Position, derive_seed
 
 from ._mcts import PRIORITIES, PRIORS, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
-from .calibration_map import apply_map
-from .limits import PLAYOUTS, Limit, SearchSettings
+from .calibration_map import apply_map, select_map
+from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
 from .model import load_model
 from .results import Candidate, RootInfo, SearchResult
 from .reuse import TreeCache, check_history, find_trees
@@ -42,7 +42,7 @@ PV_PLIES = 8
 PV_MIN_VISITS = 2
 PV_DETERMINIZATIONS = 32
 LCB_Z = 1.96
-DEFAULT_SETTINGS = SearchSettings()
+DEFAULT_SETTINGS = PLAY
 
 
 def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, *,
@@ -196,7 +196,7 @@ def _calibrated(result: SearchResult, settings: SearchSettings, position: Positi
     (docs/search.md, "Calibration"); the candidates' figures stay the tree's."""
     if not settings.uses_model or result.win_probability is None:
         return result
-    calibration = load_model(settings.model).manifest.get("calibration")
+    calibration = select_map(load_model(settings.model).manifest.get("calibration"), settings.calibration)
     if not calibration:
         return result
     probabilities = tuple(apply_map(calibration, result.win_probability, position.progress, result.to_act))

@@ -21,12 +21,14 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["ALGORITHMS", "ANALYSIS", "PLAYOUTS", "Limit", "SearchSettings", "parse_settings",
-           "parse_strength"]
+__all__ = ["ALGORITHMS", "ANALYSIS", "NO_MODEL", "PLAY", "PLAYOUTS", "PRESETS", "Limit", "SearchSettings",
+           "parse_settings", "parse_strength"]
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
 PRIORS = ("greedy", "model")
+# the calibration maps a model may carry, by the settings they were fitted to
+CALIBRATIONS = ("play", "analysis")
 # The UCB constant by what values the leaves (SearchSettings.exploration None);
 # each was measured best for its values (docs/search.md, "Settings and tuning").
 MODEL_EXPLORATION = 0.1
@@ -234,6 +236,10 @@ class SearchSettings:
             mean + puct * prior * sqrt(visits) / (1 + child visits); 0: UCB.
         model: the learned model's name (a shipped one) or .npz path, for
             `value` > 0 or `prior` "model".
+        calibration: which of the model's calibration maps corrects the
+            reported win probabilities: "play" (fitted to searches with the
+            play settings) or "analysis" (to searches with ANALYSIS). It
+            changes what the search reports, not how it searches.
 
     The defaults value=1, prior="model", puct=1.5 search with the shipped
     model (docs/search.md, "The learned evaluation"); value=0,
@@ -258,6 +264,7 @@ class SearchSettings:
     prior: str = "model"
     puct: float = 1.5
     model: str = "cacao"
+    calibration: str = "play"
 
     def __post_init__(self) -> None:
         if self.playout not in PLAYOUTS:
@@ -290,6 +297,8 @@ class SearchSettings:
             raise ValueError(f"puct: must be >= 0, got {self.puct!r}")
         if not self.model:
             raise ValueError("model: must name a model")
+        if self.calibration not in CALIBRATIONS:
+            raise ValueError(f"calibration: must be one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}")
 
     @property
     def uses_model(self) -> bool:
@@ -330,7 +339,20 @@ class SearchSettings:
 #: 2,400 held-out 2-player games); they cost time a move that play cannot
 #: spare (-25 Elo at 0.05 s a move), so play keeps SearchSettings().
 #: docs/search.md, "Analysis settings".
-ANALYSIS = SearchSettings(expand_samples=64, widen_inner=0.5, puct=2.5, late_value=0.8)
+ANALYSIS = SearchSettings(expand_samples=64, widen_inner=0.5, puct=2.5, late_value=0.8,
+                          calibration="analysis")
+
+#: The settings of play: the `strong` level's, SuggestAction's with limits, the
+#: `mcts:` bot spec's and ``search()``'s default.
+PLAY = SearchSettings()
+
+#: The search without the learned model (`value` 0, `prior` "greedy", `puct` 0):
+#: the same answers, bit for bit, as before the model existed; the three weakest
+#: levels and the `nomodel:` bot spec.
+NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+
+#: The named presets, each with its bot spec prefix (``analysis:iterations=1500``).
+PRESETS: dict[str, SearchSettings] = {"mcts": PLAY, "analysis": ANALYSIS, "nomodel": NO_MODEL}
 
 # the settings whose default None means "chosen by the others" take these types
 _OPTIONAL_TYPES: dict[str, type] = {"exploration": float, "expand_samples": int, "widen_inner": float,

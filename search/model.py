@@ -13,8 +13,10 @@ both shipped in the package (``cacaoai/search/models/``) or anywhere on disk:
 The manifest says what the model is and how it was made: ``name``,
 ``version``, ``features_version`` (the engine's FEATURES_VERSION it reads),
 ``gold_scale``, the training ``data`` and ``seed``, the held-out ``metrics``,
-and an optional ``calibration`` map for the win probabilities the search
-reports (docs/search.md, "Calibration"). Loading needs numpy only.
+and an optional ``calibration`` for the win probabilities the search reports:
+one map, or a map per settings (``{"play": ..., "analysis": ...}``,
+``SearchSettings.calibration``), each saying the population it was fitted to
+(docs/search.md, "Calibration"). Loading needs numpy only.
 
 Thread-safety: models are immutable; ``load_model`` caches them and may be
 called from any thread.

@@ -583,20 +583,20 @@ class Pipeline:
 
 # The search without a model (the defaults use the shipped one): generation 0
 # is played by it, so that a pipeline from nothing needs no model.
-NO_MODEL = "value=0,prior=greedy,puct=0"
+NO_MODEL = "nomodel"
 
 # The shipped model: generation 0 by the search without a model, then one with
 # the model. (The shipped cacao-1 is trained on generation 0 alone, played as
 # "mcts:iterations=1000" when that spec meant the search without a model.)
 PIPELINE = Pipeline(
-    generations=(Generation(f"mcts:iterations=1000,{NO_MODEL}", 16000, 1),
+    generations=(Generation(f"{NO_MODEL}:iterations=1000", 16000, 1),
                  Generation("mcts:iterations=1000,value=0.5,prior=model,puct=1.5,model={model}", 12000, 2)),
     players=(2, 3, 2, 4), games_per_shard=100, explore_moves=3, unvisited=8, fast_share=0.5,
     fast_iterations=200, train=TrainConfig(), between=TrainConfig(epochs=8, policy_epochs=4))
 
 # Seconds, for tests and trying the command out.
 TINY_PIPELINE = Pipeline(
-    generations=(Generation(f"mcts:iterations=40,{NO_MODEL}", 16, 1),
+    generations=(Generation(f"{NO_MODEL}:iterations=40", 16, 1),
                  Generation("mcts:iterations=40,value=0.5,prior=model,puct=1.5,model={model}", 8, 2)),
     players=(2, 3, 2, 4), games_per_shard=4, explore_moves=2, unvisited=4, fast_share=0.5,
     fast_iterations=10, train=TINY, between=TINY)

@@ -24,7 +24,7 @@ from typing import Any
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.search import Limit, SearchResult, SearchSettings
+from cacaoai.search import PLAY, Limit, SearchResult, SearchSettings
 from cacaoai.search.bots import Level
 
 from . import errors
@@ -42,8 +42,6 @@ PRIORITY_CLASSES = {pb.SEARCH_PRIORITY_INTERACTIVE: INTERACTIVE,
 PRIORITY_VALUES = {v: k for k, v in PRIORITY_CLASSES.items()}
 #: The token role whose searches always run at background priority.
 BACKGROUND_ROLE = "background"
-#: What SuggestAction's limits search with (an analysis's: ANALYSIS; a level: its own).
-PLAY = SearchSettings()
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from cacaoai.engine import (
     RecordError,
     record_text,
 )
-from cacaoai.search import ANALYSIS, SearchResult, SearchSettings, StopFlag, TreeCache, search
+from cacaoai.search import ANALYSIS, PLAY, SearchResult, SearchSettings, StopFlag, TreeCache, search
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.model import load_model
 
@@ -55,7 +55,7 @@ from . import errors, memory, positions, searching, security
 from .options import ServerOptions
 from .positions import Loaded
 from .scheduler import Request, SearchScheduler, Ticket
-from .searching import PLAY, Budget
+from .searching import Budget
 
 T = TypeVar("T")
 

@@ -88,3 +88,9 @@ def test_calibration_regret_compares_the_players_moves_with_the_evaluators_best(
         assert abs(float(best) - float(played) - float(regret)) < 2e-3
     # a random player's moves fall further short of the evaluator's best than a search's
     assert float(rows["random"][5]) > float(rows["mcts:iterations=10"][5]), out
+
+
+def test_one_answer_counts_the_differences_between_sources():
+    out = run_script("one_answer.py", "--positions", "12", "--service", "2")
+    assert re.search(r"^search\(\)\s+12 positions\s+0 differences", out, re.M), out
+    assert re.search(r"^SuggestAction, AnalyzePosition\s+2 positions\s+0 differences", out, re.M), out
