@@ -94,3 +94,18 @@ def test_one_answer_counts_the_differences_between_sources():
     out = run_script("one_answer.py", "--positions", "12", "--service", "2")
     assert re.search(r"^search\(\)\s+12 positions\s+0 differences", out, re.M), out
     assert re.search(r"^SuggestAction, AnalyzePosition\s+2 positions\s+0 differences", out, re.M), out
+
+
+def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_path):
+    samples = tmp_path / "samples.json"
+    subprocess.run([sys.executable, "-m", "cacaoai.search.calibration", "--games", "2", "--player",
+                    "mcts:iterations=10", "--opponent", "greedy", "--evaluator", "analysis:iterations=30",
+                    "--every", "6", "--raw", "--processes", "1", "--quiet", "--bootstrap", "0",
+                    "--out", str(samples)], check=True, capture_output=True, timeout=120)
+    diagram = tmp_path / "diagram.svg"
+    out = run_script("calibration_table.py", str(samples), "--bootstrap", "5", "--svg", str(diagram))
+    assert re.search(r"^\| mcts:iterations=10 against greedy \| 2 \| 2 \| \d+ \| 0\.\d{3} \(0\.\d{3}\) \|",
+                     out, re.M), out
+    import xml.etree.ElementTree as ET
+    circles = ET.parse(diagram).getroot().findall(".//{http://www.w3.org/2000/svg}circle")
+    assert circles, diagram.read_text()

@@ -284,7 +284,7 @@ def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map(
     mapped = calibration.run([2], 2, seed=4, **kwargs)
     raw = calibration.run([2], 2, seed=4, raw=True, **kwargs)
     assert [g["raw"] for g in mapped + raw] == [False, False, True, True]
-    calibration_map = load_model().manifest["calibration"]
+    calibration_map = cm.select_map(load_model().manifest["calibration"], "play")   # mcts: plays
     for m, r in zip(mapped, raw):
         assert m["outcome"] == r["outcome"] and len(m["samples"]) == len(r["samples"]) > 0
         for ms, rs in zip(m["samples"], r["samples"]):
@@ -293,6 +293,44 @@ def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map(
         assert any(ms["p"] != rs["p"] for ms, rs in zip(m["samples"], r["samples"]))
     with pytest.raises(ValueError, match="--raw"):   # a run is not continued the other way
         calibration.run([2], 3, seed=4, have=raw, **kwargs)
+
+
+def test_a_model_has_a_map_for_play_and_one_for_analysis_and_each_search_reports_through_its_own():
+    from cacaoai.search import ANALYSIS, Limit, SearchSettings, search
+
+    maps = load_model().manifest["calibration"]
+    assert set(maps) == {"play", "analysis"} and maps["play"] != maps["analysis"]
+    position = Position.new(2, seed=8)
+    for settings, name in ((SearchSettings(), "play"), (ANALYSIS, "analysis")):
+        raw = search(position, Limit(iterations=60), settings, seed=3, calibrated=False)
+        reported = search(position, Limit(iterations=60), settings, seed=3)
+        expected = cm.apply_map(maps[name], raw.win_probability, position.progress, raw.to_act)
+        assert reported.win_probability == pytest.approx(tuple(expected), abs=1e-12)
+        assert reported.root.win_probability == pytest.approx(expected[position.to_act], abs=1e-12)
+
+
+def test_a_single_map_serves_every_search_and_a_map_by_settings_each_its_own():
+    single = {"version": 1, "players": {"2": {"kind": "temperature", "t": 2.0}}}
+    assert cm.select_map(single, "play") is single and cm.select_map(single, "analysis") is single
+    both = {"play": single, "analysis": {"version": 1, "players": {}}}
+    assert cm.select_map(both, "analysis") == {"version": 1, "players": {}}
+    assert cm.select_map({"play": single}, "analysis") is None and cm.select_map(None, "play") is None
+    with pytest.raises(ValueError, match="calibration: must be one of play, analysis"):
+        from cacaoai.search import SearchSettings
+        SearchSettings(calibration="chess")
+
+
+def test_an_opponent_sits_in_every_seat_but_one_and_the_players_seat_rotates_by_game():
+    assert calibration.seat_specs("a", 3, 5) == ["a", "a", "a"]
+    assert [calibration.seat_specs("a vs b", 3, g) for g in range(4)] == [
+        ["a", "b", "b"], ["b", "a", "b"], ["b", "b", "a"], ["a", "b", "b"]]
+    games = calibration.run([2], 2, seed=4, player="greedy vs random", evaluator="mcts:iterations=20",
+                            every=8, processes=1)
+    assert [g["player"] for g in games] == ["greedy vs random"] * 2
+    with pytest.raises(ValueError, match="--replays"):
+        calibration.run([2], 1, player="greedy vs random", evaluator="mcts:iterations=20", replays=2)
+    with pytest.raises(ValueError):
+        calibration.run([2], 1, player="greedy vs nonsense:1", evaluator="mcts:iterations=20")
 
 
 def test_the_ceiling_is_the_mean_variance_of_the_replays_against_the_base_rate():

@@ -1258,8 +1258,9 @@ export type SeatOutlook = Message<"cacao.v1.SeatOutlook"> & {
   seat: number;
 
   /**
-   * Estimated probability that this seat wins (a shared win counts as a
-   * fraction); the seats' probabilities sum to 1.
+   * Estimated probability that this seat wins if every seat goes on playing
+   * as the `strong` level plays (docs/search.md, "Calibration"); a shared win
+   * counts as a fraction; the seats' probabilities sum to 1.
    *
    * @generated from field: double win_probability = 2;
    */

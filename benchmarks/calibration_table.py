@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The calibration of the win probabilities by population: a table and
+reliability diagrams from cacao-calibration sample files.
+
+Each file holds games of one population of players (``cacao-calibration
+--raw --out FILE``, with ``--player`` and maybe ``--opponent``), evaluated by
+one search. The tree's own probabilities are corrected by the shipped model's
+map for the evaluator's settings (``--map analysis``, or ``play``), as the
+service reports them, and measured per player count: ECE with its floor (what
+perfect predictions show on as many games), Brier skill with its 95%
+interval. The table is printed in Markdown; ``--svg`` also draws one
+reliability diagram per row (predicted against won, per tenth, the dot's
+area by its count).
+
+    python benchmarks/calibration_table.py --map analysis out/pop-*.json --svg docs/img/calibration-populations.svg
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import math
+import sys
+from typing import Any
+
+from cacaoai.search import calibration
+from cacaoai.search import calibration_map as cm
+from cacaoai.search.bots import LEVELS
+from cacaoai.search.model import load_model
+
+PANEL, MARGIN, COLUMNS = 150, 34, 4
+
+
+def rows(paths: list[str], map_name: str, resamples: int) -> list[dict[str, Any]]:
+    """One row per file and player count: the population, the measures and the reliability table."""
+    chosen = cm.select_map(load_model().manifest.get("calibration"), map_name)
+    if chosen is None:
+        raise ValueError(f"the shipped model has no {map_name!r} map")
+    out = []
+    for path in paths:
+        games = calibration.read_samples([path])
+        if not games:
+            raise ValueError(f"{path}: no games")
+        if not all(g.get("raw") for g in games):
+            raise ValueError(f"{path}: the samples must be the tree's own (cacao-calibration --raw)")
+        population, _ = calibration.made_by(games)
+        for players, found in calibration.report(games, dict(chosen), resamples).items():
+            out.append({"population": population, "players": int(players), "games": found["games"],
+                        "positions": found["positions"], **found["all"],
+                        "reliability": found["reliability"]})
+    return out
+
+
+def _name(population: str) -> str:
+    """A population as people read it: "strong", "strong against casual"."""
+    def one(spec: str) -> str:
+        named = {text: name for name, text in LEVELS.items()}
+        return named.get(spec, spec.removeprefix("level:"))
+    if calibration.VERSUS in population:
+        a, b = population.split(calibration.VERSUS, 1)
+        return f"{one(a)} against {one(b)}"
+    return f"{one(population)} self-play"
+
+
+def markdown(table: list[dict[str, Any]]) -> str:
+    lines = ["| population | players | games | positions | ECE (floor) | Brier skill [95%] |",
+             "|---|---:|---:|---:|---|---|"]
+    for r in table:
+        lo, hi = r.get("ci95", {}).get("skill", [math.nan, math.nan])
+        lines.append(f"| {_name(r['population'])} | {r['players']} | {r['games']:,} | {r['positions']:,} | "
+                     f"{r['ece']:.3f} ({r.get('ece_floor', math.nan):.3f}) | "
+                     f"{r['skill']:.3f} [{lo:.3f}, {hi:.3f}] |")
+    return "\n".join(lines)
+
+
+def svg(table: list[dict[str, Any]]) -> str:
+    """Reliability diagrams, one panel per row, as an SVG document."""
+    rows_n = math.ceil(len(table) / COLUMNS)
+    width, height = COLUMNS * (PANEL + MARGIN) + MARGIN, rows_n * (PANEL + 2 * MARGIN) + MARGIN
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'font-family="sans-serif" font-size="10">',
+             f'<rect width="{width}" height="{height}" fill="white"/>']
+    for i, r in enumerate(table):
+        x0 = MARGIN + (i % COLUMNS) * (PANEL + MARGIN)
+        y0 = MARGIN + (i // COLUMNS) * (PANEL + 2 * MARGIN) + 12
+        title = f"{_name(r['population'])}, {r['players']} players"
+        parts += [f'<text x="{x0}" y="{y0 - 6}" font-weight="bold">{html.escape(title)}</text>',
+                  f'<rect x="{x0}" y="{y0}" width="{PANEL}" height="{PANEL}" fill="none" stroke="#999"/>',
+                  f'<line x1="{x0}" y1="{y0 + PANEL}" x2="{x0 + PANEL}" y2="{y0}" stroke="#bbb" '
+                  f'stroke-dasharray="3,3"/>']
+        total = sum(b["count"] for b in r["reliability"]) or 1
+        points = []
+        for b in r["reliability"]:
+            if not b["count"]:
+                continue
+            px, py = x0 + b["predicted"] * PANEL, y0 + (1 - b["observed"]) * PANEL
+            points.append(f"{px:.1f},{py:.1f}")
+            radius = 1.5 + 6 * math.sqrt(b["count"] / total)
+            parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{radius:.1f}" fill="#1f6fb2" '
+                         f'fill-opacity="0.7"/>')
+        parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="#1f6fb2"/>')
+        parts.append(f'<text x="{x0}" y="{y0 + PANEL + 13}">predicted → ; won ↑ · ECE {r["ece"]:.3f}, '
+                     f'{r["games"]} games</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", help="cacao-calibration --raw sample files, one population each")
+    parser.add_argument("--map", default="analysis", choices=("play", "analysis"),
+                        help="the shipped model's map for the evaluator's settings (default analysis)")
+    parser.add_argument("--bootstrap", type=int, default=200, help="resamples for the intervals and the floor")
+    parser.add_argument("--svg", help="write the reliability diagrams here")
+    args = parser.parse_args(argv)
+    if args.bootstrap < 1:
+        parser.error(f"--bootstrap must be at least 1, got {args.bootstrap}")
+    try:
+        table = rows(args.files, args.map, args.bootstrap)
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
+    print(markdown(table))
+    if args.svg:
+        with open(args.svg, "w") as f:
+            f.write(svg(table))
+        print(f"\nreliability diagrams written to {args.svg}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
