@@ -41,22 +41,30 @@ from .replies import (
     Activation,
     AnalysisReport,
     Applied,
+    CoveredWorker,
     Evaluation,
+    JungleTileFacts,
     LegalActions,
     NewGame,
     Placement,
+    RulesFacts,
+    SeatScore,
     ServerInfo,
     ServerLimits,
+    Standing,
     Suggestion,
+    TempleStanding,
     Validation,
+    WorkerTileFacts,
 )
 from .requests import Source
 from .text import evaluation_lines, strength_text
 
 __all__ = [
     "Activation", "Analysis", "AnalysisReport", "Applied", "AsyncAnalysis", "AsyncCacaoClient",
-    "CacaoClient", "CacaoClientError", "Candidate", "Evaluation", "LegalActions", "Limit",
-    "NewGame", "Placement", "RootInfo", "SearchResult", "SeatOutlook", "ServerInfo",
-    "ServerLimits", "Source", "Suggestion", "Validation", "add_connection_flags",
-    "connection_settings", "evaluation_lines", "strength_text",
+    "CacaoClient", "CacaoClientError", "Candidate", "CoveredWorker", "Evaluation",
+    "JungleTileFacts", "LegalActions", "Limit", "NewGame", "Placement", "RootInfo",
+    "RulesFacts", "SearchResult", "SeatOutlook", "SeatScore", "ServerInfo", "ServerLimits",
+    "Source", "Standing", "Suggestion", "TempleStanding", "Validation", "WorkerTileFacts",
+    "add_connection_flags", "connection_settings", "evaluation_lines", "strength_text",
 ]

@@ -89,6 +89,45 @@ def test_server_info_lists_levels_and_limits(client):
     assert info.limits.search_priority == "normal" and info.limits.max_client_searches == 0
 
 
+def test_server_info_carries_every_limit_the_rules_facts_and_the_model(client, cacao_stub):
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+    from cacaoai.engine import rules
+    from cacaoai.server import ServerOptions
+
+    info, defaults = client.get_server_info(), ServerOptions()
+    limits = info.limits
+    assert (limits.max_time_s, limits.min_report_interval_s) == (5.0, defaults.min_report_interval_s)
+    assert (limits.max_queued_searches, limits.max_client_interactive) == (defaults.max_queue, 0)
+    assert (limits.max_queue_wait_s, limits.interactive_max_time_s) == (
+        defaults.max_queue_wait_s, defaults.interactive_max_time_s)
+    assert limits.memory_budget_bytes == defaults.memory_budget_bytes and limits.max_tree_nodes > 0
+    facts = info.rules
+    assert [(t.tile, t.name, t.faces) for t in facts.worker_tiles] == [
+        (name, name, rules.WORKER_FACES[name]) for name in rules.WORKER_TILES]
+    assert all(len(t.per_seat) == 3 for t in facts.worker_tiles)
+    assert [(t.tile, t.name) for t in facts.jungle_tiles] == [(n, n) for n in rules.JUNGLE_TILES]
+    assert sum(t.start for t in facts.jungle_tiles) == len(rules.START_TILES)
+    assert (facts.water_track, facts.max_cacao, facts.max_sun, facts.temple_awards,
+            facts.sun_gold) == (tuple(rules.WATER_TRACK), rules.MAX_CACAO, rules.MAX_SUN,
+                                tuple(rules.TEMPLE_AWARDS), rules.SUN_GOLD)
+    assert info.model_version and info.model_version == cacao_stub.GetServerInfo(
+        pb.GetServerInfoRequest()).model_version
+
+
+def _standing(game: Position) -> tuple:
+    """The engine's own standing of a game, in the shape of the client's Standing."""
+    held = [seat["cacao"] for seat in game.snapshot()["seats"]]
+    seats = tuple((seat, s.gold, s.temples, s.sun, s.water, s.total, held[seat])
+                  for seat, s in enumerate(game.scores()))
+    return seats, tuple((t.x, t.y, t.workers, t.awards) for t in game.temples())
+
+
+def _client_standing(standing) -> tuple:
+    return (tuple((s.seat, s.gold, s.temples, s.sun, s.water, s.total, s.cacao)
+                  for s in standing.seats),
+            tuple((t.x, t.y, t.workers, t.gold) for t in standing.temples))
+
+
 def test_new_game_record_replays_to_the_same_position(client):
     deal = client.new_game(3, seed=11)
     game = Position.from_record(deal.record)
@@ -102,6 +141,7 @@ def test_legal_actions_are_engine_actions_equal_to_the_local_ones(client):
     assert listed.to_act == game.to_act and listed.phase == game.phase
     assert list(listed.actions) == game.legal_actions()
     assert all(isinstance(a, Action) for a in listed.actions)
+    assert _client_standing(listed.standing) == _standing(game)
 
 
 def test_apply_action_on_a_record_agrees_with_the_local_engine(client):
@@ -115,7 +155,30 @@ def test_apply_action_on_a_record_agrees_with_the_local_engine(client):
         assert applied.position == game.snapshot()
         assert applied.record == game.record()
         assert applied.gains == {s: g for s, g in enumerate(report.gains) if any(g.values())}
+        assert _client_standing(applied.standing) == _standing(game)
         record = applied.record
+
+
+def test_an_overbuild_places_a_tile_that_names_the_one_it_covers(client):
+    rng = random.Random(2)
+    for seed in range(40):
+        game = Position.new(players=2, seed=seed)
+        while not game.is_over:
+            legal = game.legal_actions()
+            overbuilds = [a for a in legal if a.type == "overbuild"]
+            if overbuilds:
+                break
+            game.apply(rng.choice(legal))
+        if overbuilds:
+            break
+    action = overbuilds[0]
+    under = next(t for t in game.snapshot()["board"] if (t["x"], t["y"]) == (action.x, action.y))
+    placed = client.apply_action(game, action).placed
+    top = next(p for p in placed if p.source == "hand")
+    assert (top.x, top.y, top.tile, top.seat, top.rot) == (action.x, action.y, action.tile,
+                                                           action.seat, action.rot)
+    assert top.covers is not None and (top.covers.tile, top.covers.rot) == (under["tile"], under["rot"])
+    assert all(p.covers is None for p in placed if p is not top)
 
 
 def test_illegal_action_raises_invalid_argument_naming_the_field(client):
@@ -217,6 +280,18 @@ def test_validate_record_reports_the_first_illegal_action(client):
     bad["actions"][2]["x"] = 40
     answer = client.validate_record(json.dumps(bad))
     assert not answer.valid and answer.error_index == 2 and answer.actions_replayed == 2
+
+
+def test_validate_record_gives_the_record_as_read_its_text_and_the_standing(client):
+    game = random_game(4)
+    record = game.record()
+    good = client.validate_record(json.dumps({k: record[k] for k in reversed(list(record))}))
+    assert good.record == record and good.record_json == record_text(record)
+    assert _client_standing(good.standing) == _standing(game)
+    assert [s.total for s in good.standing.seats] == record["result"]["gold"]
+    bad_header = client.validate_record(json.dumps({**record, "players": 7}))
+    assert not bad_header.valid and bad_header.error_index == -1
+    assert (bad_header.standing, bad_header.record, bad_header.record_json) == (None, None, "")
 
 
 def test_a_server_that_is_down_gives_unavailable_after_bounded_retries():
