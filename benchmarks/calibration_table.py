@@ -28,7 +28,7 @@ from cacaoai.search import calibration_map as cm
 from cacaoai.search.bots import LEVELS
 from cacaoai.search.model import load_model
 
-PANEL, MARGIN, COLUMNS = 150, 34, 4
+PANEL, MARGIN, GAP, COLUMNS = 150, 24, 70, 4
 
 
 def rows(paths: list[str], map_name: str, resamples: int) -> list[dict[str, Any]]:
@@ -76,13 +76,13 @@ def markdown(table: list[dict[str, Any]]) -> str:
 def svg(table: list[dict[str, Any]]) -> str:
     """Reliability diagrams, one panel per row, as an SVG document."""
     rows_n = math.ceil(len(table) / COLUMNS)
-    width, height = COLUMNS * (PANEL + MARGIN) + MARGIN, rows_n * (PANEL + 2 * MARGIN) + MARGIN
+    width, height = COLUMNS * (PANEL + GAP) + MARGIN, rows_n * (PANEL + 2 * MARGIN + 12) + MARGIN
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'font-family="sans-serif" font-size="10">',
              f'<rect width="{width}" height="{height}" fill="white"/>']
     for i, r in enumerate(table):
-        x0 = MARGIN + (i % COLUMNS) * (PANEL + MARGIN)
-        y0 = MARGIN + (i // COLUMNS) * (PANEL + 2 * MARGIN) + 12
+        x0 = MARGIN + (i % COLUMNS) * (PANEL + GAP)
+        y0 = MARGIN + (i // COLUMNS) * (PANEL + 2 * MARGIN + 12) + 12
         title = f"{_name(r['population'])}, {r['players']} players"
         parts += [f'<text x="{x0}" y="{y0 - 6}" font-weight="bold">{html.escape(title)}</text>',
                   f'<rect x="{x0}" y="{y0}" width="{PANEL}" height="{PANEL}" fill="none" stroke="#999"/>',
@@ -99,8 +99,8 @@ def svg(table: list[dict[str, Any]]) -> str:
             parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{radius:.1f}" fill="#1f6fb2" '
                          f'fill-opacity="0.7"/>')
         parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="#1f6fb2"/>')
-        parts.append(f'<text x="{x0}" y="{y0 + PANEL + 13}">predicted → ; won ↑ · ECE {r["ece"]:.3f}, '
-                     f'{r["games"]} games</text>')
+        parts.append(f'<text x="{x0}" y="{y0 + PANEL + 13}">predicted →, won ↑</text>')
+        parts.append(f'<text x="{x0}" y="{y0 + PANEL + 26}">ECE {r["ece"]:.3f}, {r["games"]:,} games</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
