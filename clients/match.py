@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO, TypeAlias
 
-from cacaoai.api import Limit, parse_strength
+from cacaoai.api import LEVEL_NAMES, Limit, parse_strength
 from cacaoai.engine import derive_seed, record_text
 
 from .client import CacaoClient
@@ -37,7 +37,7 @@ from .connection import add_connection_flags, connection_settings
 from .console import run_command, shielded
 from .errors import CacaoClientError
 from .local import StartError
-from .play import local_server
+from .play import local_server, unknown_level
 from .text import strength_text
 
 #: A player's strength: a Limit, a level name, or None (the server's default level).
@@ -225,6 +225,11 @@ def _main(argv: Sequence[str] | None, out: TextIO) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
     if args.server:
         return _run(args.server, args, players, seat_count, seed, out)
+    unknown = unknown_level(players, LEVEL_NAMES)  # a local server has this package's levels
+    if unknown is not None:
+        print(f"cacao-match: unknown level {unknown!r}: the levels are {', '.join(LEVEL_NAMES)}",
+              file=sys.stderr)
+        return 2
     try:
         with local_server() as local:
             print(f"Started a local Cacao server on {local.address}.", file=out, flush=True)
@@ -241,9 +246,9 @@ def _run(target: str, args: argparse.Namespace, players: list[Player], seat_coun
     try:
         with shielded():
             info = client.get_server_info()
-        unknown = [p for p in players if isinstance(p, str) and p not in info.levels]
-        if unknown:
-            print(f"cacao-match: unknown level {unknown[0]!r}: this server has "
+        unknown = unknown_level(players, info.levels)
+        if unknown is not None:
+            print(f"cacao-match: unknown level {unknown!r}: this server has "
                   f"{', '.join(info.levels)}", file=sys.stderr)
             return 2
         print(f"{args.games} games, {seat_count} seats, seed {seed}; players: "

@@ -154,6 +154,18 @@ def test_cacao_play_refuses_an_unknown_level_before_starting_a_server(flags, tmp
                            f"{', '.join(LEVELS)}\n")
 
 
+def test_cacao_match_refuses_an_unknown_level_before_starting_a_server(tmp_path):
+    from cacaoai.search.bots import LEVELS
+
+    done = subprocess.run([str(BIN / "cacao-match"), "--strength", "strong", "--strength", "grandmaster"],
+                          capture_output=True, text=True, timeout=GUARD_S, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""  # no "Started a local Cacao server": none was started
+    assert done.stderr == (f"cacao-match: unknown level 'grandmaster': the levels are "
+                           f"{', '.join(LEVELS)}\n")
+
+
 # --- a reader that goes away ----------------------------------------------------
 
 def closed_pipe_run(args: list[str]) -> subprocess.CompletedProcess:
