@@ -569,13 +569,14 @@ class CacaoAsgi:
 
         body = RequestBody(receive, self.request_timeout_s, streaming and bidi,
                            self.api.options.max_message_bytes)
+        respond: Send = watched
         if scope.get("http_version", "1.1").startswith("1") or not (streaming and bidi):
-            watched = _draining(watched, body)
+            respond = _draining(watched, body)
 
         started = time.perf_counter()
         token = _CURRENT.set(call)
         try:
-            await self.connect(scope, body.receive, watched)
+            await self.connect(scope, body.receive, respond)
         finally:
             _CURRENT.reset(token)
             if self.observers.hooks:

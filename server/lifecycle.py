@@ -78,9 +78,12 @@ class CacaoServer:
         self.observers, self.cacao_metrics = observers(options, self.cacao_api.gate,
                                                        self.cacao_api.trees)
         self.tokens = security.Tokens.load(options.auth_tokens) if options.auth_tokens else None
-        credentials = (security.server_credentials(options.tls_cert, options.tls_key,
-                                                   options.tls_client_ca)
-                       if options.tls else None)
+        credentials: grpc.ServerCredentials | None = None
+        if options.tls:
+            # ServerOptions refuses a certificate without its key, and tls means a certificate
+            assert options.tls_cert is not None and options.tls_key is not None
+            credentials = security.server_credentials(options.tls_cert, options.tls_key,
+                                                      options.tls_client_ca)
         self._pool = futures.ThreadPoolExecutor(max_workers=options.worker_threads,
                                                 thread_name_prefix="cacao-rpc")
         self._loop = asyncio.new_event_loop()
@@ -181,7 +184,12 @@ class CacaoServer:
         if self._stopping is None:
             self._stopping = asyncio.run_coroutine_threadsafe(
                 self._shut_down(drain_s, grace_s), self._loop)
-            self._stopping.add_done_callback(lambda _: (self._close_loop(), self._stopped.set()))
+
+            def close(_: futures.Future[None]) -> None:
+                self._close_loop()
+                self._stopped.set()
+
+            self._stopping.add_done_callback(close)
         return self._stopped
 
     async def _shut_down(self, drain_s: float, grace_s: float) -> None:
@@ -339,7 +347,12 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         log.info("%s: shutting down: drain %.1f s, grace %.1f s", signal.Signals(signum).name,
                  options.drain_s, options.grace_s)
         done = server.shut_down(options.drain_s, options.grace_s)
-        threading.Thread(target=lambda: (done.wait(), stopped.set()), daemon=True).start()
+
+        def wait_then_stop() -> None:
+            done.wait()
+            stopped.set()
+
+        threading.Thread(target=wait_then_stop, daemon=True).start()
 
     signal.signal(signal.SIGTERM, shut_down)
     signal.signal(signal.SIGINT, shut_down)

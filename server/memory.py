@@ -93,7 +93,8 @@ def nodes_within(nbytes: float) -> int:
 
 def _steps() -> list[int]:
     """The sizes max_nodes takes: 2**k and 1.5 * 2**k, up to the search's own limit."""
-    steps, k = [], 12
+    steps: list[int] = []
+    k = 12
     while True:
         for size in (2**k, 3 * 2 ** (k - 1)):
             if size >= MAX_TREE_NODES:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from importlib import metadata
+from typing import Any
 
 from cacaoai.search import PRIORITIES
 from cacaoai.search.bots import LEVELS
@@ -224,7 +226,7 @@ def _switch(text: str) -> bool:
 _switch.__name__ = "on/off"
 
 
-_FLAGS = {
+_FLAGS: dict[str, tuple[str | None, Callable[[str], Any], str]] = {
     # flag: (options field or None, type, help)
     "host": (None, str, "address to listen on (0.0.0.0: every IPv4 address)"),
     "port": (None, int, "gRPC port to listen on, 0 for any free port"),
@@ -342,8 +344,8 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {metadata.version('cacaoai')}")
     for flag, (name, kind, text) in _FLAGS.items():
-        default = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
-                   "http-port": DEFAULT_HTTP_PORT}.get(flag, defaults.get(name or ""))
+        default: Any = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
+                        "http-port": DEFAULT_HTTP_PORT}.get(flag, defaults.get(name or ""))
         raw = environ.get(env_name(flag))
         if raw is not None:
             try:

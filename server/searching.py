@@ -156,7 +156,7 @@ def expected_seconds(budget: Budget) -> float:
     return seconds
 
 
-def priority_class(asked: int, budget: Budget, options: ServerOptions, *,
+def priority_class(asked: pb.SearchPriority, budget: Budget, options: ServerOptions, *,
                    interactive_by_default: bool, role: str = "") -> str:
     """The class a search runs at: what the request asks (``asked``, a
     SearchPriority), else interactive for a SuggestAction and background for

@@ -141,11 +141,12 @@ class CacaoApi:
             self.trees: TreeCache | None = self.memory.cache  # kept search trees
         else:
             self.trees = TreeCache(cache_bytes) if cache_bytes else None
+        scheduler_clock: dict[str, Any] = {"clock": clock} if clock else {}
         #: the search scheduler (slots, queues, pausing, memory)
         self.gate = SearchScheduler(
             o.max_searches, per_client=o.max_client_searches, max_queue=o.max_queue,
             max_wait_s=o.max_queue_wait_s, per_client_interactive=o.max_client_interactive,
-            memory=self.memory, **({"clock": clock} if clock else {}))
+            memory=self.memory, **scheduler_clock)
         # token id -> role, so that any transport's Call.client names its role
         self.roles = ({client: role for role, client in security.Tokens.load(o.auth_tokens).roles.values()}
                       if o.auth_tokens else {})
@@ -219,6 +220,7 @@ class CacaoApi:
         if position.is_over:
             return response
         _require_decider_visible(loaded)
+        assert position.to_act is not None  # None only once the game is over
         response.to_act = position.to_act
         response.actions.extend(convert.action_from_json(a.to_json()) for a in position.legal_actions())
         return response
@@ -342,7 +344,12 @@ class CacaoApi:
         except BaseException:
             self.gate.release(ticket)
             raise
-        running.add_done_callback(lambda done: (self.gate.release(ticket), analysis.finish(done)))
+
+        def finished(done: Future[SearchResult]) -> None:
+            self.gate.release(ticket)
+            analysis.finish(done)
+
+        running.add_done_callback(finished)
         return analysis
 
     def analyze_position(self, request: pb.AnalyzePositionRequest,
@@ -388,6 +395,7 @@ class CacaoApi:
                                         self.options.deadline_margin_s)
         observer = seat if seat is not None else (loaded.view if loaded.view is not None
                                                   else loaded.position.to_act)
+        assert observer is not None  # to_act is None only once the game is over, refused above
         return Plan(seed, loaded, budget, seat, allow, avoid,
                     request.max_candidates or convert.DEFAULT_CANDIDATES, cache, asked,
                     request.HasField("seed"), positions.searched_hash(loaded, observer))
@@ -679,12 +687,15 @@ def _require_decider_visible(loaded: Loaded) -> None:
 
 def _count_actions(data: dict | str, index: int) -> int:
     """How many actions of a record replay before the error at ``index``."""
+    record: dict
     if isinstance(data, str):
         try:
-            data = json.loads(data)
+            record = json.loads(data)
         except ValueError:
             return 0
-    return min(index, len(data.get("actions", [])))
+    else:
+        record = data
+    return min(index, len(record.get("actions", [])))
 
 
 def _set_final(response: pb.ValidateRecordResponse, position: Position) -> None:

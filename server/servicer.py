@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import message_factory
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -147,7 +148,7 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
         return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
     def _guard(self, name: str, implementation: Callable[[Any, Any], Coroutine[Any, Any, Any]],
-               request_class: type, counts: dict[str, int], max_client_calls: int,
+               request_class: type[Message], counts: dict[str, int], max_client_calls: int,
                request_timeout_s: float) -> Callable[[Any, Any], Coroutine[Any, Any, Any]]:
         """The behavior of one method: limits, then read the one request, then
         answer; every call that ends is handed to the observers."""
