@@ -9,14 +9,15 @@ on a loaded machine; reaching it fails the test with what was waited for.
 
 from __future__ import annotations
 
+import copy
 import os
 import pickle
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
@@ -50,6 +51,29 @@ def wait_until(condition: Callable[[], T], what: str, timeout: float = GUARD_S) 
     if not value:
         pytest.fail(f"still waiting after {timeout:g} s for {what}")
     return value
+
+
+def json_places(value: Any, path: tuple = ()) -> Iterator[tuple]:
+    """Every path into a JSON document (the empty path first), as key and index tuples."""
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from json_places(item, path + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from json_places(item, path + (i,))
+
+
+def json_replaced(document: Any, path: tuple, new: Any) -> Any:
+    """A deep copy of `document` with the value at `path` replaced by `new`."""
+    if not path:
+        return new
+    out = copy.deepcopy(document)
+    target = out
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = new
+    return out
 
 
 def in_ci() -> bool:

@@ -6,7 +6,6 @@ INTERNAL or UNKNOWN, or hang. benchmarks/fuzz_server.py runs the long version.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from pathlib import Path
@@ -16,6 +15,7 @@ import grpc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import json_places, json_replaced
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client.local import LocalServer, serving
@@ -67,39 +67,17 @@ def test_raw_request_bytes_get_a_clear_answer(fuzz_server, method, data):
     assert outcome not in fuzz_requests.FAILURES, (method, data)
 
 
-def _places(value, path=()):
-    """Every path into a JSON document."""
-    yield path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _places(item, path + (key,))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _places(item, path + (i,))
-
-
-def _replace(document, path, new):
-    out = copy.deepcopy(document)
-    if not path:
-        return new
-    target = out
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = new
-    return out
-
-
 RECORDS = (Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()
 SNAPSHOT = Position.from_record(json.loads(RECORDS[0]), upto=30)
-SNAP_PLACES = list(_places(SNAPSHOT.snapshot()))
+SNAP_PLACES = list(json_places(SNAPSHOT.snapshot()))
 RECORD = SNAPSHOT.record()
-RECORD_PLACES = list(_places(RECORD))
+RECORD_PLACES = list(json_places(RECORD))
 
 
 @FUZZ
 @given(where=st.sampled_from(SNAP_PLACES), value=JSON)
 def test_any_json_value_anywhere_in_a_snapshot_gives_an_engine_error_or_a_position(where, value):
-    document = _replace(SNAPSHOT.snapshot(), where, value)
+    document = json_replaced(SNAPSHOT.snapshot(), where, value)
     try:
         Position.from_snapshot(document)
         Position.from_snapshot(json.dumps(document))
@@ -110,7 +88,7 @@ def test_any_json_value_anywhere_in_a_snapshot_gives_an_engine_error_or_a_positi
 @FUZZ
 @given(where=st.sampled_from(RECORD_PLACES), value=JSON)
 def test_any_json_value_anywhere_in_a_record_gives_an_engine_error_or_a_position(where, value):
-    document = _replace(RECORD, where, value)
+    document = json_replaced(RECORD, where, value)
     try:
         Position.from_record(json.dumps(document))
     except CacaoError:

@@ -8,7 +8,6 @@ long version of the source check.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 
@@ -17,6 +16,7 @@ import one_answer
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import json_places, json_replaced
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import CacaoError, Position, RecordError, SnapshotError
@@ -78,25 +78,19 @@ def test_the_reply_hash_is_the_hash_of_what_the_search_saw(cacao_stub):
 # --- integers: a JSON integer or nothing -------------------------------------------
 
 
-def _integer_places(value, path=()):
+def _integer_places(document):
     """Every path to an integer in a JSON document."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _integer_places(item, path + (key,))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _integer_places(item, path + (i,))
-    elif type(value) is int:
-        yield path
+    return [path for path in json_places(document) if type(_at(document, path)) is int]
+
+
+def _at(document, path):
+    for key in path:
+        document = document[key]
+    return document
 
 
 def _mutated(document, path, mutate):
-    out = copy.deepcopy(document)
-    target = out
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = mutate(target[path[-1]])
-    return out
+    return json_replaced(document, path, mutate(_at(document, path)))
 
 
 MUTATIONS = {
