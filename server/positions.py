@@ -6,6 +6,7 @@ Thread-safety: pure functions; each call builds its own engine objects.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass
@@ -38,8 +39,6 @@ class Loaded:
     Attributes:
         position: a complete engine position; for an observation, one
             determinization of it (hidden parts drawn at random).
-        hash: short hash of what the client sent (the complete position, or the
-            observation).
         view: the observing seat, None for a complete position or a record.
         known_hands: seats other than ``view`` whose hands the client gave.
         from_record: True when the source was a record (the position can write
@@ -50,11 +49,18 @@ class Loaded:
     """
 
     position: Position
-    hash: str
     view: int | None = None
     known_hands: tuple[int, ...] = ()
     from_record: bool = False
     history: tuple[tuple[Position, Any], ...] = ()
+
+    @functools.cached_property
+    def hash(self) -> str:
+        """Short hash of what the client sent (the complete position, or the
+        observation), computed when a reply needs it."""
+        if self.view is None:
+            return self.position.hash()
+        return position_hash(self.position.observation(self.view))
 
 
 def random_seed() -> int:
@@ -83,29 +89,26 @@ def load(request: Any, seed: int | None = None, history: int = 0) -> Loaded:
             data = convert.record_to_json(request.record)
         if history:
             position, past = load_record_tail(data, history)
-            return Loaded(position, position.hash(), from_record=True, history=past)
+            return Loaded(position, from_record=True, history=past)
         position = load_record(data)
-        return Loaded(position, position.hash(), from_record=True)
+        return Loaded(position, from_record=True)
     message: pb.Position = request.position
     with errors.request_fields():
         snap = convert.position_to_json(message)
     if not message.HasField("view"):
         position = _engine_call(Position.from_snapshot, snap)
-        return Loaded(position, position.hash())
+        return Loaded(position)
     seed = random_seed() if seed is None else seed
     position = _engine_call(Position.from_observation, snap, seed)
-    return Loaded(
-        position,
-        position_hash(position.observation(message.view)),
-        view=message.view,
-        known_hands=convert.known_hands(message),
-    )
+    return Loaded(position, view=message.view, known_hands=convert.known_hands(message))
 
 
 def searched_hash(loaded: Loaded, seat: int) -> str:
     """Short hash of what a search for `seat` sees: its observation, with the
     hands of ``loaded.known_hands``. A record, a complete position and that
     observation of one position hash alike, as the search answers them alike."""
+    if seat == loaded.view and not loaded.known_hands:
+        return loaded.hash  # the observation the client sent
     observation = loaded.position.observation(seat)
     if loaded.known_hands:
         complete = loaded.position.snapshot()
