@@ -7,16 +7,14 @@ import { faces, fillsOf, jungleName, placement, workerName } from "./game";
 
 export const CELL = 64;
 
-// Seat colours from the Okabe-Ito palette (distinct for the common colour-vision
+// Seat colours (named in names.ts) from the Okabe-Ito palette (distinct for the common colour-vision
 // deficiencies), each with a shape of its own for its workers, a light tint for its
 // tiles, a text colour readable on white, and the text colour to write on it.
 export const SEAT_COLOURS = ["#D55E00", "#F0E442", "#CC79A7", "#0072B2"];
 export const SEAT_LIGHT = ["#F7D9C4", "#FAF4BE", "#F3DCE8", "#C9DDEE"];
 export const SEAT_INK = ["#A34600", "#6E6500", "#9C3F73", "#0072B2"];
 export const SEAT_ON = ["#000", "#000", "#000", "#fff"];
-export const SEAT_NAMES = ["red", "yellow", "purple", "blue"];
 export const SEAT_SHAPES = ["circle", "square", "triangle", "diamond"] as const;
-export const SEAT_SYMBOLS = ["●", "■", "▲", "◆"];
 /** The water tile's colour: a sky blue, lighter than the blue seat's, and drawn with waves. */
 export const WATER = "#56B4E9";
 

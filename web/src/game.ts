@@ -45,3 +45,6 @@ export function describe(a: Action): string {
 
 /** The same action (both as the service sent them). */
 export const sameAction = (a: Action, b: Action) => equals(ActionSchema, a, b);
+
+/** "+4", "−10": a signed number of gold. */
+export const signed = (n: number) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");

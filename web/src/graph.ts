@@ -1,10 +1,25 @@
 // The game's swing as a picture: each seat's win probability after every action
 // (the evaluation of each position, and the result at the end), one line per seat in
 // its colour, dash and shape; a click on the graph picks an action.
-import { SEAT_COLOURS, SEAT_NAMES, el, seatMark } from "./board";
+import type { Evaluation, GameResult } from "@cacaoai/client";
+import { SEAT_COLOURS, el, seatMark } from "./board";
+import { seatName } from "./names";
 
 /** The win chance of each seat (by seat number) at the position after `index` actions. */
 export interface GraphPoint { index: number; win: number[] }
+
+/** The graph's points: each kept evaluation, and the result at the end (the winners share 1). */
+export function graphPoints(evals: Map<number, Evaluation>, players: number, n: number, result?: GameResult): GraphPoint[] {
+  const points: GraphPoint[] = [];
+  for (const [index, ev] of evals) {
+    if (!ev.seats.length || index > n) continue;
+    const win = Array(players).fill(0);
+    for (const s of ev.seats) win[s.seat] = s.winProbability;
+    points.push({ index, win });
+  }
+  if (result) points.push({ index: n, win: [...Array(players).keys()].map((s) => (result.winners.includes(s) ? 1 / result.winners.length : 0)) });
+  return points;
+}
 
 const DASHES = ["", "7 3", "2 2.5", "8 3 2 3"];
 const H = 150, LEFT = 36, RIGHT = 10, TOP = 8, BOTTOM = 22;
@@ -52,7 +67,7 @@ export function drawGraph(box: HTMLElement, points: GraphPoint[], actions: numbe
   for (let i = 0; i <= actions; i++) {
     const p = byIndex.get(i);
     const r = el("rect", { x: px(i) - width / 2, y: TOP, width, height: H - TOP - BOTTOM, class: "hit", "data-index": i }, hits);
-    const what = p ? p.win.map((w, s) => `${SEAT_NAMES[s]} ${Math.round(w * 100)}%`).join(", ") : "not evaluated yet";
+    const what = p ? p.win.map((w, s) => `${seatName(s)} ${Math.round(w * 100)}%`).join(", ") : "not evaluated yet";
     el("title", {}, r, `${i === 0 ? "the start" : `after ${i} action${i > 1 ? "s" : ""}`}: ${what}`);
     r.addEventListener("click", () => onPick(i));
   }

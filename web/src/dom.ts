@@ -1,0 +1,39 @@
+// The page's elements and its message line: one sentence for the player (errors in
+// the player's words, with the service's own for developers), logged unless an error.
+import { plainError } from "./explain";
+import { state } from "./state";
+
+export const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** Shows a message: one sentence, and optionally the details for developers. */
+export function say(text: string, error = false, details = ""): void {
+  state.message = text;
+  const box = $("message");
+  box.replaceChildren();
+  box.className = error ? "error" : "";
+  const sentence = document.createElement("span");
+  sentence.className = "sentence";
+  sentence.textContent = text;
+  box.appendChild(sentence);
+  if (details) {
+    const more = document.createElement("details");
+    more.className = "dev";
+    const summary = document.createElement("summary");
+    summary.textContent = "details";
+    const code = document.createElement("code");
+    code.textContent = details;
+    more.append(summary, code);
+    box.appendChild(more);
+  }
+  if (!error) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    $("log").prepend(li);
+  }
+}
+
+/** Shows why a call failed: a sentence for the player, the service's words in the details. */
+export function explain(e: unknown): void {
+  const { sentence, details } = plainError(e);
+  say(sentence, true, details);
+}

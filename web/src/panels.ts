@@ -1,0 +1,297 @@
+// The panels beside the board: the seats (hands, gold, cacao, sun, water), the score if
+// the game ended now, the display and the temples, the choices a human must make, the
+// evaluation (bar, legend, candidates), the game's graph and the result.
+import { Phase } from "@cacaoai/client";
+import type { Action, Fill, GameResult, Standing, WorkerTile } from "@cacaoai/client";
+import { CELL, SEAT_COLOURS, SEAT_INK, SEAT_ON, jungleTile, seatBadge, workerTile } from "./board";
+import { $ } from "./dom";
+import {
+  describe, fillsOf, jungleName, maxCacao, maxSun, placement, sameAction, signed, waterTrack, workerName,
+} from "./game";
+import { drawGraph, graphPoints } from "./graph";
+import { SEAT_SYMBOLS, seatName } from "./names";
+import { handTiles } from "./placing";
+import { humanMove } from "./play";
+import { openReplay, replayGo } from "./replay";
+import { render, renderBoard } from "./render";
+import {
+  aiOnly, candidatesHidden, currentPosition, currentScores, isHuman, seatKind, state, visibleEvaluation,
+} from "./state";
+
+/** Candidates listed under the evaluation. */
+const LISTED = 6;
+
+/** A worker tile as a small picture of its own. */
+export function miniTile(tile: WorkerTile, seat: number, rotation = 0, cls = ""): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `0 0 ${CELL} ${CELL}`);
+  svg.setAttribute("class", `mini ${cls}`);
+  workerTile(svg, tile, seat, rotation, 0, 0);
+  return svg;
+}
+
+export function renderSeats(): void {
+  const p = currentPosition();
+  const box = $("seats");
+  box.replaceChildren();
+  if (!p) return;
+  const { standing } = currentScores();
+  const track = waterTrack();
+  p.seats.forEach((s, i) => {
+    const score = standing?.seats[i];
+    const div = document.createElement("div");
+    div.className = "seat" + (p.toAct === i && p.phase !== Phase.OVER ? " to-act" : "");
+    div.dataset.seat = String(i);
+    div.style.borderColor = SEAT_COLOURS[i];
+    const who = state.mode === "play" ? (isHuman(i) ? "human" : `AI ${seatKind(i).replace("time:", "")}`) : "";
+    const waterGold = track.length ? track[s.water] : undefined;
+    div.innerHTML = `<div class="seat-head">${seatBadge(i, 14)}
+      <b style="color:${SEAT_INK[i]}">${seatName(i)}</b> <span class="who">${who}</span>
+      ${score ? `<span class="if-ended" title="gold ${s.gold} ${signed(score.temples)} temples ${signed(score.sun)} sun ${signed(score.water)} water">${p.phase === Phase.OVER ? "final" : "if it ended now"}: <b>${score.total}</b></span>` : ""}</div>
+      <div class="stats"><span title="gold held"><i class="tok gold"></i><b class="gold">${s.gold}</b> gold</span>
+      <span title="cacao (at most ${maxCacao()}; breaks ties)"><i class="tok cacao"></i><b>${s.cacao}</b> cacao</span>
+      <span title="sun tokens (at most ${maxSun()})"><i class="tok sun"></i><b>${s.sun}</b> sun</span>
+      <span class="water" title="the water carrier on space ${s.water} of ${Math.max(track.length - 1, 0)}: worth ${waterGold ?? "?"} gold at the end"><i class="tok water"></i>water <b>${waterGold === undefined ? s.water : signed(waterGold)}</b> gold</span>
+      <span title="tiles left in the draw pile">pile ${s.pileCount}</span></div>`;
+    const hand = document.createElement("div");
+    hand.className = "hand";
+    const shown = state.mode === "replay" || isHuman(i) || p.phase === Phase.OVER;
+    if (shown) {
+      const choosable = state.mode === "play" && p.toAct === i && isHuman(i) && p.phase === Phase.TURN;
+      const usable = handTiles(state.legal);
+      s.hand.forEach((t, k) => {
+        const mini = miniTile(t, i, 0, choosable && t === state.tile && s.hand.indexOf(t) === k ? "chosen" : "");
+        mini.dataset.tile = workerName(t);
+        if (choosable && usable.includes(t)) {
+          mini.classList.add("choosable");
+          mini.addEventListener("click", () => { state.tile = t; state.rotation = 0; render(); });
+        }
+        hand.appendChild(mini);
+      });
+    } else {
+      hand.textContent = `${s.handCount} tiles in hand`;
+    }
+    div.appendChild(hand);
+    box.appendChild(div);
+  });
+  $("scores").innerHTML = standing ? scoreTable(standing) : "";
+  $("p-scores").hidden = p.phase === Phase.OVER; // the result shows the same table
+  const display = $("display");
+  display.replaceChildren();
+  for (const t of p.display) {
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", `0 0 ${CELL} ${CELL}`);
+    svg.setAttribute("class", "mini");
+    jungleTile(svg, t, 0, 0);
+    display.appendChild(svg);
+  }
+  $("deck").textContent = `${p.jungleDeckCount} in the jungle deck`;
+  const list = $("temples");
+  list.replaceChildren();
+  for (const t of standing?.temples ?? []) {
+    const li = document.createElement("li");
+    const most = Math.max(...t.workers);
+    li.innerHTML = `temple (${t.x},${t.y}): ` + (most === 0 ? "nobody yet" : t.workers.map((n, s) => n ?
+      `<span style="color:${SEAT_INK[s]}" class="${n === most ? "lead" : ""}">${SEAT_SYMBOLS[s]} ${seatName(s)} ${n}${t.gold[s] ? ` (${signed(t.gold[s])})` : ""}</span>` : "")
+      .filter(Boolean).join(", "));
+    list.appendChild(li);
+  }
+}
+
+/** Each seat's gold by part (held, temples, sun, water) and the total: the final result's
+ *  gold at the end, what the seat would end with now before it. */
+function scoreTable(standing: Standing, result?: GameResult): string {
+  const rows = standing.seats.map((s) => {
+    const won = result?.winners.includes(s.seat);
+    return `<tr data-seat="${s.seat}"${won ? ' class="won" title="wins"' : ""}><th scope="row">${seatBadge(s.seat)} <span style="color:${SEAT_INK[s.seat]}">${seatName(s.seat)}</span></th>
+      <td class="gold">${s.gold}</td><td class="temples">${signed(s.temples)}</td><td class="sun">${signed(s.sun)}</td>
+      <td class="water">${signed(s.water)}</td><td class="total"><b>${s.total}</b></td><td class="cacao">${s.cacao}</td></tr>`;
+  }).join("");
+  return `<table class="score-table"><thead><tr><th scope="col">seat</th><th scope="col" title="gold held">gold</th>
+    <th scope="col" title="the temples' majorities">temples</th><th scope="col" title="gold for the sun tokens">sun</th>
+    <th scope="col" title="the water carrier's space">water</th><th scope="col">total</th><th scope="col" title="breaks a tie">cacao</th></tr></thead>
+    <tbody>${rows}</tbody></table>`;
+}
+
+const describeFill = (f: Fill) => `${jungleName(f.tile)} to (${f.x},${f.y})`;
+
+function markPreviewed(): void {
+  document.querySelectorAll("#choices button.choice").forEach((b, i) => b.classList.toggle("previewed", i === state.choice));
+}
+
+export function renderChoices(): void {
+  const box = $("choices");
+  box.replaceChildren();
+  const p = state.game?.position;
+  if (state.mode !== "play" || !p || !isHuman(p.toAct) || state.thinking) return;
+  let offered: Action[] = state.choices ?? [];
+  let title = "Which display tile goes where?";
+  if (!state.choices) {
+    offered = state.legal.filter((a) => a.kind.case === "resolve" || a.kind.case === "discard");
+    title = p.phase === Phase.RESOLVE ? `${seatName(p.toAct!)}: choose your result` : "No placement: discard a tile";
+    const overbuilds = state.legal.filter((a) => a.kind.case === "overbuild");
+    if (overbuilds.length && state.legal.some((a) => a.kind.case === "place")) {
+      const hint = document.createElement("p");
+      hint.textContent = "Overbuild (1 sun): choose one of your own tiles (ringed).";
+      box.appendChild(hint);
+    }
+  }
+  if (!offered.length) return;
+  const h = document.createElement("h3");
+  h.textContent = title;
+  box.appendChild(h);
+  if (state.choices) {
+    const q = placement(state.choices[0])!;
+    const note = document.createElement("p");
+    note.className = "small";
+    note.textContent = `Your ${workerName(q.tile)} at (${q.x},${q.y}) closes the cells marked ? on the board; ` +
+      "each way is drawn there as you point at it (tap once to see it, again to play it).";
+    box.appendChild(note);
+  }
+  let pointer = "";
+  offered.forEach((a, i) => {
+    const b = document.createElement("button");
+    b.className = "choice" + (state.choices && i === state.choice ? " previewed" : "");
+    b.textContent = state.choices ? fillsOf(a).map(describeFill).join(", ") : describe(a);
+    if (state.choices) {
+      const preview = () => { if (state.choice !== i) { state.choice = i; renderBoard(); markPreviewed(); } };
+      b.onpointerenter = (e) => { if (e.pointerType === "mouse") preview(); };
+      b.onfocus = preview;
+      b.onpointerdown = (e) => { pointer = e.pointerType; };
+      b.onclick = () => {
+        const first = pointer !== "" && pointer !== "mouse" && state.choice !== i;
+        pointer = "";
+        if (first) { preview(); return; }
+        void humanMove(a);
+      };
+    } else {
+      b.onclick = () => void humanMove(a);
+    }
+    box.appendChild(b);
+  });
+  if (state.choices) {
+    const c = document.createElement("button");
+    c.textContent = "cancel";
+    c.onclick = () => { state.choices = null; render(); };
+    box.appendChild(c);
+  }
+}
+
+export function renderEvaluation(): void {
+  const shown = visibleEvaluation();
+  const bar = $("evalbar"), legend = $("evallegend");
+  const details = $("evaluation");
+  bar.replaceChildren();
+  legend.replaceChildren();
+  details.replaceChildren();
+  details.dataset.hash = shown?.hash ?? "";
+  const p = currentPosition();
+  if (!shown || !shown.ev.seats.length) {
+    const searching = (state.thinking || state.analysis || state.quick || state.mode === "replay") && p?.phase !== Phase.OVER;
+    details.textContent = p?.phase === Phase.OVER ? "the game is over"
+      : shown ? "a single action: nothing to search" : searching ? "evaluating this position…" : "no evaluation yet: press Analyse";
+    bar.classList.add("empty");
+    return;
+  }
+  bar.classList.remove("empty");
+  const { ev, seat } = shown;
+  for (const s of ev.seats) {
+    const part = document.createElement("div");
+    const w = s.winProbability;
+    part.style.flexGrow = String(Math.max(w, 0.001));
+    part.style.background = SEAT_COLOURS[s.seat];
+    part.style.color = SEAT_ON[s.seat];
+    part.className = "evalpart";
+    part.dataset.seat = String(s.seat);
+    part.textContent = w >= 0.12 ? `${SEAT_SYMBOLS[s.seat]} ${Math.round(w * 100)}%` : "";
+    part.title = `${seatName(s.seat)}: win ${(w * 100).toFixed(1)}%, expected gold ${s.expectedGold.toFixed(1)}`;
+    bar.appendChild(part);
+    const label = document.createElement("span");
+    label.dataset.seat = String(s.seat);
+    label.innerHTML = `${seatBadge(s.seat)} ${seatName(s.seat)} ${w < 0.005 && w > 0 ? "<1" : Math.round(w * 100)}%`;
+    legend.appendChild(label);
+  }
+  const head = document.createElement("div");
+  head.className = "evalhead";
+  head.dataset.sequence = String(shown.seq);
+  head.dataset.iterations = String(ev.iterations);
+  head.textContent = `${ev.final ? "final" : "searching…"} ${Number(ev.iterations).toLocaleString()} iterations, for ${seatName(seat)}`;
+  details.appendChild(head);
+  const table = document.createElement("table");
+  table.innerHTML = "<tr><th>seat</th><th>win</th><th>gold</th></tr>" + ev.seats.map((s) =>
+    `<tr><td style="color:${SEAT_INK[s.seat]}">${SEAT_SYMBOLS[s.seat]} ${seatName(s.seat)}</td>
+     <td>${(s.winProbability * 100).toFixed(0)}%</td><td>${s.expectedGold.toFixed(1)}</td></tr>`).join("");
+  details.appendChild(table);
+  if (candidatesHidden(seat)) {
+    const note = document.createElement("p");
+    note.className = "small";
+    note.textContent = "The AI's candidate moves stay hidden: they would show its hand.";
+    details.appendChild(note);
+    return;
+  }
+  const r = state.replay;
+  const next = state.mode === "replay" && r ? r.record.actions[r.index] : undefined;
+  if (next) {
+    const played = document.createElement("p");
+    const best = ev.bestAction && sameAction(ev.bestAction, next);
+    played.innerHTML = `<b>played next:</b> ${describe(next)}${best ? " — the AI's choice too" : ""}`;
+    details.appendChild(played);
+  }
+  if (state.heat !== "off" && ev.candidates.some((c) => c.action && placement(c.action))) {
+    const note = document.createElement("p");
+    note.className = "small heat-note";
+    note.textContent = `On the board: each cell's ${state.heat === "visits" ? "share of the search's visits" : "best win chance"}` +
+      " (darker is more), ★ the AI's choice.";
+    details.appendChild(note);
+  }
+  const ol = document.createElement("ol");
+  ol.className = "candidates";
+  for (const c of ev.candidates.slice(0, LISTED)) {
+    const action = c.action;
+    if (!action) continue;
+    const li = document.createElement("li");
+    li.textContent = `${describe(action)} — ${(c.winProbability * 100).toFixed(0)}% win, ${Number(c.visits).toLocaleString()} visits`;
+    const g = state.game;
+    if (state.mode === "play" && g && isHuman(g.position.toAct) && state.legal.some((a) => sameAction(a, action))) {
+      const b = document.createElement("button");
+      b.textContent = "play";
+      b.onclick = () => void humanMove(action);
+      li.appendChild(b);
+    }
+    ol.appendChild(li);
+  }
+  details.appendChild(ol);
+}
+
+export function renderGraph(): void {
+  const panel = $("p-graph");
+  const r = state.replay, g = state.game;
+  const source = state.mode === "replay" ? r : state.mode === "play" && g && (state.over || aiOnly()) ? g : null;
+  panel.hidden = !source;
+  if (!source) return;
+  const record = source.record, n = record.actions.length;
+  const result = source === r ? (r!.result && r!.index === n ? r!.result : record.result) : g!.result;
+  const points = graphPoints(source.evals, record.players, n, result ?? undefined);
+  const current = state.mode === "replay" && r ? r.index : null;
+  drawGraph($("graph"), points, n, record.players, current, (index) => {
+    if (state.mode === "replay") { void replayGo(index); return; }
+    if (state.over && g) void openReplay(g.record, g.evals, index);
+  });
+  $("graph").dataset.points = String(points.length);
+  $("graph").dataset.filling = String(!!state.filling);
+}
+
+/** The result at the end: who won, and each seat's gold by part (the service's standing). */
+export function renderResult(): void {
+  const box = $("result");
+  const p = currentPosition();
+  const { result, standing } = currentScores();
+  box.hidden = !(p?.phase === Phase.OVER && result);
+  if (box.hidden || !result) return;
+  const winners = result.winners.map((s) => seatName(s)).join(" and ");
+  const gold = result.seats.find((s) => s.seat === result.winners[0])?.gold;
+  box.innerHTML = `<h2>${winners} win${result.winners.length > 1 ? "" : "s"} with ${gold} gold</h2>` +
+    (standing ? scoreTable(standing, result) : result.seats.map((s) =>
+      `<span style="color:${SEAT_INK[s.seat]}">${seatName(s.seat)}: ${s.gold} gold, ${s.cacao} cacao</span>`).join("<br>")) +
+    `<p class="small">gold held, then the end's scoring: the temples' majorities, gold for sun tokens, the water carrier's space; cacao breaks a tie.</p>`;
+}

@@ -1,0 +1,33 @@
+// Records and the evaluations kept of their positions: a record cut at an action, which
+// evaluation of a position to keep, when one is good enough for the graph, and the
+// search budget of a seat.
+import { GameRecordSchema, clone, durationFromMs } from "@cacaoai/client";
+import type { Evaluation, GameRecord } from "@cacaoai/client";
+
+/** Iterations of the evaluation of each position (the bar after each move, the replay viewer, the graph). */
+export const EVAL_ITERATIONS = { move: 1500, replay: 2000 };
+
+/** A record cut after its first `actions` actions (no result). */
+export function cut(record: GameRecord, actions: number): GameRecord {
+  const out = clone(GameRecordSchema, record);
+  out.actions = out.actions.slice(0, actions);
+  out.result = undefined;
+  return out;
+}
+
+/** Keeps the evaluation of the position after `index` actions, if it says more than the one kept. */
+export function keep(evals: Map<number, Evaluation>, index: number, ev: Evaluation): void {
+  const old = evals.get(index);
+  if (!old || !old.seats.length || (ev.seats.length && ev.iterations >= old.iterations)) evals.set(index, ev);
+}
+
+/** An evaluation good enough for the graph and the replay viewer. */
+export const settled = (ev: Evaluation | undefined) =>
+  !!ev && (ev.stoppedBy === "single-action" || ev.iterations >= BigInt(EVAL_ITERATIONS.move));
+
+/** The search budget of an AI seat: a level ("casual") or a time ("time:2", seconds). */
+export function budget(kind: string) {
+  return kind.startsWith("time:")
+    ? { case: "limits" as const, value: { time: durationFromMs(Number(kind.slice(5)) * 1000) } }
+    : { case: "level" as const, value: kind };
+}

@@ -1,0 +1,128 @@
+// Drawing the page from the state: the board (tiles, targets, the ghost of the chosen
+// tile, the pending fill choice, the heat map), the toolbar (the hand, Rotate, Place,
+// the AI-only game's pace), the status line, the replay bar and the panels.
+import { Phase } from "@cacaoai/client";
+import { SEAT_COLOURS, drawBoard } from "./board";
+import { $ } from "./dom";
+import { describe, fillsOf, placement, workerName } from "./game";
+import { boardTargets, ghostAt } from "./input";
+import { seatName } from "./names";
+import {
+  miniTile, renderChoices, renderEvaluation, renderGraph, renderResult, renderSeats,
+} from "./panels";
+import { actionsAt, fillCells, handTiles } from "./placing";
+import {
+  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, focusCell, isHuman, placing, seatKind,
+  state, visibleEvaluation,
+} from "./state";
+import type { Viewport } from "./viewport";
+
+/** The board's zoom and pan (made by main.ts). */
+export let viewport: Viewport;
+export function useViewport(v: Viewport): void { viewport = v; }
+
+export function render(): void {
+  document.body.dataset.mode = state.mode;
+  $("replay-bar").hidden = state.mode !== "replay";
+  renderBoard();
+  renderToolbar();
+  renderSeats();
+  renderChoices();
+  renderEvaluation();
+  renderGraph();
+  $("analyse").textContent = state.analysis ? "Stop analysis" : "Analyse";
+  const g = state.game;
+  $("thinking").hidden = !state.thinking || state.held;
+  const r = state.replay;
+  if (state.mode === "replay" && r) {
+    const n = r.record.actions.length;
+    const slider = $<HTMLInputElement>("r-slider");
+    slider.max = String(n);
+    slider.value = String(r.index);
+    const last = r.index > 0 ? r.record.actions[r.index - 1] : null;
+    $("r-label").textContent = `${r.index} / ${n}` + (last ? ` — ${seatName(last.seat)}: ${describe(last)}` : "");
+  }
+  const p = currentPosition();
+  let status = "";
+  if (p) {
+    const result = currentScores().result;
+    if (p.phase === Phase.OVER) {
+      status = "Game over" + (result ? `: ${result.winners.map((s) => seatName(s)).join(" and ")} win${result.winners.length > 1 ? "" : "s"}` : "");
+    }
+    else status = `Turn ${p.turn + 1}: ${seatName(p.toAct ?? 0)} to ${p.phase === Phase.RESOLVE ? "choose a result" : "place a tile"}`;
+    if (state.mode === "play" && g && !isHuman(p.toAct) && p.phase !== Phase.OVER) status += ` (AI ${seatKind(p.toAct!).replace("time:", "")})`;
+    if (state.held) status += " — paused";
+  }
+  $("status").textContent = status;
+  $("status").style.borderColor = p && p.phase !== Phase.OVER ? SEAT_COLOURS[p.toAct ?? 0] : "#555";
+  renderResult();
+}
+
+export function renderBoard(): void {
+  const p = currentPosition();
+  const svg = $("board") as unknown as SVGSVGElement;
+  if (!p) { svg.replaceChildren(); return; }
+  const targets = boardTargets();
+  let ghost = null;
+  const focus = focusCell();
+  if (placing() && focus && !state.choices) {
+    const legal = targets.has(`${focus.x},${focus.y}`);
+    ghost = { tile: state.tile!, x: focus.x, y: focus.y, rotation: ghostAt(), seat: p.toAct ?? 0, legal,
+      chosen: focus === state.selected };
+  }
+  let fills = null;
+  if (state.choices?.length) { // the pending tile, the cells it closes, and one way of filling them
+    const first = placement(state.choices[0])!;
+    ghost = { tile: first.tile, x: first.x, y: first.y, rotation: first.rotation, seat: p.toAct ?? 0, legal: true, pending: true };
+    fills = { cells: fillCells(state.choices), preview: fillsOf(state.choices[state.choice]) };
+  }
+  const last = [...actionsShown()].reverse().map(placement).find((q) => q);
+  const marked = last ? [{ x: last.x, y: last.y },
+    ...("fills" in last ? last.fills : []).map((f) => ({ x: f.x, y: f.y }))] : [];
+  const temples = currentScores().standing?.temples ?? [];
+  const shown = visibleEvaluation();
+  const heat = shown && state.heat !== "off" && !state.choices && !candidatesHidden(shown.seat)
+    ? { evaluation: shown.ev, by: state.heat } : null;
+  const selected = placing() ? state.selected : null;
+  viewport.setBase(drawBoard(svg, { position: p, targets, ghost, marked, temples, fills, heat, selected }));
+}
+
+/** The hand of the human to act beside the board, Rotate and Place, the zoom, the
+ *  heat map's measure, and for games of AIs only, their pace. */
+function renderToolbar(): void {
+  const p = currentPosition();
+  const tray = $("tray");
+  tray.replaceChildren();
+  const mine = !!p && state.mode === "play" && isHuman(p.toAct) && p.phase === Phase.TURN && !state.thinking;
+  // the hand of the human to place, or while others play the hand of the (first) human seat, dimmed:
+  // the tray keeps its room, so that the board does not move from turn to turn
+  const seat = p && (isHuman(p.toAct) ? p.toAct! : state.game?.seats.indexOf("human") ?? -1);
+  if (p && state.mode === "play" && seat !== null && seat >= 0) {
+    const hand = p.seats[seat].hand, usable = mine ? handTiles(state.legal) : [];
+    hand.forEach((t, k) => {
+      const chosen = mine && t === state.tile && hand.indexOf(t) === k; // the first of a kind
+      const mini = miniTile(t, seat, chosen ? ghostAt() : 0, chosen ? "chosen" : mine ? "" : "waiting");
+      mini.dataset.tile = workerName(t);
+      mini.setAttribute("role", "button");
+      mini.setAttribute("aria-label", `tile ${workerName(t)}${chosen ? " (chosen)" : ""}`);
+      if (usable.includes(t)) {
+        mini.classList.add("choosable");
+        mini.setAttribute("tabindex", "0");
+        const choose = () => { state.tile = t; state.rotation = 0; render(); };
+        mini.addEventListener("click", choose);
+        mini.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
+      }
+      tray.appendChild(mini);
+    });
+  }
+  tray.hidden = state.mode !== "play";
+  $("rotate").toggleAttribute("disabled", !mine);
+  const sel = state.selected;
+  const canPlace = placing() && !!sel && actionsAt(state.legal, state.tile, sel).length > 0 && !state.choices;
+  $("place").hidden = !canPlace;
+  if (canPlace && sel) $("place").textContent = `Place at (${sel.x},${sel.y})`;
+  $("pace-group").hidden = !(state.mode === "play" && aiOnly());
+  $("pause").textContent = state.paused ? "Resume" : "Pause";
+  $("pause").setAttribute("aria-pressed", String(state.paused));
+  $("step").toggleAttribute("disabled", !state.paused || state.over);
+}

@@ -1,0 +1,76 @@
+// The searches the page runs besides the AI's moves: a short evaluation of a position
+// (the bar, the replay viewer, the graph), a 3-second analysis on request, and the
+// stopping of each.
+import { Phase, durationFromMs } from "@cacaoai/client";
+import type { Evaluation, GameRecord } from "@cacaoai/client";
+import { client, fromRecord } from "./api";
+import { explain } from "./dom";
+import { EVAL_ITERATIONS, keep } from "./record";
+import { render, renderBoard } from "./render";
+import { renderEvaluation } from "./panels";
+import { currentHash, currentPosition, currentRecord, state } from "./state";
+
+/** Candidates asked of a search: enough for the heat map; the list shows the first few. */
+export const CANDIDATES = 30;
+
+export function stopThinking(): void { state.thinking?.abort(); state.thinking = null; }
+export function stopAnalysis(): void {
+  state.analysis?.abort(); state.analysis = null;
+  state.quick?.abort(); state.quick = null;
+}
+export function stopFilling(): void { state.filling?.abort(); state.filling = null; }
+
+/** Shows an evaluation of the position `hash` (for `seat`, report `seq`). */
+export function showEvaluation(ev: Evaluation, hash: string, seat: number, seq: number): void {
+  state.evaluation = { ev, hash, seat, seq };
+  renderEvaluation();
+  if (state.heat !== "off") renderBoard();
+}
+
+/** A short search (fixed seed and iterations) for the seat to act at the end of a record. */
+export async function evaluate(record: GameRecord, iterations: number, signal?: AbortSignal): Promise<Evaluation> {
+  const reply = await client.suggestAction({
+    source: fromRecord(record), budget: { case: "limits", value: { iterations: BigInt(iterations) } },
+    seed: 1n, maxCandidates: CANDIDATES,
+  }, { signal });
+  return reply.evaluation!;
+}
+
+/** The evaluation bar after each move (dropped when the position changes). */
+export async function quickEvaluation(): Promise<void> {
+  const g = state.game!;
+  const hash = g.hash, index = g.record.actions.length, controller = new AbortController();
+  state.quick = controller;
+  render();
+  try {
+    const ev = await evaluate(g.record, EVAL_ITERATIONS.move, controller.signal);
+    if (state.game === g && g.hash === hash) keep(g.evals, index, ev);
+    if (state.game === g && g.hash === hash && !state.analysis) showEvaluation(ev, hash, g.position.toAct!, 0);
+  } catch (e) { /* the bar keeps its last value */ }
+  if (state.quick === controller) state.quick = null;
+  renderEvaluation();
+}
+
+/** On demand: a 3-second streaming analysis for the seat to act (again: stops it). */
+export async function analyse(): Promise<void> {
+  if (state.analysis) { stopAnalysis(); render(); return; }
+  const position = currentPosition(), record = currentRecord(), hash = currentHash();
+  if (!position || !record || position.phase === Phase.OVER) return;
+  const seat = position.toAct!;
+  state.quick?.abort(); // the analysis says more
+  state.quick = null;
+  const controller = new AbortController();
+  state.analysis = controller;
+  render();
+  try {
+    const reports = client.analyzePosition({
+      source: fromRecord(record), budget: { case: "limits", value: { time: durationFromMs(3000) } }, seed: 1n,
+      maxCandidates: CANDIDATES, reportInterval: durationFromMs(250),
+    }, { signal: controller.signal });
+    for await (const m of reports) if (m.evaluation) showEvaluation(m.evaluation, hash, seat, m.sequence);
+  } catch (e) {
+    if (!controller.signal.aborted) explain(e);
+  }
+  if (state.analysis === controller) state.analysis = null;
+  render();
+}

@@ -1,0 +1,115 @@
+// The page's state: the mode (setup, play, replay), the game being played, the record
+// in the replay viewer, what the human is choosing on the board, the searches running,
+// and the AI-only game's pace; with the questions every part asks of it (which
+// position is shown, which seats are human, may a human place now).
+import { Phase } from "@cacaoai/client";
+import type { Action, Evaluation, GameRecord, GameResult, Position, Standing, WorkerTile } from "@cacaoai/client";
+import { SEAT_COLOURS, SEAT_INK, SEAT_LIGHT, SEAT_ON, WATER } from "./board";
+import type { Cell, HeatBy } from "./board";
+import { cut } from "./record";
+
+export type SeatKind = "human" | string; // "human" or an AI level ("casual", "time:2")
+/** A game being played: its record (the source of every request), the position
+ *  it reaches, the service's standing and result there, and the evaluation kept of
+ *  each position reached (by the number of actions before it), for the game's graph. */
+export interface Game {
+  record: GameRecord; position: Position; hash: string; seats: SeatKind[]; seed: number;
+  standing?: Standing; result?: GameResult; evals: Map<number, Evaluation>;
+}
+/** A record in the replay viewer, at action `index` (`position`: the position there). */
+export interface Replay {
+  record: GameRecord; index: number; evals: Map<number, Evaluation>;
+  standing?: Standing; result?: GameResult; hash: string; position?: Position;
+}
+/** An evaluation on show, with the position it belongs to. */
+export interface Shown { ev: Evaluation; hash: string; seat: number; seq: number }
+export type Mode = "setup" | "play" | "replay";
+
+export const state = {
+  mode: "setup" as Mode,
+  levels: [] as string[],
+  game: null as Game | null,
+  replay: null as Replay | null,
+  // what a human chooses on the board
+  legal: [] as Action[],
+  tile: null as WorkerTile | null, // the hand tile chosen for placing
+  rotation: 0,
+  hover: null as Cell | null, // the cell under the mouse
+  selected: null as Cell | null, // the cell a tap or the keyboard chose (a second tap places)
+  choices: null as Action[] | null, // several actions for one cell (which display tile goes where)
+  choice: 0, // the choice drawn on the board
+  busy: false, // a move is on its way: the page takes no other
+  // the searches running (each stopped by its controller)
+  thinking: null as AbortController | null,
+  analysis: null as AbortController | null,
+  quick: null as AbortController | null, // the evaluation bar's search
+  filling: null as AbortController | null, // the evaluations the graph still needs
+  evaluation: null as Shown | null,
+  message: "",
+  heat: "visits" as HeatBy | "off",
+  // an AI-only game's pace
+  pace: "auto" as "auto" | number, // ms between an AI's moves
+  paused: false,
+  held: false, // an AI move waits for Resume or Step
+  steps: 0, // actions Step lets through while paused
+  release: null as ((go: boolean) => void) | null,
+  lastMoveAt: 0,
+  moveTimes: [] as { at: number; seat: number; ai: boolean }[], // when each action was applied (performance.now)
+  palette: { seats: SEAT_COLOURS, light: SEAT_LIGHT, ink: SEAT_INK, on: SEAT_ON, water: WATER }, // for tests
+  /** The game being played is over. */
+  get over(): boolean { return state.game?.position.phase === Phase.OVER; },
+};
+
+export const seatKind = (s: number): SeatKind => state.game?.seats[s] ?? "human";
+export const isHuman = (s: number | undefined) => s !== undefined && seatKind(s) === "human";
+export const aiOnly = () => !!state.game && !state.game.seats.includes("human");
+
+export function currentPosition(): Position | null {
+  if (state.mode === "replay") return state.replay?.position ?? null;
+  return state.game?.position ?? null;
+}
+
+/** The hash of the position shown: an evaluation of any other is never shown. */
+export function currentHash(): string {
+  return (state.mode === "replay" ? state.replay?.hash : state.game?.hash) ?? "";
+}
+
+/** The record that reaches the position shown (in the replay viewer: cut at its action). */
+export function currentRecord(): GameRecord | null {
+  const r = state.replay;
+  if (state.mode === "replay") return r ? cut(r.record, r.index) : null;
+  return state.game?.record ?? null;
+}
+
+/** The actions played before the position shown. */
+export function actionsShown(): Action[] {
+  const r = state.replay;
+  if (state.mode === "replay") return r ? r.record.actions.slice(0, r.index) : [];
+  return state.game?.record.actions ?? [];
+}
+
+/** The service's standing and result for the position shown. */
+export function currentScores(): { standing?: Standing; result?: GameResult } {
+  return (state.mode === "replay" ? state.replay : state.game) ?? {};
+}
+
+/** The evaluation of the position shown, if there is one. */
+export function visibleEvaluation(): Shown | null {
+  const shown = state.evaluation;
+  return shown && shown.hash === currentHash() ? shown : null;
+}
+
+/** The AI's candidates stay hidden while it plays a human: they would show its hand. */
+export function candidatesHidden(seat: number): boolean {
+  return state.mode === "play" && !isHuman(seat) && !!state.game?.seats.includes("human");
+}
+
+/** A human may place a tile now. */
+export function placing(): boolean {
+  const g = state.game;
+  return state.mode === "play" && !!g && isHuman(g.position.toAct) && !state.thinking && !state.busy &&
+    g.position.phase === Phase.TURN && !!state.tile;
+}
+
+/** The cell the ghost is drawn on: the one chosen, else the one under the mouse. */
+export const focusCell = () => state.selected ?? state.hover;
