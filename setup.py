@@ -1,7 +1,7 @@
 """Build script: maps the top-level folders onto the ``cacaoai`` package and
 compiles the Cython modules.
 
-The folders keep the architecture visible (engine_ext/, search/, server/, ...)
+The folders keep the architecture visible (engine_ext/, search/, lab/, server/, ...)
 while the installed names stay distinctive (cacaoai.engine, cacaoai.search, ...).
 Cython resolves ``cimport cacaoai.engine.core`` by file path, so the .pxd
 contracts are laid out under build/pxd/cacaoai/... before cythonizing.
@@ -17,6 +17,8 @@ from setuptools import Extension, setup
 PACKAGES = {
     "cacaoai.engine": "engine_ext",
     "cacaoai.search": "search",
+    # training, self-play, calibration fitting, ladders and arenas: never imported by the service
+    "cacaoai.lab": "lab",
     "cacaoai.server": "server",
     "cacaoai.client": "clients",
     # operator tools beside the deployment files they use (cacao-replicas, nginx template)

@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 VENV="${1:-.venv}"
 "$VENV/bin/ruff" check .
 "$VENV/bin/lint-imports"
-"$VENV/bin/mypy" -p cacaoai.server -p cacaoai.engine -p cacaoai.search -p cacaoai.api -p cacaoai.client -p cacaoai.deploy
+"$VENV/bin/mypy" -p cacaoai.server -p cacaoai.engine -p cacaoai.search -p cacaoai.lab -p cacaoai.api -p cacaoai.client -p cacaoai.deploy

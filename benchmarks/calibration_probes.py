@@ -37,11 +37,11 @@ import sys
 import numpy as np
 
 from cacaoai.engine import Position
-from cacaoai.search import calibration as cal
+from cacaoai.lab import calibration as cal
+from cacaoai.lab.pool import run_tasks
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.bots import MCTSBot, parse_bot
 from cacaoai.search.model import load_model
-from cacaoai.search.pool import run_tasks
 from cacaoai.search.results import SearchResult
 
 BLENDS = (0.8, 0.6)

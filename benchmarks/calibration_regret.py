@@ -29,9 +29,9 @@ import sys
 import numpy as np
 
 from cacaoai.engine import Position, derive_seed
-from cacaoai.search import calibration as cal
+from cacaoai.lab import calibration as cal
+from cacaoai.lab.pool import run_tasks
 from cacaoai.search.bots import parse_bot
-from cacaoai.search.pool import run_tasks
 from cacaoai.search.results import SearchResult
 
 

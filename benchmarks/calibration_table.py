@@ -23,7 +23,7 @@ import math
 import sys
 from typing import Any
 
-from cacaoai.search import calibration
+from cacaoai.lab import calibration
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.bots import LEVELS
 from cacaoai.search.model import load_model

@@ -13,7 +13,7 @@ seat g % 2, so each deal is played once from each side. Time budgets
 after the other, never at the same time, so they get the same machine. A bot
 whose spec says ``reuse=1`` gets the game's last 16 positions and actions with
 each move, as cacao-arena gives them, so it continues its search trees. The
-workers are cacaoai.search.builds.Worker, which ``cacao-ladder --old-path``
+workers are cacaoai.lab.builds.Worker, which ``cacao-ladder --old-path``
 uses too (its SPRT mode tests a change between builds in as few games as the
 evidence allows).
 
@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Any
 
-from cacaoai.search.builds import Worker
+from cacaoai.lab.builds import Worker
 
 _WORKERS: dict[str, Worker] = {}
 
@@ -89,7 +89,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from cacaoai.search.arena import wilson
+    from cacaoai.lab.arena import wilson
 
     started = time.monotonic()
     wins = 0.0

@@ -33,8 +33,8 @@ import numpy as np
 from calibration_probes import _staged  # the sibling probe's cross-fitted temperature per third
 
 from cacaoai.engine import Position
-from cacaoai.search import calibration as cal
-from cacaoai.search.pool import run_tasks
+from cacaoai.lab import calibration as cal
+from cacaoai.lab.pool import run_tasks
 from cacaoai.search.results import SearchResult
 
 

@@ -15,7 +15,7 @@ lead, expected gold, prior, lower confidence bound, order and (for the first
 ``multipv``) its own line. ``allow``/``avoid`` restrict the root's actions;
 a :class:`TreeCache` keeps trees between searches (``reuse.py``). Bots and
 the named strength levels are in :mod:`cacaoai.search.bots`, the arena in
-:mod:`cacaoai.search.arena`. docs/search.md describes the design.
+:mod:`cacaoai.lab.arena`. docs/search.md describes the design.
 
 Thread-safety: ``search`` may run in several threads at once; a
 :class:`StopFlag` may be set from any thread; a TreeCache may be shared.

@@ -2,7 +2,7 @@
 
 numpy only, and nothing else of the search: the search may load a map with
 :func:`load_map` and correct its per-seat win probabilities with
-:func:`apply_map` (:mod:`cacaoai.search.calibration` measures and fits them).
+:func:`apply_map` (:mod:`cacaoai.lab.calibration` measures and fits them).
 
 **Measures**, over samples (a predicted win probability of one seat, and that
 seat's outcome: its win share, 1 divided by the number of winners, or 0):

@@ -13,8 +13,8 @@ import json
 import pytest
 from support import call_in_fresh_python
 
-from cacaoai.search import arena
-from cacaoai.search.arena import run
+from cacaoai.lab import arena
+from cacaoai.lab.arena import run
 
 ARENA = arena.__name__
 

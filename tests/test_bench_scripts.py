@@ -98,7 +98,7 @@ def test_one_answer_counts_the_differences_between_sources():
 
 def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_path):
     samples = tmp_path / "samples.json"
-    subprocess.run([sys.executable, "-m", "cacaoai.search.calibration", "--games", "2", "--player",
+    subprocess.run([sys.executable, "-m", "cacaoai.lab.calibration", "--games", "2", "--player",
                     "mcts:iterations=10", "--opponent", "greedy", "--evaluator", "analysis:iterations=30",
                     "--every", "6", "--raw", "--processes", "1", "--quiet", "--bootstrap", "0",
                     "--out", str(samples)], check=True, capture_output=True, timeout=120)

@@ -1,4 +1,4 @@
-"""Calibration of the search's win probabilities (cacaoai.search.calibration and
+"""Calibration of the search's win probabilities (cacaoai.lab.calibration and
 calibration_map): the measures on hand-made samples, the maps and their fit on
 synthetic miscalibrated data, the map file, and a small real run that repeats
 exactly for a seed.
@@ -12,7 +12,7 @@ import pytest
 from support import call_in_fresh_python
 
 from cacaoai.engine import Position
-from cacaoai.search import calibration
+from cacaoai.lab import calibration
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.model import load_model
 

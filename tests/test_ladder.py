@@ -1,4 +1,4 @@
-"""The rating ladder (cacaoai.search.ladder) and its statistics (cacaoai.search.ratings):
+"""The rating ladder (cacaoai.lab.ladder) and its statistics (cacaoai.lab.ratings):
 Bradley-Terry ratings and their bootstrap intervals on synthetic results with known
 ratings, the SPRT on synthetic streams with known Elo, and small real runs that repeat
 exactly for a seed.
@@ -13,8 +13,8 @@ import pytest
 from support import call_in_fresh_python
 
 import cacaoai.search
-from cacaoai.search import arena, ladder
-from cacaoai.search.ratings import (
+from cacaoai.lab import arena, ladder
+from cacaoai.lab.ratings import (
     PENTANOMIAL,
     SPRT,
     bootstrap_elo,

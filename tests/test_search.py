@@ -14,6 +14,8 @@ import pytest
 from support import poll_until, wait_until
 
 from cacaoai.engine import Position
+from cacaoai.lab.arena import run as arena_run
+from cacaoai.lab.arena import wilson
 from cacaoai.search import (
     Limit,
     SearchSettings,
@@ -21,8 +23,6 @@ from cacaoai.search import (
     _mcts,
     search,
 )
-from cacaoai.search.arena import run as arena_run
-from cacaoai.search.arena import wilson
 from cacaoai.search.bots import LEVELS, GreedyBot, MCTSBot, RandomBot, parse_bot
 
 FAST = Limit(iterations=200)

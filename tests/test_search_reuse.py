@@ -12,8 +12,8 @@ import pytest
 from test_search import comparable  # a result without its timing fields
 
 from cacaoai.engine import Position
+from cacaoai.lab.arena import run as arena_run
 from cacaoai.search import Limit, SearchSettings, TreeCache, search
-from cacaoai.search.arena import run as arena_run
 from cacaoai.search.bots import parse_bot
 
 LIMITS = Limit(iterations=400)

@@ -10,8 +10,8 @@ import pytest
 from support import call_in_fresh_python
 
 from cacaoai.engine import Position, features
-from cacaoai.search import selfplay
-from cacaoai.search.selfplay import SHARD_ARRAYS, SelfPlayConfig, deal_seed, load_shards, main, read_shard, run
+from cacaoai.lab import selfplay
+from cacaoai.lab.selfplay import SHARD_ARRAYS, SelfPlayConfig, deal_seed, load_shards, main, read_shard, run
 
 CONFIG = SelfPlayConfig(spec="mcts:iterations=30", games=6, players=(2, 3, 4), seed=5, games_per_shard=2,
                         explore_moves=2, unvisited=3)

@@ -12,13 +12,11 @@ import numpy as np
 import pytest
 
 from cacaoai.engine import Position, features
-from cacaoai.search import Limit, SearchSettings, search
-from cacaoai.search.arena import run as arena
-from cacaoai.search.mlp import MLP, Adam
-from cacaoai.search.model import load_model
-from cacaoai.search.selfplay import SelfPlayConfig
-from cacaoai.search.selfplay import run as selfplay
-from cacaoai.search.train import (
+from cacaoai.lab.arena import run as arena
+from cacaoai.lab.mlp import MLP, Adam
+from cacaoai.lab.selfplay import SelfPlayConfig
+from cacaoai.lab.selfplay import run as selfplay
+from cacaoai.lab.train import (
     TINY,
     TINY_PIPELINE,
     load_data,
@@ -30,6 +28,8 @@ from cacaoai.search.train import (
     value_prediction,
     win_target,
 )
+from cacaoai.search import Limit, SearchSettings, search
+from cacaoai.search.model import load_model
 
 GAMES = SelfPlayConfig(spec="mcts:iterations=40", games=40, players=(2, 3, 2, 4), seed=11, games_per_shard=10,
                        explore_moves=2, unvisited=4)

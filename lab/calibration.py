@@ -64,13 +64,13 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position, derive_seed
+from cacaoai.search import calibration_map as cm
+from cacaoai.search.bots import Bot, MCTSBot, parse_bot
+from cacaoai.search.driver import search
+from cacaoai.search.results import SearchResult
 
-from . import calibration_map as cm
 from .arena import play_deal, play_out
-from .bots import Bot, MCTSBot, parse_bot
-from .driver import search
 from .pool import run_tasks
-from .results import SearchResult
 
 __all__ = ["DEFAULT_EVALUATOR", "DEFAULT_PLAYER", "KINDS", "fit", "main", "phase_of", "play_calibration_game",
            "play_evaluated", "replay", "report", "run", "win_shares"]

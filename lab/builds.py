@@ -22,8 +22,7 @@ import sys
 from typing import Any
 
 from cacaoai.engine import Action, Position
-
-from .bots import Bot, History
+from cacaoai.search.bots import Bot, History
 
 __all__ = ["OLD_PREFIX", "WORKER", "BuildBot", "Worker", "keeps_trees"]
 

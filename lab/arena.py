@@ -37,8 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from cacaoai.engine import Position, derive_seed
-
-from .bots import Bot, parse_bot
+from cacaoai.search.bots import Bot, parse_bot
 
 _BOTS: dict[tuple[str, int], Bot] = {}
 HISTORY_PLIES = 16

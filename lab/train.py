@@ -53,9 +53,9 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import features
+from cacaoai.search.model import save_model
 
 from .mlp import MLP, Adam
-from .model import save_model
 from .selfplay import SelfPlayConfig, load_shards
 from .selfplay import run as selfplay
 

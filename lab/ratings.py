@@ -1,6 +1,6 @@
 """Ratings from game results: Bradley-Terry Elo with bootstrap intervals, and the SPRT.
 
-numpy only; no game is played here (:mod:`cacaoai.search.ladder` plays them).
+numpy only; no game is played here (:mod:`cacaoai.lab.ladder` plays them).
 
 **Bradley-Terry.** Bot i beats bot j with probability
 ``1 / (1 + 10 ** (-(R_i - R_j) / 400))`` (the Elo scale). The ratings R

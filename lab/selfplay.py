@@ -57,10 +57,10 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position, derive_seed, features
+from cacaoai.search.bots import MCTSBot, parse_bot
+from cacaoai.search.driver import search
+from cacaoai.search.limits import Limit
 
-from .bots import MCTSBot, parse_bot
-from .driver import search
-from .limits import Limit
 from .pool import run_tasks
 
 __all__ = ["FORMAT", "SHARD_ARRAYS", "SelfPlayConfig", "load_shards", "main", "play_game", "play_shard",

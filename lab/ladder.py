@@ -10,7 +10,7 @@
 **Games.** Bots are specs as cacao-arena takes them (``greedy``, ``random``,
 ``level:strong``, ``mcts:iterations=250,temperature=0.5``, any spec the build
 knows); ``old:SPEC`` is SPEC as the build in ``--old-path`` plays it, from a
-worker process (:mod:`cacaoai.search.builds`). A *match* is a set of as many
+worker process (:mod:`cacaoai.lab.builds`). A *match* is a set of as many
 bots as there are players: round robin plays every such set, ``adjacent`` only
 sets of neighbours in the order given (a ladder: list the bots from weakest to
 strongest; ``--width 2`` also links the next but one). Every match plays the
@@ -30,7 +30,7 @@ and match: games already in the results file, or in the files given to
 or split over machines by ``--first-deal`` and ``--deals`` and merged. The fit
 reads every game of the player count in those files.
 
-**Ratings** (:mod:`cacaoai.search.ratings`). Every two seats of a game give one
+**Ratings** (:mod:`cacaoai.lab.ratings`). Every two seats of a game give one
 pairwise result, by the rules' order (more gold, then more cacao left; a full
 tie counts half to each). Bradley-Terry ratings on the Elo scale are fitted by
 maximum likelihood, anchored (``--anchor``, default ``greedy`` when it plays,
@@ -66,9 +66,9 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import derive_seed
+from cacaoai.search.bots import Bot, parse_bot
 
 from .arena import play_deal
-from .bots import Bot, parse_bot
 from .builds import OLD_PREFIX, BuildBot, Worker
 from .pool import run_tasks
 from .ratings import SPRT, bootstrap_samples, percentile_interval, score_estimate
