@@ -1,7 +1,16 @@
-"""Server settings: defaults, command-line flags and environment variables.
+"""Server settings, each declared once: its default, type, help, flag and
+environment variable, and where the docs show it.
 
-Every flag has an environment variable (``CACAO_`` + the flag name in upper
-case, dashes as underscores); a flag given on the command line wins.
+A field of :class:`ServerOptions` is declared with :func:`option`; ``host`` and
+``port``, which name where the server listens rather than how it runs, are
+declared beside it (:data:`HOST`, :data:`PORT`). :data:`OPTIONS` lists them all,
+in the order ``cacao-server --help`` and docs/operations.md show them. From it
+:func:`parse_args` builds the flags, their help and the reading of the
+environment: every flag has a variable, ``CACAO_`` + the flag in upper case
+with underscores (``--max-time``: ``CACAO_MAX_TIME``), and a flag given on the
+command line wins over it. ``python -m cacaoai.server.options_docs`` writes the
+docs tables from the same list, and tests/test_options.py checks the docs and
+the deploy files against it.
 
 Thread-safety: :class:`ServerOptions` is frozen.
 """
@@ -12,30 +21,28 @@ import argparse
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from importlib import metadata
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from cacaoai.search import PRIORITIES
 from cacaoai.search.bots import LEVELS
 
 from . import memory
 
-DEFAULT_PRIORITY = "normal"
-#: Fits the Kubernetes manifest's 512 MiB with the base RSS and headroom
-#: (memory.pod_memory_mib; docs/operations.md, "Memory").
-DEFAULT_MEMORY_BUDGET_MB = 320
+T = TypeVar("T")
+
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 50051
-DEFAULT_HTTP_PORT = 8080
 
+# --- how a flag's text becomes a value -------------------------------------------
 
-def http_port(text: str) -> int:
+def port_or_off(text: str) -> int:
     """The --http-port value: a port, or 0/"off" for no HTTP server."""
     return 0 if text.strip().lower() == "off" else int(text)
 
+
+port_or_off.__name__ = "port or off"
 
 #: A web origin: scheme, host and an optional port, nothing after.
 ORIGIN = re.compile(r"https?://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?")
@@ -49,114 +56,245 @@ def origins(text: str) -> tuple[str, ...]:
 origins.__name__ = "origin list"
 
 
+def switch(text: str) -> bool:
+    """A flag's on/off value: 1/0, true/false, yes/no, on/off."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is not on or off")
+
+
+switch.__name__ = "on/off"
+
+
+# --- the declaration ---------------------------------------------------------------
+
 @dataclass(frozen=True)
-class ServerOptions:
-    """What a server allows and how it runs.
+class Option:
+    """One server setting, as the code, ``cacao-server --help`` and the docs know it.
 
     Attributes:
-        worker_threads: threads answering RPCs (searches run in them).
-        search_threads: search threads given to each search.
-        max_iterations: largest iteration budget of one search (larger: clamped).
-        max_time_s: longest time budget of one search, seconds (longer: clamped).
-        max_searches: searches at once; one more gets RESOURCE_EXHAUSTED.
-        max_client_searches: searches at once of one client (its token when
-            tokens are required, else its IP address); 0: only max_searches.
-        max_calls: calls in progress at once (each costs no thread while it
-            waits for its request); one more gets RESOURCE_EXHAUSTED.
-        max_client_calls: calls in progress at once of one client (as for
-            max_client_searches); 0: only max_calls.
-        request_timeout_s: how long a call may take to send its request
-            after opening; then it ends with DEADLINE_EXCEEDED.
-        max_message_bytes: largest message received or sent (the largest
-            real record is about 6 KB as JSON).
-        drain_s: after SIGTERM, how long health answers NOT_SERVING while
-            calls are still served, so that load balancers stop sending.
-        grace_s: how long in-flight RPCs may finish after the drain; then
-            searches stop and answer with what they have.
-        min_report_interval_s: shortest AnalyzePosition report interval.
-        default_level: the level of a SuggestAction that names no budget (None:
-            "casual" if the search has it, else its first level).
-        deadline_margin_s: time kept back from a client's deadline for the reply.
-        search_priority: CPU priority of the search threads against the RPC
-            threads: "normal" (default), "reduced" (nice 5), "low" (nice 19)
-            or "idle" (a quick call never waits for a core; see
-            ``cacaoai.search.search``). "low" and "idle" apply to searches
-            bounded by iterations alone: a search with a time budget or a
-            deadline runs at "reduced" then, as a thread lowered further
-            cannot keep a time promise next to busy processes.
-        metrics_port: port of the Prometheus ``/metrics`` endpoint (None: off;
-            0: any free port), on the server's host.
-        log_format: "text", or "json" (one JSON object a line, one line per call).
-        tls_cert, tls_key: PEM files of the server's certificate chain and
-            key (both or neither); None: plaintext.
-        tls_client_ca: PEM file of the CA that client certificates must be
-            signed by (mutual TLS); None: no client certificates.
-        auth_tokens: file of accepted bearer tokens, one a line, each
-            optionally followed by a space and a role ("all", the default,
-            or "rules": no searches); None: no token needed.
-        reflection: serve gRPC reflection (lists and describes the API).
-        http_port: port of the HTTP server (Connect API and board page) on the
-            same host; 0: none (cacao-server's flag defaults to 8080).
-        http_cors_origins: origins (``https://game.example``) of other sites whose
-            pages may call the HTTP API from a browser (CORS), or "*" for any;
-            empty: only the board page's own origin.
-        tree_cache_mb: memory for search trees kept after their search, in
-            MiB, so that a later request for the same observation, a
-            record's continuation or a pondering seat's next move continues
-            a tree (least recently used trees go first); 0: none kept. Within
-            memory_budget_mb, the cache holds at most what the running
-            searches leave.
-        max_queue: searches of one priority class (interactive, background)
-            that may wait for a slot at once; one more that cannot start is
-            refused with RESOURCE_EXHAUSTED; 0: none waits.
-        max_queue_wait_s: longest wait of a search for a slot, seconds (its
-            call's deadline may cut it shorter).
-        interactive_max_time_s: the longest search (its time budget, or its
-            iterations at a cautious speed) that runs at interactive priority;
-            longer ones run at background priority whatever they ask.
-        max_client_interactive: interactive searches one client may run or
-            queue at once (as for max_client_searches); more run at background
-            priority; 0: no limit.
-        memory_budget_mb: MiB for every search tree together: the trees of
-            running and paused searches plus the tree cache; a search's
-            max_nodes comes from it (cacaoai.server.memory); 0: no budget
-            (each tree up to the search's own 2,000,000 nodes, the cache up to
-            tree_cache_mb).
+        name: the :class:`ServerOptions` field ("host" and "port": parse_args' own).
+        flag: the flag without its dashes; None: set only from Python.
+        default: the value when neither a flag nor a variable gives one.
+        help: what it sets, one or two sentences; plain text (the docs tick the
+            flags and the status codes it names).
+        parse: turns a flag's or a variable's text into the value.
+        shown: the default in words, where the value alone would mislead
+            (a default computed from the machine or from other settings).
+        limit: the ``ServerLimits`` field that reports it to clients
+            (docs/protocol.md's table of them shows its default too).
+        see: (words, anchor) of the docs/operations.md section that says more.
     """
 
-    worker_threads: int = 8
-    search_threads: int = 1
-    max_iterations: int = 2_000_000
-    max_time_s: float = 60.0
-    max_searches: int = max(1, os.cpu_count() or 1)
-    max_client_searches: int = 0
-    max_calls: int = 100
-    max_client_calls: int = 0
-    request_timeout_s: float = 10.0
-    max_message_bytes: int = 256 * 1024
-    drain_s: float = 2.0
-    grace_s: float = 5.0
-    min_report_interval_s: float = 0.05
-    default_level: str | None = None
-    deadline_margin_s: float = 0.02
-    search_priority: str = DEFAULT_PRIORITY
-    metrics_port: int | None = None
-    log_format: str = "text"
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    tls_client_ca: str | None = None
-    auth_tokens: str | None = None
-    reflection: bool = True
-    http_port: int = 0
-    http_cors_origins: tuple[str, ...] = ()
-    tree_cache_mb: int = 256
-    max_queue: int = 4
-    max_queue_wait_s: float = 10.0
-    interactive_max_time_s: float = 5.0
-    max_client_interactive: int = 0
-    memory_budget_mb: int = DEFAULT_MEMORY_BUDGET_MB
+    name: str
+    flag: str | None
+    default: Any
+    help: str
+    parse: Callable[[str], Any]
+    shown: str | None = None
+    limit: str | None = None
+    see: tuple[str, str] | None = None
+
+    @property
+    def env(self) -> str | None:
+        """The environment variable: ``max-time`` -> ``CACAO_MAX_TIME`` (None: no flag)."""
+        return env_name(self.flag) if self.flag else None
+
+    def show(self, value: Any) -> str:
+        """A value as --help and the docs write it: on/off, 60 (not 60.0), none."""
+        if value == self.default and self.shown:
+            return self.shown
+        if value is None or value == ():
+            return "none"
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, float):
+            return f"{value:g}"
+        if isinstance(value, tuple):
+            return ",".join(value)
+        return str(value)
+
+
+def env_name(flag: str) -> str:
+    """The environment variable of a flag: ``max-time`` -> ``CACAO_MAX_TIME``."""
+    return "CACAO_" + flag.upper().replace("-", "_")
+
+
+def _parser_of(default: Any) -> Callable[[str], Any]:
+    if isinstance(default, bool):
+        return switch
+    if isinstance(default, (int, float, str)):
+        return type(default)
+    raise TypeError(f"say how to parse a default of {default!r}")
+
+
+def option(flag: str | None, default: T, help: str, *,
+           parse: Callable[[str], Any] | None = None, shown: str | None = None,
+           limit: str | None = None, see: tuple[str, str] | None = None) -> T:
+    """A :class:`ServerOptions` field with its :class:`Option` (typed as its
+    default, so that type checkers see a plain default)."""
+    declared = {"default": default, "help": help, "flag": flag,
+                "parse": parse or _parser_of(default), "shown": shown, "limit": limit, "see": see}
+    return cast(T, field(default=default, metadata={"option": declared}))
+
+
+def workers_needed(max_searches: int, max_queue: int) -> int:
+    """Handler threads that leave two for quick calls whatever the searches do:
+    one per search running, one per search paused behind an interactive one,
+    one per search waiting in either queue."""
+    return 2 * max_searches + 2 * max_queue + 2
+
+
+def _first_level() -> str:
+    """The level of a SuggestAction without a budget when none is set:
+    "casual" if the search has it, else its first level."""
+    return "casual" if "casual" in LEVELS else next(iter(LEVELS))
+
+
+#: Fits the Kubernetes manifest's 512 MiB with the base RSS and headroom
+#: (memory.pod_memory_mib; docs/operations.md, "Memory").
+DEFAULT_MEMORY_BUDGET_MB = 320
+DEFAULT_PRIORITY = "normal"
+
+HOST = Option(name="host", flag="host", default="127.0.0.1", parse=str,
+              help="address to listen on, for gRPC, HTTP and metrics (0.0.0.0: every IPv4 address)")
+PORT = Option(name="port", flag="port", default=50051, parse=int,
+              help="gRPC port; 0: any free port (the log says which)")
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """What a server allows and how it runs: every field is an :class:`Option`
+    (its help is in its declaration below; docs/operations.md tabulates them).
+
+    The defaults are cacao-server's: ``serve(host, port, ServerOptions())`` runs
+    what ``cacao-server`` runs, the board page on port 8080 included.
+    ``create_server`` starts no HTTP side whatever ``http_port`` says (its
+    server's ``start_http`` does).
+    """
+
+    # where it serves, besides gRPC on (host, port)
+    http_port: int = option(
+        "http-port", 8080, "port of the HTTP server (the Connect API and the board page), "
+        "on the same host; 0 or off: none", parse=port_or_off)
+    http_cors_origins: tuple[str, ...] = option(
+        "http-cors-origins", (), "origins of other sites whose pages may call the HTTP API "
+        "from a browser (https://game.example, comma-separated; * for any); none: the "
+        "board page's own origin only", parse=origins)
+    # searches: slots, queues, memory
+    worker_threads: int = option(
+        "worker-threads", 0, "threads that run the handlers (a SuggestAction waits for its "
+        "slot in one); 0: the default, to which cacao-server also raises a lower value",
+        shown="2 × --max-searches + 2 × --max-queue + 2",
+        see=("threads", "moves-before-analysis-the-search-scheduler"))
+    max_searches: int = option(
+        "max-searches", max(1, os.cpu_count() or 1), "searches growing trees at once "
+        "(search slots); more wait or are refused", shown="the number of CPUs",
+        limit="max_concurrent_searches",
+        see=("scheduler", "moves-before-analysis-the-search-scheduler"))
+    max_queue: int = option(
+        "max-queue", 4, "searches of one priority class (interactive, background) that may "
+        "wait for a slot; one more that cannot start is refused with RESOURCE_EXHAUSTED; "
+        "0: none waits", limit="max_queued_searches")
+    max_queue_wait_s: float = option(
+        "max-queue-wait", 10.0, "longest wait of a search for a slot, seconds (a call's "
+        "deadline may cut it shorter)", limit="max_queue_wait")
+    interactive_max_time_s: float = option(
+        "interactive-max-time", 5.0, "longest search, seconds of budget (iterations count "
+        "at 50,000 a second a thread), that runs at interactive priority, before "
+        "background searches; longer ones run as background", limit="interactive_max_time")
+    max_client_interactive: int = option(
+        "max-client-interactive", 0, "interactive searches of one client at once, running "
+        "or waiting; more run as background; 0: no limit", limit="max_client_interactive")
+    memory_budget_mb: int = option(
+        "memory-budget-mb", DEFAULT_MEMORY_BUDGET_MB, "MiB for every search tree together: "
+        "the trees of running and paused searches plus the tree cache; a search's "
+        "max_nodes comes from it; 0: no budget (each tree up to 2,000,000 nodes, the cache "
+        "up to --tree-cache-mb)", limit="memory_budget_bytes", see=("memory", "memory"))
+    tree_cache_mb: int = option(
+        "tree-cache-mb", 256, "MiB of search trees kept for later searches to continue "
+        "(the same observation, a record's continuation, a pondering seat's next move), "
+        "at most what the running searches leave of --memory-budget-mb; 0: none kept",
+        limit="tree_cache_bytes")
+    # one search
+    search_threads: int = option(
+        "search-threads", 1, "most threads one search may use; a request or level asking "
+        "for more gets this many", limit="search_threads")
+    max_iterations: int = option(
+        "max-iterations", 2_000_000, "largest iteration budget of one search (more is "
+        "clamped)", limit="max_iterations")
+    max_time_s: float = option(
+        "max-time", 60.0, "longest time budget of one search, seconds (more is clamped)",
+        limit="max_time")
+    default_level: str | None = option(
+        "default-level", None, "strength level of a SuggestAction that names no budget: "
+        + ", ".join(LEVELS), parse=str, shown=_first_level())
+    search_priority: str = option(
+        "search-priority", DEFAULT_PRIORITY, "CPU priority of the search threads against "
+        "the threads that answer calls: normal, reduced (nice 5), low (nice 19) or idle (a "
+        "quick call never waits for a core); low and idle apply to searches bounded by "
+        "iterations alone: one with a time budget or a deadline runs at reduced, which "
+        "keeps its time", limit="search_priority",
+        see=("search priority", "search-priority"))
+    # calls
+    max_calls: int = option(
+        "max-calls", 100, "calls in progress at once, of every method (each costs no "
+        "thread while it waits for its request); one more gets RESOURCE_EXHAUSTED",
+        limit="max_concurrent_calls")
+    max_client_searches: int = option(
+        "max-client-searches", 0, "searches of one client at once (its token when tokens "
+        "are required, else its IP address), running, paused or waiting; one more is "
+        "refused at once; 0: no limit but --max-searches", limit="max_client_searches")
+    max_client_calls: int = option(
+        "max-client-calls", 0, "calls in progress at once of one client (as for "
+        "--max-client-searches); 0: no limit but --max-calls", limit="max_client_calls")
+    request_timeout_s: float = option(
+        "request-timeout", 10.0, "seconds a call may take to send its request after "
+        "opening; then it ends with DEADLINE_EXCEEDED")
+    max_message_bytes: int = option(
+        "max-message-bytes", 256 * 1024, "largest message received or sent (the largest "
+        "real record is about 6 KB as JSON)", limit="max_message_bytes")
+    min_report_interval_s: float = option(
+        None, 0.05, "shortest interval between AnalyzePosition reports, seconds; shorter "
+        "requests are raised to it", limit="min_report_interval")
+    deadline_margin_s: float = option(
+        None, 0.02, "seconds kept back from a client's deadline for the reply")
+    # stopping
+    drain_s: float = option(
+        "drain", 2.0, "seconds health says NOT_SERVING after SIGTERM while calls are still "
+        "served, so that load balancers stop sending")
+    grace_s: float = option(
+        "grace", 5.0, "seconds calls in flight may finish after the drain; then searches "
+        "stop and answer with what they have")
+    # security
+    tls_cert: str | None = option(
+        "tls-cert", None, "PEM certificate chain of the server (TLS on; with --tls-key)",
+        parse=str, shown="none (plaintext)")
+    tls_key: str | None = option(
+        "tls-key", None, "PEM private key of the server (with --tls-cert)", parse=str)
+    tls_client_ca: str | None = option(
+        "tls-client-ca", None, "PEM CA bundle: clients must present a certificate it "
+        "signed (mutual TLS)", parse=str)
+    auth_tokens: str | None = option(
+        "auth-tokens", None, "file of accepted bearer tokens, one a line, each optionally "
+        "followed by a space and a role (all, the default, or rules: no searches)",
+        parse=str, shown="none (no token needed)")
+    reflection: bool = option(
+        "reflection", True, "serve gRPC reflection (lists and describes the API): on or off")
+    # watching
+    metrics_port: int | None = option(
+        "metrics-port", None, "port of the Prometheus /metrics endpoint, on the server's "
+        "host; 0: any free port", parse=int, shown="none (no metrics)")
+    log_format: str = option(
+        "log-format", "text", "text, or json: one JSON object a line and a line per call")
 
     def __post_init__(self) -> None:
+        if self.worker_threads == 0:
+            object.__setattr__(self, "worker_threads",
+                               workers_needed(self.max_searches, self.max_queue))
         for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
                      "max_message_bytes", "max_calls"):
             if getattr(self, name) < 1:
@@ -171,6 +309,8 @@ class ServerOptions:
                              f"got {self.search_priority!r}")
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
             raise ValueError(f"metrics_port must be 0-65535, got {self.metrics_port}")
+        if not 0 <= self.http_port <= 65535:
+            raise ValueError(f"http_port must be 0-65535, got {self.http_port}")
         if self.log_format not in ("text", "json"):
             raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
         if self.max_time_s <= 0 or self.grace_s < 0 or self.drain_s < 0:
@@ -213,82 +353,12 @@ class ServerOptions:
         return bool(self.tls_cert)
 
 
-def _switch(text: str) -> bool:
-    """A flag's on/off value: 1/0, true/false, yes/no, on/off."""
-    value = text.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{text!r} is not on or off")
-
-
-_switch.__name__ = "on/off"
-
-
-_FLAGS: dict[str, tuple[str | None, Callable[[str], Any], str]] = {
-    # flag: (options field or None, type, help)
-    "host": (None, str, "address to listen on (0.0.0.0: every IPv4 address)"),
-    "port": (None, int, "gRPC port to listen on, 0 for any free port"),
-    "worker-threads": ("worker_threads", int, "threads answering RPCs"),
-    "search-threads": ("search_threads", int, "search threads per request"),
-    "max-iterations": ("max_iterations", int, "largest iteration budget of one search"),
-    "max-time": ("max_time_s", float, "longest time budget of one search, seconds"),
-    "max-searches": ("max_searches", int, "searches at once; more get RESOURCE_EXHAUSTED"),
-    "max-client-searches": ("max_client_searches", int,
-                            "searches at once of one client (token, else IP address); 0: no limit"),
-    "max-calls": ("max_calls", int, "calls in progress at once; more get RESOURCE_EXHAUSTED"),
-    "max-client-calls": ("max_client_calls", int,
-                         "calls in progress at once of one client (token, else IP address); "
-                         "0: no limit"),
-    "request-timeout": ("request_timeout_s", float,
-                        "seconds a call may take to send its request after opening"),
-    "max-message-bytes": ("max_message_bytes", int, "largest message received or sent"),
-    "drain": ("drain_s", float,
-              "seconds health says NOT_SERVING after SIGTERM while calls are still served"),
-    "grace": ("grace_s", float,
-              "seconds in-flight calls may finish after the drain; then searches stop"),
-    "default-level": ("default_level", str,
-                      "strength level of a SuggestAction that names no budget: "
-                      + ", ".join(LEVELS)),
-    "search-priority": ("search_priority", str,
-                        "CPU priority of the search threads: normal, reduced (nice 5), "
-                        "low (nice 19) or idle (quick calls always come first); with low "
-                        "or idle, searches with a time budget or a deadline run at reduced"),
-    "metrics-port": ("metrics_port", int, "port of the Prometheus /metrics endpoint "
-                     "(0: any free port; unset: no metrics)"),
-    "log-format": ("log_format", str, "text, or json: one JSON object a line and a line per call"),
-    "tls-cert": ("tls_cert", str, "PEM certificate chain of the server (TLS on)"),
-    "tls-key": ("tls_key", str, "PEM private key of the server"),
-    "tls-client-ca": ("tls_client_ca", str,
-                      "PEM CA bundle: clients must present a certificate it signed (mutual TLS)"),
-    "auth-tokens": ("auth_tokens", str,
-                    "file of accepted bearer tokens, one a line, optional role: all or rules"),
-    "reflection": ("reflection", _switch, "serve gRPC reflection: on or off"),
-    "http-port": ("http_port", http_port,
-                  "port of the HTTP API (Connect) and the board page; 0 or off: none"),
-    "http-cors-origins": ("http_cors_origins", origins,
-                          "origins of other sites whose pages may call the HTTP API "
-                          "(https://game.example, comma-separated; * for any); "
-                          "none: the board page's own origin only"),
-    "tree-cache-mb": ("tree_cache_mb", int,
-                      "MiB of search trees kept for later searches to continue (tree reuse, "
-                      "pondering); 0: none"),
-    "max-queue": ("max_queue", int,
-                  "searches of one priority class (interactive, background) that may wait for a "
-                  "slot; one more is refused with RESOURCE_EXHAUSTED; 0: none waits"),
-    "max-queue-wait": ("max_queue_wait_s", float,
-                       "longest wait of a search for a slot, seconds (a deadline may cut it shorter)"),
-    "interactive-max-time": ("interactive_max_time_s", float,
-                             "longest search (seconds of budget) that runs at interactive "
-                             "priority, before background searches; longer ones are background"),
-    "max-client-interactive": ("max_client_interactive", int,
-                               "interactive searches of one client at once; more run as "
-                               "background; 0: no limit"),
-    "memory-budget-mb": ("memory_budget_mb", int,
-                         "MiB for every search tree: running and paused searches' trees plus the "
-                         "tree cache; 0: no budget"),
-}
+#: Every server setting, in the order --help and docs/operations.md show them.
+OPTIONS: tuple[Option, ...] = (HOST, PORT, *(Option(name=f.name, **f.metadata["option"])
+                                              for f in fields(ServerOptions)))
+DEFAULT_HOST = HOST.default
+DEFAULT_PORT = PORT.default
+DEFAULT_HTTP_PORT = ServerOptions.http_port
 
 
 EXAMPLES = """\
@@ -304,27 +374,9 @@ examples:
 """
 
 
-def _default_level_shown() -> str:
-    """The level a server uses when --default-level is not given ("casual"
-    if the search has it, else its first level; see ServerOptions)."""
-    return "casual" if "casual" in LEVELS else next(iter(LEVELS))
-
-
-def workers_needed(max_searches: int, max_queue: int) -> int:
-    """Handler threads that leave two for quick calls whatever the searches do:
-    one per search running, one per search paused behind an interactive one,
-    one per search waiting in either queue."""
-    return 2 * max_searches + 2 * max_queue + 2
-
-
-def env_name(flag: str) -> str:
-    """The environment variable of a flag: ``max-time`` -> ``CACAO_MAX_TIME``."""
-    return "CACAO_" + flag.upper().replace("-", "_")
-
-
 def parse_args(argv: list[str] | None = None,
                environ: dict[str, str] | None = None) -> tuple[str, int, ServerOptions]:
-    """Reads flags and environment variables.
+    """Reads flags and environment variables, as :data:`OPTIONS` declares them.
 
     Args:
         argv: command-line arguments without the program name (default: sys.argv[1:]).
@@ -334,8 +386,6 @@ def parse_args(argv: list[str] | None = None,
         (host, port, options).
     """
     environ = dict(os.environ if environ is None else environ)
-    defaults = {f.name: f.default for f in fields(ServerOptions)}
-    defaults["max_searches"] = ServerOptions().max_searches
     parser = argparse.ArgumentParser(
         prog="cacao-server",
         description="Serve the Cacao rules and AI over gRPC (API cacao.v1).",
@@ -343,32 +393,25 @@ def parse_args(argv: list[str] | None = None,
     )
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {metadata.version('cacaoai')}")
-    for flag, (name, kind, text) in _FLAGS.items():
-        default: Any = {"host": DEFAULT_HOST, "port": DEFAULT_PORT,
-                        "http-port": DEFAULT_HTTP_PORT}.get(flag, defaults.get(name or ""))
-        raw = environ.get(env_name(flag))
+    flagged = [(o, o.flag, env_name(o.flag)) for o in OPTIONS if o.flag]
+    for o, flag, env in flagged:
+        default = o.default
+        raw = environ.get(env)
         if raw is not None:
             try:
-                default = kind(raw)
+                default = o.parse(raw)
             except ValueError:
-                parser.error(f"{env_name(flag)}={raw!r} is not a valid {kind.__name__}")
-        shown = {True: "on", False: "off"}.get(default, default) if kind is _switch else default
-        if kind is origins:
-            shown = ",".join(default) or "none"
-        if flag == "default-level" and default is None:
-            shown = _default_level_shown()
-        where = f"default {shown}" if shown is not None else "unset by default"
-        parser.add_argument(f"--{flag}", type=kind, default=default,
-                            help=f"{text} [{env_name(flag)}, {where}]")
+                parser.error(f"{env}={raw!r} is not a valid {o.parse.__name__}")
+        parser.add_argument(f"--{flag}", type=o.parse, default=default, dest=o.name,
+                            metavar=flag.upper().replace("-", "_"),
+                            help=f"{o.help} [{env}, default {o.show(default)}]")
     args = parser.parse_args(argv)
-    values = {name: getattr(args, flag.replace("-", "_"))
-              for flag, (name, _, _) in _FLAGS.items() if name}
-    if "max_searches" in values and "worker_threads" in values:
-        # keep the documented rule when only one is raised: a thread for each search
-        # running, paused or waiting (gRPC's SuggestAction waits in a handler thread),
-        # and two more for quick calls
-        values["worker_threads"] = max(values["worker_threads"], workers_needed(
-            values["max_searches"], values.get("max_queue", ServerOptions.max_queue)))
+    values = {o.name: getattr(args, o.name) for o, _, _ in flagged if o not in (HOST, PORT)}
+    # keep the documented rule when only one is raised: a thread for each search
+    # running, paused or waiting (gRPC's SuggestAction waits in a handler thread),
+    # and two more for quick calls
+    values["worker_threads"] = max(values["worker_threads"], workers_needed(
+        values["max_searches"], values["max_queue"]))
     try:
         options = ServerOptions(**values)
     except ValueError as error:

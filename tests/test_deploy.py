@@ -22,7 +22,7 @@ import yaml
 
 from cacaoai.server.asgi import HEALTH_PATH
 from cacaoai.server.lifecycle import FINAL_REPORT_S
-from cacaoai.server.options import DEFAULT_HTTP_PORT, DEFAULT_PORT, ServerOptions, parse_args
+from cacaoai.server.options import DEFAULT_HTTP_PORT, DEFAULT_PORT, OPTIONS, ServerOptions, parse_args
 from cacaoai.server.security import Tokens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,6 +165,22 @@ def seconds(duration: str) -> float:
     return sum(float(n) * units[u] for n, u in parts)
 
 
+def compose_service() -> dict:
+    (service,) = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"].values()
+    return service
+
+
+def compose_settings() -> tuple[list[str], dict[str, str]]:
+    """(cacao-server's arguments, its CACAO_* variables) in the compose file's container."""
+    service = compose_service()
+    instructions = dockerfile_instructions()
+    env = {**dockerfile_env(instructions), **service.get("environment", {})}
+    (entry,) = [value for key, value in instructions if key == "ENTRYPOINT"]
+    program, *args = [*json.loads(entry), *service.get("command", [])]
+    assert program == "cacao-server"
+    return args, {k: str(v) for k, v in env.items() if k.startswith("CACAO_")}
+
+
 def test_the_compose_file_serves_the_board_page_on_the_servers_default_ports(server_help):
     """What ``docker compose -f deploy/compose.yaml up`` runs: the image of
     deploy/Dockerfile, its entry point with the service's command, its variables
@@ -172,16 +188,11 @@ def test_the_compose_file_serves_the_board_page_on_the_servers_default_ports(ser
     gRPC and HTTP ports are published on the host's loopback at the server's
     default ports (the addresses the README gives), the health check asks the
     HTTP side's /healthz, and a stop waits longer than the drain and the grace."""
-    (service,) = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"].values()
+    service = compose_service()
     build = service["build"]
     assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Dockerfile"
-    instructions = dockerfile_instructions()
-    env = {**dockerfile_env(instructions), **service.get("environment", {})}
-    cacao = {k: str(v) for k, v in env.items() if k.startswith("CACAO_")}
+    args, cacao = compose_settings()
     assert set(cacao) <= set(re.findall(r"CACAO_[A-Z_]+", server_help))
-    (entry,) = [value for key, value in instructions if key == "ENTRYPOINT"]
-    program, *args = [*json.loads(entry), *service.get("command", [])]
-    assert program == "cacao-server"
     host, port, options = parse_args(args, cacao)
     assert host == "0.0.0.0"  # inside the container: reachable through the published ports
     published = {}
@@ -234,3 +245,48 @@ def test_tls_and_tokens_come_from_the_example_secrets(tmp_path):
     (tmp_path / "tokens").write_text(files[options.auth_tokens])
     roles = sorted(role for role, _ in Tokens.load(str(tmp_path / "tokens")).roles.values())
     assert roles == ["all", "rules"]
+
+
+# --- the deploy files against the options' declaration (cacaoai.server.options) ------
+
+def settings_of(path: Path) -> tuple[str, int, ServerOptions]:
+    """What the server that a deploy file runs is set to."""
+    if path.name == "compose.yaml":
+        return parse_args(*compose_settings())
+    if path.name == "Dockerfile":
+        env = dockerfile_env(dockerfile_instructions())
+        return parse_args([], {k: v for k, v in env.items() if k.startswith("CACAO_")})
+    return container_options()
+
+
+DEPLOY_FILES = [DEPLOY / "Dockerfile", DEPLOY / "compose.yaml", DEPLOY / "k8s" / "deployment.yaml"]
+VARIABLES = {o.env: o for o in OPTIONS if o.flag}
+
+
+@pytest.mark.parametrize("path", [*DEPLOY_FILES, *sorted((DEPLOY / "k8s").rglob("*.yaml"))],
+                         ids=lambda p: str(p.relative_to(DEPLOY)))
+def test_every_variable_a_deploy_file_names_is_a_declared_option(path):
+    """Comments included: a renamed option leaves no stale name behind."""
+    named = set(re.findall(r"CACAO_[A-Z_]+", path.read_text()))
+    assert named <= set(VARIABLES), named - set(VARIABLES)
+
+
+@pytest.mark.parametrize("path", DEPLOY_FILES, ids=lambda p: p.name)
+def test_a_value_a_deploy_comment_gives_a_variable_is_the_one_its_server_runs_with(path):
+    """``CACAO_GRACE (5 s)``, ``CACAO_MEMORY_BUDGET_MB 320 Mi``: the number after a
+    variable in a comment is its value in the server the file runs."""
+    host, port, options = settings_of(path)
+    values = {"host": host, "port": port, **vars(options)}
+    comments = "\n".join(line.partition("#")[2] for line in path.read_text().splitlines())
+    quoted = re.findall(r"(CACAO_[A-Z_]+)(?:,|:| \(| )\s*(\d+(?:\.\d+)?)", comments)
+    for variable, number in quoted:
+        assert float(number) == values[VARIABLES[variable].name], (variable, number)
+
+
+def test_the_settings_the_operations_guide_quotes_are_the_deploy_files():
+    """docs/operations.md's ``CACAO_X=value`` are what a deploy file sets."""
+    set_here = {*dockerfile_env(dockerfile_instructions()).items(),
+                *((k, str(v)) for k, v in compose_service().get("environment", {}).items()),
+                *((e["name"], str(e["value"])) for e in container()["env"])}
+    quoted = re.findall(r"`(CACAO_[A-Z_]+)=([^`]*)`", (ROOT / "docs" / "operations.md").read_text())
+    assert quoted and set(quoted) <= set_here, set(quoted) - set_here
