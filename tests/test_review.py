@@ -1,0 +1,202 @@
+"""The game review (cacaoai.search.review) and the explanations (cacaoai.search.explain):
+forced decisions cost nothing, a review is deterministic, a planted blunder is
+found, and a seat's review depends on what that seat could see only."""
+
+import itertools
+import math
+import json
+from pathlib import Path
+
+import pytest
+from test_search import sealed
+
+from cacaoai.engine import Action, Position, RecordError
+from cacaoai.search import Limit, StopFlag
+from cacaoai.search.explain import Explanation, Part, TempleChange, explain, sentence
+from cacaoai.search.review import CLASSES, DecisionReview, ReviewSummary, move_accuracy, review, review_game
+
+RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
+CHEAP = Limit(iterations=40)
+#: Decision 10 of RECORD (seat 0): the best action of a 2,000-iteration search
+#: (win probability 0.62) and the worst it tried 15 times or more (0.45).
+BEST_10 = {"type": "place", "seat": 0, "tile": "1111", "x": 1, "y": -2, "rot": 0,
+           "fills": [{"x": 0, "y": -2, "tile": "water"}, {"x": 2, "y": -2, "tile": "plantation-2"}]}
+BLUNDER_10 = {"type": "place", "seat": 0, "tile": "2101", "x": 1, "y": -2, "rot": 3,
+              "fills": [{"x": 0, "y": -2, "tile": "water"}, {"x": 2, "y": -2, "tile": "plantation-2"}]}
+
+
+def prefix(record, n, last=None):
+    """The record's first `n` actions (then `last`, when given), without its result."""
+    out = {k: v for k, v in record.items() if k != "result"}
+    out["actions"] = record["actions"][:n] + ([last] if last is not None else [])
+    return out
+
+
+def split(items):
+    *decisions, summary = items
+    assert all(isinstance(d, DecisionReview) for d in decisions) and isinstance(summary, ReviewSummary)
+    return decisions, summary
+
+
+def test_forced_decisions_cost_no_search():
+    start = sealed(["3001", "3001"])        # seat 0 can only discard (legal play never gets here)
+    actions = []
+    game = start.clone()
+    for _ in range(3):
+        (only,) = game.legal_actions()
+        actions.append(only)
+        game.apply(only)
+    decisions, summary = split(review_game(start, actions, Limit(iterations=10**9), seed=1))
+    assert len(decisions) == 3 and all(d.forced and d.classification == "forced" for d in decisions)
+    assert all(d.iterations == 0 and d.win_before is None and d.win_loss == 0 for d in decisions)
+    assert summary.iterations == 0
+    assert sum(s.forced for s in summary.seats) == 3 and all(s.decisions == 0 for s in summary.seats)
+
+
+def test_a_review_judges_every_decision_and_sums_each_seat_up():
+    decisions, summary = split(review(prefix(RECORD, 6), CHEAP, seed=1))
+    assert [d.index for d in decisions] == list(range(6))
+    for d in decisions:
+        assert d.classification in CLASSES and d.iterations >= CHEAP.iterations
+        assert 0 <= d.win_after <= 1 and 0 <= d.best_win <= 1 and d.win_loss >= 0
+        assert d.win_loss == pytest.approx(max(0.0, d.best_win - d.win_after))
+        assert d.accuracy == pytest.approx(move_accuracy(d.win_loss))
+        assert (d.classification == "best") == (d.best_action == d.action)
+        assert d.line[0] == d.action and d.best_line[0] == d.best_action
+    for seat in summary.seats:
+        mine = [d for d in decisions if d.seat == seat.seat]
+        assert seat.decisions == len(mine) and sum(seat.counts.values()) == len(mine)
+        assert seat.accuracy == pytest.approx(sum(d.accuracy for d in mine) / len(mine))
+    assert summary.iterations == sum(d.iterations for d in decisions)
+
+
+def test_the_same_seed_and_budget_give_the_same_review():
+    first = [item.to_json() for item in review(prefix(RECORD, 8), CHEAP, seed=7)]
+    again = [item.to_json() for item in review(prefix(RECORD, 8), CHEAP, seed=7)]
+    assert first == again
+    assert any(d.get("reused_visits") for d in first[:-1])     # the trees were continued
+
+
+def test_a_seats_review_is_the_same_whether_or_not_the_others_are_reviewed():
+    both = [d.to_json() for d in review(prefix(RECORD, 8), CHEAP, seed=7) if isinstance(d, DecisionReview)]
+    alone = [d.to_json() for d in review(prefix(RECORD, 8), CHEAP, seed=7, seats=[1])
+             if isinstance(d, DecisionReview)]
+    assert alone == [d for d in both if d["seat"] == 1]
+
+
+def test_a_planted_blunder_is_classed_worse_than_the_best_move():
+    budget = Limit(iterations=100)
+    reviews = {}
+    for name, action in (("best", BEST_10), ("blunder", BLUNDER_10)):
+        decisions, _ = split(review(prefix(RECORD, 10, action), budget, seed=3, seats=[0]))
+        reviews[name] = decisions[-1]
+        assert decisions[-1].index == 10 and decisions[-1].action == Action.from_json(action)
+    best, blunder = reviews["best"], reviews["blunder"]
+    assert best.classification in ("best", "good")
+    assert blunder.classification in ("mistake", "blunder")
+    assert CLASSES.index(blunder.classification) > CLASSES.index(best.classification)
+    assert blunder.win_loss > best.win_loss and blunder.accuracy < best.accuracy
+    # the explanation compares the best line with the blunder's, for seat 0
+    why = blunder.explanation
+    assert why is not None and why.seat == 0
+    assert why.line[0] == blunder.best_action and why.other_line[0] == blunder.action
+    assert why.parts and sentence(why).startswith(f"{blunder.best_action.tile} at (")
+
+
+def unseen_by(record, seat, n):
+    """A record of the same first `n` actions whose hidden parts differ for
+    `seat`: another seat's draw pile swapped where its actions stay legal and
+    the undrawn jungle deck reversed, such that `seat` sees the same at every
+    decision of its own while another seat's hand differs at one of them."""
+    base = prefix(record, n)
+    end = Position.from_record(base)
+    undrawn = len(end.core.deck())
+    for other in (s for s in range(record["players"]) if s != seat):
+        pile = record["worker_piles"][other]
+        for p, q in itertools.combinations(range(len(pile)), 2):
+            if pile[p] == pile[q]:
+                continue
+            swapped = list(pile)
+            swapped[p], swapped[q] = pile[q], pile[p]
+            variant = json.loads(json.dumps(base))
+            variant["worker_piles"][other] = swapped
+            if undrawn > 1:
+                variant["jungle_deck"][-undrawn:] = variant["jungle_deck"][-undrawn:][::-1]
+            try:
+                Position.from_record(variant)
+            except RecordError:
+                continue
+            same = True
+            hands_differ = False
+            for k in range(n):
+                a, b = Position.from_record(base, k), Position.from_record(variant, k)
+                if a.to_act == seat:
+                    same = same and a.observation(seat) == b.observation(seat)
+                    hands_differ = hands_differ or a.core.seat(other)["hand"] != b.core.seat(other)["hand"]
+            if same and hands_differ:
+                return variant
+    raise AssertionError("no variant found")
+
+
+def test_a_seats_review_never_depends_on_what_it_could_not_see():
+    n = 8
+    variant = unseen_by(RECORD, 0, n)
+    assert variant["worker_piles"] != RECORD["worker_piles"]
+    seen = [item.to_json() for item in review(prefix(RECORD, n), CHEAP, seed=5, seats=[0])]
+    unseen = [item.to_json() for item in review(variant, CHEAP, seed=5, seats=[0])]
+    assert seen == unseen
+
+
+def test_a_stop_flag_ends_the_review_without_a_summary():
+    stop = StopFlag()
+    items = []
+    for item in review(prefix(RECORD, 6), CHEAP, seed=1, stop=stop):
+        items.append(item)
+        stop.set()
+    assert len(items) == 1 and isinstance(items[0], DecisionReview)
+
+
+def test_bad_arguments_are_refused_at_the_call_naming_the_field():
+    with pytest.raises(ValueError, match=r"seats\[0\]"):
+        review(RECORD, CHEAP, seed=1, seats=[2])
+    with pytest.raises(ValueError, match="seed"):
+        review(RECORD, CHEAP, seed=-1)
+    with pytest.raises(ValueError, match="limit"):
+        review(RECORD, Limit(), seed=1)
+    with pytest.raises(ValueError, match=r"actions\[1\]"):
+        review_game(Position.from_record(RECORD, 0), [RECORD["actions"][0], RECORD["actions"][0]], seed=1)
+    with pytest.raises(RecordError):
+        review({**RECORD, "players": 5}, CHEAP, seed=1)
+
+
+def test_move_accuracy_follows_lichess_curve():
+    assert move_accuracy(0.0) == pytest.approx(100.0, abs=1e-3)
+    assert move_accuracy(0.10) == pytest.approx(103.1668 * math.exp(-0.04354 * 10) - 3.1669)
+    assert move_accuracy(1.0) == 0.0
+    assert move_accuracy(0.05) > move_accuracy(0.10) > move_accuracy(0.20)
+
+
+def test_an_explanation_of_a_line_against_itself_is_empty_and_seat_bound():
+    position = Position.from_record(RECORD, 10)
+    line = (Action.from_json(BEST_10),)
+    same = explain(position, 0, line, line, seed=1)
+    assert same.parts == () and same.temples == ()
+    assert "scores as much as" in sentence(same)
+    with pytest.raises(ValueError, match="other_line"):
+        explain(position, 0, line, (Action.from_json(RECORD["actions"][0]),), seed=1)
+    # drawn from seat 0's view: a position that differs only in what seat 0 cannot see explains the same
+    other = Position.from_observation(position.observation(0), seed=99)
+    blunder = (Action.from_json(BLUNDER_10),)
+    assert explain(position, 0, line, blunder, seed=1) == explain(other, 0, line, blunder, seed=1)
+
+
+def test_a_sentence_names_what_the_line_gains():
+    place = Action.place(0, "2101", 1, -2, 0, [])
+    why = Explanation(seat=0, line=(place,), other_line=(Action.discard(0, "3001"),), plies=1, other_plies=1,
+                      turn=5, parts=(Part("water", 2, -1), Part("water_space", 4, 2), Part("sun", 0, 1),
+                                     Part("total", 20, 11)),
+                      temples=(TempleChange(1, -1, (6, 3), (3, 6)),))
+    assert sentence(why, ("red", "yellow")) == (
+        "2101 at (1,-2) takes the majority of the temple at (1,-1) from yellow (+3 gold at the end) "
+        "and moves your water carrier to 4 instead of 2 (+3), +9 gold in all at the end")
+    assert json.loads(json.dumps(why.to_json()))["temples"] == [{"x": 1, "y": -1, "best": [6, 3], "other": [3, 6]}]
