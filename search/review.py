@@ -335,7 +335,12 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
 
 
 def _candidate(result: SearchResult, action: Action) -> Candidate:
-    return next(c for c in result.candidates if c.action == action)
+    """The candidate of `action` (the second search's root holds two actions
+    and expands the second at its second iteration, so both have visits)."""
+    found = next((c for c in result.candidates if c.action == action), None)
+    if found is None:
+        raise RuntimeError(f"the review's search never tried {action}")
+    return found
 
 
 def _win(result: SearchResult, seat: int) -> float | None:

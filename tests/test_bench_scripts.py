@@ -90,6 +90,16 @@ def test_calibration_regret_compares_the_players_moves_with_the_evaluators_best(
     assert float(rows["random"][5]) > float(rows["mcts:iterations=10"][5]), out
 
 
+def test_review_thresholds_prints_the_losses_by_level_and_the_planted_blunders():
+    out = run_script("review_thresholds.py", "--games", "1", "--pair", "club,advanced", "--iterations", "20",
+                     "--planted", "1", "--judge", "40")
+    rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out.splitlines() if " | " in line}
+    for level in ("club", "advanced"):
+        decisions, *_, classes = rows[level]
+        assert int(decisions) > 0 and sum(int(n) for n in classes.split(" / ")) == int(decisions), out
+    assert "planted blunders" in out, out
+
+
 def test_one_answer_counts_the_differences_between_sources():
     out = run_script("one_answer.py", "--positions", "12", "--service", "2")
     assert re.search(r"^search\(\)\s+12 positions\s+0 differences", out, re.M), out

@@ -3,16 +3,16 @@ forced decisions cost nothing, a review is deterministic, a planted blunder is
 found, and a seat's review depends on what that seat could see only."""
 
 import itertools
-import math
 import json
+import math
 from pathlib import Path
 
 import pytest
 from test_search import sealed
 
 from cacaoai.engine import Action, Position, RecordError
-from cacaoai.search import Limit, StopFlag
-from cacaoai.search.explain import Explanation, Part, TempleChange, explain, sentence
+from cacaoai.search import ANALYSIS, Limit, StopFlag, search
+from cacaoai.search.explain import Explanation, Part, TempleChange, explain, explain_result, sentence
 from cacaoai.search.review import CLASSES, DecisionReview, ReviewSummary, move_accuracy, review, review_game
 
 RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
@@ -200,3 +200,13 @@ def test_a_sentence_names_what_the_line_gains():
         "2101 at (1,-2) takes the majority of the temple at (1,-1) from yellow (+3 gold at the end) "
         "and moves your water carrier to 4 instead of 2 (+3), +9 gold in all at the end")
     assert json.loads(json.dumps(why.to_json()))["temples"] == [{"x": 1, "y": -1, "best": [6, 3], "other": [3, 6]}]
+
+
+def test_a_suggestion_is_explained_against_its_runner_up():
+    position = Position.from_record(RECORD, 10)
+    result = search(position, Limit(iterations=60), ANALYSIS, seed=2, multipv=2)
+    why = explain_result(position, result, seed=2)
+    assert why is not None and why.seat == result.seat == 0
+    assert why.line[0] == result.best_action and why.other_line[0] == result.candidates[1].action
+    assert explain_result(position, search(position, Limit(iterations=60), ANALYSIS, seed=2, multipv=0),
+                          seed=2) is None
