@@ -334,11 +334,9 @@ class SearchSettings:
 
 #: The settings of an analysis: the service's AnalyzePosition and Analyze with
 #: limits (not a level), the `analysis:` bot spec and the default evaluator of
-#: cacao-calibration. Measured per iteration, they predict the outcome better
-#: than the defaults (Brier skill 0.452 against 0.446 at 1,500 iterations on
-#: 2,400 held-out 2-player games); they cost time a move that play cannot
-#: spare (-25 Elo at 0.05 s a move), so play keeps SearchSettings().
-#: docs/search.md, "Analysis settings".
+#: cacao-calibration. They predict the outcome better per iteration than the
+#: defaults but cost time a move that play cannot spare, so play keeps
+#: SearchSettings() (docs/decisions/analysis-settings.md).
 ANALYSIS = SearchSettings(expand_samples=64, widen_inner=0.5, puct=2.5, late_value=0.8,
                           calibration="analysis")
 
