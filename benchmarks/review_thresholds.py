@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position
+from cacaoai.lab.arena import play_game
+from cacaoai.lab.pool import run_tasks
 from cacaoai.search import ANALYSIS, Limit, search
-from cacaoai.search.arena import play_game
 from cacaoai.search.bots import LEVELS
-from cacaoai.search.pool import run_tasks
 from cacaoai.search.review import CLASSES, DecisionReview, review, review_game
 
 CUTS = (0.02, 0.05, 0.10, 0.15, 0.20, 0.30)
