@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = "#board g.cell:has(> rect.target)"  # a cell the chosen tile may go to
 CHOICE = "#choices button.choice"  # a result to choose, or a way of filling the closed cells
 SIZES = {"phone": (375, 812), "tablet": (768, 1024), "desktop": (1366, 768)}
+DESKTOP = (1280, 900)  # the docs' screenshots
 
 # True when a human seat may act (its legal actions are there) or the game is over
 READY = ("(() => { const s = window.cacao; if (!s.game) return false; if (s.over) return true;"
@@ -135,7 +136,7 @@ class BoardPage:
         if hint and best.count():
             self.press(best)
         elif page.locator(CHOICE).count():
-            self.press(page.locator(CHOICE).first)
+            self.play_choice(page.locator(CHOICE).first)
         else:
             self.press(page.locator("#tray svg.mini.choosable").first)
             played = self.actions()
@@ -145,8 +146,21 @@ class BoardPage:
                 "n => document.querySelector('#choices button.choice') || window.cacao.busy"
                 " || window.cacao.game.record.actions.length !== n", arg=played)
             if page.locator(CHOICE).count():  # which display tile goes where: the one drawn
-                self.press(page.locator(f"{CHOICE}.previewed"))
+                self.play_choice(page.locator(f"{CHOICE}.previewed"))
         self.wait_for_human_or_end()
+
+    def play_choice(self, button: Any) -> None:
+        """A choice played: a click, or on a touch screen a way of filling tapped twice (the
+        first tap shows it on the board, the second plays it) and a result tapped once."""
+        fill = "Which display tile" in (self.page.text_content("#choices h3") or "")
+        self.press(button)
+        if self.touch and fill:
+            self.page.wait_for_selector(f"{CHOICE}.tapped")
+            self.press(self.page.locator(f"{CHOICE}.tapped"))
+
+    def evaluate_every_move(self) -> None:
+        """Ticks "evaluate every move" (off by default: the AI's view stays hidden while a human plays)."""
+        self.page.check("#auto-eval")
 
     def play_to_end(self, max_moves: int = 200, hint: bool = False, on_move: Any = None) -> int:
         """Plays the human seats until the game is over; the number of decisions."""
@@ -201,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     seats = ["human"] + [args.level] * (args.players - 1)
     with cacao_server() as url:
-        with chromium() as page:
+        with chromium(*DESKTOP) as page:
             board = BoardPage(page, url)
             board.new_game(seats, args.seed)
             board.analyse()
@@ -215,8 +229,6 @@ def main(argv: list[str] | None = None) -> int:
                 if board.over() or not board.state("s.game.position.phase === 1"):  # a tile to place (PHASE_TURN)
                     return
                 if moves >= 9 and "mid" not in taken:  # the ghost of the chosen tile over a legal cell
-                    page.wait_for_function("window.cacao.evaluation && window.cacao.evaluation.hash"
-                                           " === window.cacao.game.hash", timeout=30_000)
                     page.locator(TARGET).first.hover()
                     page.screenshot(path=str(out / "board-mid.png"))
                     taken.add("mid")
@@ -231,14 +243,14 @@ def main(argv: list[str] | None = None) -> int:
             page.screenshot(path=str(out / "board-end.png"))
             page.set_viewport_size({"width": 900, "height": 900})  # the panels under the board: a wide graph
             page.screenshot(path=str(out / "board-graph.png"), clip=union(page, "#result", "#p-graph"), full_page=True)
-            page.set_viewport_size({"width": 1400, "height": 900})
+            page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
             with tempfile.TemporaryDirectory() as folder:
                 with page.expect_download() as download:
                     page.click("#save")  # then load the record into the replay viewer, at action 12
                 download.value.save_as(Path(folder) / "game.json")
                 page.set_input_files("#load-file", str(Path(folder) / "game.json"))
                 # the page reads the file: only then may it go
-                page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
+                page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
             page.eval_on_selector("#r-slider", "s => { s.value = '12'; s.dispatchEvent(new Event('input')); }")
             page.wait_for_function("window.cacao.replay.evals.has(12) && window.cacao.evaluation", timeout=30_000)
             board.wait_for_graph()

@@ -22,9 +22,10 @@ from cacaoai.engine.rules import DIRECTIONS, MAX_CACAO, MAX_SUN, WATER_TRACK, fa
 
 CELL_W = 7
 
-# seat colours: background, foreground (ANSI SGR); names for the legend
-SEAT_COLOURS = (("41", "97"), ("44", "97"), ("45", "97"), ("46", "30"))
-SEAT_COLOUR_NAMES = ("red", "blue", "magenta", "cyan")
+# seat colours: background, foreground (ANSI SGR); the seats' names, as docs/rules.md and the
+# board page (web/src/names.ts) name them: seat 0 red, 1 yellow, 2 purple, 3 blue
+SEAT_COLOURS = (("41", "97"), ("43", "30"), ("45", "97"), ("44", "97"))
+SEAT_COLOUR_NAMES = ("red", "yellow", "purple", "blue")
 JUNGLE_COLOUR = ("42", "30")
 OPEN_COLOUR = "2"  # dim
 

@@ -249,6 +249,71 @@ def best_turning_cell(board: BoardPage) -> tuple[int, int]:
     return x, y
 
 
+@pytest.mark.parametrize("size", ["phone", "tablet"])
+def test_a_touch_screen_board_holds_still_between_taps_and_fits(url, size):
+    width, height = SIZES[size]
+    with open_board(url, size) as board:
+        page = board.page
+        board.new_game(["human", "beginner"], seed=7)
+        board.press(page.locator("#tray svg.mini.choosable").first)
+        x, y = board.first_target()
+        look = ("[document.querySelector('#board').getBoundingClientRect().toJSON(), scrollY,"
+                f" document.querySelector(\"#board g.cell[data-x='{x}'][data-y='{y}']\").getBoundingClientRect().toJSON()]")
+        board.cell(x, y).scroll_into_view_if_needed()
+        first = page.evaluate(look)
+        board.cell(x, y).tap()  # chosen: the tile drawn there, Place offered
+        page.wait_for_selector("#place:not([hidden])")
+        second = page.evaluate(look)
+        assert second == first  # not a pixel of layout shift between the first tap and the second
+        # the coordinates' bands lie beside the cells, not over the leftmost column or the top row
+        bands, cells = page.evaluate("""[[...document.querySelectorAll('#board rect.coord-band')].map(r => r.getBoundingClientRect().toJSON()),
+            [...document.querySelectorAll('#board g.cells > g.cell > rect')].map(r => r.getBoundingClientRect().toJSON())]""")
+        top, left = bands
+        assert left["right"] <= min(c["left"] for c in cells) + 0.5
+        assert top["bottom"] <= min(c["top"] for c in cells) + 0.5
+        # Fit: always offered, and it shows the whole board, all of it on the screen
+        whole = board.view_box()
+        board.press("#zoom-in")
+        board.press("#zoom-in")
+        # zoomed, every cell is a finger's size (44 CSS px) even when the board has grown
+        assert page.evaluate("document.querySelector('#board g.cells > g.cell > rect').getBoundingClientRect().width") >= 44
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        board.press("#zoom-fit")
+        assert board.view_box() == pytest.approx(whole)
+        svg = box(board, "#board")
+        assert svg["y"] >= 0 and svg["y"] + svg["height"] <= height + 1
+        # a choice to make (a result, a way of filling) shows by the board without the page scrolling
+        page.keyboard.press("Escape")  # the cell chosen above, unchosen
+        for _ in range(12):
+            scrolled = page.evaluate("scrollY")
+            board.play_human_move()
+            if page.locator(CHOICE).count():
+                break
+        if page.locator(CHOICE).count():
+            choice = box(board, CHOICE)
+            assert 0 <= choice["y"] and choice["y"] + choice["height"] <= height
+            assert page.evaluate("scrollY") == scrolled
+
+
+def test_the_ai_stays_hidden_while_you_play_and_what_it_did_is_told_step_by_step(board):
+    board.new_game(["human", "beginner"], seed=7)  # the AI (yellow) moves first with this seed
+    page = board.page
+    assert not page.is_checked("#auto-eval")
+    # no win chances, no heat map, no candidates: the engine waits to be asked
+    assert page.locator("#evalbar .evalpart").count() == 0 and page.locator("#board g.heat").count() == 0
+    assert page.locator("#evaluation .candidates li").count() == 0
+    assert "hidden while you play" in page.inner_text("#evaluation")
+    # what happened: the AI's turn, step by step, from its placement on
+    steps = page.locator("#story li").all_inner_texts()
+    record = board.state("s.game.record.actions")
+    assert steps[0].startswith("yellow (AI): ") and " at (" in steps[0]
+    assert len(steps) >= len(record) - next(i for i in range(len(record) - 1, -1, -1)
+                                            if record[i]["kind"]["case"] != "resolve")
+    board.analyse()  # on request: the win chances and the candidates
+    assert page.locator("#evalbar .evalpart").count() == 2
+    assert page.locator("#evaluation .candidates li").count() > 0
+
+
 # ---------------------------------------------------------------- reading the game
 
 
@@ -292,6 +357,7 @@ def test_the_coordinates_along_the_edges_are_the_notations(board):
 def test_the_board_keeps_its_size_when_the_evaluation_legend_fills(board):
     # the legend under the evaluation bar is empty until the first evaluation; were it
     # to grow when filled, the board below it would shrink as the AI's move came in
+    board.evaluate_every_move()
     board.new_game(["human", "beginner"], seed=7)
     board.page.wait_for_function("document.querySelectorAll('#evallegend span').length == 2")  # a seat each
     filled, reserved = board.page.evaluate("""(() => {
@@ -388,10 +454,12 @@ def test_the_keyboard_chooses_a_cell_turns_the_tile_and_places_it(board):
     assert placed.get("rotation", 0) == int(rotation)
 
 
-def test_an_illegal_click_is_explained_in_one_plain_sentence(board):
+def test_an_illegal_click_is_explained_in_one_plain_sentence_without_asking_the_service(board):
     board.new_game(["human", "casual"], seed=7)
     page = board.page
     before = actions(board)
+    sent: list[str] = []
+    page.on("request", lambda request: sent.append(request.url))
     empty = page.locator("#board g.cells > g.cell:has(> rect.empty):not(:has(g))").first
     x, y = int(empty.get_attribute("data-x")), int(empty.get_attribute("data-y"))
     empty.click()
@@ -400,19 +468,17 @@ def test_an_illegal_click_is_explained_in_one_plain_sentence(board):
     assert sentence == (f"A worker tile cannot go on ({x},{y}): it needs an empty cell beside a jungle tile"
                         " (the cells shown in green).")
     assert len(re.findall(r"[.!?](\s|$)", sentence)) == 1  # one sentence
-    assert "invalid_argument" not in sentence and "action.place" not in sentence
-    # for developers: the code, the reason, the fields at fault and the service's words, said once
-    page.click("#message details.dev > summary")
-    details = page.inner_text("#message details.dev code")
-    assert details.startswith("invalid_argument (ILLEGAL_ACTION)")
-    assert f"action.place.x, action.place.y: ({x},{y}) is not an empty cell next to a jungle tile" in details
-    assert details.count("is not an empty cell") == 1
+    assert [u for u in sent if "ApplyAction" in u] == []  # the page knew the cell takes no tile
     # whole, in view, at 1366×768
     message = box(board, "#message")
     assert message["y"] >= 0 and message["y"] + message["height"] <= SIZES["desktop"][1]
     assert page.evaluate("(() => { const m = document.querySelector('#message');"
                          " return m.scrollWidth <= m.clientWidth && m.scrollHeight <= m.clientHeight; })()")
     assert actions(board) == before  # nothing was played
+    # the pointer over an occupied cell that takes no tile draws no tile over it
+    board.cell(0, 0).hover()  # the start's plantation
+    assert board.state("s.hover && s.hover.x === 0 && s.hover.y === 0")
+    assert page.locator("#board g.ghost").count() == 0
     # a legal cell: the tile follows the pointer, R turns it among the legal rotations
     page.locator("#tray svg.mini.choosable[data-tile='2101']").first.click()
     page.locator(TARGET).first.hover()
@@ -439,6 +505,7 @@ SHOWN_WHILE_THINKING = """() => {
 
 def test_analysis_updates_while_the_ai_thinks(board):
     # three seconds of thought, a report every 0.2 s: three reports come long before its end
+    board.evaluate_every_move()  # the AI's view while it thinks: on request only
     board.new_game(["human", "time:3"], seed=11)
     page = board.page
     before = actions(board)
@@ -467,6 +534,7 @@ WATCH_EVALUATIONS = """() => {
 
 
 def test_undo_takes_back_the_moves_and_leaves_no_stale_evaluation(board):
+    board.evaluate_every_move()
     board.new_game(["human", "beginner"], seed=5)
     page = board.page
     first = actions(board)
@@ -514,6 +582,11 @@ def test_an_analysis_draws_the_candidates_as_a_heat_map(board):
     assert page.locator("#evallegend span").count() == 2  # each seat named with its chance, however small
     assert page.get_attribute("#board g.heat", "data-by") == "visits"
     assert heat() == pytest.approx({k: c["visits"] / total for k, c in cells.items()}, abs=1e-4)
+    # one number a move: a cell's label is its win chance, as in the list of candidates
+    labels = {(int(h.get_attribute("data-x")), int(h.get_attribute("data-y"))): h.locator("text.heat-label").text_content()
+              for h in page.locator("#board g.heat g.heat-cell:has(text.heat-label)").all()}
+    assert labels and all(text == f"{round(cells[k]['win'] * 100)}%" for k, text in labels.items()), labels
+    assert "visits" not in page.inner_text("#evaluation .candidates")
     best = ev["bestAction"]["kind"]["value"]
     mark = page.locator("#board g.best")
     marked = (int(mark.get_attribute("data-x")), int(mark.get_attribute("data-y")))
@@ -550,10 +623,13 @@ def test_a_saved_record_replays_with_an_evaluation_and_a_graph_to_click(board, t
     assert record["format"] == "cacao-record/1" and len(record["actions"]) == played
 
     page.set_input_files("#load-file", str(path))
-    page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('0 / {played}')")
+    # opened at its last action, where "Play on from here" continues the game
+    page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{played} / {played}')")
     assert board.state("s.mode") == "replay"
     page.wait_for_function("Number(document.querySelector('#evaluation .evalhead')"
                            "?.dataset.iterations) > 0")
+    page.click("#r-first")
+    page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
     page.click("#r-next")
     page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('1 /')")
     page.click("#r-last")
@@ -579,6 +655,12 @@ def test_the_graph_at_the_end_of_a_game_jumps_into_the_replay_viewer(url):
         board.wait_for_human_or_end()
         board.wait_for_graph()
         assert page.is_visible("#p-graph")
+        # at the end: the bar shows the result (the winners share it), and the pace has nothing left to pace
+        winners = board.state("s.game.record.result.winners")
+        assert page.locator("#evalbar .evalpart").count() == 2
+        assert page.locator("#evalbar .evalpart", has_text="wins").count() == len(winners)
+        assert "empty" not in (page.get_attribute("#evalbar", "class") or "")
+        assert not page.is_visible("#pace-group") and not page.is_visible("#pause")
         n = actions(board)
         target = n // 2
         board.press(page.locator(f"#graph rect.hit[data-index='{target}']"))

@@ -243,9 +243,10 @@ function drawHeat(parent: Element, ev: Evaluation, by: HeatBy, under: Cell | nul
     const cell = el("g", { class: "heat-cell", "data-x": x, "data-y": y, "data-value": value.toFixed(4) }, g);
     el("rect", { x: x * CELL + 4, y: y * CELL + 4, width: CELL - 8, height: CELL - 8, rx: 6, fill: colour, opacity: 0.35 + 0.45 * t,
       stroke: colour, "stroke-width": 2 }, cell);
-    if (value >= 0.005) { // a cell the search hardly tried is tinted, not labelled
+    if (c.visits / Math.max(total, 1) >= 0.005) { // a cell the search hardly tried is tinted, not labelled
+      // one number a move: its win chance, as the list of candidates says (the colour shows the measure)
       el("text", { x: x * CELL + CELL / 2, y: y * CELL + CELL / 2 + 5, "text-anchor": "middle", "font-size": 15, "font-weight": 700,
-        fill: t > 0.45 ? "#fff" : "#222", class: "heat-label" }, cell, `${Math.round(value * 100)}%`);
+        fill: t > 0.45 ? "#fff" : "#222", class: "heat-label" }, cell, `${Math.round(c.win * 100)}%`);
     }
   }
   const best = ev.bestAction && placement(ev.bestAction);
@@ -268,8 +269,9 @@ export function drawCoords(svg: SVGSVGElement, view: Box, unitsPerPx: number, zo
   const g = svg.querySelector("g.coords");
   if (!g) return;
   g.replaceChildren();
-  const font = 11 * unitsPerPx;
-  const top = Math.max(16 * unitsPerPx, COORD_BAND / zoom), left = Math.max(26 * unitsPerPx, COORD_BAND / zoom);
+  // the bands are the room the drawing keeps for them (COORD_BAND), so that at zoom 1 no label covers a cell
+  const top = COORD_BAND / zoom, left = COORD_BAND / zoom;
+  const font = Math.min(11 * unitsPerPx, left * 0.55);
   el("rect", { x: view.x, y: view.y, width: view.w, height: top, class: "coord-band" }, g);
   el("rect", { x: view.x, y: view.y, width: left, height: view.h, class: "coord-band" }, g);
   const cells = svg.querySelectorAll<SVGGElement>("g.cells > g.cell");

@@ -43,7 +43,7 @@ export async function openRecord(text: string): Promise<void> {
       return;
     }
     if (!haveRules()) await loadLevels();
-    await openReplay(check.record, new Map(), 0);
+    await openReplay(check.record, new Map(), check.record.actions.length);
   } catch (e) {
     explain(e);
   }

@@ -1,11 +1,11 @@
 // The human's hands on the board: a tap or a click on a cell (the mouse places at once;
 // a finger first chooses the cell, a second tap places), the tile's rotation, the
 // pointer over the board, and the keyboard's cursor.
-import { ActionSchema, Phase, create } from "@cacaoai/client";
+import { Phase } from "@cacaoai/client";
 import type { Cell } from "./board";
 import { $, say } from "./dom";
 import { fillsOf, placement } from "./game";
-import { actionsAt, ghostRotation, nextCell, nextRotation, targetsOf } from "./placing";
+import { actionsAt, ghostRotation, nextCell, nextRotation, targetsOf, whyNot } from "./placing";
 import type { Target } from "./placing";
 import { humanMove } from "./play";
 import { render, renderBoard, viewport } from "./render";
@@ -59,16 +59,15 @@ export function commit(cell: Cell): void {
   if (options.length > 1) {
     state.choices = options;
     state.choice = 0;
+    state.tapped = -1;
     state.selected = null;
     render();
-    $("choices").scrollIntoView({ block: "nearest" });
     return;
   }
-  // not a legal move: the service says why
+  // not a legal move: the page knows every legal one, and says why without asking
   state.selected = null;
-  void humanMove(create(ActionSchema, {
-    seat: g.position.toAct, kind: { case: "place", value: { tile: state.tile!, x: cell.x, y: cell.y, rotation } },
-  }));
+  say(whyNot(g.position, state.legal, state.tile, cell), true);
+  render();
 }
 
 export function onHover(cell: Cell | null): void {

@@ -15,7 +15,7 @@ import { undo } from "./play";
 import { placing, state } from "./state";
 import { playFromReplay, replayGo, replayStep } from "./replay";
 import { render, useViewport, viewport } from "./render";
-import { analyse } from "./searches";
+import { analyse, quickEvaluation } from "./searches";
 import { buildSetup, loadLevels, showSetup, takeToken } from "./setup";
 import { Viewport } from "./viewport";
 
@@ -43,7 +43,6 @@ async function init(): Promise<void> {
     hover: (cell) => onHover(cell),
     changed: (view, unitsPerPx) => {
       drawCoords(svg, view, unitsPerPx, viewport.zoom);
-      $("zoom-fit").toggleAttribute("disabled", viewport.zoom === 1);
     },
   }));
   await loadLevels();
@@ -58,7 +57,17 @@ async function init(): Promise<void> {
   $("place").onclick = () => { if (state.selected) commit(state.selected); };
   $("zoom-in").onclick = () => viewport.zoomBy(1.4);
   $("zoom-out").onclick = () => viewport.zoomBy(1 / 1.4);
-  $("zoom-fit").onclick = () => viewport.fit();
+  $("zoom-fit").onclick = () => { // the whole board, and all of it on the screen
+    viewport.fit();
+    $("board-wrap").scrollIntoView({ block: "nearest" });
+  };
+  const evaluateEvery = $<HTMLInputElement>("auto-eval");
+  evaluateEvery.checked = localStorage.getItem("cacao-evaluate") === "every move";
+  evaluateEvery.onchange = () => {
+    localStorage.setItem("cacao-evaluate", evaluateEvery.checked ? "every move" : "on request");
+    if (evaluateEvery.checked && state.mode === "play" && !state.over && !state.busy && !state.thinking) void quickEvaluation();
+    render();
+  };
   $("fold").onclick = () => {
     const folded = document.body.classList.toggle("panels-folded");
     $("fold").setAttribute("aria-pressed", String(folded));

@@ -15,11 +15,34 @@ import { humanMove } from "./play";
 import { openReplay, replayGo } from "./replay";
 import { render, renderBoard } from "./render";
 import {
-  aiOnly, candidatesHidden, currentPosition, currentScores, isHuman, seatKind, state, visibleEvaluation,
+  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, isHuman, seatKind, state, visibleEvaluation,
 } from "./state";
+import { turnStory, whyChoose } from "./story";
+import { evaluateEveryMove } from "./searches";
 
 /** Candidates listed under the evaluation. */
 const LISTED = 6;
+
+/** A seat's name in the story: its colour, and who plays it. */
+function who(seat: number): string {
+  if (state.mode !== "play" || !state.game) return seatName(seat);
+  const humans = state.game.seats.filter((k) => k === "human").length;
+  return `${seatName(seat)} (${isHuman(seat) ? (humans > 1 ? "human" : "you") : "AI"})`;
+}
+
+/** The last turn step by step (a placement, then each result chosen) and, when a seat
+ *  chooses during another's turn, why. */
+export function renderStory(): void {
+  const p = currentPosition();
+  const steps = p ? turnStory(actionsShown(), p, who) : [];
+  $("turn").hidden = !steps.length;
+  $("story").replaceChildren(...steps.map((text, i) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    if (i === steps.length - 1) li.className = "latest";
+    return li;
+  }));
+}
 
 /** A worker tile as a small picture of its own. */
 export function miniTile(tile: WorkerTile, seat: number, rotation = 0, cls = ""): SVGSVGElement {
@@ -140,6 +163,13 @@ export function renderChoices(): void {
   const h = document.createElement("h3");
   h.textContent = title;
   box.appendChild(h);
+  const why = state.choices ? "" : whyChoose(state.game!.record.actions, p, who);
+  if (why && p.toAct !== p.mover) {
+    const note = document.createElement("p");
+    note.className = "small why";
+    note.textContent = why;
+    box.appendChild(note);
+  }
   if (state.choices) {
     const q = placement(state.choices[0])!;
     const note = document.createElement("p");
@@ -150,18 +180,24 @@ export function renderChoices(): void {
   }
   let pointer = "";
   offered.forEach((a, i) => {
+    const tapped = state.choices && state.tapped === i;
     const b = document.createElement("button");
-    b.className = "choice" + (state.choices && i === state.choice ? " previewed" : "");
+    b.className = "choice" + (state.choices && i === state.choice ? " previewed" : "") + (tapped ? " tapped" : "");
     b.textContent = state.choices ? fillsOf(a).map(describeFill).join(", ") : describe(a);
     if (state.choices) {
       const preview = () => { if (state.choice !== i) { state.choice = i; renderBoard(); markPreviewed(); } };
       b.onpointerenter = (e) => { if (e.pointerType === "mouse") preview(); };
       b.onfocus = preview;
       b.onpointerdown = (e) => { pointer = e.pointerType; };
-      b.onclick = () => {
-        const first = pointer !== "" && pointer !== "mouse" && state.choice !== i;
+      b.onclick = () => { // a finger: the first tap shows the way, a second plays it
+        const touch = pointer !== "" && pointer !== "mouse";
         pointer = "";
-        if (first) { preview(); return; }
+        if (touch && state.tapped !== i) {
+          state.tapped = i;
+          preview();
+          document.querySelectorAll("#choices button.choice").forEach((c, k) => c.classList.toggle("tapped", k === i));
+          return;
+        }
         void humanMove(a);
       };
     } else {
@@ -186,10 +222,35 @@ export function renderEvaluation(): void {
   details.replaceChildren();
   details.dataset.hash = shown?.hash ?? "";
   const p = currentPosition();
+  const result = currentScores().result;
+  if (p?.phase === Phase.OVER && result) { // the result: the winners share the bar
+    bar.classList.remove("empty");
+    bar.classList.add("over");
+    for (const s of [...Array(p.players).keys()]) {
+      const won = result.winners.includes(s);
+      const part = document.createElement("div");
+      part.className = "evalpart";
+      part.dataset.seat = String(s);
+      part.style.flexGrow = won ? String(1 / result.winners.length) : "0";
+      part.style.background = SEAT_COLOURS[s];
+      part.style.color = SEAT_ON[s];
+      part.textContent = won ? `${SEAT_SYMBOLS[s]} ${seatName(s)} wins` : "";
+      bar.appendChild(part);
+      const gold = result.seats.find((r) => r.seat === s)?.gold ?? 0;
+      const label = document.createElement("span");
+      label.dataset.seat = String(s);
+      label.innerHTML = `${seatBadge(s)} ${seatName(s)} ${gold} gold${won ? " — wins" : ""}`;
+      legend.appendChild(label);
+    }
+    details.textContent = "the game is over: the graph below shows how the chances went";
+    return;
+  }
+  bar.classList.remove("over");
   if (!shown || !shown.ev.seats.length) {
-    const searching = (state.thinking || state.analysis || state.quick || state.mode === "replay") && p?.phase !== Phase.OVER;
-    details.textContent = p?.phase === Phase.OVER ? "the game is over"
-      : shown ? "a single action: nothing to search" : searching ? "evaluating this position…" : "no evaluation yet: press Analyse";
+    const searching = (state.thinking || state.analysis || state.quick || state.mode === "replay") && p?.phase !== Phase.OVER
+      && (state.mode !== "play" || aiOnly() || evaluateEveryMove() || !!state.analysis);
+    details.textContent = shown ? "a single action: nothing to search" : searching ? "evaluating this position…"
+      : state.mode === "play" ? "hidden while you play: press Analyse, or tick “evaluate every move”" : "no evaluation yet: press Analyse";
     bar.classList.add("empty");
     return;
   }
@@ -240,8 +301,8 @@ export function renderEvaluation(): void {
   if (state.heat !== "off" && ev.candidates.some((c) => c.action && placement(c.action))) {
     const note = document.createElement("p");
     note.className = "small heat-note";
-    note.textContent = `On the board: each cell's ${state.heat === "visits" ? "share of the search's visits" : "best win chance"}` +
-      " (darker is more), ★ the AI's choice.";
+    note.textContent = "On the board: each cell's best win chance, as in the list; its colour: " +
+      `${state.heat === "visits" ? "how much the search looked at it" : "the win chance"} (darker is more); ★ the AI's choice.`;
     details.appendChild(note);
   }
   const ol = document.createElement("ol");
@@ -250,7 +311,8 @@ export function renderEvaluation(): void {
     const action = c.action;
     if (!action) continue;
     const li = document.createElement("li");
-    li.textContent = `${describe(action)} — ${(c.winProbability * 100).toFixed(0)}% win, ${Number(c.visits).toLocaleString()} visits`;
+    li.textContent = `${describe(action)} — ${(c.winProbability * 100).toFixed(0)}% win`;
+    li.title = `searched ${Number(c.visits).toLocaleString()} times`;
     const g = state.game;
     if (state.mode === "play" && g && isHuman(g.position.toAct) && state.legal.some((a) => sameAction(a, action))) {
       const b = document.createElement("button");

@@ -1,9 +1,9 @@
 // What a human may do with the chosen tile, worked out from the legal actions the
 // service sent: the hand tiles that fit somewhere, the cells they may go to, the
 // rotations at a cell, the way of filling closed cells, and the keyboard's next cell.
-import type { Action, WorkerTile } from "@cacaoai/client";
+import type { Action, Position, WorkerTile } from "@cacaoai/client";
 import type { Cell } from "./board";
-import { fillsOf, placement } from "./game";
+import { fillsOf, placement, workerName } from "./game";
 
 export type Target = "place" | "overbuild";
 export const cellKey = (c: Cell) => `${c.x},${c.y}`;
@@ -74,4 +74,24 @@ export function nextCell(targets: Iterable<string>, from: Cell | null, key: stri
   const ahead = cells.filter(([x, y]) => (x - from.x) * dx + (y - from.y) * dy > 0)
     .sort((a, b) => Math.hypot(a[0] - from.x, a[1] - from.y) - Math.hypot(b[0] - from.x, b[1] - from.y));
   return ahead.length ? { x: ahead[0][0], y: ahead[0][1] } : { x: from.x + dx, y: from.y + dy };
+}
+
+/** Why the chosen tile may not go on `cell`, in one sentence (the page knows every legal
+ *  action, so a cell that is not green is explained without asking the service). */
+export function whyNot(position: Position, legal: Action[], tile: WorkerTile | null, cell: Cell): string {
+  const at = `(${cell.x},${cell.y})`;
+  if (tile === null) return "First choose one of the results offered.";
+  const here = position.board.find((t) => t.x === cell.x && t.y === cell.y);
+  if (here?.tile.case === "jungle") return `${at} holds a jungle tile: a worker tile goes on an empty cell beside one (the cells shown in green).`;
+  if (here?.tile.case === "worker") {
+    const own = here.tile.value.seat === position.toAct;
+    if (!own) return `You can overbuild only one of your own tiles, and the one on ${at} is not.`;
+    if (here.tile.value.covers) return `The tile on ${at} was itself laid by an overbuild, so it cannot be covered.`;
+    return `You cannot overbuild the tile on ${at} now: that needs a sun token, an empty jungle deck and an empty display.`;
+  }
+  const near = [[0, -1], [1, 0], [0, 1], [-1, 0]].some(([dx, dy]) =>
+    position.board.some((t) => t.x === cell.x + dx && t.y === cell.y + dy && t.tile.case === "jungle"));
+  if (!near) return `A worker tile cannot go on ${at}: it needs an empty cell beside a jungle tile (the cells shown in green).`;
+  if (!legal.some((a) => placement(a)?.tile === tile)) return `Your ${workerName(tile)} fits nowhere: choose another tile.`;
+  return `Your ${workerName(tile)} cannot go on ${at}: the cells shown in green take it.`;
 }

@@ -11,7 +11,7 @@ import { handTiles } from "./placing";
 import { budget, cut, keep } from "./record";
 import { render, viewport } from "./render";
 import { fillGraph } from "./replay";
-import { quickEvaluation, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
+import { evaluateEveryMove, quickEvaluation, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
 import { loadLevels } from "./setup";
 import { aiOnly, isHuman, seatKind, state } from "./state";
 import type { SeatKind } from "./state";
@@ -88,7 +88,7 @@ export async function advance(): Promise<void> {
   if (state.tile === null || !tiles.includes(state.tile)) state.tile = tiles[0] ?? null;
   state.busy = false;
   render();
-  if ($<HTMLInputElement>("auto-eval").checked) void quickEvaluation();
+  if (evaluateEveryMove()) void quickEvaluation();
 }
 
 /** Plays an action through the service; the action as applied, or null (the page
@@ -165,7 +165,7 @@ async function aiMove(seat: number): Promise<void> {
     for await (const m of reports) {
       if (!m.evaluation) continue;
       last = m.evaluation;
-      showEvaluation(m.evaluation, hash, seat, m.sequence);
+      if (aiOnly() || evaluateEveryMove()) showEvaluation(m.evaluation, hash, seat, m.sequence);
     }
   } catch (e) {
     if (controller.signal.aborted) return;

@@ -3,14 +3,15 @@
 // the AI-only game's pace), the status line, the replay bar and the panels.
 import { Phase } from "@cacaoai/client";
 import { SEAT_COLOURS, drawBoard } from "./board";
+import type { Cell } from "./board";
 import { $ } from "./dom";
 import { describe, fillsOf, placement, workerName } from "./game";
 import { boardTargets, ghostAt } from "./input";
 import { seatName } from "./names";
 import {
-  miniTile, renderChoices, renderEvaluation, renderGraph, renderResult, renderSeats,
+  miniTile, renderChoices, renderEvaluation, renderGraph, renderResult, renderSeats, renderStory,
 } from "./panels";
-import { actionsAt, fillCells, handTiles } from "./placing";
+import { actionsAt, cellKey, fillCells, handTiles } from "./placing";
 import {
   actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, focusCell, isHuman, placing, seatKind,
   state, visibleEvaluation,
@@ -27,6 +28,7 @@ export function render(): void {
   renderBoard();
   renderToolbar();
   renderSeats();
+  renderStory();
   renderChoices();
   renderEvaluation();
   renderGraph();
@@ -65,8 +67,9 @@ export function renderBoard(): void {
   const targets = boardTargets();
   let ghost = null;
   const focus = focusCell();
-  if (placing() && focus && !state.choices) {
-    const legal = targets.has(`${focus.x},${focus.y}`);
+  const occupied = (c: Cell) => p.board.some((t) => t.x === c.x && t.y === c.y);
+  if (placing() && focus && !state.choices && (targets.has(cellKey(focus)) || !occupied(focus))) {
+    const legal = targets.has(cellKey(focus)); // a tile over an occupied cell only where it may overbuild
     ghost = { tile: state.tile!, x: focus.x, y: focus.y, rotation: ghostAt(), seat: p.toAct ?? 0, legal,
       chosen: focus === state.selected };
   }
@@ -120,8 +123,9 @@ function renderToolbar(): void {
   const sel = state.selected;
   const canPlace = placing() && !!sel && actionsAt(state.legal, state.tile, sel).length > 0 && !state.choices;
   $("place").hidden = !canPlace;
-  if (canPlace && sel) $("place").textContent = `Place at (${sel.x},${sel.y})`;
-  $("pace-group").hidden = !(state.mode === "play" && aiOnly());
+  if (canPlace && sel) $("place").textContent = `Place at (${sel.x},${sel.y})`; // its room is kept when hidden (style.css)
+  $("zoom-fit").toggleAttribute("disabled", !currentPosition());
+  $("pace-group").hidden = !(state.mode === "play" && aiOnly() && !state.over);
   $("pause").textContent = state.paused ? "Resume" : "Pause";
   $("pause").setAttribute("aria-pressed", String(state.paused));
   $("step").toggleAttribute("disabled", !state.paused || state.over);

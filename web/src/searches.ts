@@ -20,6 +20,10 @@ export function stopAnalysis(): void {
 }
 export function stopFilling(): void { state.filling?.abort(); state.filling = null; }
 
+/** The AI's view is shown while a human plays only on request: "evaluate every move", or
+ *  Analyse (a game of AIs only shows it all along, and every game at its end). */
+export const evaluateEveryMove = () => (document.getElementById("auto-eval") as HTMLInputElement).checked;
+
 /** Shows an evaluation of the position `hash` (for `seat`, report `seq`). */
 export function showEvaluation(ev: Evaluation, hash: string, seat: number, seq: number): void {
   state.evaluation = { ev, hash, seat, seq };

@@ -38,6 +38,7 @@ export const state = {
   selected: null as Cell | null, // the cell a tap or the keyboard chose (a second tap places)
   choices: null as Action[] | null, // several actions for one cell (which display tile goes where)
   choice: 0, // the choice drawn on the board
+  tapped: -1, // the choice a finger tapped once (a second tap plays it)
   busy: false, // a move is on its way: the page takes no other
   // the searches running (each stopped by its controller)
   thinking: null as AbortController | null,

@@ -56,3 +56,18 @@ test("the arrow keys go to the nearest target ahead, else one cell on", () => {
   assert.deepEqual(nextCell(targets, { x: 3, y: 0 }, "ArrowRight"), { x: 4, y: 0 });
   assert.deepEqual(nextCell([], null, "ArrowLeft"), { x: 0, y: 0 });
 });
+
+test("a cell that takes no tile is explained by the page, in one sentence", async () => {
+  const { Phase, PositionSchema, create } = await import("@cacaoai/client");
+  const { whyNot } = await import("../src/placing");
+  const position = create(PositionSchema, { players: 2, phase: Phase.TURN, toAct: 0, board: [
+    { x: 0, y: 0, tile: { case: "jungle", value: 1 } },
+    { x: 1, y: 0, tile: { case: "worker", value: { tile: 2, seat: 1, rotation: 0 } } },
+    { x: 0, y: 1, tile: { case: "worker", value: { tile: 2, seat: 0, rotation: 0 } } },
+  ] });
+  assert.equal(whyNot(position, legal, 2, { x: 5, y: 5 }),
+    "A worker tile cannot go on (5,5): it needs an empty cell beside a jungle tile (the cells shown in green).");
+  assert.match(whyNot(position, legal, 2, { x: 0, y: 0 }), /^\(0,0\) holds a jungle tile/);
+  assert.match(whyNot(position, legal, 2, { x: 1, y: 0 }), /only one of your own tiles, and the one on \(1,0\) is not/);
+  assert.match(whyNot(position, legal, 2, { x: 0, y: 1 }), /cannot overbuild the tile on \(0,1\) now/);
+});

@@ -9,8 +9,8 @@
 // Which server: ?server=http://host:8080 in this page's address (default
 // http://127.0.0.1:8080), ?token=... for a server started with --auth-tokens, and
 // ?seed=N for a fixed deal.
-import { createCacaoClient, durationFromMs, explainError, JungleTile, WorkerTile } from "@cacaoai/client";
-import type { Action, GameRecord, ListLegalActionsResponse } from "@cacaoai/client";
+import { createCacaoClient, durationFromMs, explainError } from "@cacaoai/client";
+import type { Action, GameRecord, JungleTile, ListLegalActionsResponse, WorkerTile } from "@cacaoai/client";
 
 const params = new URLSearchParams(location.search);
 const cacao = createCacaoClient(params.get("server") ?? "http://127.0.0.1:8080", {
@@ -25,10 +25,13 @@ const state: { record?: GameRecord; legal?: ListLegalActionsResponse; busy: bool
 // what the test (or a curious reader in the console) can look at
 (window as unknown as { embed: typeof state }).embed = state;
 
-const tile = (t: WorkerTile) => WorkerTile[t].replace("WORKER_TILE_", "");
-const jungle = (t: JungleTile) => JungleTile[t].replace("JUNGLE_TILE_", "").toLowerCase();
+// the tiles' names as records and every front end write them ("2101", "plantation-2"),
+// from the service's rules facts (GetServerInfo)
+const names = { worker: new Map<WorkerTile, string>(), jungle: new Map<JungleTile, string>() };
+const tile = (t: WorkerTile) => names.worker.get(t) ?? `worker ${t}`;
+const jungle = (t: JungleTile) => names.jungle.get(t) ?? `jungle ${t}`;
 
-/** An action in words, e.g. "2101 at (1,0) turned 2, market_4 to (1,-1)". */
+/** An action in words, e.g. "2101 at (1,0) turned 2, market-4 to (1,-1)". */
 function describe(action: Action): string {
   const kind = action.kind;
   switch (kind.case) {
@@ -41,7 +44,7 @@ function describe(action: Action): string {
     case "discard":
       return `discard ${tile(kind.value.tile)}`;
     case "resolve":
-      return `take ${kind.value.gold} gold, ${kind.value.cacao} cacao`;
+      return `take ${kind.value.gold} gold, keep ${kind.value.cacao} cacao`;
     default:
       return "?";
   }
@@ -130,6 +133,8 @@ async function act(step: () => Promise<void>): Promise<void> {
 async function start(): Promise<void> {
   try {
     const info = await cacao.getServerInfo({});
+    for (const f of info.rules?.workerTiles ?? []) names.worker.set(f.tile, f.name);
+    for (const f of info.rules?.jungleTiles ?? []) names.jungle.set(f.tile, f.name);
     const select = $("level") as HTMLSelectElement;
     select.replaceChildren(...info.levels.map((l) => new Option(l.name, l.name)));
     select.value = info.levels.some((l) => l.name === "beginner") ? "beginner" : info.defaultLevel;
