@@ -40,9 +40,9 @@ PLANT_LOSS = 0.20
 PLANT_VISITS = 10
 
 
-def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float]]:
+def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float, str]]:
     """One game between the two levels, reviewed: per searched decision
-    (level, loss in win probability, gold loss, judged best, class, accuracy)."""
+    (level, loss in win probability, gold loss, judged best, class, accuracy, pair)."""
     g, seed, pair, iterations = task
     game = play_game((g, 2, seed, [LEVELS[name] for name in pair]))
     seat_level = {s: pair[game["seating"][s]] for s in range(2)}
@@ -50,7 +50,8 @@ def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str
     for item in review(game["record"], Limit(iterations=iterations), seed=seed + g, explanations=False):
         if isinstance(item, DecisionReview) and not item.forced:
             rows.append((seat_level[item.seat], item.win_loss, item.gold_loss,
-                         item.classification == "best", item.classification, item.accuracy or 0.0))
+                         item.classification == "best", item.classification, item.accuracy or 0.0,
+                         ",".join(pair)))
     return rows
 
 
@@ -111,6 +112,12 @@ def main(argv: list[str] | None = None) -> int:
         classes = " / ".join(str(sum(r[4] == c for r in mine)) for c in CLASSES)
         print(f"{level} | {len(mine)} | {np.mean([r[3] for r in mine]):.1%} | {quantiles} | {shares} | "
               f"{loss.mean():.3f} | {gold.mean():.2f} | {np.mean([r[5] for r in mine]):.1f} | {classes}")
+    print("pair | accuracy of the first / the second level | mean loss of the first / the second")
+    for pair in pairs:
+        mine = [r for r in rows if r[6] == ",".join(pair)]
+        accuracy = [np.mean([r[5] for r in mine if r[0] == name]) for name in pair]
+        loss = [np.mean([r[1] for r in mine if r[0] == name]) for name in pair]
+        print(f"{','.join(pair)} | {accuracy[0]:.1f} / {accuracy[1]:.1f} | {loss[0]:.3f} / {loss[1]:.3f}")
     if args.planted:
         tasks = [(g, args.seed + 77, 2, args.iterations, args.judge) for g in range(args.planted)]
         found = [r for r in run_tasks(planted, tasks, args.processes) if r is not None]
