@@ -10,7 +10,7 @@ The client library, by concern:
 - :mod:`.replies`: what the server answers, as frozen dataclasses.
 - :mod:`.requests`: the request messages, built through :mod:`cacaoai.api.convert`.
 - :mod:`.connection`: channel, retry policy, TLS, tokens and their command-line flags.
-- :mod:`.errors`: :class:`CacaoClientError`.
+- :mod:`.errors`: :class:`CacaoClientError`, and :class:`ErrorReason`, why the service refused.
 - :mod:`.text`: evaluations and strengths in words.
 - :mod:`.local`: a cacao-server in its own process on a free port, for a
   session, a test, a script or a load test without a running server.
@@ -36,7 +36,7 @@ from .aio import AsyncAnalysis, AsyncCacaoClient
 from .analysis import Analysis
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
-from .errors import CacaoClientError
+from .errors import CacaoClientError, ErrorReason
 from .replies import (
     Activation,
     AnalysisReport,
@@ -62,7 +62,7 @@ from .text import evaluation_lines, strength_text
 
 __all__ = [
     "Activation", "Analysis", "AnalysisReport", "Applied", "AsyncAnalysis", "AsyncCacaoClient",
-    "CacaoClient", "CacaoClientError", "Candidate", "CoveredWorker", "Evaluation",
+    "CacaoClient", "CacaoClientError", "Candidate", "CoveredWorker", "ErrorReason", "Evaluation",
     "JungleTileFacts", "LegalActions", "Limit", "NewGame", "Placement", "RootInfo",
     "RulesFacts", "SearchResult", "SeatOutlook", "SeatScore", "ServerInfo", "ServerLimits",
     "Source", "Standing", "Suggestion", "TempleStanding", "Validation", "WorkerTileFacts",

@@ -1,6 +1,7 @@
 """The one error of the client: :class:`CacaoClientError`, and how a failed
 gRPC call becomes one (status code, the server's message, and the rich
 status details it sent: field violations, preconditions, a reason).
+:class:`ErrorReason` is the API's enum of the reasons the service sends.
 
 Thread-safety: immutable values and pure functions.
 """
@@ -14,7 +15,9 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-__all__ = ["CacaoClientError", "cancelled", "error_from_rpc", "not_ready"]
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+
+__all__ = ["CacaoClientError", "ErrorReason", "cancelled", "error_from_rpc", "not_ready"]
 
 
 class CacaoClientError(Exception):
@@ -27,8 +30,9 @@ class CacaoClientError(Exception):
         field_violations: (field path, description) pairs of a
             ``google.rpc.BadRequest`` detail, such as
             ``("action.place.x", "illegal action: ...")``.
-        reason: the ``google.rpc.ErrorInfo`` reason (``ILLEGAL_ACTION``, ...),
-            or "" when the server sent none.
+        reason: the ``google.rpc.ErrorInfo`` reason as sent, the name of an
+            :class:`ErrorReason` value (``"ILLEGAL_ACTION"``, ...), or "" when
+            the server sent none; :attr:`error_reason` is the enum value.
         preconditions: (type, subject, description) triples of a
             ``google.rpc.PreconditionFailure`` detail.
         attempts: the most tries the channel's retry policy allowed the call
@@ -48,6 +52,14 @@ class CacaoClientError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code.name}: {self.message}"
+
+    @property
+    def error_reason(self) -> ErrorReason:
+        """:attr:`reason` as an :class:`ErrorReason` value, such as
+        ``ErrorReason.ILLEGAL_ACTION``: ``ERROR_REASON_UNSPECIFIED`` when the
+        server sent no reason or one newer than this client."""
+        known = self.reason in ErrorReason.keys()
+        return ErrorReason.Value(self.reason) if known else ErrorReason.ERROR_REASON_UNSPECIFIED
 
 
 def error_from_rpc(error: grpc.RpcError, target: str, attempts: int) -> CacaoClientError:

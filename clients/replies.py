@@ -410,7 +410,7 @@ def _reply(read: Callable[[Any], T], message: Any) -> T:
     except convert.ConversionError as error:
         raise CacaoClientError(grpc.StatusCode.UNKNOWN,
                                f"malformed answer from the server: {error}",
-                               error.violations, reason=error.reason) from None
+                               error.violations, reason=pb.ErrorReason.Name(error.reason)) from None
 
 
 def _action(message: pb.Action) -> Action:

@@ -26,6 +26,7 @@ from typing import Any
 from google.protobuf import duration_pb2
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import Action, Position, rules
 from cacaoai.search.limits import MAX_THREADS, Limit
 from cacaoai.search.results import Candidate, RootInfo, SearchResult
@@ -45,13 +46,6 @@ WORKER_NAMES = {v: k for k, v in WORKER_TILES.items()}
 JUNGLE_NAMES = {v: k for k, v in JUNGLE_TILES.items()}
 PHASE_NAMES = {v: k for k, v in PHASES.items()}
 
-# Reasons of a ConversionError, one per kind of message (the server's
-# ErrorInfo reasons use the same strings).
-INVALID_ACTION = "INVALID_ACTION"
-INVALID_POSITION = "INVALID_POSITION"
-INVALID_RECORD = "INVALID_RECORD"
-INVALID_REQUEST = "INVALID_REQUEST"
-
 
 class ConversionError(ValueError):
     """A message that cannot be converted: the fields at fault and why.
@@ -62,7 +56,7 @@ class ConversionError(ValueError):
             ``("position.seats[1].hand", "lists 2 tiles but hand_count is 3: ...")``.
     """
 
-    def __init__(self, reason: str, violations: list[tuple[str, str]]) -> None:
+    def __init__(self, reason: ErrorReason, violations: list[tuple[str, str]]) -> None:
         self.reason = reason
         self.violations = list(violations)
         shown = "; ".join(f"{f}: {d}" for f, d in self.violations[:3])
@@ -79,7 +73,7 @@ class Violations:
     def add(self, field_path: str, description: str) -> None:
         self.items.append((field_path, description))
 
-    def raise_if_any(self, reason: str) -> None:
+    def raise_if_any(self, reason: ErrorReason) -> None:
         if self.items:
             raise ConversionError(reason, self.items)
 
@@ -132,7 +126,7 @@ def action_to_json(action: pb.Action, path: str = "action") -> dict:
     """
     out = Violations()
     result = _action_to_json(action, path, out)
-    out.raise_if_any(INVALID_ACTION)
+    out.raise_if_any(ErrorReason.INVALID_ACTION)
     return result
 
 
@@ -247,7 +241,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
                 "results": [{"gold": r.gold, "cacao": r.cacao} for r in pending.results],
             }
         )
-    out.raise_if_any(INVALID_POSITION)
+    out.raise_if_any(ErrorReason.INVALID_POSITION)
     return snap
 
 
@@ -412,7 +406,7 @@ def record_to_json(record: pb.GameRecord, path: str = "record") -> dict:
     }
     if record.HasField("result"):
         data["result"] = result_to_json(record.result)
-    out.raise_if_any(INVALID_RECORD)
+    out.raise_if_any(ErrorReason.INVALID_RECORD)
     return data
 
 
@@ -488,7 +482,7 @@ def limit_from_proto(message: pb.SearchLimits, path: str = "limits") -> Limit:
         out.add(f"{path}.time", "is negative")
     if message.threads < 0:
         out.add(f"{path}.threads", f"{message.threads} is negative")
-    out.raise_if_any(INVALID_REQUEST)
+    out.raise_if_any(ErrorReason.INVALID_REQUEST)
     return Limit(message.iterations or None, seconds or None,
                  min(message.threads, MAX_THREADS) or None)
 
@@ -566,7 +560,7 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
              for i, c in enumerate(message.candidates)]
     pv = [_action_to_json(a, f"evaluation.principal_variation[{i}]", out)
           for i, a in enumerate(message.principal_variation)]
-    out.raise_if_any(INVALID_ACTION)
+    out.raise_if_any(ErrorReason.INVALID_ACTION)
     seats = sorted(message.seats, key=lambda s: s.seat)
     candidates = tuple(_candidate(move, line, c)
                        for move, line, c in zip(moves, lines, message.candidates))

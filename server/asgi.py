@@ -73,12 +73,12 @@ from protobuf.wkt import Any as AnyMessage
 from cacaoai.api import error_details_pb as rpc
 from cacaoai.api.cacao.v1 import cacao_connect
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.search import StopFlag
 
 from . import errors, observe, security
 from .errors import ApiError
 from .service import Analysis, CacaoApi, Call, analysis_reports
-from .servicer import REQUEST_TIMEOUT, TOO_MANY_CLIENT_CALLS
 
 T = TypeVar("T")
 
@@ -87,7 +87,6 @@ log = logging.getLogger("cacaoai.server.http")
 STATIC_DIR = Path(__file__).with_name("static")
 SERVICE = pb.DESCRIPTOR.services_by_name["CacaoService"]
 PREFIX = f"/{SERVICE.full_name}/"
-TOO_MANY_CALLS = "TOO_MANY_CALLS"  # --max-calls HTTP calls in progress (gRPC refuses without a reason)
 GZIP_MIN_BYTES = 1024  # smaller page files go as they are
 HEALTH_PATH = "/healthz"
 
@@ -179,7 +178,7 @@ class ProtoCodec:
 def _undecodable(message_class: type[Message], codec: str, error: Exception) -> ConnectError:
     return connect_error(errors.invalid(
         "request", f"not a valid {message_class.DESCRIPTOR.full_name} ({codec}): {error}",
-        errors.UNDECODABLE_REQUEST))
+        ErrorReason.UNDECODABLE_REQUEST))
 
 
 # --- one call's record ----------------------------------------------------------
@@ -254,12 +253,12 @@ class CallGuard:
             raise connect_error(ApiError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"the server already has its maximum of {self.max_calls} HTTP calls in "
-                "progress; retry shortly", TOO_MANY_CALLS))
+                "progress; retry shortly", ErrorReason.TOO_MANY_CALLS))
         if self.max_client_calls and self.per_client.get(client, 0) >= self.max_client_calls:
             raise connect_error(ApiError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"this client ({client}) already has its maximum of {self.max_client_calls} "
-                "calls in progress; wait for one to end", TOO_MANY_CLIENT_CALLS))
+                "calls in progress; wait for one to end", ErrorReason.TOO_MANY_CLIENT_CALLS))
         return client
 
     async def on_end(self, client: str, ctx: RequestContext, error: Exception | None) -> None:
@@ -415,7 +414,7 @@ async def _listen(messages: AsyncIterator[pb.AnalyzeRequest], call: Call,
         message = None
         problems.append(errors.invalid(
             "stop", f"a message that is not a valid cacao.v1.AnalyzeRequest: {error.message}",
-            errors.UNDECODABLE_REQUEST))
+            ErrorReason.UNDECODABLE_REQUEST))
     if message is None and not problems:
         return
     if message is not None and message.WhichOneof("kind") != "stop":
@@ -713,7 +712,7 @@ class RequestBody:
             raise connect_error(ApiError(
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"the request did not arrive within {self.timeout_s:g} s of the call",
-                REQUEST_TIMEOUT)) from None
+                ErrorReason.REQUEST_TIMEOUT)) from None
         if self.complete:
             self.arrived = True
         elif self.first_message_only:

@@ -19,6 +19,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from cacaoai.api import convert
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.api.convert import ConversionError
 from cacaoai.engine.errors import clip
 
@@ -34,20 +35,6 @@ MAX_FIELD_CHARS = 100
 MAX_DESCRIPTION_CHARS = 300
 MAX_VIOLATIONS = 6
 
-# Stable machine-readable reasons (ErrorInfo.reason).
-INVALID_REQUEST = "INVALID_REQUEST"
-INVALID_POSITION = "INVALID_POSITION"  # the ConversionError reasons are the same strings
-INVALID_RECORD = "INVALID_RECORD"
-INVALID_ACTION = "INVALID_ACTION"
-ILLEGAL_ACTION = "ILLEGAL_ACTION"
-UNKNOWN_LEVEL = "UNKNOWN_LEVEL"
-GAME_OVER = "GAME_OVER"
-HIDDEN_INFORMATION = "HIDDEN_INFORMATION"
-POSITION_MISMATCH = "POSITION_MISMATCH"
-UNDECODABLE_REQUEST = "UNDECODABLE_REQUEST"
-TOO_MANY_SEARCHES = "TOO_MANY_SEARCHES"
-DEADLINE_TOO_SHORT = "DEADLINE_TOO_SHORT"
-
 
 @dataclass
 class ApiError(Exception):
@@ -56,7 +43,7 @@ class ApiError(Exception):
     Attributes:
         code: the gRPC status code.
         message: one sentence for people; names the field when there is one.
-        reason: ErrorInfo reason, UPPER_SNAKE_CASE.
+        reason: why, sent as the ErrorInfo reason (the value's name).
         violations: (field path, description) pairs for a BadRequest detail.
         preconditions: (type, subject, description) triples for a
             PreconditionFailure detail.
@@ -68,7 +55,7 @@ class ApiError(Exception):
 
     code: grpc.StatusCode
     message: str
-    reason: str = INVALID_REQUEST
+    reason: ErrorReason = ErrorReason.INVALID_REQUEST
     violations: list[tuple[str, str]] = field(default_factory=list)
     preconditions: list[tuple[str, str, str]] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
@@ -103,8 +90,8 @@ class ApiError(Exception):
                 ]
             )
             details.append(_pack(failure))
-        details.append(_pack(error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN,
-                                                         metadata=self.metadata)))
+        details.append(_pack(error_details_pb2.ErrorInfo(
+            reason=ErrorReason.Name(self.reason), domain=DOMAIN, metadata=self.metadata)))
         if self.retry_after_s is not None:
             retry = error_details_pb2.RetryInfo()
             retry.retry_delay.FromNanoseconds(round(self.retry_after_s * 1e9))
@@ -135,7 +122,7 @@ def _pack(message) -> any_pb2.Any:
     return packed
 
 
-def invalid(field_path: str, description: str, reason: str = INVALID_REQUEST) -> ApiError:
+def invalid(field_path: str, description: str, reason: ErrorReason = ErrorReason.INVALID_REQUEST) -> ApiError:
     """INVALID_ARGUMENT naming one field."""
     return ApiError(
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -145,7 +132,7 @@ def invalid(field_path: str, description: str, reason: str = INVALID_REQUEST) ->
     )
 
 
-def invalid_fields(violations: list[tuple[str, str]], reason: str) -> ApiError:
+def invalid_fields(violations: list[tuple[str, str]], reason: ErrorReason) -> ApiError:
     """INVALID_ARGUMENT naming several fields; the message lists the first ones."""
     shown = "; ".join(f"{f}: {d}" for f, d in violations[:3])
     more = f" (and {len(violations) - 3} more)" if len(violations) > 3 else ""
@@ -154,13 +141,13 @@ def invalid_fields(violations: list[tuple[str, str]], reason: str) -> ApiError:
     )
 
 
-def failed_precondition(subject: str, description: str, reason: str) -> ApiError:
+def failed_precondition(subject: str, description: str, reason: ErrorReason) -> ApiError:
     """FAILED_PRECONDITION: the request is well-formed but does not fit the position."""
     return ApiError(
         grpc.StatusCode.FAILED_PRECONDITION,
         f"{subject}: {description}",
         reason,
-        preconditions=[(reason, subject, description)],
+        preconditions=[(ErrorReason.Name(reason), subject, description)],
     )
 
 
@@ -170,13 +157,13 @@ def resource_exhausted(description: str, retry_after_s: float | None = None, cau
     ``retry_after_s``, when given) or elsewhere. ``cause`` and ``klass`` (the
     search's priority class) go into the ErrorInfo's metadata."""
     metadata = {k: v for k, v in (("cause", cause), ("class", klass)) if v}
-    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, description, TOO_MANY_SEARCHES,
+    return ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, description, ErrorReason.TOO_MANY_SEARCHES,
                     metadata=metadata, retry_after_s=retry_after_s)
 
 
 def deadline_exceeded(description: str) -> ApiError:
     """DEADLINE_EXCEEDED: the call's deadline leaves no time for the work."""
-    return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, description, DEADLINE_TOO_SHORT)
+    return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED, description, ErrorReason.DEADLINE_TOO_SHORT)
 
 
 @contextmanager
@@ -192,7 +179,7 @@ def request_fields() -> Iterator[None]:
 class Violations(convert.Violations):
     """Collects field violations of a request, then raises them as INVALID_ARGUMENT."""
 
-    def raise_if_any(self, reason: str) -> None:
+    def raise_if_any(self, reason: ErrorReason) -> None:
         if self.items:
             raise invalid_fields(self.items, reason)
 

@@ -16,6 +16,7 @@ import grpc
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import (
     ActionFormatError,
     CacaoError,
@@ -122,9 +123,9 @@ def _engine_call(fn, *args) -> Position:
         return fn(*args)
     except SnapshotError as error:
         path = snapshot_field_path(error.field)
-        raise errors.invalid(path, error.reason, errors.INVALID_POSITION) from None
+        raise errors.invalid(path, error.reason, ErrorReason.INVALID_POSITION) from None
     except CacaoError as error:
-        raise errors.invalid("position", str(error), errors.INVALID_POSITION) from None
+        raise errors.invalid("position", str(error), ErrorReason.INVALID_POSITION) from None
 
 
 def load_record(record: dict | str, upto: int | None = None) -> Position:
@@ -137,9 +138,9 @@ def load_record(record: dict | str, upto: int | None = None) -> Position:
         return Position.from_record(record, upto)
     except RecordError as error:
         raise errors.invalid(record_field_path(error.index, record), error.reason,
-                             errors.INVALID_RECORD) from None
+                             ErrorReason.INVALID_RECORD) from None
     except CacaoError as error:
-        raise errors.invalid("record", str(error), errors.INVALID_RECORD) from None
+        raise errors.invalid("record", str(error), ErrorReason.INVALID_RECORD) from None
 
 
 def load_record_tail(record: dict, plies: int) -> tuple[Position, tuple[tuple[Position, Any], ...]]:
@@ -160,14 +161,14 @@ def load_record_tail(record: dict, plies: int) -> tuple[Position, tuple[tuple[Po
             position.apply(actions[index])
         except CacaoError as error:
             raise errors.invalid(record_field_path(index, record), str(error),
-                                 errors.INVALID_RECORD) from None
+                                 ErrorReason.INVALID_RECORD) from None
         past.append((before, position.history[-1]))
     if "result" in record:
         try:
             check_result(record["result"], position, len(actions))
         except RecordError as error:
             raise errors.invalid(record_field_path(error.index, record), error.reason,
-                                 errors.INVALID_RECORD) from None
+                                 ErrorReason.INVALID_RECORD) from None
     return position, tuple(past)
 
 
@@ -199,7 +200,7 @@ def record_field_path(index: int, record: dict | str) -> str:
 # fault ("tile: ...", "x/y: ..."); these are the proto fields they stand for.
 _ILLEGAL_FIELDS = {
     "seat": ["seat"],
-    "type": [""],
+    "type": ["{kind}"],  # the kind of action is not allowed now
     "tile": ["{kind}.tile"],
     "rot": ["{kind}.rotation"],
     "x/y": ["{kind}.x", "{kind}.y"],
@@ -236,6 +237,6 @@ def illegal_action(reason: str, kind: str, path: str = "action") -> errors.ApiEr
     return errors.ApiError(
         grpc.StatusCode.INVALID_ARGUMENT,
         f"{fields[0]}: illegal action: {text}",
-        errors.ILLEGAL_ACTION,
+        ErrorReason.ILLEGAL_ACTION,
         violations=[(f, text) for f in fields],
     )

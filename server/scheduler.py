@@ -60,6 +60,7 @@ from typing import Any
 
 import grpc
 
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.search import StopFlag
 
 from . import errors
@@ -72,8 +73,6 @@ CLASSES = (INTERACTIVE, BACKGROUND)
 QUEUED, RUNNING, PAUSED, FINISHING, REFUSED, DONE = (
     "queued", "running", "paused", "finishing", "refused", "done")
 
-TOO_MANY_CLIENT_SEARCHES = "TOO_MANY_CLIENT_SEARCHES"
-SHUTTING_DOWN = "SHUTTING_DOWN"
 #: Refusal causes (ErrorInfo metadata "cause", and the metrics' label).
 QUEUE_FULL, WAIT_TOO_LONG, CLIENT_LIMIT = "queue_full", "wait_too_long", "client_limit"
 CAUSES = (QUEUE_FULL, WAIT_TOO_LONG, CLIENT_LIMIT)
@@ -384,7 +383,7 @@ class SearchScheduler:
             raise replace(errors.resource_exhausted(
                 f"this client ({client}) already runs or waits for its maximum of {self.per_client} "
                 "searches at once; wait for one to end", retry_after_s=_retry(min(ends, default=now) - now),
-                cause=CLIENT_LIMIT, klass=klass), reason=TOO_MANY_CLIENT_SEARCHES)
+                cause=CLIENT_LIMIT, klass=klass), reason=ErrorReason.TOO_MANY_CLIENT_SEARCHES)
         if self.stopping:
             raise _shutting_down()
         if request.stop is not None and request.stop.is_set():
@@ -540,7 +539,7 @@ class SearchScheduler:
 
 def _shutting_down() -> errors.ApiError:
     return errors.ApiError(grpc.StatusCode.UNAVAILABLE, "the server is shutting down: retry at "
-                           "another replica", SHUTTING_DOWN)
+                           "another replica", ErrorReason.SHUTTING_DOWN)
 
 
 def _retry(seconds: float) -> float:

@@ -24,6 +24,7 @@ from typing import Any
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.search import PLAY, Limit, SearchResult, SearchSettings
 from cacaoai.search.bots import Level
 
@@ -100,7 +101,7 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
         if name not in levels:
             raise errors.invalid(
                 "level", f"unknown level {name!r}; the levels are {', '.join(levels)}",
-                errors.UNKNOWN_LEVEL)
+                ErrorReason.UNKNOWN_LEVEL)
         return levels[name]
     if kind is None:
         return clamp(Limit(), options, settings)

@@ -28,6 +28,7 @@ import grpc
 from grpc_status import rpc_status
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 
 from .errors import ApiError
 
@@ -36,8 +37,6 @@ SEARCH_METHODS = frozenset(
     f"/{pb.DESCRIPTOR.services_by_name['CacaoService'].full_name}/{name}"
     for name in ("SuggestAction", "AnalyzePosition", "Analyze"))
 OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
-UNAUTHENTICATED = "UNAUTHENTICATED"
-PERMISSION_DENIED = "PERMISSION_DENIED"
 
 
 def _read(path: str, what: str) -> bytes:
@@ -122,7 +121,7 @@ class Tokens:
         if scheme.lower() != "bearer" or not token.strip():
             return "", ApiError(grpc.StatusCode.UNAUTHENTICATED,
                                 "this server needs a token: send the metadata "
-                                "'authorization: Bearer TOKEN'", UNAUTHENTICATED)
+                                "'authorization: Bearer TOKEN'", ErrorReason.UNAUTHENTICATED)
         digest = hashlib.sha256(token.strip().encode()).digest()
         found = None
         for known, entry in self.roles.items():  # compare every one, in constant time
@@ -130,12 +129,12 @@ class Tokens:
                 found = entry
         if found is None:
             return "", ApiError(grpc.StatusCode.UNAUTHENTICATED,
-                                "the token is not one this server accepts", UNAUTHENTICATED)
+                                "the token is not one this server accepts", ErrorReason.UNAUTHENTICATED)
         role, client = found
         if role == "rules" and method in SEARCH_METHODS:
             return "", ApiError(grpc.StatusCode.PERMISSION_DENIED,
                                 f"the token's role ({role}) does not allow searches "
-                                f"({method.rsplit('/', 1)[-1]})", PERMISSION_DENIED)
+                                f"({method.rsplit('/', 1)[-1]})", ErrorReason.PERMISSION_DENIED)
         return client, None
 
 

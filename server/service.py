@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from cacaoai import engine
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import (
     Action,
     ActionFormatError,
@@ -230,7 +231,7 @@ class CacaoApi:
             raise errors.failed_precondition(
                 "position.view",
                 "ApplyAction needs a complete position or a record: an observation hides "
-                "the tiles the action would draw", errors.HIDDEN_INFORMATION)
+                "the tiles the action would draw", ErrorReason.HIDDEN_INFORMATION)
         with errors.request_fields():
             action_json = convert.action_to_json(request.action)
         loaded = positions.load(request)
@@ -238,7 +239,7 @@ class CacaoApi:
             raise errors.failed_precondition(
                 "expected_position_hash",
                 f"the position sent hashes to {loaded.hash}, not {request.expected_position_hash}",
-                errors.POSITION_MISMATCH)
+                ErrorReason.POSITION_MISMATCH)
         position = loaded.position
         _require_not_over(position)
         before = position.snapshot()
@@ -608,7 +609,7 @@ def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
 def _require_not_over(position: Position) -> None:
     if position.is_over:
         raise errors.failed_precondition(
-            "position.phase", "the game is over: nobody acts", errors.GAME_OVER)
+            "position.phase", "the game is over: nobody acts", ErrorReason.GAME_OVER)
 
 
 def _ponder_seat(request: Any, loaded: Loaded) -> int | None:
@@ -682,7 +683,7 @@ def _require_decider_visible(loaded: Loaded) -> None:
         "position.view",
         f"seat {to_act} is to act but its hand is hidden from seat {loaded.view}: send seat "
         f"{to_act}'s observation, or its hand in position.seats[{to_act}].hand",
-        errors.HIDDEN_INFORMATION)
+        ErrorReason.HIDDEN_INFORMATION)
 
 
 def _count_actions(data: dict | str, index: int) -> int:

@@ -47,6 +47,7 @@ from grpc_status import rpc_status
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc as pb_grpc
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.search import StopFlag
 
 from . import errors, observe, security
@@ -62,8 +63,6 @@ INLINE_REQUEST_BYTES = 8 * 1024  # handled on the loop: every real request but s
 LARGE_REQUEST_BYTES = 32 * 1024  # five times the largest real record
 LARGE_REQUESTS = 1  # large requests converted at once
 FINAL_REPORT_S = 0.5  # after a shutdown stops the searches: time for their answers
-TOO_MANY_CLIENT_CALLS = "TOO_MANY_CLIENT_CALLS"
-REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: ApiError, method: str) -> None:
@@ -181,7 +180,7 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
                 await _abort(context, ApiError(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
                     f"this client ({client}) already has its maximum of {max_client_calls} calls "
-                    "in progress; wait for one to end", TOO_MANY_CLIENT_CALLS), name)
+                    "in progress; wait for one to end", ErrorReason.TOO_MANY_CLIENT_CALLS), name)
             counts[client] = counts.get(client, 0) + 1
             try:
                 try:
@@ -194,12 +193,12 @@ class CacaoServicer(pb_grpc.CacaoServiceServicer):
                     await _abort(context, errors.invalid(
                         "request", f"the request bytes are not a valid "
                         f"{request_class.DESCRIPTOR.full_name} message: {error}",
-                        errors.UNDECODABLE_REQUEST), name)
+                        ErrorReason.UNDECODABLE_REQUEST), name)
                 if request is None:
                     await _abort(context, ApiError(
                         grpc.StatusCode.DEADLINE_EXCEEDED,
                         f"the request did not arrive within {request_timeout_s:g} s of the call",
-                        REQUEST_TIMEOUT), name)
+                        ErrorReason.REQUEST_TIMEOUT), name)
                 if request is grpc.aio.EOF:
                     await _abort(context, errors.invalid("request", "the call sent no request"), name)
                 return await implementation(request, context)
@@ -296,7 +295,7 @@ async def _listen(context: grpc.aio.ServicerContext, call: Call, problems: list[
         message = None
         problems.append(errors.invalid(
             "stop", f"a message that is not a valid cacao.v1.AnalyzeRequest: {error}",
-            errors.UNDECODABLE_REQUEST))
+            ErrorReason.UNDECODABLE_REQUEST))
     if message is grpc.aio.EOF:
         return
     if message is not None and message.WhichOneof("kind") != "stop":

@@ -168,7 +168,7 @@ def test_huge_echoed_values_and_many_violations_give_the_real_error_in_small_for
 
 
 def test_an_api_error_clips_every_text():
-    error = errors.invalid_fields([("f" * 500, "d" * 5000)] * 50, errors.INVALID_POSITION)
+    error = errors.invalid_fields([("f" * 500, "d" * 5000)] * 50, pb.ErrorReason.INVALID_POSITION)
     status = error.to_status()
     assert len(status.SerializeToString()) < 4000
     assert len(error.violations) == errors.MAX_VIOLATIONS + 1

@@ -76,7 +76,7 @@ def test_a_malformed_message_is_a_conversion_error_naming_the_fields():
 
     with pytest.raises(convert.ConversionError) as caught:
         convert.action_to_json(pb.Action(seat=-1, discard=pb.Action.Discard()))
-    assert caught.value.reason == "INVALID_ACTION"
+    assert caught.value.reason == pb.ErrorReason.INVALID_ACTION
     assert [f for f, _ in caught.value.violations] == ["action.seat", "action.discard.tile"]
     assert str(caught.value).startswith("action.seat: seat -1 is negative")
 

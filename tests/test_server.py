@@ -454,6 +454,12 @@ def test_an_illegal_action_is_invalid_argument_naming_the_field(cacao_stub):
                                    pb.ApplyActionRequest(position=message, action=far))
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert violated_fields(details) == ["action.place.x", "action.place.y"]
+    # a kind of action the position does not allow now is named by its kind
+    resolve = pb.Action(seat=legal["seat"], resolve=pb.Action.Resolve(gold=0, cacao=0))
+    code, text, details = error_of(cacao_stub.ApplyAction,
+                                   pb.ApplyActionRequest(position=message, action=resolve))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and details["ErrorInfo"].reason == "ILLEGAL_ACTION"
+    assert violated_fields(details) == ["action.resolve"]
 
 
 def test_a_finished_game_is_failed_precondition(cacao_stub):
@@ -548,7 +554,7 @@ def test_a_deadline_too_short_to_reply_is_deadline_exceeded_without_a_search(cac
     with pytest.raises(errors.ApiError) as caught:
         api.suggest_action(request, Call(time_remaining=lambda: 0.0015))
     assert caught.value.code == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert caught.value.reason == errors.DEADLINE_TOO_SHORT and "1.5 ms" in caught.value.message
+    assert caught.value.reason == pb.ErrorReason.DEADLINE_TOO_SHORT and "1.5 ms" in caught.value.message
     assert api.gate.running == 0
     assert api.suggest_action(request, Call(time_remaining=lambda: 0.5)).evaluation.iterations == 1
 

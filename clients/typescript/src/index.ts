@@ -11,7 +11,7 @@ export { bearerInterceptor, cacaoInterceptors, createCacaoClient, createCacaoTra
 export type { CacaoClient, CacaoClientOptions, TokenSource } from "./client.js";
 export { SEARCH_METHODS, retryDelay, retryInterceptor } from "./retry.js";
 export type { RetryEvent, RetryOptions } from "./retry.js";
-export { explainError, needsToken } from "./errors.js";
+export { errorReason, explainError, needsToken } from "./errors.js";
 export type { ErrorExplanation } from "./errors.js";
 // the libraries' pieces a user of the messages needs, so that an application
 // bundles one copy of each

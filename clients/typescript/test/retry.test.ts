@@ -3,8 +3,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import { CacaoService, cacaoInterceptors, create, EvaluationSchema, explainError, retryDelay } from "../src/index.js";
-import { BadRequestSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import {
+  CacaoService, cacaoInterceptors, create, ErrorReason, errorReason, EvaluationSchema, explainError, retryDelay,
+} from "../src/index.js";
+import { BadRequestSchema, ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { CacaoClientOptions, RetryEvent } from "../src/index.js";
 
 /** A service whose calls fail with `codes` in turn, then succeed; and what it saw. */
@@ -132,4 +134,14 @@ test("an error's details are explained in words", () => {
   assert.equal(explained.code, "invalid_argument");
   assert.equal(explained.message, "action is illegal");
   assert.deepEqual(explained.violations, ["action.place.x: (9,9) is not an empty cell"]);
+});
+
+test("an error's reason is read as the ErrorReason it names, and an unknown one as unspecified", () => {
+  const error = new ConnectError("over", Code.FailedPrecondition, undefined, [{
+    desc: ErrorInfoSchema, value: { reason: "GAME_OVER", domain: "cacao.v1" },
+  }]);
+  assert.equal(explainError(error).errorReason, ErrorReason.GAME_OVER);
+  assert.equal(explainError(new ConnectError("no details")).errorReason, ErrorReason.ERROR_REASON_UNSPECIFIED);
+  assert.equal(errorReason("A_REASON_OF_A_NEWER_SERVER"), ErrorReason.ERROR_REASON_UNSPECIFIED);
+  assert.equal(errorReason(String(ErrorReason.GAME_OVER)), ErrorReason.ERROR_REASON_UNSPECIFIED);  // not the enum's reverse map
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as http from "node:http";
 import { after, before, describe, test } from "node:test";
 import {
-  Code, ConnectError, createCacaoClient, durationFromMs, durationMs, explainError, Phase, WorkerTile,
+  Code, ConnectError, createCacaoClient, durationFromMs, durationMs, ErrorReason, explainError, Phase, WorkerTile,
 } from "../src/index.js";
 import type { CacaoClient, CacaoClientOptions, MessageInitShape } from "../src/index.js";
 import type { AnalyzeRequestSchema } from "../src/gen/cacao/v1/cacao_pb.js";
@@ -72,6 +72,7 @@ describe("a cacao-server", { skip: requirement({ server: true }) }, () => {
           const explained = explainError(e);
           assert.equal(explained.code, "invalid_argument");
           assert.equal(explained.reason, "ILLEGAL_ACTION");
+          assert.equal(explained.errorReason, ErrorReason.ILLEGAL_ACTION);
           assert.match(explained.violations[0], /^action\.place\.x: /);
           return true;
         });

@@ -23,6 +23,29 @@ class TileSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TILE_SOURCE_DISPLAY: _ClassVar[TileSource]
     TILE_SOURCE_DECK: _ClassVar[TileSource]
 
+class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ERROR_REASON_UNSPECIFIED: _ClassVar[ErrorReason]
+    INVALID_REQUEST: _ClassVar[ErrorReason]
+    INVALID_POSITION: _ClassVar[ErrorReason]
+    INVALID_RECORD: _ClassVar[ErrorReason]
+    INVALID_ACTION: _ClassVar[ErrorReason]
+    ILLEGAL_ACTION: _ClassVar[ErrorReason]
+    UNKNOWN_LEVEL: _ClassVar[ErrorReason]
+    UNDECODABLE_REQUEST: _ClassVar[ErrorReason]
+    GAME_OVER: _ClassVar[ErrorReason]
+    HIDDEN_INFORMATION: _ClassVar[ErrorReason]
+    POSITION_MISMATCH: _ClassVar[ErrorReason]
+    TOO_MANY_SEARCHES: _ClassVar[ErrorReason]
+    TOO_MANY_CLIENT_SEARCHES: _ClassVar[ErrorReason]
+    TOO_MANY_CLIENT_CALLS: _ClassVar[ErrorReason]
+    TOO_MANY_CALLS: _ClassVar[ErrorReason]
+    SHUTTING_DOWN: _ClassVar[ErrorReason]
+    DEADLINE_TOO_SHORT: _ClassVar[ErrorReason]
+    REQUEST_TIMEOUT: _ClassVar[ErrorReason]
+    UNAUTHENTICATED: _ClassVar[ErrorReason]
+    PERMISSION_DENIED: _ClassVar[ErrorReason]
+
 class WorkerTile(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     WORKER_TILE_UNSPECIFIED: _ClassVar[WorkerTile]
@@ -66,6 +89,26 @@ TILE_SOURCE_UNSPECIFIED: TileSource
 TILE_SOURCE_HAND: TileSource
 TILE_SOURCE_DISPLAY: TileSource
 TILE_SOURCE_DECK: TileSource
+ERROR_REASON_UNSPECIFIED: ErrorReason
+INVALID_REQUEST: ErrorReason
+INVALID_POSITION: ErrorReason
+INVALID_RECORD: ErrorReason
+INVALID_ACTION: ErrorReason
+ILLEGAL_ACTION: ErrorReason
+UNKNOWN_LEVEL: ErrorReason
+UNDECODABLE_REQUEST: ErrorReason
+GAME_OVER: ErrorReason
+HIDDEN_INFORMATION: ErrorReason
+POSITION_MISMATCH: ErrorReason
+TOO_MANY_SEARCHES: ErrorReason
+TOO_MANY_CLIENT_SEARCHES: ErrorReason
+TOO_MANY_CLIENT_CALLS: ErrorReason
+TOO_MANY_CALLS: ErrorReason
+SHUTTING_DOWN: ErrorReason
+DEADLINE_TOO_SHORT: ErrorReason
+REQUEST_TIMEOUT: ErrorReason
+UNAUTHENTICATED: ErrorReason
+PERMISSION_DENIED: ErrorReason
 WORKER_TILE_UNSPECIFIED: WorkerTile
 WORKER_TILE_1111: WorkerTile
 WORKER_TILE_2101: WorkerTile
