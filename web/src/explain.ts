@@ -1,7 +1,11 @@
-// The service's errors in a player's words: one sentence that says what to do, and
-// for developers the code, the reason and the field paths with the service's own
-// description (each description once, with every field it concerns).
-import { BadRequestSchema, Code, ConnectError, ErrorInfoSchema, PreconditionFailureSchema } from "@cacaoai/client";
+// The service's errors in a player's words: one sentence that says what to do, worded
+// from the error's reason (the API's ErrorReason) and the field paths it names, never
+// from the service's English descriptions; and for developers the code, the reason and
+// the field paths with the service's own description (each description once, with
+// every field it concerns).
+import {
+  BadRequestSchema, Code, ConnectError, ErrorInfoSchema, ErrorReason, errorReason, PreconditionFailureSchema,
+} from "@cacaoai/client";
 
 export interface Plain {
   /** One sentence for the player. */
@@ -10,29 +14,70 @@ export interface Plain {
   details: string;
 }
 
-/** The sentence a player reads for an illegal action, from the field at fault and the
- *  service's description (the service gives ILLEGAL_ACTION for all of them). */
-function illegal(fields: string[], description: string): string {
-  const field = fields[0] ?? "";
-  const cell = /\((-?\d+),(-?\d+)\)/.exec(description);
-  const at = cell ? ` on (${cell[1]},${cell[2]})` : "";
+const BUSY = "The AI service is busy with other games: try again in a moment.";
+const SLOW = "The AI service took too long to answer: try again.";
+const REFUSED = "The AI service refused the request: the details below say why.";
+
+/** The sentence a player reads for an illegal action, from the field path at fault
+ *  (the first one: "action.place.x", "allow[0].seat", "action.overbuild", ...). */
+function illegal(field: string): string {
+  const [kind, part] = /(?:^|\.)(place|overbuild|discard|resolve)(?:\.(\w+))?$/.exec(field)?.slice(1) ?? [];
   if (field.endsWith(".seat")) return "It is not this seat's turn.";
-  if (field.endsWith(".tile")) return "That tile is not in the hand of the seat to act.";
-  if (field.endsWith(".fills")) return "The display tiles cannot fill the closed cells that way: pick one of the ways offered.";
-  if (field.endsWith(".gold") || field.endsWith(".cacao")) return "That is not one of the results you may choose: pick one of those offered.";
-  if (field.endsWith(".rotation")) return "A 1111 tile looks the same every way round, so it is never turned.";
-  if (/empty cell next to a jungle tile/.test(description)) {
-    return `A worker tile cannot go${at}: it needs an empty cell beside a jungle tile (the cells shown in green).`;
+  if (part === "tile") return "That tile is not in the hand of the seat to act.";
+  if (part === "fills") return "The display tiles cannot fill the closed cells that way: pick one of the ways offered.";
+  if (part === "gold" || part === "cacao") return "That is not one of the results you may choose: pick one of those offered.";
+  if (part === "rotation") return "A 1111 tile looks the same every way round, so it is never turned.";
+  if (kind === "place" && (part === "x" || part === "y")) {
+    return "A worker tile can go only on an empty cell beside a jungle tile (the cells shown in green).";
   }
-  if (/not a worker tile of seat/.test(description)) return `You can overbuild only one of your own tiles, and the one${at} is not.`;
-  if (/placed by an overbuild/.test(description)) return `The tile${at} was itself laid by an overbuild, so it cannot be covered.`;
-  if (/costs a sun token/.test(description)) return "Overbuilding costs a sun token, and this seat has none.";
-  if (/deck and the display to be empty/.test(description)) return "You can overbuild only once the jungle deck and the display are empty.";
-  if (/discard is allowed only/.test(description)) return "You may discard only when your tiles fit nowhere.";
-  if (/must choose a resolve/.test(description)) return "First choose how to use your harvest: pick one of the results offered.";
-  if (/no resolution is pending/.test(description)) return "There is no harvest to choose now: place a tile.";
-  if (/game is over/.test(description)) return "The game is over: nobody moves any more.";
+  if (kind === "overbuild" && (part === "x" || part === "y")) {
+    return "You can overbuild only one of your own tiles, and not one that was itself laid by an overbuild.";
+  }
+  // the kind of action is what the position does not allow now
+  if (kind === "place") return "First choose how to use your harvest: pick one of the results offered.";
+  if (kind === "resolve") return "There is no harvest to choose now: place a tile.";
+  if (kind === "discard") return "You may discard only when none of your tiles fits anywhere.";
+  if (kind === "overbuild") return "You can overbuild only once the jungle deck and the display are empty, and it costs a sun token.";
   return "That move is not allowed here.";
+}
+
+/** The player's sentence for each reason (from the field paths), or undefined for the
+ *  status code's sentence. Every reason has its entry, so that a reason added to the
+ *  API does not build until it is worded here. */
+const BY_REASON: Record<ErrorReason, ((fields: string[]) => string) | string | undefined> = {
+  [ErrorReason.ERROR_REASON_UNSPECIFIED]: undefined,
+  [ErrorReason.INVALID_REQUEST]: REFUSED,
+  [ErrorReason.INVALID_POSITION]: "The rules do not allow this position: start a new game or load another record.",
+  [ErrorReason.INVALID_RECORD]: "The game's record does not replay: start a new game or load another record.",
+  [ErrorReason.INVALID_ACTION]: REFUSED,
+  [ErrorReason.ILLEGAL_ACTION]: (fields) => illegal(fields[0] ?? ""),
+  [ErrorReason.UNKNOWN_LEVEL]: "The AI service does not know that strength level: pick another.",
+  [ErrorReason.UNDECODABLE_REQUEST]: REFUSED,
+  [ErrorReason.GAME_OVER]: "The game is over: nobody moves any more.",
+  [ErrorReason.HIDDEN_INFORMATION]: "That needs tiles this seat cannot see.",
+  [ErrorReason.POSITION_MISMATCH]: "The game changed while your move was on its way: look at the board again and replay it.",
+  [ErrorReason.TOO_MANY_SEARCHES]: BUSY,
+  [ErrorReason.TOO_MANY_CLIENT_SEARCHES]: BUSY,
+  [ErrorReason.TOO_MANY_CLIENT_CALLS]: BUSY,
+  [ErrorReason.TOO_MANY_CALLS]: BUSY,
+  [ErrorReason.SHUTTING_DOWN]: "The AI service is restarting: try again in a moment.",
+  [ErrorReason.DEADLINE_TOO_SHORT]: SLOW,
+  [ErrorReason.REQUEST_TIMEOUT]: SLOW,
+  [ErrorReason.UNAUTHENTICATED]: undefined,
+  [ErrorReason.PERMISSION_DENIED]: undefined,
+};
+
+/** The player's sentence for a status code (an error without a reason the page knows). */
+function byCode(code: Code): string {
+  switch (code) {
+    case Code.Unauthenticated:
+      return "This server needs a token: enter it under New game, or open the page with #token=YOUR_TOKEN at the end of its address.";
+    case Code.PermissionDenied: return "Your token may ask the rules but not the AI: ask the server's operator for another.";
+    case Code.Unavailable: case Code.Unknown: return "The AI service cannot be reached: check that cacao-server is running, then try again.";
+    case Code.DeadlineExceeded: return SLOW;
+    case Code.ResourceExhausted: return "The AI service is busy: try again in a moment.";
+    default: return REFUSED;
+  }
 }
 
 /** Any error of a call, for a player and for a developer. */
@@ -48,22 +93,8 @@ export function plainError(error: unknown): Plain {
   const codeName = e.code === Code.Unknown && !(error instanceof ConnectError) ? "" : Code[e.code]?.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
   const details = [codeName, reason && `(${reason})`, said.length ? `— ${said.join("; ")}` : `— ${e.rawMessage}`]
     .filter(Boolean).join(" ");
-  let sentence: string;
-  switch (reason || e.code) {
-    case "ILLEGAL_ACTION": sentence = illegal([...byText.values()].flat(), [...byText.keys()].join(" ")); break;
-    case "GAME_OVER": sentence = "The game is over: nobody moves any more."; break;
-    case "POSITION_MISMATCH": sentence = "The game changed while your move was on its way: look at the board again and replay it."; break;
-    case "HIDDEN_INFORMATION": sentence = "That needs tiles this seat cannot see."; break;
-    case "INVALID_RECORD": sentence = "The game's record does not replay: start a new game or load another record."; break;
-    case "TOO_MANY_SEARCHES": case "TOO_MANY_CLIENT_SEARCHES": case "TOO_MANY_CLIENT_CALLS":
-      sentence = "The AI service is busy with other games: try again in a moment."; break;
-    case "UNAUTHENTICATED": case Code.Unauthenticated:
-      sentence = "This server needs a token: enter it under New game, or open the page with #token=YOUR_TOKEN at the end of its address."; break;
-    case "PERMISSION_DENIED": case Code.PermissionDenied: sentence = "Your token may ask the rules but not the AI: ask the server's operator for another."; break;
-    case Code.Unavailable: case Code.Unknown: sentence = "The AI service cannot be reached: check that cacao-server is running, then try again."; break;
-    case Code.DeadlineExceeded: sentence = "The AI service took too long to answer: try again."; break;
-    case Code.ResourceExhausted: sentence = "The AI service is busy: try again in a moment."; break;
-    default: sentence = "The AI service refused the request: the details below say why.";
-  }
+  const worded = BY_REASON[errorReason(reason)];
+  const paths = [...fields, ...pre].map((v) => v.field);
+  const sentence = typeof worded === "function" ? worded(paths) : worded ?? byCode(e.code);
   return { sentence, details };
 }
