@@ -15,6 +15,7 @@ import grpc
 import pytest
 from support import GUARD_S
 
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.search import StopFlag
 from cacaoai.server import errors
 from cacaoai.server.memory import (
@@ -129,7 +130,7 @@ def test_a_search_that_could_not_start_before_its_deadline_is_refused_at_once_wi
     gate.submit(Request("a", expected_s=2.0))  # expects to end in 2 s
     late = Request("b", expected_s=0.5, reply_by=clock.now + 1.0)  # must start within 0.5 s
     error = refusal(gate.submit, late)
-    assert error.reason == "TOO_MANY_SEARCHES" and error.retry_after_s == 2.0
+    assert error.reason == ErrorReason.TOO_MANY_SEARCHES and error.retry_after_s == 2.0
     assert error.metadata == {"cause": "wait_too_long", "class": "interactive"}
     status = error.to_status()
     assert [d.type_url.rsplit(".", 1)[-1] for d in status.details] == ["ErrorInfo", "RetryInfo"]
@@ -181,7 +182,7 @@ def test_one_client_cannot_run_and_queue_more_than_its_share(clock):
     gate = scheduler(clock, slots=2, per_client=1)
     gate.submit(Request("alpha", BACKGROUND, expected_s=3.0))
     error = refusal(gate.submit, Request("alpha", INTERACTIVE))
-    assert error.reason == "TOO_MANY_CLIENT_SEARCHES" and error.retry_after_s == 3.0
+    assert error.reason == ErrorReason.TOO_MANY_CLIENT_SEARCHES and error.retry_after_s == 3.0
     assert gate.submit(Request("beta")).state == RUNNING
 
 
@@ -293,7 +294,7 @@ def test_a_shutdown_stops_the_running_searches_and_sends_the_waiting_ones_elsewh
     thread.join(GUARD_S)
     assert flags[0].is_set() and flags[1].is_set() and not flags[2].is_set()
     (error,) = outcome  # its client retries at another replica
-    assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == "SHUTTING_DOWN"
+    assert error.code == grpc.StatusCode.UNAVAILABLE and error.reason == ErrorReason.SHUTTING_DOWN
     gate.on_pause(paused)  # returns at once: the search ends and answers
     assert paused.state == FINISHING
     with pytest.raises(errors.ApiError) as late:
