@@ -37,7 +37,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
 from cacaoai.engine import Position
-from cacaoai.search import Limit, search
+from cacaoai.search import Limit, Run, search
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "records.jsonl"
 SERVICE = "cacao.v1.CacaoService"
@@ -178,7 +178,7 @@ def priority() -> None:
             walls = []
             for seed in range(5):
                 start = time.monotonic()
-                search(game, Limit(time_s=0.2), seed=seed, priority=level)
+                search(game, Limit(time_s=0.2), seed=seed, run=Run(cpu_priority=level))
                 walls.append(time.monotonic() - start)
             print(f"4. next to {len(busy)} busy processes, a 0.2 s search at {level:7}: wall p50 "
                   f"{ms(walls, 50):.0f} ms, max {ms(walls, 100):.0f} ms")

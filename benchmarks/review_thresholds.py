@@ -30,7 +30,7 @@ import numpy as np
 from cacaoai.engine import Position
 from cacaoai.lab.arena import play_game
 from cacaoai.lab.pool import run_tasks
-from cacaoai.search import ANALYSIS, Limit, search
+from cacaoai.search import ANALYSIS, Limit, Question, search
 from cacaoai.search.bots import LEVELS
 from cacaoai.search.review import CLASSES, DecisionReview, review, review_game
 
@@ -67,7 +67,8 @@ def planted(task: tuple[int, int, int, int, int]) -> tuple[float, float, str] | 
     actions = game["record"]["actions"]
     k = random.Random(seed * 7919 + g).randrange(len(actions))
     position = Position.from_record(game["record"], k)
-    judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g, calibrated=False, multipv=0)
+    judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g,
+                    question=Question(calibrated=False, multipv=0))
     top = judged.candidates[0].win_probability
     worse = [c for c in judged.candidates if c.visits >= PLANT_VISITS and c.win_probability <= top - PLANT_LOSS]
     if not worse:

@@ -67,6 +67,7 @@ from cacaoai.engine import Position, derive_seed
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.bots import Bot, MCTSBot, parse_bot
 from cacaoai.search.driver import search
+from cacaoai.search.request import Question
 from cacaoai.search.results import SearchResult
 
 from .arena import play_deal, play_out
@@ -170,8 +171,8 @@ def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: s
         if ply % every:
             return
         seed_here = derive_seed(derive_seed(game_seed, ply), 1)   # not the move's own seed
-        result = search(position, judge.limit, judge.settings, seed=seed_here, multipv=0,
-                        calibrated=not raw)
+        result = search(position, judge.limit, judge.settings, seed=seed_here,
+                        question=Question(multipv=0, calibrated=not raw))
         visit(position, ply, result, derive_seed(seed_here, 2))
 
     final = play_deal(players, deal_seed, game_seed, list(range(players)), bots, observe)

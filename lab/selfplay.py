@@ -60,6 +60,7 @@ from cacaoai.engine import Position, derive_seed, features
 from cacaoai.search.bots import MCTSBot, parse_bot
 from cacaoai.search.driver import search
 from cacaoai.search.limits import Limit
+from cacaoai.search.request import Question
 
 from .pool import run_tasks
 
@@ -197,7 +198,8 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
         draw = random.Random(move_seed ^ 0x7E3A)
         explore = moves[seat] < config.explore_moves
         quick = not explore and config.fast_share > 0 and draw.random() < config.fast_share
-        result = search(position, fast if quick else limit, settings, seed=move_seed, multipv=0)
+        result = search(position, fast if quick else limit, settings, seed=move_seed,
+                        question=Question(multipv=0))
         moves[seat] += 1
         by_action = {position.decode(c): c for c in codes}
         visits = {by_action[c.action]: c.visits for c in result.candidates if c.visits > 0}

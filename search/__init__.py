@@ -12,8 +12,11 @@ One entry point, :func:`search` (``driver.py``), over the compiled trees of
 (``results.py``) is what it found: per-seat win probability, expected gold
 and score lead, and per candidate its visits, value, win probability, score
 lead, expected gold, prior, lower confidence bound, order and (for the first
-``multipv``) its own line. ``allow``/``avoid`` restrict the root's actions;
-a :class:`TreeCache` keeps trees between searches (``reuse.py``). Bots and
+``multipv``) its own line. What else a search is asked comes in three
+groups (``request.py``): a :class:`Question` (for whom, ``allow``/``avoid``
+on the root's actions, how many lines), a :class:`Run` (stop, pause,
+reports, CPU priority) and a :class:`Reuse` (a :class:`TreeCache` that keeps
+trees between searches, ``reuse.py``). Bots and
 the named strength levels are in :mod:`cacaoai.search.bots`, the arena in
 :mod:`cacaoai.lab.arena`. docs/search.md describes the design.
 
@@ -24,8 +27,10 @@ Thread-safety: ``search`` may run in several threads at once; a
 from ._mcts import PRIORITIES, StopFlag
 from .driver import search
 from .limits import ANALYSIS, NO_MODEL, PLAY, Limit, SearchSettings, parse_strength
+from .request import Question, Reuse, Run
 from .results import Candidate, RootInfo, SearchResult, SeatOutlook
 from .reuse import TreeCache
 
-__all__ = ["ANALYSIS", "NO_MODEL", "PLAY", "PRIORITIES", "Candidate", "Limit", "RootInfo", "SearchResult",
-           "SearchSettings", "SeatOutlook", "StopFlag", "TreeCache", "parse_strength", "search"]
+__all__ = ["ANALYSIS", "NO_MODEL", "PLAY", "PRIORITIES", "Candidate", "Limit", "Question", "Reuse", "RootInfo",
+           "Run", "SearchResult", "SearchSettings", "SeatOutlook", "StopFlag", "TreeCache", "parse_strength",
+           "search"]

@@ -34,6 +34,7 @@ from cacaoai.engine import Action, Position
 from ._mcts import greedy_code
 from .driver import search
 from .limits import PLAY, PRESETS, Limit, SearchSettings, parse_settings, setting_keys
+from .request import Question, Reuse
 from .reuse import TreeCache
 
 History = Sequence[tuple[Position, Action]]
@@ -144,12 +145,16 @@ class MCTSBot(Bot):
 
     def ponder(self, position: Position, seat: int, rng_seed: int, history: History = ()) -> None:
         if self.pondering:
-            search(position, self.limit, self.settings, seed=rng_seed % 2**64, seat=seat,
-                   multipv=0, cache=self.cache, history=history)
+            search(position, self.limit, self.settings, seed=rng_seed % 2**64,
+                   question=Question(seat=seat, multipv=0), reuse=self._reuse(history))
+
+    def _reuse(self, history: History) -> Reuse | None:
+        """The bot's kept trees and the game so far (None: it keeps none)."""
+        return Reuse(self.cache, history) if self.cache is not None else None
 
     def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
-        result = search(position, self.limit, self.settings, seed=rng_seed % 2**64, multipv=1,
-                        cache=self.cache, history=history if self.cache is not None else ())
+        result = search(position, self.limit, self.settings, seed=rng_seed % 2**64,
+                        question=Question(multipv=1), reuse=self._reuse(history))
         assert result.best_action is not None
         if result.root is not None:
             self.stats["searches"] += 1

@@ -24,17 +24,18 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from cacaoai.engine import Action, Position, derive_seed
 
-from ._mcts import PRIORITIES, PRIORS, StopFlag, Tree, action_values, greedy_code, monotonic, run_trees
+from ._mcts import PRIORS, Tree, action_values, greedy_code, monotonic, run_trees
 from .calibration_map import apply_map, select_map
 from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
 from .model import load_model
+from .request import Question, Reuse, Run
 from .results import Candidate, RootInfo, SearchResult
-from .reuse import TreeCache, check_history, find_trees
+from .reuse import check_history, find_trees
 
 __all__ = ["search", "wilson_lower"]
 
@@ -43,76 +44,32 @@ PV_MIN_VISITS = 2
 PV_DETERMINIZATIONS = 32
 LCB_Z = 1.96
 DEFAULT_SETTINGS = PLAY
+ASK_NOTHING_ELSE = Question()  # the seat to act's answer, with the default lines
+RUN_TO_THE_LIMIT = Run()  # no stop flag, pause or reports, at normal CPU priority
 
 
 def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, *,
-           seed: int, stop: StopFlag | None = None, seat: int | None = None,
-           known_hands: Sequence[int] = (),
-           on_report: Callable[[SearchResult], None] | None = None,
-           report_every_s: float = 0.5, report_every_iterations: int | None = None,
-           priority: str = "normal", pause: StopFlag | None = None,
-           on_pause: Callable[[], None] | None = None,
-           allow: Sequence[Action] = (), avoid: Sequence[Action] = (), multipv: int = 5,
-           cache: TreeCache | None = None,
-           history: Sequence[tuple[Position, Action]] = (),
-           calibrated: bool = True) -> SearchResult:
-    """Search `position` for `seat` (default: the seat to act) and report.
+           seed: int, question: Question = ASK_NOTHING_ELSE, run: Run = RUN_TO_THE_LIMIT,
+           reuse: Reuse | None = None) -> SearchResult:
+    """Search `position` for the question's seat (default: the seat to act) and report.
 
-    The search sees only `seat`'s observation, plus the hands of the seats in
-    `known_hands`: two positions that differ only in what it cannot see give
-    the same result for the same seed. With one thread and an iteration
-    budget, the same seed gives the same result (with a cache: for the same
-    cache state).
+    The search sees only that seat's observation, plus the hands of the seats
+    in ``question.known_hands``: two positions that differ only in what it
+    cannot see give the same result for the same seed. With one thread and an
+    iteration budget, the same seed gives the same result (with `reuse`: for
+    the same cache state).
 
     Args:
         position: the position to search; it is not modified.
         limit: the budget; at least one of its iterations or time_s, or
-            `stop`, must bound the search. Its threads (default 1) are
+            ``run.stop``, must bound the search. Its threads (default 1) are
             independent trees searched at once.
         settings: how the search plays (the defaults are the `strong` level's).
         seed: seeds the determinizations and playouts (0 <= seed < 2**64).
-        stop: a flag that ends the search when set (from any thread).
-        seat: the observer.
-        known_hands: seats whose hands the observer may see.
-        on_report: called in the searching thread with the result so far
-            every `report_every_s` seconds (or `report_every_iterations`)
-            while the search goes on (not at its end: the final result is
-            returned). The trees go on growing between reports, so reports
-            only add to each other, and the final result is the one the
-            same search gives without reports.
-        report_every_s: seconds between reports (positive).
-        report_every_iterations: when given, report after every this many
-            iterations (over all threads) instead: a deterministic schedule.
-        pause: a flag that pauses the search when set (from any thread): the
-            trees stop at once, `on_pause()` is called in the searching
-            thread, and the search goes on where it was when it returns (the
-            caller clears the flag). A scheduler uses it to let more urgent
-            work have the cores; a time budget keeps running meanwhile.
-        on_pause: see `pause`; required with it.
-        priority: CPU priority of the threads that grow the trees: "normal",
-            "reduced" (nice 5: yields to normal work but is never starved,
-            so a time budget still holds), "low" (nice 19) or "idle"
-            (Linux's SCHED_IDLE: only when nothing else wants a core). A server lowers its searches so that quick
-            calls never wait for a core; those threads never take the GIL,
-            and the search's Python work stays in the calling thread.
-        allow: when not empty, the root considers only these actions ("what
-            if I play here"); each must be legal.
-        avoid: the root never considers these actions; each must be legal.
-            Both need the root's actions to be known: the observer is the
-            seat to act or knows its hand (`known_hands`).
-        multipv: how many of the best candidates get a principal variation
-            of their own (0: none; the result's own line is always given).
-        cache: keep the trees for later searches and continue a kept one
-            (cacaoai.search.reuse): the trees of `position` itself, else of
-            the newest `history` entry that has some, descended along the
-            actions played since. The budget counts new iterations only.
-        history: the positions before `position` with the action played
-            from each (an Action or its code), oldest first, the last one
-            leading to `position`. Read only with a cache, as far as the
-            look-up goes back.
-        calibrated: correct the per-seat win probabilities by the model's
-            calibration map, when it has one (False: the tree's own, which
-            is what a map is fitted to).
+        question: for whom, which root actions, how many lines
+            (:class:`~.request.Question`).
+        run: stopping, pausing, reports, CPU priority (:class:`~.request.Run`).
+        reuse: continue kept trees and keep these (:class:`~.request.Reuse`).
 
     Returns:
         A SearchResult. A finished game returns at once with its exact
@@ -129,41 +86,28 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
         raise ValueError(f"limit: must be a Limit, got {type(limit).__name__}")
     if not isinstance(settings, SearchSettings):
         raise ValueError(f"settings: must be SearchSettings, got {type(settings).__name__}")
-    if not limit.bounded and stop is None:
+    if not limit.bounded and run.stop is None:
         raise ValueError("limit: give iterations, time_s or a stop flag")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed: must be an integer in 0..2**64-1, got {seed!r}")
-    if priority not in PRIORITIES:
-        raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
-    if on_report is not None and not report_every_s > 0:
-        raise ValueError(f"report_every_s: must be positive, got {report_every_s!r}")
-    if (pause is None) != (on_pause is None):
-        raise ValueError("pause and on_pause: give both or neither")
-    if report_every_iterations is not None and (
-            isinstance(report_every_iterations, bool) or not isinstance(report_every_iterations, int)
-            or report_every_iterations < 1):
-        raise ValueError("report_every_iterations: must be a positive integer or None, "
-                         f"got {report_every_iterations!r}")
-    if isinstance(multipv, bool) or not isinstance(multipv, int) or multipv < 0:
-        raise ValueError(f"multipv: must be a non-negative integer, got {multipv!r}")
-    if cache is not None and not isinstance(cache, TreeCache):
-        raise ValueError(f"cache: must be a TreeCache or None, got {type(cache).__name__}")
-    check_history(history, position.players)
+    if reuse is not None:
+        check_history(reuse.history, position.players)
     threads = limit.threads or 1
+    seat, multipv = question.seat, question.multipv
     observer = position.to_act if seat is None else seat
     if position.is_over:
         return _terminal(position, 0 if observer is None else observer, start, threads)
     if isinstance(observer, bool) or not isinstance(observer, int) or not 0 <= observer < position.players:
         raise ValueError(f"seat: must be in 0..{position.players - 1}, got {seat!r}")
     mask = 0
-    for s in known_hands:
+    for s in question.known_hands:
         if not 0 <= s < position.players:
             raise ValueError(f"known_hands: {s!r} is not a seat")
         mask |= 1 << s
     to_act = position.to_act
     assert to_act is not None
     fixed = observer == to_act or bool((mask >> to_act) & 1)
-    allowed, avoided = _restriction(position, fixed, observer, allow, avoid)
+    allowed, avoided = _restriction(position, fixed, observer, question.allow, question.avoid)
     codes: list[int] = []
     if fixed:
         codes = [c for c in position.legal_codes()
@@ -173,20 +117,20 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
     restricted = bool(allowed or avoided)
 
     key, trees, reused = _trees(position, threads, settings, seed, observer, mask, allowed,
-                                avoided, cache, history)
+                                avoided, reuse)
 
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
         result = _report(position, settings, threads, seed, observer, mask, trees, start,
                          multipv, reused, codes if restricted else None)
-        return _calibrated(result, settings, position) if calibrated else result
+        return _calibrated(result, settings, position) if question.calibrated else result
 
-    schedule = _Schedule(report_every_s, report_every_iterations)
-    ran = _run(trees, limit, stop, start,
+    on_report = run.on_report
+    ran = _run(trees, limit, run, start,
                (lambda trees: on_report(replace(report(trees), stopped_by="", final=False)))
-               if on_report else None, schedule, priority, pause, on_pause)
+               if on_report else None)
     result = report(ran)
-    if cache is not None:
-        cache.put(key, trees)
+    if reuse is not None:
+        reuse.cache.put(key, trees)
     return result
 
 
@@ -219,8 +163,6 @@ def _restriction(position: Position, fixed: bool, observer: int, allow: Sequence
     legal = {position.decode(c): c for c in position.legal_codes()}
     sets: list[set[int]] = []
     for name, actions in (("allow", allow), ("avoid", avoid)):
-        if isinstance(actions, (str, bytes, Action)):
-            raise ValueError(f"{name}: must be a sequence of actions, got {actions!r}")
         found = set()
         for i, action in enumerate(actions):
             code = legal.get(action) if isinstance(action, Action) else None
@@ -240,14 +182,13 @@ def _restriction(position: Position, fixed: bool, observer: int, allow: Sequence
 
 def _trees(position: Position, threads: int, settings: SearchSettings, seed: int,
            observer: int, mask: int, allowed: set[int], avoided: set[int],
-           cache: TreeCache | None,
-           history: Sequence[tuple[Position, Action]]) -> tuple[bytes, list[Tree], int]:
+           reuse: Reuse | None) -> tuple[bytes, list[Tree], int]:
     """(cache key, `threads` trees ready to run, visits kept from a reused tree)."""
     key: bytes = b""
     kept: list[Tree] = []
     path: list[int] = []
-    if cache is not None:
-        key, kept, path = find_trees(cache, position, history, observer, mask, settings)
+    if reuse is not None:
+        key, kept, path = find_trees(reuse.cache, position, reuse.history, observer, mask, settings)
     allow, avoid = sorted(allowed), sorted(avoided)
     model = load_model(settings.model).handle if settings.uses_model else None
     expand_samples, widen_inner = settings.expansion
@@ -270,48 +211,40 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
                        prior=PRIORS[settings.prior], puct=settings.puct,
                        late_value=settings.late_value)
         trees.append(tree)
-    if cache is not None:
-        cache.count(reused > 0)
+    if reuse is not None:
+        reuse.cache.count(reused > 0)
     return key, trees, reused
 
 
-@dataclass(frozen=True)
-class _Schedule:
-    """When a search with reports stops for one: every `seconds`, or every
-    `iterations` over all trees when given (a schedule that does not depend
-    on the machine's speed)."""
-
-    seconds: float
-    iterations: int | None
-
-
-def _run(trees: list[Tree], limit: Limit, stop: StopFlag | None, start: float,
+def _run(trees: list[Tree], limit: Limit, run: Run, start: float,
          on_report_due: Callable[[list[tuple[Tree, str]]], None] | None = None,
-         schedule: _Schedule = _Schedule(0.0, None), priority: str = "normal",
-         pause: StopFlag | None = None,
-         on_pause: Callable[[], None] | None = None) -> list[tuple[Tree, str]]:
+         ) -> list[tuple[Tree, str]]:
     """Run the trees to the budget (new iterations); [(tree, why it stopped)].
 
-    With `on_report_due`, the trees stop as `schedule` says for
-    `on_report_due(trees)` and then go on where they were. When `pause` is
-    set, the trees stop at once and `on_pause()` is called; they go on when it
-    returns (it is for the caller to clear the flag).
+    With `on_report_due`, the trees stop as `run` says (every
+    ``report_every_s``, or every ``report_every_iterations`` over all trees:
+    a schedule that does not depend on the machine's speed) for
+    `on_report_due(trees)` and then go on where they were. When ``run.pause``
+    is set, the trees stop at once and ``run.on_pause()`` is called; they go
+    on when it returns (it is for the caller to clear the flag).
     """
+    stop, pause, on_pause = run.stop, run.pause, run.on_pause
+    every_s, every_iterations = run.report_every_s, run.report_every_iterations
     n = len(trees)
     budgets = _split(limit.iterations, n) if limit.iterations is not None else [-1] * n
     deadline = start + limit.time_s if limit.time_s is not None else 0.0
-    by_iterations = on_report_due is not None and schedule.iterations is not None
-    marks = [tree.iterations + k for tree, k in zip(trees, _split(schedule.iterations or 1, n))]
+    by_iterations = on_report_due is not None and every_iterations is not None
+    marks = [tree.iterations + k for tree, k in zip(trees, _split(every_iterations or 1, n))]
     wake = 0.0
     while True:
         until, goals = deadline, budgets
         if by_iterations:
             goals = [m if b < 0 else min(b, m) for b, m in zip(budgets, marks)]
         elif on_report_due is not None:
-            wake = wake or monotonic() + schedule.seconds
+            wake = wake or monotonic() + every_s
             if deadline == 0.0 or wake < deadline:
                 until = wake
-        reasons = run_trees(trees, goals, until, stop, priority, pause)
+        reasons = run_trees(trees, goals, until, stop, run.cpu_priority, pause)
         if "stop" in reasons:
             return list(zip(trees, reasons))
         if "pause" in reasons:
@@ -327,8 +260,8 @@ def _run(trees: list[Tree], limit: Limit, stop: StopFlag | None, start: float,
         assert on_report_due is not None
         on_report_due(list(zip(trees, reasons)))
         if by_iterations:
-            assert schedule.iterations is not None
-            marks = [m + k for m, k in zip(marks, _split(schedule.iterations, n))]
+            assert every_iterations is not None
+            marks = [m + k for m, k in zip(marks, _split(every_iterations, n))]
         wake = 0.0
 
 

@@ -3,7 +3,7 @@ the deciding seat's view only.
 
 :func:`review` replays a cacao-record/1 and, for each decision (an action
 of the seat to act), searches the position as that seat saw it: the search
-is given the seat's observation only (``search(..., seat=...)`` determinizes
+is given the seat's observation only (``search(..., question=Question(seat=...))`` determinizes
 what the seat could not see), so a review never reveals another seat's
 hand or a draw order. For each decision it yields a :class:`DecisionReview`:
 
@@ -52,6 +52,7 @@ from ._mcts import StopFlag
 from .driver import search
 from .explain import Explanation, explain
 from .limits import ANALYSIS, Limit, SearchSettings
+from .request import Question, Reuse, Run
 from .results import Candidate, SearchResult
 from .reuse import TreeCache
 
@@ -300,9 +301,9 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
     """One decision's review; None when the stop flag ended its search."""
     if len(position.legal_codes()) == 1:
         return DecisionReview(index, seat, action, FORCED, action)
-    common: dict[str, Any] = {"seat": seat, "stop": stop, "priority": priority, "cache": cache,
-                              "calibrated": False}
-    first = search(position, limit, settings, seed=seed, multipv=1, history=history, **common)
+    run = Run(stop=stop, cpu_priority=priority)
+    first = search(position, limit, settings, seed=seed, run=run, reuse=Reuse(cache, history),
+                   question=Question(seat=seat, multipv=1, calibrated=False))
     if first.stopped_by == "stop":
         return None
     reused = first.root.reused_visits if first.root else 0
@@ -310,8 +311,9 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
     assert best is not None
     judged, spent = first, first.iterations
     if best != action:
-        judged = search(position, pair_limit, settings, seed=derive_seed(seed, 1), multipv=2,
-                        allow=[best, action], **common)
+        judged = search(position, pair_limit, settings, seed=derive_seed(seed, 1), run=run,
+                        reuse=Reuse(cache), question=Question(seat=seat, multipv=2, calibrated=False,
+                                                              allow=[best, action]))
         if judged.stopped_by == "stop":
             return None
         spent += judged.iterations

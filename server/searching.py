@@ -1,14 +1,17 @@
 """Search budgets, the search gate, and search results as API evaluations.
 
 - :func:`resolve_budget` turns a request's limits or level into the
-  :class:`Budget` actually searched: clamped to the server's maximums and cut
-  to the client's deadline (minus a margin for the reply).
-- :func:`priority_class`, :func:`expected_seconds` and :func:`tree_need`
-  say what the scheduler (:mod:`.scheduler`) needs of a search: its class
-  (interactive or background), how long it expects to run, and its trees'
-  memory.
-- :func:`priority` picks the CPU priority a search may run at without
-  breaking its time promise.
+  :class:`Budget` actually searched, clamped to the server's maximums;
+  :func:`fit_deadline` cuts it to the client's deadline (minus a margin for
+  the reply) when the search starts.
+- :func:`queue_class`, :func:`expected_seconds` and :func:`tree_need`
+  say what the scheduler (:mod:`.scheduler`) needs of a search: its queue
+  class (interactive or background), how long it expects to run, and its
+  trees' memory.
+- :func:`cpu_priority` picks the CPU priority (niceness) a search's threads
+  may run at without breaking its time promise. (Two "priorities", kept
+  apart by name: the queue class says which search gets a slot first, the
+  CPU priority how its threads share the cores.)
 - :func:`answer` completes a search result for the API (the limit it ran
   with, final or not); :mod:`cacaoai.api.convert` makes it an Evaluation
   message.
@@ -37,10 +40,10 @@ MIN_DEADLINE_S = 0.002  # a reply takes about 1-2 ms on loopback
 #: A cautious speed of one search thread, iterations a second (slower than any
 #: measured one), to turn an iteration budget into the time it may take.
 CAUTIOUS_ITERATIONS_PER_SECOND = 50_000
-#: The proto's SearchPriority values and the scheduler's classes.
-PRIORITY_CLASSES = {pb.SEARCH_PRIORITY_INTERACTIVE: INTERACTIVE,
-                    pb.SEARCH_PRIORITY_BACKGROUND: BACKGROUND}
-PRIORITY_VALUES = {v: k for k, v in PRIORITY_CLASSES.items()}
+#: The proto's SearchPriority values and the scheduler's queue classes.
+QUEUE_CLASSES = {pb.SEARCH_PRIORITY_INTERACTIVE: INTERACTIVE,
+                 pb.SEARCH_PRIORITY_BACKGROUND: BACKGROUND}
+QUEUE_CLASS_VALUES = {v: k for k, v in QUEUE_CLASSES.items()}
 #: The token role whose searches always run at background priority.
 BACKGROUND_ROLE = "background"
 
@@ -56,7 +59,7 @@ class Budget:
             defaults, or the analysis settings (``ANALYSIS``) for an analysis.
         timed: the search promised a time: the request or its level set a
             time, or the client set a deadline (the server's max_time cap
-            alone is no promise). See :func:`priority`.
+            alone is no promise). See :func:`cpu_priority`.
     """
 
     limit: Limit
@@ -110,28 +113,38 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
     return clamp(limit, options, settings, timed=limit.time_s is not None)
 
 
-def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
-    """The budget cut so that the reply leaves before the client's deadline.
+def require_time(time_remaining: float | None) -> None:
+    """Refuses a search whose deadline leaves no time to search and reply.
 
     Raises:
         errors.ApiError: DEADLINE_EXCEEDED when less than MIN_DEADLINE_S is
             left: no reply could arrive in time, so nothing is searched.
     """
-    if time_remaining is None:
-        return budget
-    if time_remaining < MIN_DEADLINE_S:
+    if time_remaining is not None and time_remaining < MIN_DEADLINE_S:
         raise errors.deadline_exceeded(
             f"the call's deadline leaves {max(time_remaining, 0.0) * 1000:.1f} ms: no time to "
             f"search and reply (at least {MIN_DEADLINE_S * 1000:g} ms)")
+
+
+def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) -> Budget:
+    """The budget cut so that the reply leaves before the client's deadline.
+
+    Raises:
+        errors.ApiError: see :func:`require_time`.
+    """
+    if time_remaining is None:
+        return budget
+    require_time(time_remaining)
     usable = max(time_remaining - margin_s - 0.05 * time_remaining, 0.001)
     limit = budget.limit
     time_s = usable if limit.time_s is None else min(usable, limit.time_s)
     return replace(budget, limit=replace(limit, time_s=time_s), timed=True)
 
 
-def priority(budget: Budget, configured: str) -> str:
+def cpu_priority(budget: Budget, deadline: bool, configured: str) -> str:
     """The CPU priority a search runs its trees at: ``configured``, except
-    that a search that promised a time runs no lower than "reduced".
+    that a search that promised a time (its budget's, or a client's
+    ``deadline``) runs no lower than "reduced".
 
     A thread at "idle" or "low" only runs when the cores are free of normal
     work: next to other busy processes it may not run for seconds, and so
@@ -141,7 +154,7 @@ def priority(budget: Budget, configured: str) -> str:
     scheduler slices. An unprivileged thread cannot raise its priority again
     once lowered, so this is decided before the search starts.
     """
-    if budget.timed and configured in ("low", "idle"):
+    if (budget.timed or deadline) and configured in ("low", "idle"):
         return "reduced"
     return configured
 
@@ -157,13 +170,13 @@ def expected_seconds(budget: Budget) -> float:
     return seconds
 
 
-def priority_class(asked: pb.SearchPriority, budget: Budget, options: ServerOptions, *,
-                   interactive_by_default: bool, role: str = "") -> str:
-    """The class a search runs at: what the request asks (``asked``, a
+def queue_class(asked: pb.SearchPriority, budget: Budget, options: ServerOptions, *,
+                interactive_by_default: bool, role: str = "") -> str:
+    """The queue class a search waits in: what the request asks (``asked``, a
     SearchPriority), else interactive for a SuggestAction and background for
     an analysis; but never interactive for a search longer than
     ``interactive_max_time_s`` or for a token whose role is "background"."""
-    wanted = PRIORITY_CLASSES.get(asked, INTERACTIVE if interactive_by_default else BACKGROUND)
+    wanted = QUEUE_CLASSES.get(asked, INTERACTIVE if interactive_by_default else BACKGROUND)
     if wanted == INTERACTIVE and (role == BACKGROUND_ROLE
                                   or expected_seconds(budget) > options.interactive_max_time_s):
         return BACKGROUND

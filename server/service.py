@@ -48,7 +48,18 @@ from cacaoai.engine import (
     RecordError,
     record_text,
 )
-from cacaoai.search import ANALYSIS, PLAY, SearchResult, SearchSettings, StopFlag, TreeCache, search
+from cacaoai.search import (
+    ANALYSIS,
+    PLAY,
+    Question,
+    Reuse,
+    Run,
+    SearchResult,
+    SearchSettings,
+    StopFlag,
+    TreeCache,
+    search,
+)
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.model import load_model
 
@@ -85,33 +96,40 @@ class Call:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """A checked search request: what to search, for whom and how.
+class SearchPlan:
+    """A search request read and checked once, and passed down: what to
+    search, for whom, how much, how urgently and by when.
 
     Attributes:
+        call: the call: its deadline (``time_remaining``), stop flag and client.
         seed: the search's seed.
-        loaded: the position (and, for a record, its last positions).
-        budget: the budget, fitted to the deadline.
+        loaded: the request's source read into a position (and, for a
+            record, its last positions).
+        budget: the limit and settings, clamped to the server's; fitted to
+            the deadline when the search starts (after its wait for a slot).
+        order: what the scheduler knows of the search: its queue class,
+            expected time, latest reply and memory need.
+        cpu_priority: the CPU priority its trees run at.
         seat: the searching seat (None: the observation's view, else the seat to act).
         allow, avoid: the root's restriction.
         multipv: candidates with a line of their own.
+        max_candidates: candidates the reply carries (0: the default).
         cache: the tree cache when this search continues and keeps trees.
-        asked: the budget before the deadline cut it (fitted again when the
-            search starts, after its wait for a slot).
-        seeded: the request gave its seed.
         hash: short hash of what the searching seat sees (positions.searched_hash).
     """
 
+    call: Call
     seed: int
     loaded: Loaded
     budget: Budget
+    order: Request
+    cpu_priority: str
     seat: int | None = None
     allow: tuple[Action, ...] = ()
     avoid: tuple[Action, ...] = ()
     multipv: int = convert.DEFAULT_CANDIDATES
+    max_candidates: int = 0
     cache: TreeCache | None = None
-    asked: Budget | None = None
-    seeded: bool = False
     hash: str = ""
 
 
@@ -285,21 +303,17 @@ class CacaoApi:
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
         """Searches and suggests an action; the search waits for a slot in its
-        priority class (interactive unless the request, its budget or its
-        token say otherwise) while its deadline allows."""
-        order = self._order(request, call, self.default_level, interactive_by_default=True)
-        self.gate.check(order)  # first: a refusal under overload costs next to nothing
-        # then the request is read and checked, without a slot: bad requests never hold one
-        plan = self._prepare(request, call, self.default_level)
-        ticket = self.gate.acquire(replace(order, need=self._need(plan)))
+        queue class (interactive unless the request, its budget or its token
+        say otherwise) while its deadline allows."""
+        plan = self._plan(request, call, self.default_level, PLAY, interactive_by_default=True)
+        ticket = self.gate.acquire(plan.order)
         try:
-            plan = self._started(plan, call)
-            result = self._search(plan, call.stop, ticket)
+            budget = self._fitted(plan)
+            result = self._search(plan, budget, ticket)
         finally:
             self.gate.release(ticket)
-        evaluation = convert.evaluation_to_proto(
-            searching.answer(result, plan.budget, final=True),
-            request.max_candidates)
+        evaluation = convert.evaluation_to_proto(searching.answer(result, budget, final=True),
+                                                 plan.max_candidates)
         _scheduling(evaluation, ticket, self.gate.clock())
         return pb.SuggestActionResponse(
             position_hash=plan.hash, seat=plan.loaded.position.to_act,
@@ -310,12 +324,12 @@ class CacaoApi:
         """Checks an AnalyzePosition request and starts its search; the running Analysis.
 
         The search runs on a thread of its own, which first waits for a slot
-        (background priority unless the request asks otherwise); it holds
-        the slot until its budget ends (or ``call.stop``), whether or not
-        anybody reads its reports, and gives it up while paused for an
-        interactive search. ``notify()`` is called from that thread whenever
-        a report is ready to :meth:`Analysis.take`; a search refused after
-        waiting finishes the Analysis with that error.
+        (background unless the request asks otherwise); it holds the slot
+        until its budget ends (or ``call.stop``), whether or not anybody
+        reads its reports, and gives it up while paused for an interactive
+        search. ``notify()`` is called from that thread whenever a report is
+        ready to :meth:`Analysis.take`; a search refused after waiting
+        finishes the Analysis with that error.
 
         Raises:
             errors.ApiError: the request is refused at once (nothing runs).
@@ -323,21 +337,18 @@ class CacaoApi:
         # an analysis judges the position (ANALYSIS); pondering prepares a move,
         # and the suggestion that continues its tree plays with PLAY
         settings = PLAY if request.HasField("seat") else ANALYSIS
-        order = self._order(request, call, None, settings, interactive_by_default=False)
-        self.gate.check(order)
-        plan = self._prepare(request, call, None, settings)
+        plan = self._plan(request, call, None, settings, interactive_by_default=False)
         interval = DEFAULT_REPORT_INTERVAL_S
         if request.HasField("report_interval"):
             interval = request.report_interval.ToNanoseconds() / 1e9
         interval = max(interval, self.options.min_report_interval_s)
-        ticket = self.gate.submit(replace(order, need=self._need(plan)))
-        analysis = Analysis(request, plan, notify, ticket, self.gate.clock)
+        ticket = self.gate.submit(plan.order)
+        analysis = Analysis(plan, notify, ticket, self.gate.clock)
 
         def work() -> SearchResult:
             self.gate.wait(ticket)
-            started = self._started(plan, call)
-            analysis.budget = started.budget
-            return self._search(started, call.stop, ticket, on_report=analysis.report,
+            analysis.budget = self._fitted(plan)
+            return self._search(plan, analysis.budget, ticket, on_report=analysis.report,
                                 report_every_s=interval)
 
         try:
@@ -373,11 +384,24 @@ class CacaoApi:
         finally:
             call.stop.set()  # ends the search when the stream ends early
 
-    def _prepare(self, request: Any, call: Call, default_level: str | None,
-                 settings: SearchSettings = PLAY) -> Plan:
-        """A search request read and checked: its position, seat, restriction,
-        budget (fitted to the deadline; `settings` for limits, a level has its
-        own) and tree reuse."""
+    def _plan(self, request: Any, call: Call, default_level: str | None,
+              settings: SearchSettings, *, interactive_by_default: bool) -> SearchPlan:
+        """A search request read and checked, once: its budget (a level's, or
+        limits with `settings`) and what the scheduler needs to know, then
+        (past :meth:`SearchScheduler.check`, so that a refusal under overload
+        costs next to nothing, and without a slot, so that bad requests never
+        hold one) its position, seat, restriction and tree reuse."""
+        budget = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
+        remaining = call.time_remaining()
+        order = Request(
+            client=call.client, stop=call.stop, time_s=budget.limit.time_s,
+            klass=searching.queue_class(request.priority, budget, self.options,
+                                        interactive_by_default=interactive_by_default,
+                                        role=self.roles.get(call.client, "")),
+            expected_s=searching.expected_seconds(budget),
+            reply_by=(None if remaining is None
+                      else self.gate.clock() + remaining - self.options.deadline_margin_s))
+        self.gate.check(order)
         if request.max_candidates < 0:
             raise errors.invalid("max_candidates", f"{request.max_candidates} is negative: give "
                                  "how many candidates to send (0: the default, "
@@ -391,46 +415,28 @@ class CacaoApi:
         if seat is None:
             _require_decider_visible(loaded)
         allow, avoid = _restriction(request, loaded, seat)
-        asked = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
-        budget = searching.fit_deadline(asked, call.time_remaining(),
-                                        self.options.deadline_margin_s)
+        searching.require_time(call.time_remaining())
         observer = seat if seat is not None else (loaded.view if loaded.view is not None
                                                   else loaded.position.to_act)
         assert observer is not None  # to_act is None only once the game is over, refused above
-        return Plan(seed, loaded, budget, seat, allow, avoid,
-                    request.max_candidates or convert.DEFAULT_CANDIDATES, cache, asked,
-                    request.HasField("seed"), positions.searched_hash(loaded, observer))
+        seeded = request.HasField("seed")
+        if self.memory is not None:
+            order = replace(order, need=searching.tree_need(budget, seeded=seeded,
+                                                            reuse=cache is not None))
+        return SearchPlan(
+            call=call, seed=seed, loaded=loaded, budget=budget, order=order,
+            cpu_priority=searching.cpu_priority(budget, remaining is not None,
+                                                self.options.search_priority),
+            seat=seat, allow=allow, avoid=avoid,
+            multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,
+            max_candidates=request.max_candidates, cache=cache,
+            hash=positions.searched_hash(loaded, observer))
 
-    def _order(self, request: Any, call: Call, default_level: str | None,
-               settings: SearchSettings = PLAY, *, interactive_by_default: bool) -> Request:
-        """What the scheduler needs to know of a search request, read cheaply
-        (its budget and priority, not its position)."""
-        budget = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
-        klass = searching.priority_class(request.priority, budget, self.options,
-                                         interactive_by_default=interactive_by_default,
-                                         role=self.roles.get(call.client, ""))
-        remaining = call.time_remaining()
-        expected = searching.expected_seconds(budget)
-        reply_by = (None if remaining is None
-                    else self.gate.clock() + remaining - self.options.deadline_margin_s)
-        return Request(client=call.client, klass=klass, expected_s=expected,
-                       reply_by=reply_by, time_s=budget.limit.time_s, stop=call.stop)
-
-    def _need(self, plan: Plan) -> memory.Need | None:
-        """The memory a planned search asks of the budget (None: no budget)."""
-        if self.memory is None:
-            return None
-        return searching.tree_need(plan.asked or plan.budget, seeded=plan.seeded,
-                                   reuse=plan.cache is not None)
-
-    def _started(self, plan: Plan, call: Call) -> Plan:
-        """The plan of a search that may start now: its budget fitted again
-        to what is left of the deadline after its wait."""
-        if plan.asked is None:
-            return plan
-        budget = searching.fit_deadline(plan.asked, call.time_remaining(),
-                                        self.options.deadline_margin_s)
-        return replace(plan, budget=budget)
+    def _fitted(self, plan: SearchPlan) -> Budget:
+        """The plan's budget fitted to what is left of its deadline now, as
+        its search starts (after its wait for a slot)."""
+        return searching.fit_deadline(plan.budget, plan.call.time_remaining(),
+                                      self.options.deadline_margin_s)
 
     def _cache(self, request: Any) -> TreeCache | None:
         """The tree cache if the request continues and keeps trees: as it
@@ -439,19 +445,19 @@ class CacaoApi:
             return self.trees if request.reuse_tree else None
         return None if request.HasField("seed") else self.trees
 
-    def _search(self, plan: Plan, stop: Any, ticket: Ticket,
+    def _search(self, plan: SearchPlan, budget: Budget, ticket: Ticket,
                 on_report: Callable[[SearchResult], None] | None = None,
                 report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> SearchResult:
-        """Searches as `plan` says, under `ticket` (its pause flag, its trees'
-        max_nodes and memory); its result (and the interim ones to
-        `on_report`), each with a best action.
+        """Searches as `plan` says with `budget` (the plan's, fitted to the
+        deadline), under `ticket` (its pause flag, its trees' max_nodes and
+        memory); its result (and the interim ones to `on_report`), each with
+        a best action.
 
         The search's Python work runs in the calling thread, its trees on
-        threads at the server's search priority (no lower than "reduced"
-        when the budget promised a time: see :func:`.searching.priority`).
+        threads at the plan's CPU priority.
         """
         loaded = plan.loaded
-        settings = plan.budget.settings
+        settings = budget.settings
         if ticket.max_nodes is not None:
             settings = replace(settings, max_nodes=ticket.max_nodes)
 
@@ -462,18 +468,17 @@ class CacaoApi:
                 return result
             return replace(result, best_action=loaded.position.legal_actions()[0])
 
+        question = Question(seat=loaded.view if plan.seat is None else plan.seat,
+                            known_hands=loaded.known_hands, allow=plan.allow, avoid=plan.avoid,
+                            multipv=plan.multipv)
+        run = Run(stop=plan.call.stop, pause=ticket.pause, on_pause=lambda: self.gate.on_pause(ticket),
+                  on_report=(lambda r: on_report(complete(r))) if on_report else None,
+                  report_every_s=report_every_s, cpu_priority=plan.cpu_priority)
+        reuse = Reuse(plan.cache, loaded.history) if plan.cache is not None else None
         holding = self.memory.holding(ticket.reservation) if self.memory else contextlib.nullcontext()
         with holding:  # trees put in the cache take the search's reservation
-            result = search(loaded.position, plan.budget.limit, settings,
-                            seed=plan.seed, stop=stop, pause=ticket.pause,
-                            on_pause=lambda: self.gate.on_pause(ticket),
-                            seat=loaded.view if plan.seat is None else plan.seat,
-                            known_hands=loaded.known_hands,
-                            on_report=(lambda r: on_report(complete(r))) if on_report else None,
-                            report_every_s=report_every_s,
-                            priority=searching.priority(plan.budget, self.options.search_priority),
-                            allow=plan.allow, avoid=plan.avoid, multipv=plan.multipv,
-                            cache=plan.cache, history=loaded.history)
+            result = search(loaded.position, budget.limit, settings, seed=plan.seed,
+                            question=question, run=run, reuse=reuse)
         return complete(result)
 
 
@@ -487,11 +492,10 @@ class Analysis:
     Thread-safe.
     """
 
-    def __init__(self, request: pb.AnalyzePositionRequest, plan: Plan,
-                 notify: Callable[[], None], ticket: Ticket | None = None,
+    def __init__(self, plan: SearchPlan, notify: Callable[[], None], ticket: Ticket | None = None,
                  clock: Callable[[], float] | None = None):
-        self._request, self._loaded, self._hash = request, plan.loaded, plan.hash
-        self.budget = plan.budget  # fitted again when the search starts after its wait
+        self._max_candidates, self._loaded, self._hash = plan.max_candidates, plan.loaded, plan.hash
+        self.budget = plan.budget  # fitted to the deadline when the search starts after its wait
         self._notify = notify
         self._ticket, self._clock = ticket, clock
         self._lock = threading.Lock()
@@ -529,7 +533,7 @@ class Analysis:
             self._latest = None
             sequence, self._sequence = self._sequence, self._sequence + 1
         evaluation = convert.evaluation_to_proto(searching.answer(result, self.budget, final=final),
-                                                 self._request.max_candidates)
+                                                 self._max_candidates)
         if self._ticket is not None and self._clock is not None:
             _scheduling(evaluation, self._ticket, self._clock())
         return [pb.AnalyzePositionResponse(
@@ -598,7 +602,7 @@ def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
 def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
     """The class a search ran at, its wait for a slot and its pauses so far
     (each absent when none), into its evaluation."""
-    evaluation.priority = searching.PRIORITY_VALUES[ticket.klass]
+    evaluation.priority = searching.QUEUE_CLASS_VALUES[ticket.klass]
     if ticket.queued_s > 0:
         evaluation.queued.CopyFrom(convert.seconds_to_duration(ticket.queued_s))
     paused = ticket.paused_s + (now - ticket.paused_at if ticket.paused_at is not None else 0.0)

@@ -296,13 +296,13 @@ def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map(
 
 
 def test_a_model_has_a_map_for_play_and_one_for_analysis_and_each_search_reports_through_its_own():
-    from cacaoai.search import ANALYSIS, Limit, SearchSettings, search
+    from cacaoai.search import ANALYSIS, Limit, Question, SearchSettings, search
 
     maps = load_model().manifest["calibration"]
     assert set(maps) == {"play", "analysis"} and maps["play"] != maps["analysis"]
     position = Position.new(2, seed=8)
     for settings, name in ((SearchSettings(), "play"), (ANALYSIS, "analysis")):
-        raw = search(position, Limit(iterations=60), settings, seed=3, calibrated=False)
+        raw = search(position, Limit(iterations=60), settings, seed=3, question=Question(calibrated=False))
         reported = search(position, Limit(iterations=60), settings, seed=3)
         expected = cm.apply_map(maps[name], raw.win_probability, position.progress, raw.to_act)
         assert reported.win_probability == pytest.approx(tuple(expected), abs=1e-12)

@@ -11,7 +11,7 @@ import pytest
 from test_search import sealed
 
 from cacaoai.engine import Action, Position, RecordError
-from cacaoai.search import ANALYSIS, Limit, StopFlag, search
+from cacaoai.search import ANALYSIS, Limit, Question, StopFlag, search
 from cacaoai.search.explain import Explanation, Part, TempleChange, explain, explain_result, sentence
 from cacaoai.search.review import CLASSES, DecisionReview, ReviewSummary, move_accuracy, review, review_game
 
@@ -204,9 +204,9 @@ def test_a_sentence_names_what_the_line_gains():
 
 def test_a_suggestion_is_explained_against_its_runner_up():
     position = Position.from_record(RECORD, 10)
-    result = search(position, Limit(iterations=60), ANALYSIS, seed=2, multipv=2)
+    result = search(position, Limit(iterations=60), ANALYSIS, seed=2, question=Question(multipv=2))
     why = explain_result(position, result, seed=2)
     assert why is not None and why.seat == result.seat == 0
     assert why.line[0] == result.best_action and why.other_line[0] == result.candidates[1].action
-    assert explain_result(position, search(position, Limit(iterations=60), ANALYSIS, seed=2, multipv=0),
-                          seed=2) is None
+    unlined = search(position, Limit(iterations=60), ANALYSIS, seed=2, question=Question(multipv=0))
+    assert explain_result(position, unlined, seed=2) is None

@@ -18,6 +18,8 @@ from cacaoai.lab.arena import run as arena_run
 from cacaoai.lab.arena import wilson
 from cacaoai.search import (
     Limit,
+    Question,
+    Run,
     SearchSettings,
     StopFlag,
     _mcts,
@@ -123,7 +125,7 @@ def test_reports_while_searching_leave_the_result_unchanged(threads):
     limit = Limit(iterations=6000, threads=threads)
     reports = []
     a = search(position, limit, seed=9)
-    b = search(position, limit, seed=9, on_report=reports.append, report_every_iterations=1000)
+    b = search(position, limit, seed=9, run=Run(on_report=reports.append, report_every_iterations=1000))
     assert comparable(a) == comparable(b) and b.stopped_by == "iterations"
     assert [r.iterations for r in reports] == [1000, 2000, 3000, 4000, 5000]
     assert {r.stopped_by for r in reports} == {""} and not any(r.final for r in reports)
@@ -131,9 +133,9 @@ def test_reports_while_searching_leave_the_result_unchanged(threads):
         visits = {c.action: c.visits for c in b.candidates}
         assert all(c.visits <= visits.get(c.action, 0) for c in r.candidates)
     with pytest.raises(ValueError, match="report_every_s"):
-        search(position, limit, seed=9, on_report=reports.append, report_every_s=0)
+        search(position, limit, seed=9, run=Run(on_report=reports.append, report_every_s=0))
     with pytest.raises(ValueError, match="report_every_iterations"):
-        search(position, limit, seed=9, on_report=reports.append, report_every_iterations=0)
+        search(position, limit, seed=9, run=Run(on_report=reports.append, report_every_iterations=0))
 
 
 def test_timed_reports_leave_the_result_unchanged():
@@ -143,7 +145,7 @@ def test_timed_reports_leave_the_result_unchanged():
     limit = Limit(iterations=3000, threads=2)
     reports = []
     plain = search(position, limit, seed=9)
-    timed = search(position, limit, seed=9, on_report=reports.append, report_every_s=0.001)
+    timed = search(position, limit, seed=9, run=Run(on_report=reports.append, report_every_s=0.001))
     assert comparable(plain) == comparable(timed)
     counts = [r.iterations for r in reports] + [timed.iterations]
     assert counts == sorted(counts) and counts[-1] == 3000
@@ -159,8 +161,7 @@ def test_reports_by_iterations_without_an_iteration_limit_end_at_the_stop():
         if len(reports) == 3:
             stop.set()
 
-    result = search(position, Limit(), seed=1, stop=stop, on_report=report,
-                    report_every_iterations=500)
+    result = search(position, Limit(), seed=1, run=Run(stop=stop, on_report=report, report_every_iterations=500))
     assert reports == [500, 1000, 1500] and result.stopped_by == "stop"
     assert result.iterations == 1500
 
@@ -200,8 +201,8 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
 
     watcher = threading.Thread(target=lambda: (poll_until(grown_on_lowered_threads), stop.set()))
     watcher.start()
-    result = search(Position.new(2, 3), Limit(threads=threads), seed=1, stop=stop,
-                    priority=priority, on_report=reports.append, report_every_iterations=200)
+    result = search(Position.new(2, 3), Limit(threads=threads), seed=1,
+                    run=Run(stop=stop, cpu_priority=priority, on_report=reports.append, report_every_iterations=200))
     watcher.join()
     assert result.stopped_by == "stop" and result.iterations >= 200
     assert len(looks[-1]) == threads, looks[-1]          # the search's threads, seen at once
@@ -209,7 +210,7 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
     assert {p for look in looks for p in look.values()} == {expected}
     wait_until(all_normal, "the search's threads to be gone")
     with pytest.raises(ValueError, match="priority"):
-        search(Position.new(2, 3), Limit(iterations=1), seed=1, priority="urgent")
+        search(Position.new(2, 3), Limit(iterations=1), seed=1, run=Run(cpu_priority="urgent"))
 
 
 def test_the_stop_flag_ends_a_search_from_another_thread():
@@ -217,8 +218,8 @@ def test_the_stop_flag_ends_a_search_from_another_thread():
     first_report = threading.Event()
     stopper = threading.Thread(target=lambda: (first_report.wait(), stop.set()))
     stopper.start()
-    result = search(Position.new(2, 6), Limit(time_s=600, threads=2), seed=1, stop=stop,
-                    on_report=lambda _: first_report.set(), report_every_iterations=200)
+    result = search(Position.new(2, 6), Limit(time_s=600, threads=2), seed=1,
+                    run=Run(stop=stop, on_report=lambda _: first_report.set(), report_every_iterations=200))
     stopper.join()
     assert result.stopped_by == "stop"  # long before its 600 seconds
     assert stop.is_set() and result.iterations >= 200
@@ -229,7 +230,7 @@ def test_a_stop_flag_alone_is_a_budget_and_a_set_flag_still_answers_legally():
     stop = StopFlag()
     stop.set()
     position = played(2, 8, 5)
-    result = search(position, Limit(), seed=1, stop=stop)
+    result = search(position, Limit(), seed=1, run=Run(stop=stop))
     assert result.iterations == 0
     assert result.best_action in position.legal_actions()
 
@@ -347,8 +348,8 @@ def test_hidden_information_is_not_used_when_searching_for_a_seat_not_to_act():
     view = original.observation(seat)
     other = Position.from_observation(view, seed=3)
     limits = Limit(iterations=200)
-    a = search(original, limits, seed=4, seat=seat)
-    b = search(other, limits, seed=4, seat=seat)
+    a = search(original, limits, seed=4, question=Question(seat=seat))
+    b = search(other, limits, seed=4, question=Question(seat=seat))
     assert comparable(a) == comparable(b)
     assert a.seat == seat
 
@@ -362,11 +363,11 @@ def test_known_hands_are_used_when_given():
     other = next(p for p in (Position.from_observation(view, seed=k) for k in range(50))
                  if p.snapshot()["seats"][opponent]["hand"] != hand)
     limits = Limit(iterations=300)
-    a = search(original, limits, seed=1, known_hands=[opponent])
-    b = search(other, limits, seed=1, known_hands=[opponent])
+    a = search(original, limits, seed=1, question=Question(known_hands=[opponent]))
+    b = search(other, limits, seed=1, question=Question(known_hands=[opponent]))
     assert comparable(a) != comparable(b)
     with pytest.raises(ValueError):
-        search(original, limits, seed=1, known_hands=[7])
+        search(original, limits, seed=1, question=Question(known_hands=[7]))
 
 
 def _tried_below_root(widen_inner):
@@ -438,7 +439,7 @@ def test_bad_limits_are_refused():
     with pytest.raises(ValueError):
         search(Position.new(2, 1), FAST, seed=-1)
     with pytest.raises(ValueError):
-        search(Position.new(2, 1), FAST, seed=1, seat=2)
+        search(Position.new(2, 1), FAST, seed=1, question=Question(seat=2))
 
 
 # --- instant answers --------------------------------------------------------------------
@@ -607,8 +608,8 @@ def test_a_paused_search_goes_on_where_it_was_and_answers_the_same(threads):
         pause.clear()
 
     plain = search(position, limit, seed=9)
-    paused = search(position, limit, seed=9, on_report=on_report, report_every_iterations=700,
-                    pause=pause, on_pause=on_pause)
+    paused = search(position, limit, seed=9,
+                    run=Run(on_report=on_report, report_every_iterations=700, pause=pause, on_pause=on_pause))
     assert len(seen) == 3 and comparable(paused) == comparable(plain)
     with pytest.raises(ValueError, match="pause and on_pause"):
-        search(position, limit, seed=9, pause=pause)
+        search(position, limit, seed=9, run=Run(pause=pause))

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from cacaoai.engine import Position
-from cacaoai.search import Limit, SearchSettings, StopFlag, search
+from cacaoai.search import Limit, Question, Run, SearchSettings, StopFlag, search
 from cacaoai.search._mcts import action_values
 
 # the search without the learned model, whose root priors come from the greedy
@@ -36,7 +36,7 @@ def played(players, seed, plies, choices=1):
 
 def test_every_candidate_carries_its_figures_and_the_first_ones_a_line():
     position = played(2, 5, 6)
-    result = search(position, Limit(iterations=1500), seed=3, multipv=3)
+    result = search(position, Limit(iterations=1500), seed=3, question=Question(multipv=3))
     to_act = position.to_act
     assert len(result.candidates) > 3
     for k, c in enumerate(result.candidates):
@@ -76,7 +76,7 @@ def test_the_lcb_is_below_the_win_rate_and_tightens_with_visits():
 def test_priors_are_a_softmax_of_one_step_values_summing_to_one():
     position = Position.new(players=2, seed=11)
     # 2,000 iterations widen the root to all its ~30 actions, so every prior shows
-    result = search(position, Limit(iterations=2000), NO_MODEL, seed=1, multipv=0)
+    result = search(position, Limit(iterations=2000), NO_MODEL, seed=1, question=Question(multipv=0))
     codes = position.legal_codes()
     assert len(result.candidates) == len(codes)
     assert sum(c.prior for c in result.candidates) == pytest.approx(1.0)
@@ -98,18 +98,18 @@ def test_without_widening_the_priors_are_uniform():
 
 def test_multipv_zero_gives_no_candidate_a_line_but_the_result_keeps_its_own():
     position = played(2, 9, 2)
-    result = search(position, Limit(iterations=500), seed=2, multipv=0)
+    result = search(position, Limit(iterations=500), seed=2, question=Question(multipv=0))
     assert all(c.principal_variation == () for c in result.candidates)
     assert result.principal_variation[0] == result.best_action
     with pytest.raises(ValueError, match="^multipv: "):
-        search(position, Limit(iterations=10), seed=2, multipv=-1)
+        search(position, Limit(iterations=10), seed=2, question=Question(multipv=-1))
 
 
 def test_the_chosen_action_comes_first_even_when_sampled():
     position = played(2, 10, 4)
     limits = Limit(iterations=300), SearchSettings(temperature=1.0, floor=0.0)
     for seed in range(12):
-        result = search(position, *limits, seed=seed, multipv=1)
+        result = search(position, *limits, seed=seed, question=Question(multipv=1))
         assert result.candidates[0].action == result.best_action
         assert [c.order for c in result.candidates] == list(range(len(result.candidates)))
         rest = [c.visits for c in result.candidates[1:]]
@@ -119,7 +119,7 @@ def test_the_chosen_action_comes_first_even_when_sampled():
 def test_a_seat_not_to_act_gets_figures_without_priors():
     position = played(3, 40, 4)
     seat = (position.to_act + 1) % 3
-    result = search(position, Limit(iterations=300), seed=4, seat=seat)
+    result = search(position, Limit(iterations=300), seed=4, question=Question(seat=seat))
     assert result.candidates and all(c.prior is None for c in result.candidates)
     assert all(c.expected_gold is not None for c in result.candidates)
     assert result.root.visits == 300
@@ -134,8 +134,7 @@ def test_allow_keeps_the_search_within_the_allowed_actions():
         legal = position.legal_actions()
         allowed = random.Random(seed).sample(legal, 3)
         threads = 1 + seed % 2
-        result = search(position, Limit(iterations=200, threads=threads), seed=seed,
-                        allow=allowed)
+        result = search(position, Limit(iterations=200, threads=threads), seed=seed, question=Question(allow=allowed))
         assert result.best_action in allowed
         assert {c.action for c in result.candidates} <= set(allowed)
         assert abs(sum(c.prior for c in result.candidates) - 1.0) < 1e-9 or len(result.candidates) < 3
@@ -146,7 +145,7 @@ def test_avoid_keeps_the_search_off_the_avoided_actions():
         position = played(2, 200 + seed, seed % 5, choices=4)
         plain = search(position, Limit(iterations=200), seed=seed)
         avoided = [c.action for c in plain.candidates[:2]]
-        result = search(position, Limit(iterations=200), seed=seed, avoid=avoided)
+        result = search(position, Limit(iterations=200), seed=seed, question=Question(avoid=avoided))
         assert result.best_action not in avoided
         assert not {c.action for c in result.candidates} & set(avoided)
         assert result.root.visits == 200
@@ -158,21 +157,24 @@ def test_sampling_and_the_fallback_stay_within_the_restriction():
     allowed = legal[-4:]
     sampling = Limit(iterations=100), SearchSettings(temperature=2.0, floor=0.0)
     for seed in range(20):
-        assert search(position, *sampling, seed=seed, allow=allowed).best_action in allowed
+        assert search(position, *sampling, seed=seed, question=Question(allow=allowed)).best_action in allowed
     stop = StopFlag()
     stop.set()                                          # no iteration runs: the greedy fallback
     for seed in range(5):
-        result = search(position, Limit(iterations=100), seed=seed, stop=stop, allow=allowed)
+        result = search(position, Limit(iterations=100), seed=seed,
+                        question=Question(allow=allowed),
+                        run=Run(stop=stop))
         assert result.iterations == 0 and result.best_action in allowed
-        result = search(position, Limit(iterations=100), seed=seed, stop=stop,
-                        avoid=legal[:-1])
+        result = search(position, Limit(iterations=100), seed=seed,
+                        question=Question(avoid=legal[:-1]),
+                        run=Run(stop=stop))
         assert result.best_action == legal[-1] and result.stopped_by == "single-action"
 
 
 def test_one_action_left_answers_like_a_single_legal_action():
     position = played(2, 3, 2)
     legal = position.legal_actions()
-    result = search(position, Limit(iterations=10**9), seed=1, allow=[legal[5]])
+    result = search(position, Limit(iterations=10**9), seed=1, question=Question(allow=[legal[5]]))
     assert result.best_action == legal[5] and result.stopped_by == "single-action"
     assert result.iterations == 0 and result.candidates[0].prior == 1.0
 
@@ -180,8 +182,8 @@ def test_one_action_left_answers_like_a_single_legal_action():
 def test_a_restriction_is_deterministic():
     position = played(2, 14, 5)
     avoid = position.legal_actions()[:4]
-    a = search(position, Limit(iterations=300), seed=7, avoid=avoid)
-    b = search(position, Limit(iterations=300), seed=7, avoid=avoid)
+    a = search(position, Limit(iterations=300), seed=7, question=Question(avoid=avoid))
+    b = search(position, Limit(iterations=300), seed=7, question=Question(avoid=avoid))
     assert a.candidates == b.candidates and a.best_action == b.best_action
 
 
@@ -192,18 +194,18 @@ def test_bad_restrictions_are_refused_naming_the_field():
     assert foreign not in legal
     limits = Limit(iterations=50)
     with pytest.raises(ValueError, match=r"^allow\[1\]: .* is not legal here"):
-        search(position, limits, seed=1, allow=[legal[0], foreign])
+        search(position, limits, seed=1, question=Question(allow=[legal[0], foreign]))
     with pytest.raises(ValueError, match=r"^avoid\[0\]: .* is not legal here"):
-        search(position, limits, seed=1, avoid=[foreign])
+        search(position, limits, seed=1, question=Question(avoid=[foreign]))
     with pytest.raises(ValueError, match="^avoid: "):
-        search(position, limits, seed=1, avoid=legal)
+        search(position, limits, seed=1, question=Question(avoid=legal))
     with pytest.raises(ValueError, match="^avoid: "):
-        search(position, limits, seed=1, allow=legal[:2], avoid=legal[:2])
+        search(position, limits, seed=1, question=Question(allow=legal[:2], avoid=legal[:2]))
     with pytest.raises(ValueError, match="^allow: "):
-        search(position, limits, seed=1, seat=1 - position.to_act, allow=legal[:2])
+        search(position, limits, seed=1, question=Question(seat=1 - position.to_act, allow=legal[:2]))
     with pytest.raises(ValueError, match="^avoid: "):
-        search(position, limits, seed=1, seat=1 - position.to_act, avoid=legal[:2])
+        search(position, limits, seed=1, question=Question(seat=1 - position.to_act, avoid=legal[:2]))
     # with the seat to act's hand known, the root's actions are known
-    result = search(position, limits, seed=1, seat=1 - position.to_act,
-                    known_hands=[position.to_act], allow=legal[:2])
+    result = search(position, limits, seed=1,
+                    question=Question(seat=1 - position.to_act, known_hands=[position.to_act], allow=legal[:2]))
     assert result.best_action in legal[:2]

@@ -13,7 +13,7 @@ from test_search import comparable  # a result without its timing fields
 
 from cacaoai.engine import Position
 from cacaoai.lab.arena import run as arena_run
-from cacaoai.search import Limit, SearchSettings, TreeCache, search
+from cacaoai.search import Limit, Question, Reuse, SearchSettings, TreeCache, search
 from cacaoai.search.bots import parse_bot
 
 LIMITS = Limit(iterations=400)
@@ -31,23 +31,23 @@ def played(players, seed, plies):
 def test_a_repeated_search_continues_its_tree():
     position = played(2, 1, 3)
     cache = TreeCache(BIG)
-    first = search(position, LIMITS, seed=1, cache=cache)
+    first = search(position, LIMITS, seed=1, reuse=Reuse(cache))
     assert first.root.reused_visits == 0
     assert cache.stats() == {"trees": 1, "bytes": cache.stats()["bytes"], "max_bytes": BIG,
                              "hits": 0, "misses": 1}
-    second = search(position, LIMITS, seed=2, cache=cache)
+    second = search(position, LIMITS, seed=2, reuse=Reuse(cache))
     assert second.iterations == 400                       # the budget counts new iterations
     assert second.root.reused_visits == 400 and second.root.visits == 800
     assert sum(c.visits for c in second.candidates) == 800
     assert cache.stats()["hits"] == 1 and cache.stats()["trees"] == 1
-    third = search(position, LIMITS, seed=3, cache=cache)
+    third = search(position, LIMITS, seed=3, reuse=Reuse(cache))
     assert third.root.reused_visits == 800 and third.root.visits == 1200
 
 
 def test_without_a_hit_the_result_is_the_one_without_a_cache():
     position = played(2, 2, 4)
     plain = search(position, LIMITS, seed=5)
-    cached = search(position, LIMITS, seed=5, cache=TreeCache(BIG))
+    cached = search(position, LIMITS, seed=5, reuse=Reuse(TreeCache(BIG)))
     assert comparable(plain) == comparable(cached)
 
 
@@ -56,20 +56,20 @@ def test_the_same_cache_state_gives_the_same_result():
     results = []
     for _ in range(2):
         cache = TreeCache(BIG)
-        search(position, LIMITS, seed=1, cache=cache)
-        results.append(comparable(search(position, LIMITS, seed=2, cache=cache)))
+        search(position, LIMITS, seed=1, reuse=Reuse(cache))
+        results.append(comparable(search(position, LIMITS, seed=2, reuse=Reuse(cache))))
     assert results[0] == results[1]
 
 
 def test_a_different_observation_or_setting_misses():
     cache = TreeCache(BIG)
     position = played(2, 4, 4)
-    search(position, LIMITS, seed=1, cache=cache)
-    assert search(played(2, 4, 5), LIMITS, seed=1, cache=cache).root.reused_visits == 0
+    search(position, LIMITS, seed=1, reuse=Reuse(cache))
+    assert search(played(2, 4, 5), LIMITS, seed=1, reuse=Reuse(cache)).root.reused_visits == 0
     other = Limit(iterations=400), SearchSettings(exploration=0.5)
-    assert search(position, *other, seed=1, cache=cache).root.reused_visits == 0
+    assert search(position, *other, seed=1, reuse=Reuse(cache)).root.reused_visits == 0
     seat = 1 - position.to_act            # another observer of the same position
-    assert search(position, LIMITS, seed=1, seat=seat, cache=cache).root.reused_visits == 0
+    assert search(position, LIMITS, seed=1, question=Question(seat=seat), reuse=Reuse(cache)).root.reused_visits == 0
     assert cache.stats()["misses"] == 4 and cache.stats()["hits"] == 0
 
 
@@ -79,11 +79,11 @@ def test_positions_that_differ_only_in_hidden_facts_share_their_trees():
     other = next(p for p in (Position.from_observation(original.observation(seat), seed=k)
                              for k in range(50)) if p.snapshot() != original.snapshot())
     a, b = TreeCache(BIG), TreeCache(BIG)
-    search(original, LIMITS, seed=1, cache=a)
-    search(original, LIMITS, seed=1, cache=b)
+    search(original, LIMITS, seed=1, reuse=Reuse(a))
+    search(original, LIMITS, seed=1, reuse=Reuse(b))
     # the same kept tree continued from either complete position: the same answer
-    ra = search(original, LIMITS, seed=2, cache=a)
-    rb = search(other, LIMITS, seed=2, cache=b)
+    ra = search(original, LIMITS, seed=2, reuse=Reuse(a))
+    rb = search(other, LIMITS, seed=2, reuse=Reuse(b))
     assert ra.root.reused_visits == rb.root.reused_visits == 400
     assert comparable(ra) == comparable(rb)
 
@@ -97,7 +97,7 @@ def test_a_kept_tree_continues_after_the_actions_played_since():
     # has tried so few of its actions here that none survives the re-root
     # (children that fill from the display are dropped after a draw)
     narrow = Limit(iterations=400), SearchSettings(widen_inner=0)
-    mine = search(position, Limit(iterations=3000), SearchSettings(widen_inner=0), seed=1, cache=cache)
+    mine = search(position, Limit(iterations=3000), SearchSettings(widen_inner=0), seed=1, reuse=Reuse(cache))
     history.append((position.clone(), mine.best_action))
     position.apply(mine.best_action)
     line = list(mine.principal_variation[1:])
@@ -109,7 +109,7 @@ def test_a_kept_tree_continues_after_the_actions_played_since():
             action, line = legal[0], []
         history.append((position.clone(), action))
         position.apply(action)
-    again = search(position, *narrow, seed=2, cache=cache, history=history)
+    again = search(position, *narrow, seed=2, reuse=Reuse(cache, history=history))
     assert again.root.reused_visits > 0
     legal = set(position.legal_actions())
     assert again.best_action in legal and {c.action for c in again.candidates} <= legal
@@ -124,7 +124,7 @@ def test_pondering_on_the_opponents_turn_is_continued_on_mine():
             position.apply(position.legal_actions()[0])
         me = 1 - position.to_act
         cache = TreeCache(BIG)
-        ponder = search(position, Limit(iterations=1500), seed=seed, seat=me, cache=cache)
+        ponder = search(position, Limit(iterations=1500), seed=seed, question=Question(seat=me), reuse=Reuse(cache))
         assert ponder.seat == me and all(c.prior is None for c in ponder.candidates)
         # the opponent plays what my tree looked at most, among its real options
         legal = position.legal_actions()
@@ -134,7 +134,7 @@ def test_pondering_on_the_opponents_turn_is_continued_on_mine():
         while position.to_act != me and not position.is_over:
             history.append((position.clone(), position.legal_actions()[0]))
             position.apply(history[-1][1])
-        mine = search(position, LIMITS, seed=seed, cache=cache, history=history)
+        mine = search(position, LIMITS, seed=seed, reuse=Reuse(cache, history=history))
         legal = set(position.legal_actions())
         assert mine.best_action in legal and {c.action for c in mine.candidates} <= legal
         hits += mine.root.reused_visits > 0
@@ -147,8 +147,7 @@ def test_a_whole_game_with_reuse_plays_legal_actions_only():
     history = []
     reused = 0
     while not position.is_over:
-        result = search(position, Limit(iterations=150), seed=len(history),
-                        cache=cache, history=history[-16:])
+        result = search(position, Limit(iterations=150), seed=len(history), reuse=Reuse(cache, history=history[-16:]))
         legal = set(position.legal_actions())
         assert result.best_action in legal
         assert {c.action for c in result.candidates} <= legal
@@ -161,9 +160,9 @@ def test_a_whole_game_with_reuse_plays_legal_actions_only():
 def test_restrictions_apply_to_a_kept_tree():
     position = played(2, 9, 3)
     cache = TreeCache(BIG)
-    first = search(position, Limit(iterations=1000), seed=1, cache=cache)
+    first = search(position, Limit(iterations=1000), seed=1, reuse=Reuse(cache))
     best = first.best_action
-    second = search(position, LIMITS, seed=2, cache=cache, avoid=[best])
+    second = search(position, LIMITS, seed=2, question=Question(avoid=[best]), reuse=Reuse(cache))
     assert second.root.reused_visits > 0
     assert best not in {c.action for c in second.candidates} and second.best_action != best
     # the avoided child's visits left the root with it
@@ -173,17 +172,17 @@ def test_restrictions_apply_to_a_kept_tree():
 def test_the_cache_stays_within_its_bytes():
     positions = [played(2, 70 + k, 4) for k in range(6)]
     cache = TreeCache(BIG)
-    search(positions[0], LIMITS, seed=1, cache=cache)
+    search(positions[0], LIMITS, seed=1, reuse=Reuse(cache))
     one = cache.stats()["bytes"]
     cache = TreeCache(int(2.5 * one))
     for p in positions:
-        search(p, LIMITS, seed=1, cache=cache)
+        search(p, LIMITS, seed=1, reuse=Reuse(cache))
         assert cache.stats()["bytes"] <= cache.stats()["max_bytes"]
     assert cache.stats()["trees"] == 2
-    assert search(positions[-1], LIMITS, seed=1, cache=cache).root.reused_visits == 400
-    assert search(positions[0], LIMITS, seed=1, cache=cache).root.reused_visits == 0
+    assert search(positions[-1], LIMITS, seed=1, reuse=Reuse(cache)).root.reused_visits == 400
+    assert search(positions[0], LIMITS, seed=1, reuse=Reuse(cache)).root.reused_visits == 0
     tiny = TreeCache(one - 1)
-    search(positions[0], LIMITS, seed=1, cache=tiny)
+    search(positions[0], LIMITS, seed=1, reuse=Reuse(tiny))
     assert tiny.stats()["trees"] == 0 and tiny.stats()["bytes"] == 0
     cache.clear()
     assert cache.stats()["trees"] == 0 and cache.stats()["bytes"] == 0
@@ -193,13 +192,13 @@ def test_a_smaller_limit_evicts_the_least_recently_used_trees_and_a_larger_one_k
     positions = [played(2, 80 + k, 4) for k in range(3)]
     cache = TreeCache(BIG)
     for p in positions:
-        search(p, LIMITS, seed=1, cache=cache)
+        search(p, LIMITS, seed=1, reuse=Reuse(cache))
     one = cache.stats()["bytes"] // 3
     cache.resize(int(1.5 * one))
     assert cache.stats()["trees"] == 1 and cache.stats()["max_bytes"] == int(1.5 * one)
-    assert search(positions[2], LIMITS, seed=1, cache=cache).root.reused_visits == 400  # the newest stays
+    assert search(positions[2], LIMITS, seed=1, reuse=Reuse(cache)).root.reused_visits == 400  # the newest stays
     cache.resize(BIG)
-    search(positions[0], LIMITS, seed=1, cache=cache)
+    search(positions[0], LIMITS, seed=1, reuse=Reuse(cache))
     assert cache.stats()["trees"] == 2
     with pytest.raises(ValueError, match="^max_bytes: "):
         cache.resize(-1)
@@ -208,12 +207,12 @@ def test_a_smaller_limit_evicts_the_least_recently_used_trees_and_a_larger_one_k
 def test_an_entry_keeps_one_tree_per_thread_and_reuses_those_there_are():
     position = played(2, 11, 4)
     cache = TreeCache(BIG)
-    search(position, Limit(iterations=400, threads=2), seed=1, cache=cache)
+    search(position, Limit(iterations=400, threads=2), seed=1, reuse=Reuse(cache))
     assert cache.stats()["trees"] == 2
-    three = search(position, Limit(iterations=300, threads=3), seed=1, cache=cache)
+    three = search(position, Limit(iterations=300, threads=3), seed=1, reuse=Reuse(cache))
     assert three.root.reused_visits == 400 and three.root.visits == 700
     assert cache.stats()["trees"] == 3
-    one = search(position, Limit(iterations=100, threads=1), seed=1, cache=cache)
+    one = search(position, Limit(iterations=100, threads=1), seed=1, reuse=Reuse(cache))
     assert 0 < one.root.reused_visits < 700
 
 
@@ -226,8 +225,7 @@ def test_two_threads_can_share_a_cache():
             position = Position.new(2, seed)
             history = []
             for _ in range(24):
-                result = search(position, Limit(iterations=100), seed=seed,
-                                cache=cache, history=history[-16:])
+                result = search(position, Limit(iterations=100), seed=seed, reuse=Reuse(cache, history=history[-16:]))
                 assert result.best_action in position.legal_actions()
                 history.append((position.clone(), result.best_action))
                 position.apply(result.best_action)
@@ -247,15 +245,15 @@ def test_two_threads_can_share_a_cache():
 def test_bad_cache_and_history_arguments_are_refused():
     position = played(2, 12, 2)
     with pytest.raises(ValueError, match="^cache: "):
-        search(position, LIMITS, seed=1, cache={})
+        search(position, LIMITS, seed=1, reuse=Reuse({}))
     with pytest.raises(ValueError, match=r"^history\[0\]: "):
-        search(position, LIMITS, seed=1, cache=TreeCache(BIG), history=[("x", 1)])
+        search(position, LIMITS, seed=1, reuse=Reuse(TreeCache(BIG), history=[("x", 1)]))
     with pytest.raises(ValueError, match="^max_bytes: "):
         TreeCache(-1)
     before = played(2, 12, 1)
     wrong = next(a for a in position.legal_actions() if a not in before.legal_actions())
     with pytest.raises(ValueError, match=r"^history\[0\]: .* not legal in its position"):
-        search(position, LIMITS, seed=1, cache=TreeCache(BIG), history=[(before, wrong)])
+        search(position, LIMITS, seed=1, reuse=Reuse(TreeCache(BIG), history=[(before, wrong)]))
 
 
 # --- bots and the arena ------------------------------------------------------------------
@@ -299,12 +297,13 @@ def test_a_pondering_bot_thinks_on_the_others_turns_and_continues_on_its_own():
 def test_history_may_give_action_codes():
     position = played(2, 14, 3)
     cache = TreeCache(BIG)
-    first = search(position, Limit(iterations=1500), seed=1, cache=cache)
+    first = search(position, Limit(iterations=1500), seed=1, reuse=Reuse(cache))
     before = position.clone()
     code = position.encode(first.best_action)
     position.apply(first.best_action)
-    result = search(position, LIMITS, seed=1, seat=before.to_act, cache=cache,
-                    history=[(before, code)])
+    result = search(position, LIMITS, seed=1,
+                    question=Question(seat=before.to_act),
+                    reuse=Reuse(cache, history=[(before, code)]))
     assert 0 < result.root.reused_visits <= first.candidates[0].visits
 
 
@@ -317,14 +316,15 @@ def test_after_jungle_tiles_are_drawn_children_that_fill_from_the_display_start_
         position = played(2, 80 + deal, 2)
         me = position.to_act
         cache = TreeCache(BIG)
-        mine = search(position, Limit(iterations=2000), seed=1, cache=cache)
+        mine = search(position, Limit(iterations=2000), seed=1, reuse=Reuse(cache))
         history = [(position.clone(), mine.best_action)]
         deck = position.snapshot()["jungle_deck_count"]
         position.apply(mine.best_action)
         if position.snapshot()["jungle_deck_count"] == deck or position.to_act == me:
             continue
-        ponder = search(position, Limit(iterations=1), seed=1, seat=me, cache=cache,
-                        history=history)
+        ponder = search(position, Limit(iterations=1), seed=1,
+                        question=Question(seat=me),
+                        reuse=Reuse(cache, history=history))
         kept = [c for c in ponder.candidates if c.visits > 1]
         assert not [c for c in kept if c.action.fills]
         checked += bool(kept)
@@ -344,8 +344,9 @@ def test_a_seat_pondering_through_a_whole_game_continues_its_trees(players, deal
     rng = random.Random(choices)
     continued = searches = 0
     while not position.is_over:
-        result = search(position, Limit(iterations=200), seed=len(history), seat=0,
-                        cache=cache, history=history[-16:])
+        result = search(position, Limit(iterations=200), seed=len(history),
+                        question=Question(seat=0),
+                        reuse=Reuse(cache, history=history[-16:]))
         if result.root is not None:
             searches += 1
             continued += result.root.reused_visits > 0
