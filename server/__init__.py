@@ -5,8 +5,10 @@
     server.start()
 
 Layers: :mod:`.service` answers each RPC with plain functions (validate ->
-convert -> engine/search -> convert); :mod:`.servicer` adapts them to gRPC
-(deadlines, cancellation, rich errors); :mod:`.lifecycle` builds, starts,
+convert -> engine/search -> convert); :mod:`.methods` is the table of the
+methods that both transports serve, :mod:`.grpc_transport` on gRPC and
+:mod:`.connect_transport` on Connect (deadlines, cancellation, rich
+errors); :mod:`.lifecycle` builds, starts,
 drains and stops a server (health, reflection, metrics, signals);
 :mod:`.asgi` answers the same API over HTTP in the Connect protocol
 (connectrpc) with the board page, and :mod:`.http` serves it (Hypercorn);

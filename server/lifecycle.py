@@ -29,13 +29,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from . import security
+from .grpc_transport import SERVICE_NAME, CacaoServicer
 from .http import HttpServer, announce_page, start_page
 from .logs import CallLog
 from .metrics import Metrics
 from .observe import CallHook, Observers
 from .options import ServerOptions
 from .service import CacaoApi
-from .servicer import SERVICE_NAME, CacaoServicer
 
 T = TypeVar("T")
 

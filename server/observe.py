@@ -6,7 +6,7 @@ structured log line per call. Hooks know nothing of gRPC, so another transport
 (an HTTP front, say) reuses them by building a :class:`CallRecord` with
 :func:`call_record` and calling :meth:`Observers.finish`.
 
-:class:`~.servicer.CacaoServicer` is the gRPC side: the guard of every
+:class:`~.grpc_transport.CacaoServicer` is the gRPC side: the guard of every
 method times the call, reads its status code and its (last) reply, and calls
 the hooks. :mod:`.asgi` does the same for the Connect calls over HTTP.
 

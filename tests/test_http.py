@@ -81,7 +81,8 @@ def test_every_method_of_the_service_is_served_by_the_api_function_of_its_name(c
     methods may be GETs."""
     from connectrpc.method import IdempotencyLevel
 
-    from cacaoai.server.asgi import CacaoAsgi, CacaoConnect
+    from cacaoai.server.asgi import CacaoAsgi
+    from cacaoai.server.connect_transport import CacaoConnect
 
     api = cacao_server[0].cacao_api
     app = CacaoAsgi(api)

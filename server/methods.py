@@ -1,0 +1,304 @@
+"""The service's methods, once for every transport: :data:`METHODS` says for
+each RPC of ``cacao.v1.CacaoService`` how it is admitted, what its deadline
+does, where its errors point, whether it streams, and which
+:class:`~.service.CacaoApi` handler answers it; :class:`Dispatcher` runs a
+method so, on the transport's event loop.
+
+The gRPC adapter (:mod:`.grpc_transport`) and the Connect adapter
+(:mod:`.connect_transport`) only translate: a call's deadline, client and
+cancellation into a :class:`~.service.Call`, its bytes into a request
+message, and what :class:`Dispatcher` returns or raises into their answers.
+Adding an RPC is its proto, its handler and its row here.
+
+What every method shares, on every transport:
+
+- a client has at most ``max_client_calls`` calls in progress
+  (:class:`ClientCalls`; RESOURCE_EXHAUSTED, ``TOO_MANY_CLIENT_CALLS``), and
+  its request must arrive within ``request_timeout_s`` of the call
+  (:func:`request_timeout`: DEADLINE_EXCEEDED, ``REQUEST_TIMEOUT``);
+- an :class:`~.errors.ApiError` is the client's fault and goes back with its
+  details; any other exception is logged and answered INTERNAL
+  (:class:`InternalError`), and never harms the next call;
+- a search's call end (its deadline, a cancel, a hang-up) sets its stop
+  flag, so its search ends at once.
+
+Thread-safety: a Dispatcher belongs to one event loop (its semaphore); the
+handlers it calls are thread-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+from cacaoai.search import StopFlag
+
+from . import errors
+from .errors import ApiError
+from .service import Analysis, CacaoApi, Call, analysis_reports
+
+T = TypeVar("T")
+
+log = logging.getLogger("cacaoai.server")
+
+SERVICE = pb.DESCRIPTOR.services_by_name["CacaoService"]
+INLINE_REQUEST_BYTES = 8 * 1024  # handled on the loop: every real request but searches
+LARGE_REQUEST_BYTES = 32 * 1024  # five times the largest real record
+LARGE_REQUESTS = 1  # large requests converted at once, per transport
+
+
+class Admission(enum.Enum):
+    """How a method's handler gets to run."""
+
+    #: on the event loop when the request is small (two thread switches
+    #: would cost more than the work), else in the worker pool
+    QUICK = "quick"
+    #: always in the worker pool: it waits there for the scheduler's slot
+    SEARCH = "search"
+    #: started as QUICK; its search runs on a thread of its own once the
+    #: scheduler admits it, and reports as it goes
+    ANALYSIS = "analysis"
+
+
+class Deadline(enum.Enum):
+    """What a call's deadline does to a method."""
+
+    #: the transport ends the call at its deadline; the handler never sees it
+    TRANSPORT = "transport"
+    #: the search's budget is fitted to it (the handler gets the Call), and
+    #: the call's end stops the search
+    FITS_BUDGET = "fits budget"
+
+
+@dataclass(frozen=True)
+class Method:
+    """One RPC as every transport serves it.
+
+    Attributes:
+        name: its name in the proto (``SuggestAction``).
+        handler: the :class:`CacaoApi` function that answers it: ``(api,
+            request)`` for QUICK, ``(api, request, call)`` for SEARCH,
+            ``(api, request, call, notify)`` for ANALYSIS (an Analysis).
+        admission: how the handler gets to run.
+        deadline: what the call's deadline does.
+        streams: it answers with a stream of reports, the last one final.
+        start_then_stop: its first message holds the request in ``start``,
+            and a later ``stop`` ends the analysis at once (a half-close
+            lets it run).
+        errors_under: the field its request sits in (the fields its errors
+            name start with it); "" for the message itself.
+    """
+
+    name: str
+    handler: Callable[..., Any]
+    admission: Admission = Admission.QUICK
+    deadline: Deadline = Deadline.TRANSPORT
+    streams: bool = False
+    start_then_stop: bool = False
+    errors_under: str = ""
+
+
+METHODS: tuple[Method, ...] = (
+    Method("GetServerInfo", CacaoApi.get_server_info),
+    Method("NewGame", CacaoApi.new_game),
+    Method("ListLegalActions", CacaoApi.list_legal_actions),
+    Method("ApplyAction", CacaoApi.apply_action),
+    Method("ValidateRecord", CacaoApi.validate_record),
+    Method("SuggestAction", CacaoApi.suggest_action, Admission.SEARCH, Deadline.FITS_BUDGET),
+    Method("AnalyzePosition", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
+           streams=True),
+    Method("Analyze", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
+           streams=True, start_then_stop=True, errors_under="start"),
+)
+BY_NAME = {method.name: method for method in METHODS}
+
+
+class InternalError(Exception):
+    """A handler failed for a reason that is not the client's (logged)."""
+
+    MESSAGE = "internal error; the server log has the details"
+
+
+class Hangup(Exception):
+    """Raised by a transport's stream of later messages: the client went away."""
+
+
+class ClientCalls:
+    """The calls in progress per client, at most ``limit`` each (0: no limit).
+    Only touched on one event loop."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.counts: dict[str, int] = {}
+
+    def enter(self, client: str) -> None:
+        """Counts a call of `client`.
+
+        Raises:
+            ApiError: RESOURCE_EXHAUSTED when the client has its maximum.
+        """
+        if self.limit and self.counts.get(client, 0) >= self.limit:
+            raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                           f"this client ({client}) already has its maximum of {self.limit} calls "
+                           "in progress; wait for one to end", ErrorReason.TOO_MANY_CLIENT_CALLS)
+        self.counts[client] = self.counts.get(client, 0) + 1
+
+    def leave(self, client: str) -> None:
+        left = self.counts[client] - 1
+        if left:
+            self.counts[client] = left
+        else:
+            del self.counts[client]
+
+
+def new_call(remaining_s: float | None, client: str) -> Call:
+    """The Call of an RPC whose deadline is `remaining_s` seconds away (None:
+    none), for `client`, with a fresh stop flag."""
+    deadline = None if remaining_s is None else time.monotonic() + remaining_s
+    return Call(time_remaining=(lambda: None) if deadline is None else (lambda: deadline - time.monotonic()),
+                stop=StopFlag(), client=client)
+
+
+def request_timeout(seconds: float) -> ApiError:
+    """The error of a call whose request did not arrive in time."""
+    return ApiError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                    f"the request did not arrive within {seconds:g} s of the call",
+                    ErrorReason.REQUEST_TIMEOUT)
+
+
+def undecodable(field: str, message: str, detail: object) -> ApiError:
+    """INVALID_ARGUMENT for bytes that are not a valid `message`."""
+    return errors.invalid(field, f"the request bytes are not a valid {message} message: {detail}",
+                          ErrorReason.UNDECODABLE_REQUEST)
+
+
+class Dispatcher:
+    """Runs the methods of :data:`METHODS` over a :class:`CacaoApi` for one
+    transport (on its event loop), with its worker pool."""
+
+    def __init__(self, api: CacaoApi, pool: futures.Executor):
+        self.api, self.pool = api, pool
+        self._large = asyncio.Semaphore(LARGE_REQUESTS)
+
+    async def _run(self, request: Any, work: Callable[[], T], blocks: bool = False) -> T:
+        """``work()``: on the loop when it is quick, else in the pool; large
+        requests wait for their turn first (the rest wait without a thread,
+        which bounds the memory of many large requests at once)."""
+        size = request.ByteSize()
+        if size <= INLINE_REQUEST_BYTES and not blocks:
+            return work()
+        guard = self._large if size > LARGE_REQUEST_BYTES else contextlib.nullcontext()
+        async with guard:
+            return await asyncio.get_running_loop().run_in_executor(self.pool, work)
+
+    async def unary(self, method: Method, request: Any, call: Call) -> Any:
+        """The one reply of a method that does not stream.
+
+        Raises:
+            ApiError: the client's fault.
+            InternalError: anything else (logged).
+        """
+        searches = method.admission is Admission.SEARCH
+        work: Callable[[], Any] = ((lambda: method.handler(self.api, request, call)) if searches
+                                   else (lambda: method.handler(self.api, request)))
+        try:
+            return await self._run(request, work, blocks=searches)
+        except ApiError as error:
+            log.info("%s: %s", method.name, error)
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # one bad request never harms the next
+            log.exception("%s failed", method.name)
+            raise InternalError(InternalError.MESSAGE) from None
+        finally:
+            call.stop.set()  # a cancelled call's search ends at once
+
+    async def stream(self, method: Method, request: Any, call: Call,
+                     later: AsyncIterator[Any] | None = None) -> AsyncIterator[Any]:
+        """The reports of a streaming method until the final one; the search
+        runs (and ends, freeing its slot) whether or not the client reads them.
+
+        Args:
+            request: the call's first message (None: the call sent none).
+            later: the call's later messages (``start_then_stop``), which
+                raise an ApiError for one that does not decode, or
+                :class:`Hangup`.
+
+        Raises:
+            ApiError: the client's fault.
+            InternalError: anything else (logged).
+        """
+        problems: list[ApiError] = []
+        listening: asyncio.Future[None] | None = None
+        try:
+            if method.start_then_stop:
+                if request is None:
+                    raise errors.invalid("start", "the call sent no request: the first message must be start")
+                if request.WhichOneof("kind") != "start":
+                    raise errors.invalid("start", "the first message must be start (an "
+                                         "AnalyzePositionRequest); stop comes after it")
+                request = request.start
+                if later is not None:
+                    listening = asyncio.ensure_future(_listen(later, call, problems))
+            elif request is None:
+                raise errors.invalid("request", "the call sent no request")
+
+            def start(notify: Callable[[], None]) -> Coroutine[Any, Any, Analysis]:
+                return self._run(request, lambda: method.handler(self.api, request, call, notify))
+
+            async with contextlib.aclosing(analysis_reports(start, problems, method.errors_under)) as reports:
+                async for report in reports:
+                    yield report
+        except ApiError as error:
+            log.info("%s: %s", method.name, error)
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception:
+            log.exception("%s failed", method.name)
+            raise InternalError(InternalError.MESSAGE) from None
+        finally:
+            call.stop.set()  # a hang-up, a deadline or an early end stops the search
+            if listening is not None:
+                listening.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await listening
+
+
+async def _listen(later: AsyncIterator[Any], call: Call, problems: list[ApiError]) -> None:
+    """Reads a call's messages after its start: ``stop`` sets the call's stop
+    flag; the end of the requests changes nothing (the search runs to its
+    budget); anything else is a problem that ends the call."""
+    try:
+        message = await anext(later, None)
+    except Hangup:
+        call.stop.set()
+        return
+    except ApiError as error:
+        problems.append(error)
+        call.stop.set()
+        return
+    if message is None:
+        return
+    kind = message.WhichOneof("kind")
+    if kind != "stop":
+        problems.append(errors.invalid(
+            kind or "stop", "only the first message may be start" if kind else
+            "an empty message: send stop to end the analysis"))
+    call.stop.set()
+
+
+__all__ = ["BY_NAME", "METHODS", "SERVICE", "Admission", "ClientCalls", "Deadline", "Dispatcher",
+           "Hangup", "InternalError", "Method", "new_call", "request_timeout", "undecodable"]

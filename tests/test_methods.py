@@ -1,0 +1,70 @@
+"""The method table is the one list of the service's methods: every method of
+cacao.v1.CacaoService has its row, and every row is served by both
+transports (the grpc.aio servicer and the Connect application), which build
+their handlers from the table alone.
+
+No server: the two adapters are built over one CacaoApi and asked for each
+method's handler, as grpc.aio and connectrpc ask them.
+"""
+
+from __future__ import annotations
+
+from concurrent import futures
+from dataclasses import dataclass
+
+import grpc
+import pytest
+
+from cacaoai.api.cacao.v1 import cacao_connect
+from cacaoai.server.connect_transport import CacaoConnect, snake_case
+from cacaoai.server.grpc_transport import CacaoServicer
+from cacaoai.server.methods import METHODS, SERVICE, Admission, Deadline
+from cacaoai.server.service import CacaoApi
+
+
+@dataclass
+class _Details(grpc.HandlerCallDetails):
+    method: str
+    invocation_metadata: tuple = ()
+
+
+@pytest.fixture(scope="module")
+def adapters():
+    api = CacaoApi()
+    with futures.ThreadPoolExecutor(1) as pool:
+        yield CacaoServicer(api, pool), CacaoConnect(api, pool)
+
+
+def test_every_method_of_the_service_has_one_row_in_the_table():
+    assert sorted(m.name for m in SERVICE.methods) == sorted(m.name for m in METHODS)
+    assert len({m.name for m in METHODS}) == len(METHODS)
+
+
+def test_each_row_says_what_the_proto_says_of_its_streams():
+    for method in METHODS:
+        descriptor = SERVICE.methods_by_name[method.name]
+        assert method.streams == descriptor.server_streaming, method.name
+        assert method.start_then_stop == descriptor.client_streaming, method.name
+        # a method whose deadline cuts a search budget is one that searches
+        assert (method.deadline is Deadline.FITS_BUDGET) == (method.admission is not Admission.QUICK)
+
+
+def test_the_grpc_servicer_serves_every_row(adapters):
+    handler = adapters[0].generic_handler(max_client_calls=0, request_timeout_s=1.0)
+    for method in METHODS:
+        served = handler.service(_Details(f"/{SERVICE.full_name}/{method.name}"))
+        assert served is not None, method.name
+        assert served.response_streaming == method.streams, method.name
+    assert handler.service(_Details(f"/{SERVICE.full_name}/NoSuchMethod")) is None
+
+
+def test_the_connect_application_serves_every_row(adapters):
+    """The generated application asks the service object for every method of
+    the proto by its snake_case name; the adapter has one for each row."""
+    connect = adapters[1]
+    endpoints = cacao_connect.CacaoServiceASGIApplication(connect)._endpoints(connect)
+    assert sorted(endpoints) == sorted(f"/{SERVICE.full_name}/{m.name}" for m in METHODS)
+    for method in METHODS:
+        endpoint = endpoints[f"/{SERVICE.full_name}/{method.name}"]
+        assert endpoint.function.__name__ == snake_case(method.name)
+        assert endpoint.function is getattr(connect, snake_case(method.name))
