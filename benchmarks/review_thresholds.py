@@ -38,6 +38,7 @@ CUTS = (0.02, 0.05, 0.10, 0.15, 0.20, 0.30)
 QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99)
 PLANT_LOSS = 0.20
 PLANT_VISITS = 10
+PLANT_TRIES = 4
 
 
 def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float, str]]:
@@ -56,45 +57,33 @@ def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str
 
 
 def planted(task: tuple[int, int, int, int, int]) -> tuple[float, float, str] | None:
-    """One game of strong self-play with one move replaced: a decision drawn
-    at random, and among the actions a `judge`-iteration search tried at
-    least PLANT_VISITS times, the most visited one it judges at least
-    PLANT_LOSS worse than its best. Reviewed alone at `iterations`:
-    (the judge's loss, the review's loss, the review's class); None when
-    the drawn decision has no such action."""
+    """One game of strong self-play with one move replaced: among the
+    actions a `judge`-iteration search tried at least PLANT_VISITS times at
+    a decision drawn at random (up to PLANT_TRIES decisions until one has
+    one), the most visited one it judges at least PLANT_LOSS worse than its
+    best. Reviewed alone at `iterations`: (the judge's loss, the review's
+    loss, the review's class); None when no drawn decision had such an action."""
     g, seed, players, iterations, judge = task
     game = play_game((g, players, seed, [LEVELS["strong"]] * players))
-    actions = game["record"]["actions"]
-    k = random.Random(seed * 7919 + g).randrange(len(actions))
-    position = Position.from_record(game["record"], k)
-    judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g,
-                    question=Question(calibrated=False, multipv=0))
-    top = judged.candidates[0].win_probability
-    worse = [c for c in judged.candidates if c.visits >= PLANT_VISITS and c.win_probability <= top - PLANT_LOSS]
-    if not worse:
-        return None
-    plant = max(worse, key=lambda c: c.visits)
-    *_, decision, _summary = review_game(position, [plant.action], Limit(iterations=iterations), seed=seed + g,
-                                         explanations=False)
-    assert isinstance(decision, DecisionReview)
-    return top - plant.win_probability, decision.win_loss, decision.classification
+    count = len(game["record"]["actions"])
+    for k in random.Random(seed * 7919 + g).sample(range(count), min(PLANT_TRIES, count)):
+        position = Position.from_record(game["record"], k)
+        judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g,
+                        question=Question(calibrated=False, multipv=0))
+        top = judged.candidates[0].win_probability
+        worse = [c for c in judged.candidates
+                 if c.visits >= PLANT_VISITS and c.win_probability <= top - PLANT_LOSS]
+        if worse:
+            plant = max(worse, key=lambda c: c.visits)
+            *_, decision, _summary = review_game(position, [plant.action], Limit(iterations=iterations),
+                                                 seed=seed + g, explanations=False)
+            assert isinstance(decision, DecisionReview)
+            return top - plant.win_probability, decision.win_loss, decision.classification
+    return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4, help="games per pair")
-    parser.add_argument("--pair", action="append", help="two levels, e.g. beginner,strong (repeat)")
-    parser.add_argument("--iterations", type=int, default=600, help="the review's budget per decision")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--planted", type=int, default=0,
-                        help="also plant a blunder in this many games of strong self-play")
-    parser.add_argument("--judge", type=int, default=4000, help="the planting search's iterations")
-    args = parser.parse_args(argv)
-    pairs = [tuple(p.split(",")) for p in (args.pair or ["beginner,strong"])]
-    for pair in pairs:
-        if len(pair) != 2 or any(name not in LEVELS for name in pair):
-            parser.error(f"--pair: two levels of {', '.join(LEVELS)}, got {','.join(pair)}")
+def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> None:
+    """Play and review args.games games a pair; print the losses by level and each pair's accuracies."""
     tasks = [(g, args.seed + 1000 * k, pair, args.iterations)
              for k, pair in enumerate(pairs) for g in range(args.games)]
     started = time.monotonic()
@@ -119,6 +108,25 @@ def main(argv: list[str] | None = None) -> int:
         accuracy = [np.mean([r[5] for r in mine if r[0] == name]) for name in pair]
         loss = [np.mean([r[1] for r in mine if r[0] == name]) for name in pair]
         print(f"{','.join(pair)} | {accuracy[0]:.1f} / {accuracy[1]:.1f} | {loss[0]:.3f} / {loss[1]:.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=4, help="games per pair (0: only the planted blunders)")
+    parser.add_argument("--pair", action="append", help="two levels, e.g. beginner,strong (repeat)")
+    parser.add_argument("--iterations", type=int, default=600, help="the review's budget per decision")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--planted", type=int, default=0,
+                        help="also plant a blunder in this many games of strong self-play")
+    parser.add_argument("--judge", type=int, default=4000, help="the planting search's iterations")
+    args = parser.parse_args(argv)
+    pairs = [tuple(p.split(",")) for p in (args.pair or ["beginner,strong"])]
+    for pair in pairs:
+        if len(pair) != 2 or any(name not in LEVELS for name in pair):
+            parser.error(f"--pair: two levels of {', '.join(LEVELS)}, got {','.join(pair)}")
+    if args.games:
+        by_level(pairs, args)
     if args.planted:
         tasks = [(g, args.seed + 77, 2, args.iterations, args.judge) for g in range(args.planted)]
         found = [r for r in run_tasks(planted, tasks, args.processes) if r is not None]
