@@ -4,7 +4,7 @@
     server, port = create_server("127.0.0.1:0", ServerOptions(max_searches=2))
     server.start()
 
-Layers: :mod:`.service` answers each RPC with plain functions (validate ->
+Layers: :mod:`.handlers` answers each RPC with plain functions (validate ->
 convert -> engine/search -> convert); :mod:`.methods` is the table of the
 methods that both transports serve, :mod:`.grpc_transport` on gRPC and
 :mod:`.connect_transport` on Connect (deadlines, cancellation, rich

@@ -58,8 +58,8 @@ from . import observe, security
 from .connect_codecs import JsonCodec, ProtoCodec
 from .connect_guard import CURRENT_CALL, PREFIX, CallGuard, HttpCall, Receive, RequestBody, Send, draining
 from .connect_transport import CacaoConnect
+from .handlers import CacaoApi
 from .methods import SERVICE
-from .service import CacaoApi
 
 STATIC_DIR = Path(__file__).with_name("static")
 GZIP_MIN_BYTES = 1024  # smaller page files go as they are

@@ -50,7 +50,7 @@ from hypercorn.config import Config
 
 from . import observe, security
 from .asgi import PREFIX, SERVICE, CacaoAsgi
-from .service import CacaoApi
+from .handlers import CacaoApi
 
 log = logging.getLogger("cacaoai.server.http")
 

@@ -30,12 +30,12 @@ from grpc_reflection.v1alpha import reflection
 
 from . import security
 from .grpc_transport import SERVICE_NAME, CacaoServicer
+from .handlers import CacaoApi
 from .http import HttpServer, announce_page, start_page
 from .logs import CallLog
 from .metrics import Metrics
 from .observe import CallHook, Observers
 from .options import ServerOptions
-from .service import CacaoApi
 
 T = TypeVar("T")
 

@@ -1,12 +1,12 @@
 """The service's methods, once for every transport: :data:`METHODS` says for
 each RPC of ``cacao.v1.CacaoService`` how it is admitted, what its deadline
 does, where its errors point, whether it streams, and which
-:class:`~.service.CacaoApi` handler answers it; :class:`Dispatcher` runs a
+:class:`~.handlers.CacaoApi` handler answers it; :class:`Dispatcher` runs a
 method so, on the transport's event loop.
 
 The gRPC adapter (:mod:`.grpc_transport`) and the Connect adapter
 (:mod:`.connect_transport`) only translate: a call's deadline, client and
-cancellation into a :class:`~.service.Call`, its bytes into a request
+cancellation into a :class:`~.handlers.Call`, its bytes into a request
 message, and what :class:`Dispatcher` returns or raises into their answers.
 Adding an RPC is its proto, its handler and its row here.
 
@@ -46,7 +46,7 @@ from cacaoai.search import StopFlag
 
 from . import errors
 from .errors import ApiError
-from .service import Analysis, CacaoApi, Call, analysis_reports
+from .handlers import Analysis, CacaoApi, Call, analysis_reports
 
 T = TypeVar("T")
 

@@ -32,8 +32,8 @@ from support import GUARD_S, wait_until
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
 from cacaoai.server import ServerOptions
+from cacaoai.server.handlers import CacaoApi
 from cacaoai.server.http import start_http
-from cacaoai.server.service import CacaoApi
 
 pytestmark = pytest.mark.integration
 

@@ -106,7 +106,7 @@ def test_the_bidirectional_analyze_over_http_1_1_reads_its_messages_then_answers
     (half duplex): a start and a stop end a ten-minute search at once with
     one final report, stopped by "stop"."""
     from cacaoai.server import ServerOptions
-    from cacaoai.server.service import CacaoApi
+    from cacaoai.server.handlers import CacaoApi
 
     api = CacaoApi(ServerOptions(max_time_s=600.0, max_searches=1))
     server = start_http(api, "127.0.0.1", 0)
@@ -269,7 +269,7 @@ def test_a_stream_error_is_in_the_end_of_stream_message(http_server, cacao_stub)
 
 def test_a_client_that_hangs_up_stops_its_search(cacao_stub):
     from cacaoai.server import ServerOptions
-    from cacaoai.server.service import CacaoApi
+    from cacaoai.server.handlers import CacaoApi
 
     api = CacaoApi(ServerOptions(max_time_s=600.0, max_searches=1))  # searches of ten minutes
     server = start_http(api, "127.0.0.1", 0)
@@ -369,7 +369,7 @@ def test_silent_connections_are_closed_after_the_request_timeout():
     """Connections that send nothing give their thread back after
     --request-timeout, so they cannot hold the HTTP side for long."""
     from cacaoai.server import ServerOptions
-    from cacaoai.server.service import CacaoApi
+    from cacaoai.server.handlers import CacaoApi
 
     api = CacaoApi(ServerOptions(request_timeout_s=0.5, max_searches=1))
     server = start_http(api, "127.0.0.1", 0, max_connections=2)

@@ -18,8 +18,8 @@ import pytest
 from cacaoai.api.cacao.v1 import cacao_connect
 from cacaoai.server.connect_transport import CacaoConnect, snake_case
 from cacaoai.server.grpc_transport import CacaoServicer
+from cacaoai.server.handlers import CacaoApi
 from cacaoai.server.methods import METHODS, SERVICE, Admission, Deadline
-from cacaoai.server.service import CacaoApi
 
 
 @dataclass

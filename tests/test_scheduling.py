@@ -25,8 +25,8 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
 from cacaoai.server import ServerOptions, create_server, errors
+from cacaoai.server.handlers import CacaoApi, Call
 from cacaoai.server.scheduler import BACKGROUND, INTERACTIVE, Request
-from cacaoai.server.service import CacaoApi, Call
 
 pytestmark = pytest.mark.integration
 

@@ -35,8 +35,8 @@ from cacaoai.client.local import LocalServer
 from cacaoai.engine import Position, position_hash
 from cacaoai.search import ANALYSIS, Limit, search
 from cacaoai.server import create_server, errors
+from cacaoai.server.handlers import Call
 from cacaoai.server.options import ServerOptions, parse_args
-from cacaoai.server.service import Call
 
 DATA = Path(__file__).parent / "data"
 RECORDS = [json.loads(line) for line in (DATA / "records.jsonl").read_text().splitlines()]

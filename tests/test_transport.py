@@ -271,7 +271,7 @@ def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
 def test_the_transport_free_analysis_streams_to_a_final_report_and_closing_it_frees_the_slot(server):
     """CacaoApi.analyze_position (for fronts other than gRPC) gives the same
     reports; closing it early stops the search and gives back the slot."""
-    from cacaoai.server.service import Call
+    from cacaoai.server.handlers import Call
 
     api = server[0].cacao_api
     message, _ = position_message(upto=6)

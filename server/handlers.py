@@ -63,11 +63,11 @@ from cacaoai.search import (
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.model import load_model
 
-from . import errors, memory, positions, searching, security
+from . import budgets, errors, memory, positions, security
+from .budgets import Budget
 from .options import ServerOptions
 from .positions import Loaded
 from .scheduler import Request, SearchScheduler, Ticket
-from .searching import Budget
 
 T = TypeVar("T")
 
@@ -169,7 +169,7 @@ class CacaoApi:
         # token id -> role, so that any transport's Call.client names its role
         self.roles = ({client: role for role, client in security.Tokens.load(o.auth_tokens).roles.values()}
                       if o.auth_tokens else {})
-        self.levels = searching.level_budgets(search_levels(), self.options)
+        self.levels = budgets.level_budgets(search_levels(), self.options)
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
         if self.default_level not in self.levels:
@@ -312,7 +312,7 @@ class CacaoApi:
             result = self._search(plan, budget, ticket)
         finally:
             self.gate.release(ticket)
-        evaluation = convert.evaluation_to_proto(searching.answer(result, budget, final=True),
+        evaluation = convert.evaluation_to_proto(budgets.answer(result, budget, final=True),
                                                  plan.max_candidates)
         _scheduling(evaluation, ticket, self.gate.clock())
         return pb.SuggestActionResponse(
@@ -391,14 +391,14 @@ class CacaoApi:
         (past :meth:`SearchScheduler.check`, so that a refusal under overload
         costs next to nothing, and without a slot, so that bad requests never
         hold one) its position, seat, restriction and tree reuse."""
-        budget = searching.resolve_budget(request, self.levels, self.options, default_level, settings)
+        budget = budgets.resolve_budget(request, self.levels, self.options, default_level, settings)
         remaining = call.time_remaining()
         order = Request(
             client=call.client, stop=call.stop, time_s=budget.limit.time_s,
-            klass=searching.queue_class(request.priority, budget, self.options,
+            klass=budgets.queue_class(request.priority, budget, self.options,
                                         interactive_by_default=interactive_by_default,
                                         role=self.roles.get(call.client, "")),
-            expected_s=searching.expected_seconds(budget),
+            expected_s=budgets.expected_seconds(budget),
             reply_by=(None if remaining is None
                       else self.gate.clock() + remaining - self.options.deadline_margin_s))
         self.gate.check(order)
@@ -415,17 +415,17 @@ class CacaoApi:
         if seat is None:
             _require_decider_visible(loaded)
         allow, avoid = _restriction(request, loaded, seat)
-        searching.require_time(call.time_remaining())
+        budgets.require_time(call.time_remaining())
         observer = seat if seat is not None else (loaded.view if loaded.view is not None
                                                   else loaded.position.to_act)
         assert observer is not None  # to_act is None only once the game is over, refused above
         seeded = request.HasField("seed")
         if self.memory is not None:
-            order = replace(order, need=searching.tree_need(budget, seeded=seeded,
+            order = replace(order, need=budgets.tree_need(budget, seeded=seeded,
                                                             reuse=cache is not None))
         return SearchPlan(
             call=call, seed=seed, loaded=loaded, budget=budget, order=order,
-            cpu_priority=searching.cpu_priority(budget, remaining is not None,
+            cpu_priority=budgets.cpu_priority(budget, remaining is not None,
                                                 self.options.search_priority),
             seat=seat, allow=allow, avoid=avoid,
             multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,
@@ -435,7 +435,7 @@ class CacaoApi:
     def _fitted(self, plan: SearchPlan) -> Budget:
         """The plan's budget fitted to what is left of its deadline now, as
         its search starts (after its wait for a slot)."""
-        return searching.fit_deadline(plan.budget, plan.call.time_remaining(),
+        return budgets.fit_deadline(plan.budget, plan.call.time_remaining(),
                                       self.options.deadline_margin_s)
 
     def _cache(self, request: Any) -> TreeCache | None:
@@ -532,7 +532,7 @@ class Analysis:
                 return []
             self._latest = None
             sequence, self._sequence = self._sequence, self._sequence + 1
-        evaluation = convert.evaluation_to_proto(searching.answer(result, self.budget, final=final),
+        evaluation = convert.evaluation_to_proto(budgets.answer(result, self.budget, final=final),
                                                  self._max_candidates)
         if self._ticket is not None and self._clock is not None:
             _scheduling(evaluation, self._ticket, self._clock())
@@ -602,7 +602,7 @@ def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
 def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
     """The class a search ran at, its wait for a slot and its pauses so far
     (each absent when none), into its evaluation."""
-    evaluation.priority = searching.QUEUE_CLASS_VALUES[ticket.klass]
+    evaluation.priority = budgets.QUEUE_CLASS_VALUES[ticket.klass]
     if ticket.queued_s > 0:
         evaluation.queued.CopyFrom(convert.seconds_to_duration(ticket.queued_s))
     paused = ticket.paused_s + (now - ticket.paused_at if ticket.paused_at is not None else 0.0)
