@@ -1,7 +1,7 @@
 """Request errors and their translation into the gRPC rich error model.
 
 A handler raises :class:`ApiError` (or one of its helpers) for anything that is
-the client's fault; the servicer turns it into a ``google.rpc.Status`` with a
+the client's fault; the transports turn it into a ``google.rpc.Status`` with a
 ``BadRequest`` (field violations) or ``PreconditionFailure`` detail and an
 ``ErrorInfo`` (domain ``cacao.v1``, a stable reason), as AIP-193 describes.
 

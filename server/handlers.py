@@ -2,14 +2,14 @@
 
 :class:`CacaoApi` answers each RPC from its request message alone (the service
 is stateless; the tree cache only lets a search continue earlier work). It
-knows nothing about gRPC transport: the servicer hands it a :class:`Call`
-(time left before the client's deadline and a stop flag that the client's
-cancellation sets) and turns its :class:`~.errors.ApiError` into a
-``google.rpc.Status``.
+knows nothing about the transports: each serves the method table
+(:mod:`.methods`), which hands a search handler a :class:`Call` (time left
+before the client's deadline and a stop flag that the client's cancellation
+sets), and turns its :class:`~.errors.ApiError` into its own error answer.
 
 Searches go through the :class:`~.scheduler.SearchScheduler` (``gate``):
 a search request is checked cheaply (a refusal under overload costs next to
-nothing), then read, then queued in its priority class until a slot (and its
+nothing), then read, then queued in its queue class until a slot (and its
 trees' memory, under the memory budget) is free; a background search gives
 its slot to a waiting interactive one by pausing. Every transport that calls
 CacaoApi gets the same scheduling.
