@@ -257,8 +257,9 @@ def test_a_touch_screen_board_holds_still_between_taps_and_fits(url, size):
         board.new_game(["human", "beginner"], seed=7)
         board.press(page.locator("#tray svg.mini.choosable").first)
         x, y = board.first_target()
+        cell = f"#board g.cell[data-x='{x}'][data-y='{y}']"
         look = ("[document.querySelector('#board').getBoundingClientRect().toJSON(), scrollY,"
-                f" document.querySelector(\"#board g.cell[data-x='{x}'][data-y='{y}']\").getBoundingClientRect().toJSON()]")
+                f" document.querySelector(\"{cell}\").getBoundingClientRect().toJSON()]")
         board.cell(x, y).scroll_into_view_if_needed()
         first = page.evaluate(look)
         board.cell(x, y).tap()  # chosen: the tile drawn there, Place offered
@@ -266,8 +267,10 @@ def test_a_touch_screen_board_holds_still_between_taps_and_fits(url, size):
         second = page.evaluate(look)
         assert second == first  # not a pixel of layout shift between the first tap and the second
         # the coordinates' bands lie beside the cells, not over the leftmost column or the top row
-        bands, cells = page.evaluate("""[[...document.querySelectorAll('#board rect.coord-band')].map(r => r.getBoundingClientRect().toJSON()),
-            [...document.querySelectorAll('#board g.cells > g.cell > rect')].map(r => r.getBoundingClientRect().toJSON())]""")
+        bands, cells = page.evaluate("""[
+            [...document.querySelectorAll('#board rect.coord-band')].map(r => r.getBoundingClientRect().toJSON()),
+            [...document.querySelectorAll('#board g.cells > g.cell > rect')]
+                .map(r => r.getBoundingClientRect().toJSON())]""")
         top, left = bands
         assert left["right"] <= min(c["left"] for c in cells) + 0.5
         assert top["bottom"] <= min(c["top"] for c in cells) + 0.5
@@ -276,7 +279,8 @@ def test_a_touch_screen_board_holds_still_between_taps_and_fits(url, size):
         board.press("#zoom-in")
         board.press("#zoom-in")
         # zoomed, every cell is a finger's size (44 CSS px) even when the board has grown
-        assert page.evaluate("document.querySelector('#board g.cells > g.cell > rect').getBoundingClientRect().width") >= 44
+        width = "document.querySelector('#board g.cells > g.cell > rect').getBoundingClientRect().width"
+        assert page.evaluate(width) >= 44
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         board.press("#zoom-fit")
         assert board.view_box() == pytest.approx(whole)
@@ -583,7 +587,8 @@ def test_an_analysis_draws_the_candidates_as_a_heat_map(board):
     assert page.get_attribute("#board g.heat", "data-by") == "visits"
     assert heat() == pytest.approx({k: c["visits"] / total for k, c in cells.items()}, abs=1e-4)
     # one number a move: a cell's label is its win chance, as in the list of candidates
-    labels = {(int(h.get_attribute("data-x")), int(h.get_attribute("data-y"))): h.locator("text.heat-label").text_content()
+    labels = {(int(h.get_attribute("data-x")), int(h.get_attribute("data-y"))):
+              h.locator("text.heat-label").text_content()
               for h in page.locator("#board g.heat g.heat-cell:has(text.heat-label)").all()}
     assert labels and all(text == f"{round(cells[k]['win'] * 100)}%" for k, text in labels.items()), labels
     assert "visits" not in page.inner_text("#evaluation .candidates")

@@ -169,7 +169,7 @@ def test_a_to_act_offset_moves_the_seat_to_act_after_the_temperature():
 def test_the_fit_finds_and_corrects_an_optimism_for_the_seat_to_act():
     """Predictions that favour the seat to act by 0.6 logits at every stage: the fit
     chooses the to-act offsets, finds about -0.6, and beats the plain staged map."""
-    games = staged_games(3000, np.random.default_rng(12), shrinks=(1.0, 1.0, 1.0))
+    games = staged_games(1500, np.random.default_rng(12), shrinks=(1.0, 1.0, 1.0))
     for g in games:
         for sample in g["samples"]:
             seat = sample["to_act"]

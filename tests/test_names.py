@@ -45,7 +45,8 @@ def test_the_tiles_are_named_as_records_name_them_everywhere():
     assert set(re.findall(r'^\s*"?([a-z0-9-]+)"?:', styles[1], re.M)) == names  # the page's drawing
     # no front end spells a tile's name from the protobuf enum ("plantation_2"): they take the
     # names the service gives (GetServerInfo's rules facts)
-    for path in [*ROOT.glob("web/src/*.ts"), *ROOT.glob("clients/examples/**/*.ts"), *ROOT.glob("clients/examples/*.py")]:
+    fronts = [*ROOT.glob("web/src/*.ts"), *ROOT.glob("clients/examples/**/*.ts"), *ROOT.glob("clients/examples/*.py")]
+    for path in fronts:
         text = path.read_text()
         assert not re.search(r"(JungleTile|WorkerTile)\[[^\]]+\]", text), path
         assert "JUNGLE_TILE_" not in text and "WORKER_TILE_" not in text, path
