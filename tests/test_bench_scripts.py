@@ -40,6 +40,18 @@ def test_bench_server_times_calls_and_the_raw_search():
         assert re.search(rf"^{re.escape(row)}\s+\d+\s+[\d.]+\s+[\d.]+$", out, re.M), out
 
 
+def test_overhead_times_every_call_unloaded_and_loaded_against_the_floor():
+    out = run_script("overhead.py", "--quick")
+    for loaders in ("0", "2"):
+        for row in ("floor: bare grpc.aio Health.Check", "GetServerInfo", "ListLegalActions",
+                    "ApplyAction", "SuggestAction, 1 iteration", "AnalyzePosition, 1 iteration"):
+            assert re.search(rf"^\| {loaders} \| {re.escape(row)} \| [1-9]\d* \| \d+ \| [\d.]+ \| [\d.]+ "
+                             rf"\| [\d.-]+ \| [\d.-]+ \| - \| - \|$", out, re.M), out
+        assert re.search(rf"^\| {loaders} \| SuggestAction, 50 ms \|( \d+ \|){{2}}( -?[\d.]+ \|){{6}}$",
+                         out, re.M), out
+    assert re.search(r"loaders' calls \{\"answered\": [1-9]", out), out
+
+
 def test_bench_search_measures_the_play_and_the_analysis_settings_side_by_side():
     out = run_script("bench_search.py", "--seconds", "0.05", "--evaluations", "model,analysis")
     for players in (2, 4):
