@@ -29,6 +29,7 @@ from cacaoai.search import PRIORITIES
 from cacaoai.search.bots import LEVELS
 
 from . import memory
+from .cores import usable_cores
 
 T = TypeVar("T")
 
@@ -191,8 +192,9 @@ class ServerOptions:
         shown="2 × --max-searches + 2 × --max-queue + 2",
         see=("threads", "moves-before-analysis-the-search-scheduler"))
     max_searches: int = option(
-        "max-searches", max(1, os.cpu_count() or 1), "searches growing trees at once "
-        "(search slots); more wait or are refused", shown="the number of CPUs",
+        "max-searches", usable_cores(), "searches growing trees at once "
+        "(search slots); more wait or are refused; the usable cores are the CPUs of the "
+        "process's affinity, cut to its cgroup's CPU quota", shown="the usable cores",
         limit="max_concurrent_searches",
         see=("scheduler", "moves-before-analysis-the-search-scheduler"))
     max_queue: int = option(

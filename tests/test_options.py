@@ -81,7 +81,7 @@ def test_the_help_shows_each_flag_with_its_variable_and_default(capsys):
             assert f"--{o.flag}" in shown and f"[{o.env}, default " in shown, o.flag
     assert "[CACAO_MAX_QUEUE, default 6]" in shown  # what this environment gives
     assert "[CACAO_HTTP_PORT, default 8080]" in shown
-    assert "[CACAO_MAX_SEARCHES, default the number of CPUs]" in shown
+    assert "[CACAO_MAX_SEARCHES, default the usable cores]" in shown
 
 
 def test_the_docs_tables_are_the_ones_written_from_the_declaration():
