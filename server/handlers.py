@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import socket
@@ -139,7 +140,10 @@ def _model_version(settings: Any) -> str:
     return ", ".join(load_model(name).version for name in names)
 
 
+@functools.cache
 def _version() -> str:
+    """The installed cacaoai's version (read once: the package metadata takes
+    milliseconds to parse)."""
     try:
         return metadata.version("cacaoai")
     except metadata.PackageNotFoundError:
@@ -177,10 +181,18 @@ class CacaoApi:
                              f"{', '.join(self.levels)}")
         self.rules = convert.rules_facts_to_proto()
         self.model_version = _model_version(level.settings for level in search_levels().values())
+        self._info: pb.GetServerInfoResponse | None = None
 
     # --- information ---
 
     def get_server_info(self, request: pb.GetServerInfoRequest) -> pb.GetServerInfoResponse:
+        """The server's facts, built on the first call: they never change while
+        it runs (the reply is shared; nothing may change it)."""
+        if self._info is None:
+            self._info = self._server_info()
+        return self._info
+
+    def _server_info(self) -> pb.GetServerInfoResponse:
         o = self.options
         limits = pb.ServerLimits(
             max_iterations=o.max_iterations,
