@@ -36,7 +36,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -45,9 +44,10 @@ from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer, ServiceProcess
-from cacaoai.engine import Position
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_server import percentile, positions  # noqa: E402
+
 FLOOR_READY = "floor serving on port "
 LOAD_READY = "loaders running"
 BUDGET_50MS = 0.05
@@ -103,21 +103,6 @@ def _run_loaders(address: str, count: int) -> None:
 
 # --- what is sent -------------------------------------------------------------
 
-def positions(count: int, seed: int = 1) -> list[Position]:
-    """Complete positions of 2-4 player games at random points, none finished."""
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        position = Position.new(players=rng.choice((2, 3, 4)), seed=rng.getrandbits(32))
-        for _ in range(rng.randrange(0, 40)):
-            if position.is_over:
-                break
-            position.apply(rng.choice(position.legal_actions()))
-        if not position.is_over and len(position.legal_codes()) > 1:
-            out.append(position)
-    return out
-
-
 def _limits(iterations: int, time_s: float) -> pb.SearchLimits:
     limits = pb.SearchLimits(iterations=iterations)
     if time_s:
@@ -140,11 +125,6 @@ class Series:
     overhead: list[float] = field(default_factory=list)
     overrun: list[float] = field(default_factory=list)
     refused: int = 0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
 def _elapsed_ms(evaluation: pb.Evaluation) -> float:
