@@ -252,22 +252,29 @@ def _check_reachable(tiles: Mapping[tuple[int, int], int]) -> None:
     tile next to a jungle tile already there, a jungle tile next to two worker
     tiles already there (docs/rules.md). This keeps boards connected and within the
     reach of a real game."""
+    # A worklist: laying a tile can only make its neighbours placeable, so
+    # only they are looked at again (each tile counts its laid neighbours of
+    # the kind it needs: one jungle tile for a worker tile, two worker tiles
+    # for a jungle tile).
     laid = set(START_TILES)
-    waiting = [cell for cell in tiles if cell not in laid]
-    while waiting:
-        rest = []
-        for x, y in waiting:
-            near = [(x + dx, y + dy) for dx, dy in DIRECTIONS]
-            if tiles[(x, y)] >= 0x80:
-                ok = any(c in laid and tiles[c] < 0x80 for c in near)
-            else:
-                ok = sum(c in laid and tiles[c] >= 0x80 for c in near) >= 2
-            (laid.add((x, y)) if ok else rest.append((x, y)))
-        if len(rest) == len(waiting):
-            x, y = min(rest, key=lambda c: abs(c[0]) + abs(c[1]))
-            raise SnapshotError("board", f"the tile at ({x},{y}) cannot be reached from the start "
-                                "tiles: no order of placements builds this board")
-        waiting = rest
+    support = dict.fromkeys(tiles, 0)
+    todo = list(laid)
+    while todo:
+        x, y = todo.pop()
+        worker = tiles[(x, y)] >= 0x80
+        for dx, dy in DIRECTIONS:
+            cell = (x + dx, y + dy)
+            b = tiles.get(cell)
+            if b is None or cell in laid or (b >= 0x80) == worker:
+                continue
+            support[cell] += 1
+            if support[cell] >= (1 if b >= 0x80 else 2):
+                laid.add(cell)
+                todo.append(cell)
+    if len(laid) < len(tiles):
+        x, y = min((c for c in tiles if c not in laid), key=lambda c: abs(c[0]) + abs(c[1]))
+        raise SnapshotError("board", f"the tile at ({x},{y}) cannot be reached from the start "
+                            "tiles: no order of placements builds this board")
 
 
 def _check_filled(tiles: Mapping[tuple[int, int], int]) -> None:
@@ -340,10 +347,11 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
                 raise SnapshotError(f + ".pile", "hand and pile must hold exactly the seat's unplaced tiles")
         else:
             pile = sorted((unplaced - Counter(hand)).elements(), key=WORKER_TYPE.__getitem__)
+        in_hand, thrown = Counter(hand), Counter(discarded)
         seats.append({"gold": gold, "cacao": cacao, "sun": sun, "water": water,
-                      "hand": [Counter(hand)[t] for t in WORKER_TILES],
+                      "hand": [in_hand[t] for t in WORKER_TILES],
                       "pile": [WORKER_TYPE[t] for t in pile],
-                      "discarded": [Counter(discarded)[t] for t in WORKER_TILES],
+                      "discarded": [thrown[t] for t in WORKER_TILES],
                       "hand_known": hand_known})
     if phase == 2 and any(sum(st["hand"]) or st["pile"] for st in seats):
         raise SnapshotError("phase", "the game is over only when no seat has worker tiles left")
