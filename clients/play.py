@@ -553,8 +553,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="your seat, 0-based; the deal decides who moves first (default 0)")
     strength = parser.add_argument_group(
         "AI strength (default: the server's default level; give a level, or limits, or --ai)")
-    strength.add_argument("--level", help="a named level for every AI seat, from beginner to max "
-                                          "(those of the server; an unknown name lists them)")
+    strength.add_argument("--level", help="a named level for every AI seat, from beginner to max, or "
+                                          "adaptive (those of the server; an unknown name lists them)")
     strength.add_argument("--iterations", type=int, help="search iterations per AI move")
     strength.add_argument("--time", type=float, metavar="SECONDS",
                           help="search seconds per AI move")

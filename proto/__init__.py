@@ -10,13 +10,14 @@
   ``LEVEL_NAMES`` (the levels a server of this package has).
 """
 
+from cacaoai.search.adaptive import ADAPTIVE
 from cacaoai.search.bots import LEVELS
 from cacaoai.search.limits import Limit, parse_strength
 from cacaoai.search.results import Candidate, RootInfo, SearchResult, SeatOutlook
 
-#: The named strength levels of this package's server, weakest first (a
-#: server of another version may have others: GetServerInfo says).
-LEVEL_NAMES: tuple[str, ...] = tuple(LEVELS)
+#: The named strength levels of this package's server, weakest first, then
+#: ``adaptive`` (a server of another version may have others: GetServerInfo says).
+LEVEL_NAMES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
 
 __all__ = ["LEVEL_NAMES", "Candidate", "Limit", "RootInfo", "SearchResult", "SeatOutlook",
            "parse_strength"]

@@ -16,6 +16,7 @@ Specs name a bot and its settings, for the arena and front ends:
     analysis:iterations=1500 (mcts with the analysis settings, limits.ANALYSIS)
     nomodel:iterations=1500  (mcts without the learned model, limits.NO_MODEL)
     level:strong            (or just: strong)
+    adaptive                (or level:adaptive: plays as well as its opponents, search/adaptive.py)
 
 Strength levels are MCTS budgets with a sampling temperature over the final
 visit distribution (never injected blunders): the weak levels sample among the
@@ -31,6 +32,7 @@ from dataclasses import dataclass, fields, replace
 
 from cacaoai.engine import Action, Position
 
+from . import adaptive
 from ._mcts import greedy_code
 from .driver import search
 from .limits import PLAY, PRESETS, Limit, SearchSettings, parse_settings, setting_keys
@@ -41,7 +43,7 @@ History = Sequence[tuple[Position, Action]]
 REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
 DEFAULT_SETTINGS = PLAY
 
-__all__ = ["LEVELS", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
+__all__ = ["LEVELS", "AdaptiveBot", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
            "levels", "parse_bot"]
 
 # Named strength levels, weakest first, each about 100 to 250 Elo above the
@@ -70,13 +72,16 @@ class Level:
 
 
 def levels() -> dict[str, Level]:
-    """The named strength levels, weakest first."""
+    """The named strength levels, weakest first, then ``adaptive`` (with the
+    budget and settings of its strongest rung: the most it spends on a move)."""
     out = {}
     for name, spec in LEVELS.items():
         bot = parse_bot(spec)
         assert isinstance(bot, MCTSBot)
         # a level searches one tree unless it says otherwise, whatever the server allows
         out[name] = Level(name, replace(bot.limit, threads=bot.limit.threads or 1), bot.settings)
+    top = out[adaptive.RUNGS[-1][0]]
+    out[adaptive.ADAPTIVE] = Level(adaptive.ADAPTIVE, top.limit, top.settings)
     return out
 
 
@@ -168,6 +173,25 @@ class MCTSBot(Bot):
         self.stats = {"searches": 0, "visits": 0, "reused_visits": 0}
 
 
+class AdaptiveBot(Bot):
+    """The adaptive level (cacaoai.search.adaptive): each move played by the
+    fixed level that its estimate of the other seats' play picks."""
+
+    spec = "level:adaptive"
+
+    def __init__(self) -> None:
+        self.bots = {name: parse_bot(name) for name, _ in adaptive.RUNGS}
+        self.chosen: list[str] = []
+
+    def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
+        name, _ = adaptive.choose_level(position, rng_seed)
+        self.chosen.append(name)
+        return self.bots[name].choose(position, rng_seed, history)
+
+    def new_game(self) -> None:
+        self.chosen = []
+
+
 class FlatMonteCarloBot(MCTSBot):
     """Flat Monte Carlo: no tree; playouts go round-robin over the root actions
     (with the same playouts and root widening as MCTS, so that a match between
@@ -187,12 +211,14 @@ def parse_bot(spec: str) -> Bot:
     text = spec.strip()
     name, _, rest = text.partition(":")
     name = name.strip().lower()
-    if name in LEVELS and not rest:
+    if (name in LEVELS or name == adaptive.ADAPTIVE) and not rest:
         rest, name = name, "level"
     if name == "level":
         level = rest.strip().lower()
+        if level == adaptive.ADAPTIVE:
+            return AdaptiveBot()
         if level not in LEVELS:
-            raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+            raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}, {adaptive.ADAPTIVE}")
         bot = parse_bot(LEVELS[level])
         bot.spec = f"level:{level}"
         return bot

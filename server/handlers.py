@@ -61,6 +61,7 @@ from cacaoai.search import (
     TreeCache,
     search,
 )
+from cacaoai.search.adaptive import ADAPTIVE, choose_level
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.model import load_model
 
@@ -446,8 +447,12 @@ class CacaoApi:
 
     def _fitted(self, plan: SearchPlan) -> Budget:
         """The plan's budget fitted to what is left of its deadline now, as
-        its search starts (after its wait for a slot)."""
-        return budgets.fit_deadline(plan.budget, plan.call.time_remaining(),
+        its search starts (after its wait for a slot); the adaptive level's
+        is the level it picks for this move from the game so far."""
+        budget = plan.budget
+        if budget is self.levels.get(ADAPTIVE):  # the adaptive level's own object (strong's budget is equal)
+            budget = self.levels[choose_level(plan.loaded.position, plan.seed, plan.seat)[0]]
+        return budgets.fit_deadline(budget, plan.call.time_remaining(),
                                       self.options.deadline_margin_s)
 
     def _cache(self, request: Any) -> TreeCache | None:

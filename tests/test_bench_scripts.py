@@ -131,3 +131,12 @@ def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_pa
     import xml.etree.ElementTree as ET
     circles = ET.parse(diagram).getroot().findall(".//{http://www.w3.org/2000/svg}circle")
     assert circles, diagram.read_text()
+
+
+def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():
+    out = run_script("adaptive.py", "--games", "2", "--levels", "beginner,club", "--calibrate", "1")
+    rows = [line.split(" | ") for line in out.splitlines() if " | " in line]
+    calibration = [r for r in rows if len(r) == 3 and r[0] == "beginner"]   # level, decisions, mean accuracy
+    assert calibration and int(calibration[0][1]) > 0 and 50 < float(calibration[0][2]) <= 100, out
+    games = [r for r in rows if len(r) == 5 and r[:2] == ["club", "2"]]     # ..., win rate, interval, rungs
+    assert games and games[0][2].endswith("%") and "-" in games[0][3], out

@@ -144,18 +144,18 @@ def test_cacao_server_exits_with_one_line_when_a_port_it_should_serve_is_taken(f
 @pytest.mark.parametrize("flags", [["--level", "grandmaster"], ["--ai", "grandmaster"],
                                    ["--hint-level", "grandmaster"]])
 def test_cacao_play_refuses_an_unknown_level_before_starting_a_server(flags, tmp_path):
-    from cacaoai.search.bots import LEVELS
+    from cacaoai.api import LEVEL_NAMES
 
     done = subprocess.run([str(BIN / "cacao-play"), *flags], input="quit\n", capture_output=True,
                           text=True, timeout=GUARD_S, cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout == ""  # no "Started a local Cacao server": none was started
     assert done.stderr == (f"cacao-play: unknown level 'grandmaster': the levels are "
-                           f"{', '.join(LEVELS)}\n")
+                           f"{', '.join(LEVEL_NAMES)}\n")
 
 
 def test_cacao_match_refuses_an_unknown_level_before_starting_a_server(tmp_path):
-    from cacaoai.search.bots import LEVELS
+    from cacaoai.api import LEVEL_NAMES
 
     done = subprocess.run([str(BIN / "cacao-match"), "--strength", "strong", "--strength", "grandmaster"],
                           capture_output=True, text=True, timeout=GUARD_S, cwd=tmp_path,
@@ -163,7 +163,7 @@ def test_cacao_match_refuses_an_unknown_level_before_starting_a_server(tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout == ""  # no "Started a local Cacao server": none was started
     assert done.stderr == (f"cacao-match: unknown level 'grandmaster': the levels are "
-                           f"{', '.join(LEVELS)}\n")
+                           f"{', '.join(LEVEL_NAMES)}\n")
 
 
 # --- a reader that goes away ----------------------------------------------------

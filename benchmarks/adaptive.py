@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Does the adaptive level keep the game even? Each fixed level against it.
+
+For each fixed level (standing in for a human), plays N 2-player games
+against ``adaptive`` (seats rotated, each deal played from both seats, as
+the arena plays them) and prints the fixed level's win rate (a shared win
+counts half) with its 95% Wilson interval, and how often adaptive played
+each rung. The target (docs/search.md): 40-60% for every level.
+
+With --calibrate G it first measures what search/adaptive.py's RUNGS
+hold: G games of each level against itself, every decision reviewed as
+the adaptive level reviews its opponents', and prints each level's mean
+accuracy.
+
+    python benchmarks/adaptive.py --games 20 --processes 2
+    python benchmarks/adaptive.py --games 0 --calibrate 6 --processes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+
+from cacaoai.engine import Position, derive_seed
+from cacaoai.lab.arena import play_deal, wilson
+from cacaoai.lab.pool import run_tasks
+from cacaoai.search.adaptive import RUNGS, reviewed_accuracy
+from cacaoai.search.bots import AdaptiveBot, parse_bot
+
+FIXED = tuple(name for name, _ in RUNGS)
+
+
+def adaptive_game(task: tuple[str, int, int]) -> tuple[str, float, list[str]]:
+    """Game `g` of `level` against adaptive: (level, the level's share of the win, the rungs adaptive played)."""
+    level, g, seed = task
+    deal_seed = derive_seed(seed, g // 2)
+    game_seed = derive_seed(deal_seed, g)
+    seating = [(s - g) % 2 for s in range(2)]      # seat -> bot index (0: the level, 1: adaptive)
+    ours = AdaptiveBot()
+    final = play_deal(2, deal_seed, game_seed, seating, [parse_bot(level), ours])
+    result = final.result()
+    assert result is not None
+    seat = seating.index(0)
+    share = 1.0 / len(result.winners) if seat in result.winners else 0.0
+    return level, share, ours.chosen
+
+
+def calibration_game(task: tuple[str, int, int]) -> tuple[str, list[float]]:
+    """Game `g` of `level` against itself, each searched decision's accuracy as adaptive reviews it."""
+    level, g, seed = task
+    bot = parse_bot(level)
+    final = play_deal(2, derive_seed(seed, g), derive_seed(seed, 10_000 + g), [0, 1], [bot, parse_bot(level)])
+    replay = Position.from_record(final.record(), 0)
+    out = []
+    for index, action in enumerate(final.history):
+        accuracy = reviewed_accuracy(replay, index, action)
+        if accuracy is not None:
+            out.append(accuracy)
+        replay.apply(action)
+    return level, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=20, help="games against each level (default 20)")
+    parser.add_argument("--levels", default=",".join(FIXED), help="the fixed levels, comma-separated")
+    parser.add_argument("--calibrate", type=int, default=0, metavar="G",
+                        help="also G games of each level against itself, reviewed (default 0)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=1)
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.levels.split(",") if n.strip()]
+    unknown = [n for n in names if n not in FIXED]
+    if unknown:
+        parser.error(f"--levels: unknown level {unknown[0]!r}; the fixed levels are {', '.join(FIXED)}")
+    started = time.monotonic()
+    if args.calibrate:
+        accuracies: dict[str, list[float]] = {n: [] for n in names}
+        tasks = [(n, g, args.seed) for n in names for g in range(args.calibrate)]
+        for level, values in run_tasks(calibration_game, tasks, args.processes):
+            accuracies[level] += values
+        print(f"calibration: {args.calibrate} games of each level against itself, {time.monotonic() - started:.0f} s")
+        print("level | decisions | mean accuracy")
+        for n in names:
+            values = accuracies[n]
+            print(f"{n} | {len(values)} | {sum(values) / max(1, len(values)):.1f}")
+    if args.games:
+        shares: dict[str, list[float]] = {n: [] for n in names}
+        played: dict[str, Counter[str]] = {n: Counter() for n in names}
+        tasks2 = [(n, g, args.seed) for n in names for g in range(args.games)]
+        for level, share, chosen in run_tasks(adaptive_game, tasks2, args.processes):
+            shares[level].append(share)
+            played[level].update(chosen)
+        print(f"{args.games} games a level against adaptive, {time.monotonic() - started:.0f} s")
+        print("level | games | the level's win rate | 95% interval | adaptive's moves by rung")
+        for n in names:
+            wins, games = sum(shares[n]), len(shares[n])
+            low, high = wilson(wins, games)
+            total = sum(played[n].values()) or 1
+            rungs = " ".join(f"{r}:{100 * played[n][r] / total:.0f}%" for r in FIXED if played[n][r])
+            print(f"{n} | {games} | {100 * wins / games:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | {rungs}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
