@@ -127,7 +127,7 @@ def estimate(position: Position, seat: int | None = None, limit: Limit = REVIEW_
             if replay.to_act != me and len(replay.legal_codes()) > 1:
                 decisions.append((replay.clone(), index, action))
             replay.apply(action)
-    scores = []
+    scores: list[float] = []
     for before, index, action in reversed(decisions):
         if len(scores) == WINDOW:
             break
