@@ -30,7 +30,18 @@ The package imports only the API (:mod:`cacaoai.api`), the engine, grpc and
 protobuf: never the server.
 """
 
-from cacaoai.api import Candidate, Limit, RootInfo, SearchResult, SeatOutlook
+from cacaoai.api import (
+    Candidate,
+    DecisionReview,
+    Explanation,
+    Limit,
+    ReviewSummary,
+    RootInfo,
+    SearchResult,
+    SeatOutlook,
+    SeatReview,
+    sentence,
+)
 
 from .aio import AsyncAnalysis, AsyncCacaoClient
 from .analysis import Analysis
@@ -47,6 +58,7 @@ from .replies import (
     LegalActions,
     NewGame,
     Placement,
+    ReviewReport,
     RulesFacts,
     SeatScore,
     ServerInfo,
@@ -62,9 +74,10 @@ from .text import evaluation_lines, strength_text
 
 __all__ = [
     "Activation", "Analysis", "AnalysisReport", "Applied", "AsyncAnalysis", "AsyncCacaoClient",
-    "CacaoClient", "CacaoClientError", "Candidate", "CoveredWorker", "ErrorReason", "Evaluation",
-    "JungleTileFacts", "LegalActions", "Limit", "NewGame", "Placement", "RootInfo",
-    "RulesFacts", "SearchResult", "SeatOutlook", "SeatScore", "ServerInfo", "ServerLimits",
-    "Source", "Standing", "Suggestion", "TempleStanding", "Validation", "WorkerTileFacts",
-    "add_connection_flags", "connection_settings", "evaluation_lines", "strength_text",
+    "CacaoClient", "CacaoClientError", "Candidate", "CoveredWorker", "DecisionReview", "ErrorReason",
+    "Evaluation", "Explanation", "JungleTileFacts", "LegalActions", "Limit", "NewGame", "Placement",
+    "ReviewReport", "ReviewSummary", "RootInfo", "RulesFacts", "SearchResult", "SeatOutlook", "SeatReview",
+    "SeatScore", "ServerInfo", "ServerLimits", "Source", "Standing", "Suggestion", "TempleStanding",
+    "Validation", "WorkerTileFacts", "add_connection_flags", "connection_settings", "evaluation_lines",
+    "sentence", "strength_text",
 ]

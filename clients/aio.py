@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -45,6 +45,7 @@ from .replies import (
     Applied,
     LegalActions,
     NewGame,
+    ReviewReport,
     ServerInfo,
     Suggestion,
     Validation,
@@ -52,6 +53,7 @@ from .replies import (
     read_legal_actions,
     read_new_game,
     read_report,
+    read_review,
     read_server_info,
     read_suggestion,
     read_validation,
@@ -65,6 +67,7 @@ from .requests import (
     legal_actions_request,
     new_game_request,
     ponder_seat,
+    review_request,
     search_request,
     validate_request,
 )
@@ -175,6 +178,20 @@ class AsyncCacaoClient(Connection):
         try:
             async for r in stream:
                 yield read_report(r)
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+        finally:
+            stream.cancel()
+
+    async def review_game(self, record: Mapping[str, Any] | str, limit: Limit | None = None, *,
+                          seed: int | None = None, seats: Sequence[int] = (),
+                          timeout: float | None = None) -> AsyncIterator[ReviewReport]:
+        """As :meth:`CacaoClient.review_game` (ReviewGame): ``async for`` its reports."""
+        stream = self._stub.ReviewGame(review_request(record, limit, seed=seed, seats=seats),
+                                       metadata=self._metadata, timeout=timeout)
+        try:
+            async for r in stream:
+                yield read_review(r)
         except grpc.RpcError as error:
             raise self._error(error) from None
         finally:

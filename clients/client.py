@@ -41,7 +41,7 @@ are thread-safe; the client keeps no other mutable state).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -59,6 +59,7 @@ from .replies import (
     Applied,
     LegalActions,
     NewGame,
+    ReviewReport,
     ServerInfo,
     Suggestion,
     Validation,
@@ -66,6 +67,7 @@ from .replies import (
     read_legal_actions,
     read_new_game,
     read_report,
+    read_review,
     read_server_info,
     read_suggestion,
     read_validation,
@@ -78,6 +80,7 @@ from .requests import (
     legal_actions_request,
     new_game_request,
     ponder_seat,
+    review_request,
     search_request,
     validate_request,
 )
@@ -285,6 +288,34 @@ class CacaoClient(Connection):
         try:
             for r in stream:
                 yield read_report(r)
+        except grpc.RpcError as error:
+            raise self._error(error) from None
+        finally:
+            stream.cancel()
+
+    def review_game(self, record: Mapping[str, Any] | str, limit: Limit | None = None, *,
+                    seed: int | None = None, seats: Sequence[int] = (),
+                    timeout: float | None = None) -> Iterator[ReviewReport]:
+        """Reviews a game (ReviewGame): one report per decision of `seats`
+        (default: all) in the record's order, each with its ``decision``,
+        then one with the ``summary`` (per seat: accuracy, counts per class).
+
+        Closing the iterator early (``break``) cancels the review on the server.
+
+        Args:
+            record: a ``cacao-record/1`` dict, or its JSON text; it need not be finished.
+            limit: each decision's budget (iterations or a time); None: the
+                server's default (600 iterations).
+            seed: with an iteration budget, the same seed gives the same review.
+            seats: the seats whose decisions are reviewed (empty: all).
+            timeout: seconds for the whole review; None: no deadline (a
+                review of a long game takes a while on a busy server).
+        """
+        stream = self._stub.ReviewGame(review_request(record, limit, seed=seed, seats=seats),
+                                       timeout=timeout)
+        try:
+            for r in stream:
+                yield read_review(r)
         except grpc.RpcError as error:
             raise self._error(error) from None
         finally:

@@ -22,7 +22,7 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 from google.protobuf import duration_pb2
 
-from cacaoai.api import Limit, SearchResult, convert
+from cacaoai.api import DecisionReview, Explanation, Limit, ReviewSummary, SearchResult, convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Action
 
@@ -30,10 +30,10 @@ from .errors import CacaoClientError
 
 __all__ = [
     "Activation", "AnalysisReport", "Applied", "CoveredWorker", "Evaluation", "JungleTileFacts",
-    "LegalActions", "NewGame", "Placement", "RulesFacts", "SeatScore", "ServerInfo",
+    "LegalActions", "NewGame", "Placement", "ReviewReport", "RulesFacts", "SeatScore", "ServerInfo",
     "ServerLimits", "Standing", "Suggestion", "TempleStanding", "Validation", "WorkerTileFacts",
     "read_applied", "read_legal_actions", "read_new_game", "read_report", "read_server_info",
-    "read_suggestion", "read_validation",
+    "read_review", "read_suggestion", "read_validation",
 ]
 
 T = TypeVar("T")
@@ -274,12 +274,15 @@ its None fields meaning no limit, and ``threads`` the search threads used)."""
 
 @dataclass(frozen=True)
 class Suggestion:
-    """SuggestAction's answer: the action for ``seat`` and the evaluation behind it."""
+    """SuggestAction's answer: the action for ``seat`` and the evaluation
+    behind it; ``explanation``: what the action gives that the runner-up does
+    not (None with fewer than two candidates; ``sentence`` words it)."""
 
     position_hash: str
     seat: int
     action: Action
     evaluation: Evaluation
+    explanation: Explanation | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,18 @@ class AnalysisReport:
     seat: int
     sequence: int
     evaluation: Evaluation
+
+
+@dataclass(frozen=True)
+class ReviewReport:
+    """One message of ReviewGame: a reviewed ``decision`` (the search's
+    :class:`~cacaoai.api.DecisionReview`), or the ``summary`` at the end;
+    ``decisions`` is how many decisions the review reports in all."""
+
+    sequence: int
+    decisions: int
+    decision: DecisionReview | None = None
+    summary: ReviewSummary | None = None
 
 
 @dataclass(frozen=True)
@@ -376,7 +391,18 @@ def read_applied(r: pb.ApplyActionResponse) -> Applied:
 
 def read_suggestion(r: pb.SuggestActionResponse) -> Suggestion:
     """The Suggestion of a SuggestAction reply."""
-    return Suggestion(r.position_hash, r.seat, _action(r.action), _evaluation(r.evaluation))
+    return Suggestion(r.position_hash, r.seat, _action(r.action), _evaluation(r.evaluation),
+                      _reply(convert.explanation_from_proto, r.explanation)
+                      if r.HasField("explanation") else None)
+
+
+def read_review(r: pb.ReviewGameResponse) -> ReviewReport:
+    """The ReviewReport of one ReviewGame reply."""
+    kind = r.WhichOneof("kind")
+    return ReviewReport(
+        r.sequence, r.decisions,
+        decision=_reply(convert.decision_review_from_proto, r.decision) if kind == "decision" else None,
+        summary=convert.review_summary_from_proto(r.summary) if kind == "summary" else None)
 
 
 def read_report(r: pb.AnalyzePositionResponse) -> AnalysisReport:

@@ -95,6 +95,22 @@ def validate_request(record: Mapping[str, Any] | str) -> pb.ValidateRecordReques
     return pb.ValidateRecordRequest(record=convert.record_from_json(dict(record)))
 
 
+def review_request(record: Mapping[str, Any] | str, limit: Limit | None = None, *,
+                   seed: int | None = None, seats: Sequence[int] = ()) -> pb.ReviewGameRequest:
+    """A ReviewGame request: the record (a dict as a message, JSON text as
+    text), each decision's budget (None: the server's default), seed, seats."""
+    request = pb.ReviewGameRequest(seats=list(seats))
+    if isinstance(record, str):
+        request.record_json = record
+    else:
+        request.record.CopyFrom(convert.record_from_json(dict(record)))
+    if limit is not None:
+        request.limits.CopyFrom(convert.limit_to_proto(limit))
+    if seed is not None:
+        request.seed = seed
+    return request
+
+
 #: The search priorities a request may ask for (SearchPriority): before or after other searches.
 PRIORITIES = {"interactive": pb.SEARCH_PRIORITY_INTERACTIVE, "background": pb.SEARCH_PRIORITY_BACKGROUND}
 

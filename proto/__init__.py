@@ -7,17 +7,22 @@
   the engine's and the search's values, shared by server and clients.
 - The vocabulary a client needs without the search machinery:
   :class:`Limit` (a search budget), :class:`SearchResult` and its parts,
-  ``LEVEL_NAMES`` (the levels a server of this package has).
+  ``LEVEL_NAMES`` (the levels a server of this package has), a review's
+  :class:`DecisionReview` and :class:`ReviewSummary`, an
+  :class:`Explanation` and :func:`sentence`, which words it.
 """
 
 from cacaoai.search.adaptive import ADAPTIVE
 from cacaoai.search.bots import LEVELS
+from cacaoai.search.explain import Explanation, Part, TempleChange, sentence
 from cacaoai.search.limits import Limit, parse_strength
 from cacaoai.search.results import Candidate, RootInfo, SearchResult, SeatOutlook
+from cacaoai.search.review import CLASSES, FORCED, DecisionReview, ReviewSummary, SeatReview
 
 #: The named strength levels of this package's server, weakest first, then
 #: ``adaptive`` (a server of another version may have others: GetServerInfo says).
 LEVEL_NAMES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
 
-__all__ = ["LEVEL_NAMES", "Candidate", "Limit", "RootInfo", "SearchResult", "SeatOutlook",
-           "parse_strength"]
+__all__ = ["CLASSES", "FORCED", "LEVEL_NAMES", "Candidate", "DecisionReview", "Explanation", "Limit", "Part",
+           "ReviewSummary", "RootInfo", "SearchResult", "SeatOutlook", "SeatReview", "TempleChange",
+           "parse_strength", "sentence"]

@@ -28,8 +28,10 @@ from google.protobuf import duration_pb2
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import Action, Position, rules
+from cacaoai.search.explain import Explanation, Part, TempleChange
 from cacaoai.search.limits import MAX_THREADS, Limit
 from cacaoai.search.results import Candidate, RootInfo, SearchResult
+from cacaoai.search.review import CLASSES, FORCED, DecisionReview, ReviewSummary, SeatReview
 
 POSITION_FORMAT = "cacao-position/1"
 RECORD_FORMAT = "cacao-record/1"
@@ -636,3 +638,115 @@ def standing_to_proto(position: Position) -> pb.Standing:
     for temple in position.temples():
         message.temples.add(x=temple.x, y=temple.y, workers=temple.workers, gold=temple.awards)
     return message
+
+
+# --- reviews and explanations ----------------------------------------------------
+
+#: The review's classes and their DecisionClass values (a forced decision: unspecified).
+DECISION_CLASSES = {name: pb.DecisionClass.Value("DECISION_CLASS_" + name.upper()) for name in CLASSES}
+DECISION_CLASS_NAMES = {v: k for k, v in DECISION_CLASSES.items()}
+#: SeatReview's count field of each class.
+CLASS_COUNT_FIELDS = {"best": "best", "good": "good", "inaccuracy": "inaccuracies",
+                      "mistake": "mistakes", "blunder": "blunders"}
+
+
+def _actions_from_json(actions: Any) -> list[pb.Action]:
+    return [action_from_json(a.to_json()) for a in actions]
+
+
+def _actions_to_engine(messages: Any, path: str, out: Violations) -> tuple[Action, ...]:
+    return tuple(Action.from_json(_action_to_json(a, f"{path}[{i}]", out)) for i, a in enumerate(messages))
+
+
+def explanation_to_proto(explanation: Explanation) -> pb.Explanation:
+    """The Explanation message of the search's explanation."""
+    return pb.Explanation(
+        seat=explanation.seat, line=_actions_from_json(explanation.line),
+        other_line=_actions_from_json(explanation.other_line), plies=explanation.plies,
+        other_plies=explanation.other_plies, turn=explanation.turn,
+        parts=[pb.ScorePart(name=p.name, best=p.best, other=p.other) for p in explanation.parts],
+        temples=[pb.TempleChange(x=t.x, y=t.y, best=t.best, other=t.other) for t in explanation.temples])
+
+
+def explanation_from_proto(message: pb.Explanation, path: str = "explanation") -> Explanation:
+    """The search's Explanation of an Explanation message.
+
+    Raises:
+        ConversionError: an action of the message is malformed.
+    """
+    out = Violations()
+    line = _actions_to_engine(message.line, f"{path}.line", out)
+    other = _actions_to_engine(message.other_line, f"{path}.other_line", out)
+    out.raise_if_any(ErrorReason.INVALID_ACTION)
+    return Explanation(
+        message.seat, line, other, message.plies, message.other_plies, message.turn,
+        tuple(Part(p.name, p.best, p.other) for p in message.parts),
+        tuple(TempleChange(t.x, t.y, tuple(t.best), tuple(t.other)) for t in message.temples))
+
+
+_DECISION_FIGURES = ("win_before", "win_after", "best_win", "gold_after", "best_gold", "accuracy")
+
+
+def decision_review_to_proto(decision: DecisionReview) -> pb.DecisionReview:
+    """The DecisionReview message of one reviewed decision."""
+    message = pb.DecisionReview(
+        index=decision.index, seat=decision.seat, action=action_from_json(decision.action.to_json()),
+        forced=decision.forced, classification=DECISION_CLASSES.get(decision.classification, 0),
+        best_action=action_from_json(decision.best_action.to_json()), win_loss=decision.win_loss,
+        gold_loss=decision.gold_loss, best_line=_actions_from_json(decision.best_line),
+        line=_actions_from_json(decision.line), iterations=decision.iterations,
+        reused_visits=decision.reused_visits)
+    for name in _DECISION_FIGURES:
+        value = getattr(decision, name)
+        if value is not None:
+            setattr(message, name, value)
+    if decision.explanation is not None:
+        message.explanation.CopyFrom(explanation_to_proto(decision.explanation))
+    return message
+
+
+def decision_review_from_proto(message: pb.DecisionReview, path: str = "decision") -> DecisionReview:
+    """The search's DecisionReview of a DecisionReview message.
+
+    Raises:
+        ConversionError: an action of the message is malformed.
+    """
+    out = Violations()
+    action = Action.from_json(_action_to_json(message.action, f"{path}.action", out))
+    best = Action.from_json(_action_to_json(message.best_action, f"{path}.best_action", out))
+    best_line = _actions_to_engine(message.best_line, f"{path}.best_line", out)
+    line = _actions_to_engine(message.line, f"{path}.line", out)
+    out.raise_if_any(ErrorReason.INVALID_ACTION)
+    figures = {name: getattr(message, name) if message.HasField(name) else None for name in _DECISION_FIGURES}
+    return DecisionReview(
+        message.index, message.seat, action,
+        FORCED if message.forced else DECISION_CLASS_NAMES.get(message.classification, "unknown"), best,
+        win_loss=message.win_loss, gold_loss=message.gold_loss, best_line=best_line, line=line,
+        explanation=(explanation_from_proto(message.explanation, f"{path}.explanation")
+                     if message.HasField("explanation") else None),
+        iterations=message.iterations, reused_visits=message.reused_visits, **figures)
+
+
+_SEAT_FIGURES = ("accuracy", "mean_win_loss", "mean_gold_loss")
+
+
+def review_summary_to_proto(summary: ReviewSummary) -> pb.ReviewSummary:
+    """The ReviewSummary message of a review's summary."""
+    message = pb.ReviewSummary(iterations=summary.iterations)
+    for seat in summary.seats:
+        row = message.seats.add(seat=seat.seat, decisions=seat.decisions, forced=seat.forced,
+                                **{CLASS_COUNT_FIELDS[c]: n for c, n in seat.counts.items()})
+        for name in _SEAT_FIGURES:
+            value = getattr(seat, name)
+            if value is not None:
+                setattr(row, name, value)
+    return message
+
+
+def review_summary_from_proto(message: pb.ReviewSummary) -> ReviewSummary:
+    """The search's ReviewSummary of a ReviewSummary message."""
+    return ReviewSummary(tuple(
+        SeatReview(s.seat, s.decisions, s.forced,
+                   *(getattr(s, name) if s.HasField(name) else None for name in _SEAT_FIGURES),
+                   {c: getattr(s, f) for c, f in CLASS_COUNT_FIELDS.items()})
+        for s in message.seats), message.iterations)

@@ -42,7 +42,7 @@ Thread-safety: a review owns its trees; run several in several threads.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -180,7 +180,8 @@ def classify(win_loss: float, is_best: bool) -> str:
 def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
            settings: SearchSettings = ANALYSIS, *, seed: int, seats: Sequence[int] | None = None,
            stop: StopFlag | None = None, priority: str = "normal",
-           explanations: bool = True) -> Iterator[DecisionReview | ReviewSummary]:
+           explanations: bool = True, pause: StopFlag | None = None,
+           on_pause: Callable[[], None] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
     """Review the decisions of `record` (a cacao-record/1, dict or text):
     an iterator of one DecisionReview per decision of the `seats` reviewed
     (default: all), in the record's order, then a ReviewSummary. The
@@ -196,6 +197,8 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
         stop: a flag that ends the review when set (from any thread).
         priority: the CPU priority of the search threads (see search()).
         explanations: build an Explanation for each decision that is not the best.
+        pause, on_pause: pause the searches as ``Run`` does (a scheduler's
+            flag, to give the cores to more urgent work).
 
     Raises:
         RecordError: the record is malformed or an action is illegal.
@@ -205,13 +208,14 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
     Position.from_record(data)       # checks every action and the result before any search
     return review_game(Position.from_record(data, 0), [Action.from_json(a) for a in data["actions"]],
                        limit, settings, seed=seed, seats=seats, stop=stop, priority=priority,
-                       explanations=explanations)
+                       explanations=explanations, pause=pause, on_pause=on_pause)
 
 
 def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], limit: Limit = DEFAULT_LIMIT,
                 settings: SearchSettings = ANALYSIS, *, seed: int, seats: Sequence[int] | None = None,
                 stop: StopFlag | None = None, priority: str = "normal",
-                explanations: bool = True) -> Iterator[DecisionReview | ReviewSummary]:
+                explanations: bool = True, pause: StopFlag | None = None,
+                on_pause: Callable[[], None] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
     """Review `actions` played from `start` (not modified) as :func:`review`
     reviews a record's: decision `index` is ``actions[index]``. For games
     that do not start at a deal (a snapshot, a hand-made position).
@@ -224,12 +228,12 @@ def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], 
     if not isinstance(limit, Limit) or not limit.bounded:
         raise ValueError(f"limit: must be a Limit with iterations or time_s, got {limit!r}")
     played = _played(start, actions)
-    return _review(start, played, limit, settings, seed, reviewed, stop, priority, explanations)
+    run = Run(stop=stop, pause=pause, on_pause=on_pause, cpu_priority=priority)
+    return _review(start, played, limit, settings, seed, reviewed, run, explanations)
 
 
 def _review(start: Position, played: list[Action], limit: Limit, settings: SearchSettings, seed: int,
-            reviewed: list[int], stop: StopFlag | None, priority: str,
-            explanations: bool) -> Iterator[DecisionReview | ReviewSummary]:
+            reviewed: list[int], run: Run, explanations: bool) -> Iterator[DecisionReview | ReviewSummary]:
     pair_limit = _pair_limit(limit)
     caches = {s: TreeCache(CACHE_BYTES) for s in reviewed}
     histories: dict[int, list[tuple[Position, Action]]] = {s: [] for s in reviewed}
@@ -240,10 +244,10 @@ def _review(start: Position, played: list[Action], limit: Limit, settings: Searc
         seat = position.to_act
         assert seat is not None
         if seat in reviewed:
-            if stop is not None and stop.is_set():
+            if run.stop is not None and run.stop.is_set():
                 return
             decision = _decision(position, index, seat, action, limit, pair_limit, settings,
-                                 derive_seed(seed, index), stop, priority, caches[seat],
+                                 derive_seed(seed, index), run, caches[seat],
                                  histories[seat], explanations)
             if decision is None:
                 return
@@ -295,13 +299,12 @@ def _pair_limit(limit: Limit) -> Limit:
 
 
 def _decision(position: Position, index: int, seat: int, action: Action, limit: Limit,
-              pair_limit: Limit, settings: SearchSettings, seed: int, stop: StopFlag | None,
-              priority: str, cache: TreeCache, history: list[tuple[Position, Action]],
+              pair_limit: Limit, settings: SearchSettings, seed: int, run: Run,
+              cache: TreeCache, history: list[tuple[Position, Action]],
               explanations: bool) -> DecisionReview | None:
     """One decision's review; None when the stop flag ended its search."""
     if len(position.legal_codes()) == 1:
         return DecisionReview(index, seat, action, FORCED, action)
-    run = Run(stop=stop, cpu_priority=priority)
     first = search(position, limit, settings, seed=seed, run=run, reuse=Reuse(cache, history),
                    question=Question(seat=seat, multipv=1, calibrated=False))
     if first.stopped_by == "stop":

@@ -47,6 +47,7 @@ from cacaoai.engine import (
     IllegalActionError,
     Position,
     RecordError,
+    derive_seed,
     record_text,
 )
 from cacaoai.search import (
@@ -63,13 +64,15 @@ from cacaoai.search import (
 )
 from cacaoai.search.adaptive import ADAPTIVE, choose_level
 from cacaoai.search.bots import levels as search_levels
+from cacaoai.search.explain import explain_result
 from cacaoai.search.model import load_model
+from cacaoai.search.review import review
 
-from . import budgets, errors, memory, positions, security
+from . import budgets, errors, memory, positions, reviews, security
 from .budgets import Budget
 from .options import ServerOptions
 from .positions import Loaded
-from .scheduler import Request, SearchScheduler, Ticket
+from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
 
 T = TypeVar("T")
 
@@ -328,9 +331,13 @@ class CacaoApi:
         evaluation = convert.evaluation_to_proto(budgets.answer(result, budget, final=True),
                                                  plan.max_candidates)
         _scheduling(evaluation, ticket, self.gate.clock())
-        return pb.SuggestActionResponse(
+        response = pb.SuggestActionResponse(
             position_hash=plan.hash, seat=plan.loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
+        explanation = explain_result(plan.loaded.position, result, seed=derive_seed(plan.seed, 1))
+        if explanation is not None:
+            response.explanation.CopyFrom(convert.explanation_to_proto(explanation))
+        return response
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
                        notify: Callable[[], None] = lambda: None) -> Analysis:
@@ -364,18 +371,68 @@ class CacaoApi:
             return self._search(plan, analysis.budget, ticket, on_report=analysis.report,
                                 report_every_s=interval)
 
+        self._run_behind(ticket, "cacao-analysis", work, analysis.finish)
+        return analysis
+
+    def start_review(self, request: pb.ReviewGameRequest, call: Call,
+                     notify: Callable[[], None] = lambda: None) -> reviews.ReviewStream:
+        """Checks a ReviewGame request and starts the review; its running stream.
+
+        The review runs on a thread of its own as one background search: it
+        waits for a slot, pauses while interactive searches wait, and ends
+        at once when ``call.stop`` is set (no summary then).
+
+        Raises:
+            errors.ApiError: the request is refused at once (nothing runs).
+        """
+        read = reviews.read_request(request, self.options)
+        budget = read.budget
+        remaining = call.time_remaining()
+        seeded = request.HasField("seed")
+        need = None
+        if self.memory is not None:
+            need = budgets.tree_need(budget, seeded=seeded, reuse=False)
+            need = replace(need, nodes=min(need.nodes * reviews.REUSED_TREES, memory.MAX_TREE_NODES))
+        order = Request(
+            client=call.client, stop=call.stop, klass=BACKGROUND, need=need,
+            expected_s=budgets.expected_seconds(budget) * max(read.decisions, 1),
+            reply_by=(None if remaining is None
+                      else self.gate.clock() + remaining - self.options.deadline_margin_s))
+        self.gate.check(order)
+        budgets.require_time(remaining)
+        seed = request.seed if seeded else positions.random_seed()
+        priority = budgets.cpu_priority(budget, remaining is not None, self.options.search_priority)
+        ticket = self.gate.submit(order)
+        stream = reviews.ReviewStream(read.decisions, notify)
+
+        def work() -> None:
+            self.gate.wait(ticket)
+            settings = budget.settings
+            if ticket.max_nodes is not None:
+                settings = replace(settings, max_nodes=ticket.max_nodes)
+            for item in review(read.record, budget.limit, settings, seed=seed, seats=read.seats,
+                               stop=call.stop, priority=priority, pause=ticket.pause,
+                               on_pause=lambda: self.gate.on_pause(ticket)):
+                stream.add(item)
+
+        self._run_behind(ticket, "cacao-review", work, stream.finish)
+        return stream
+
+    def _run_behind(self, ticket: Ticket, name: str, work: Callable[[], T],
+                    finish: Callable[[Future[T]], None]) -> None:
+        """Runs ``work()`` (which waits for `ticket`'s slot) on a thread of its
+        own; when it ends, releases the ticket and calls ``finish`` with its future."""
         try:
-            running = _start_thread("cacao-analysis", work)
+            running = _start_thread(name, work)
         except BaseException:
             self.gate.release(ticket)
             raise
 
-        def finished(done: Future[SearchResult]) -> None:
+        def finished(done: Future[T]) -> None:
             self.gate.release(ticket)
-            analysis.finish(done)
+            finish(done)
 
         running.add_done_callback(finished)
-        return analysis
 
     def analyze_position(self, request: pb.AnalyzePositionRequest,
                          call: Call) -> Iterator[pb.AnalyzePositionResponse]:
@@ -561,11 +618,12 @@ class Analysis:
         )]
 
 
-async def analysis_reports(start: Callable[[Callable[[], None]], Awaitable[Analysis]],
+async def analysis_reports(start: Callable[[Callable[[], None]], Awaitable[Analysis | reviews.ReviewStream]],
                            problems: list[errors.ApiError] | None = None,
-                           within: str = "") -> AsyncGenerator[pb.AnalyzePositionResponse, None]:
-    """An analysis's reports on the event loop, as the search makes them ready,
-    until the final one: what the gRPC and the HTTP transports stream.
+                           within: str = "") -> AsyncGenerator[Any, None]:
+    """An analysis's reports (or a review's messages) on the event loop, as
+    the search makes them ready, until the final one: what the gRPC and the
+    HTTP transports stream.
 
     Args:
         start: ``start(notify)`` starts the analysis (see

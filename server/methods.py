@@ -89,7 +89,8 @@ class Method:
         name: its name in the proto (``SuggestAction``).
         handler: the :class:`CacaoApi` function that answers it: ``(api,
             request)`` for QUICK, ``(api, request, call)`` for SEARCH,
-            ``(api, request, call, notify)`` for ANALYSIS (an Analysis).
+            ``(api, request, call, notify)`` for ANALYSIS (an Analysis, or
+            a review's ReviewStream).
         admission: how the handler gets to run.
         deadline: what the call's deadline does.
         streams: it answers with a stream of reports, the last one final.
@@ -120,6 +121,7 @@ METHODS: tuple[Method, ...] = (
            streams=True),
     Method("Analyze", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
            streams=True, start_then_stop=True, errors_under="start"),
+    Method("ReviewGame", CacaoApi.start_review, Admission.ANALYSIS, Deadline.FITS_BUDGET, streams=True),
 )
 BY_NAME = {method.name: method for method in METHODS}
 

@@ -14,7 +14,19 @@ from pathlib import Path
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from cacaoai.api import Candidate, Limit, RootInfo, SearchResult, SeatOutlook
+from cacaoai.api import (
+    Candidate,
+    DecisionReview,
+    Explanation,
+    Limit,
+    Part,
+    ReviewSummary,
+    RootInfo,
+    SearchResult,
+    SeatOutlook,
+    SeatReview,
+    TempleChange,
+)
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client import replies
 
@@ -167,6 +179,13 @@ MIRRORS: dict[type, tuple[Descriptor, ...]] = {
     Candidate: (pb.Candidate.DESCRIPTOR,),
     RootInfo: (pb.RootInfo.DESCRIPTOR,),
     Limit: (pb.SearchLimits.DESCRIPTOR,),
+    replies.ReviewReport: (pb.ReviewGameResponse.DESCRIPTOR,),
+    DecisionReview: (pb.DecisionReview.DESCRIPTOR,),
+    ReviewSummary: (pb.ReviewSummary.DESCRIPTOR,),
+    SeatReview: (pb.SeatReview.DESCRIPTOR,),
+    Explanation: (pb.Explanation.DESCRIPTOR,),
+    Part: (pb.ScorePart.DESCRIPTOR,),
+    TempleChange: (pb.TempleChange.DESCRIPTOR,),
 }
 
 RENAMED = {
@@ -175,6 +194,12 @@ RENAMED = {
     "PlacedWorker.rotation": "rot",  # as in the record's JSON form
     "CoveredWorker.rotation": "rot",
     "Evaluation.limits": "limit",
+    # a review's counts per class are one dict, class -> count
+    "SeatReview.best": "counts",
+    "SeatReview.good": "counts",
+    "SeatReview.inaccuracies": "counts",
+    "SeatReview.mistakes": "counts",
+    "SeatReview.blunders": "counts",
 }
 
 # Messages a reply carries that the client reads into a form of its own, not a

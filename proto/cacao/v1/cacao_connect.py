@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .cacao_pb2 import AnalyzePositionRequest, AnalyzePositionResponse, AnalyzeRequest, ApplyActionRequest, ApplyActionResponse, GetServerInfoRequest, GetServerInfoResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateRecordRequest, ValidateRecordResponse
+from .cacao_pb2 import AnalyzePositionRequest, AnalyzePositionResponse, AnalyzeRequest, ApplyActionRequest, ApplyActionResponse, GetServerInfoRequest, GetServerInfoResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReviewGameRequest, ReviewGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateRecordRequest, ValidateRecordResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -110,6 +110,21 @@ class CacaoService(Protocol):
         Replays a record and reports the first illegal action or the result.
         An invalid record is an answer, not an error: the RPC fails only when the
         request itself is malformed. Side-effect free (GET over HTTP).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def review_game(self, request: ReviewGameRequest, ctx: RequestContext[ReviewGameRequest, ReviewGameResponse], /) -> AsyncIterator[ReviewGameResponse]:
+        """
+        Reviews a game: every decision of a record judged by the search from the
+        deciding seat's view only (what that seat could see when it chose), in
+        the record's order. The stream holds one `decision` per decision of the
+        seats reviewed, then one `summary` (per seat: accuracy and counts per
+        class), then ends. A decision with a single legal action is `forced`:
+        not searched. The searches run as background work (behind moves in the
+        server's queues, pausing for them); cancelling the call ends the review
+        at once, with no summary. With an iteration budget (no time) and a seed,
+        the same review on every run. The classes' thresholds and the accuracy
+        formula are in docs/protocol.md.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -214,6 +229,17 @@ class CacaoServiceASGIApplication(ConnectASGIApplication[CacaoService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.validate_record,
+                ),
+                "/cacao.v1.CacaoService/ReviewGame": Endpoint.server_stream(
+                    method=MethodInfo(
+                        name="ReviewGame",
+                        service_name="cacao.v1.CacaoService",
+                        input=ReviewGameRequest,
+                        output=ReviewGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=svc.review_game,
                 ),
             },
             interceptors=interceptors,
@@ -470,6 +496,38 @@ class CacaoServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
             use_get=use_get,
         )
+    def review_game(
+        self,
+        request: ReviewGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[ReviewGameResponse]:
+        """
+        Reviews a game: every decision of a record judged by the search from the
+        deciding seat's view only (what that seat could see when it chose), in
+        the record's order. The stream holds one `decision` per decision of the
+        seats reviewed, then one `summary` (per seat: accuracy and counts per
+        class), then ends. A decision with a single legal action is `forced`:
+        not searched. The searches run as background work (behind moves in the
+        server's queues, pausing for them); cancelling the call ends the review
+        at once, with no summary. With an iteration budget (no time) and a seed,
+        the same review on every run. The classes' thresholds and the accuracy
+        formula are in docs/protocol.md.
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="ReviewGame",
+                service_name="cacao.v1.CacaoService",
+                input=ReviewGameRequest,
+                output=ReviewGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class CacaoServiceSync(Protocol):
     """
@@ -544,6 +602,21 @@ class CacaoServiceSync(Protocol):
         Replays a record and reports the first illegal action or the result.
         An invalid record is an answer, not an error: the RPC fails only when the
         request itself is malformed. Side-effect free (GET over HTTP).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def review_game(self, request: ReviewGameRequest, ctx: RequestContext[ReviewGameRequest, ReviewGameResponse], /) -> Iterator[ReviewGameResponse]:
+        """
+        Reviews a game: every decision of a record judged by the search from the
+        deciding seat's view only (what that seat could see when it chose), in
+        the record's order. The stream holds one `decision` per decision of the
+        seats reviewed, then one `summary` (per seat: accuracy and counts per
+        class), then ends. A decision with a single legal action is `forced`:
+        not searched. The searches run as background work (behind moves in the
+        server's queues, pausing for them); cancelling the call ends the review
+        at once, with no summary. With an iteration budget (no time) and a seed,
+        the same review on every run. The classes' thresholds and the accuracy
+        formula are in docs/protocol.md.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -646,6 +719,17 @@ class CacaoServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.validate_record,
+                ),
+                "/cacao.v1.CacaoService/ReviewGame": EndpointSync.server_stream(
+                    method=MethodInfo(
+                        name="ReviewGame",
+                        service_name="cacao.v1.CacaoService",
+                        input=ReviewGameRequest,
+                        output=ReviewGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.SERVER_STREAM,
+                    ),
+                    function=service.review_game,
                 ),
             },
             interceptors=interceptors,
@@ -901,4 +985,36 @@ class CacaoServiceClientSync(ConnectClientSync):
             headers=headers,
             timeout_ms=timeout_ms,
             use_get=use_get,
+        )
+    def review_game(
+        self,
+        request: ReviewGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> Iterator[ReviewGameResponse]:
+        """
+        Reviews a game: every decision of a record judged by the search from the
+        deciding seat's view only (what that seat could see when it chose), in
+        the record's order. The stream holds one `decision` per decision of the
+        seats reviewed, then one `summary` (per seat: accuracy and counts per
+        class), then ends. A decision with a single legal action is `forced`:
+        not searched. The searches run as background work (behind moves in the
+        server's queues, pausing for them); cancelling the call ends the review
+        at once, with no summary. With an iteration budget (no time) and a seed,
+        the same review on every run. The classes' thresholds and the accuracy
+        formula are in docs/protocol.md.
+        """
+        return self.execute_server_stream(
+            request=request,
+            method=MethodInfo(
+                name="ReviewGame",
+                service_name="cacao.v1.CacaoService",
+                input=ReviewGameRequest,
+                output=ReviewGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
         )

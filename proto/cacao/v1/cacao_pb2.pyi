@@ -23,6 +23,15 @@ class TileSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TILE_SOURCE_DISPLAY: _ClassVar[TileSource]
     TILE_SOURCE_DECK: _ClassVar[TileSource]
 
+class DecisionClass(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DECISION_CLASS_UNSPECIFIED: _ClassVar[DecisionClass]
+    DECISION_CLASS_BEST: _ClassVar[DecisionClass]
+    DECISION_CLASS_GOOD: _ClassVar[DecisionClass]
+    DECISION_CLASS_INACCURACY: _ClassVar[DecisionClass]
+    DECISION_CLASS_MISTAKE: _ClassVar[DecisionClass]
+    DECISION_CLASS_BLUNDER: _ClassVar[DecisionClass]
+
 class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ERROR_REASON_UNSPECIFIED: _ClassVar[ErrorReason]
@@ -89,6 +98,12 @@ TILE_SOURCE_UNSPECIFIED: TileSource
 TILE_SOURCE_HAND: TileSource
 TILE_SOURCE_DISPLAY: TileSource
 TILE_SOURCE_DECK: TileSource
+DECISION_CLASS_UNSPECIFIED: DecisionClass
+DECISION_CLASS_BEST: DecisionClass
+DECISION_CLASS_GOOD: DecisionClass
+DECISION_CLASS_INACCURACY: DecisionClass
+DECISION_CLASS_MISTAKE: DecisionClass
+DECISION_CLASS_BLUNDER: DecisionClass
 ERROR_REASON_UNSPECIFIED: ErrorReason
 INVALID_REQUEST: ErrorReason
 INVALID_POSITION: ErrorReason
@@ -546,16 +561,18 @@ class Evaluation(_message.Message):
     def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SuggestActionResponse(_message.Message):
-    __slots__ = ("position_hash", "seat", "action", "evaluation")
+    __slots__ = ("position_hash", "seat", "action", "evaluation", "explanation")
     POSITION_HASH_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     EVALUATION_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
     position_hash: str
     seat: int
     action: Action
     evaluation: Evaluation
-    def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
+    explanation: Explanation
+    def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ..., explanation: _Optional[_Union[Explanation, _Mapping]] = ...) -> None: ...
 
 class AnalyzePositionRequest(_message.Message):
     __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat", "priority")
@@ -640,6 +657,150 @@ class ValidateRecordResponse(_message.Message):
     record: GameRecord
     record_json: str
     def __init__(self, valid: _Optional[bool] = ..., error_index: _Optional[int] = ..., error_message: _Optional[str] = ..., actions_replayed: _Optional[int] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
+
+class ReviewGameRequest(_message.Message):
+    __slots__ = ("record", "record_json", "limits", "seed", "seats")
+    RECORD_FIELD_NUMBER: _ClassVar[int]
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    record: GameRecord
+    record_json: str
+    limits: SearchLimits
+    seed: int
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ScorePart(_message.Message):
+    __slots__ = ("name", "best", "other")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    OTHER_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    best: int
+    other: int
+    def __init__(self, name: _Optional[str] = ..., best: _Optional[int] = ..., other: _Optional[int] = ...) -> None: ...
+
+class TempleChange(_message.Message):
+    __slots__ = ("x", "y", "best", "other")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    OTHER_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    best: _containers.RepeatedScalarFieldContainer[int]
+    other: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., best: _Optional[_Iterable[int]] = ..., other: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class Explanation(_message.Message):
+    __slots__ = ("seat", "line", "other_line", "plies", "other_plies", "turn", "parts", "temples")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    OTHER_LINE_FIELD_NUMBER: _ClassVar[int]
+    PLIES_FIELD_NUMBER: _ClassVar[int]
+    OTHER_PLIES_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    TEMPLES_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    line: _containers.RepeatedCompositeFieldContainer[Action]
+    other_line: _containers.RepeatedCompositeFieldContainer[Action]
+    plies: int
+    other_plies: int
+    turn: int
+    parts: _containers.RepeatedCompositeFieldContainer[ScorePart]
+    temples: _containers.RepeatedCompositeFieldContainer[TempleChange]
+    def __init__(self, seat: _Optional[int] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., other_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., plies: _Optional[int] = ..., other_plies: _Optional[int] = ..., turn: _Optional[int] = ..., parts: _Optional[_Iterable[_Union[ScorePart, _Mapping]]] = ..., temples: _Optional[_Iterable[_Union[TempleChange, _Mapping]]] = ...) -> None: ...
+
+class DecisionReview(_message.Message):
+    __slots__ = ("index", "seat", "action", "forced", "classification", "win_before", "win_after", "best_action", "best_win", "win_loss", "gold_after", "best_gold", "gold_loss", "accuracy", "best_line", "line", "explanation", "iterations", "reused_visits")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    FORCED_FIELD_NUMBER: _ClassVar[int]
+    CLASSIFICATION_FIELD_NUMBER: _ClassVar[int]
+    WIN_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    WIN_AFTER_FIELD_NUMBER: _ClassVar[int]
+    BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
+    BEST_WIN_FIELD_NUMBER: _ClassVar[int]
+    WIN_LOSS_FIELD_NUMBER: _ClassVar[int]
+    GOLD_AFTER_FIELD_NUMBER: _ClassVar[int]
+    BEST_GOLD_FIELD_NUMBER: _ClassVar[int]
+    GOLD_LOSS_FIELD_NUMBER: _ClassVar[int]
+    ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    BEST_LINE_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    REUSED_VISITS_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    seat: int
+    action: Action
+    forced: bool
+    classification: DecisionClass
+    win_before: float
+    win_after: float
+    best_action: Action
+    best_win: float
+    win_loss: float
+    gold_after: float
+    best_gold: float
+    gold_loss: float
+    accuracy: float
+    best_line: _containers.RepeatedCompositeFieldContainer[Action]
+    line: _containers.RepeatedCompositeFieldContainer[Action]
+    explanation: Explanation
+    iterations: int
+    reused_visits: int
+    def __init__(self, index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., forced: _Optional[bool] = ..., classification: _Optional[_Union[DecisionClass, str]] = ..., win_before: _Optional[float] = ..., win_after: _Optional[float] = ..., best_action: _Optional[_Union[Action, _Mapping]] = ..., best_win: _Optional[float] = ..., win_loss: _Optional[float] = ..., gold_after: _Optional[float] = ..., best_gold: _Optional[float] = ..., gold_loss: _Optional[float] = ..., accuracy: _Optional[float] = ..., best_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., explanation: _Optional[_Union[Explanation, _Mapping]] = ..., iterations: _Optional[int] = ..., reused_visits: _Optional[int] = ...) -> None: ...
+
+class SeatReview(_message.Message):
+    __slots__ = ("seat", "decisions", "forced", "accuracy", "mean_win_loss", "mean_gold_loss", "best", "good", "inaccuracies", "mistakes", "blunders")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    FORCED_FIELD_NUMBER: _ClassVar[int]
+    ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    MEAN_WIN_LOSS_FIELD_NUMBER: _ClassVar[int]
+    MEAN_GOLD_LOSS_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    GOOD_FIELD_NUMBER: _ClassVar[int]
+    INACCURACIES_FIELD_NUMBER: _ClassVar[int]
+    MISTAKES_FIELD_NUMBER: _ClassVar[int]
+    BLUNDERS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    decisions: int
+    forced: int
+    accuracy: float
+    mean_win_loss: float
+    mean_gold_loss: float
+    best: int
+    good: int
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    def __init__(self, seat: _Optional[int] = ..., decisions: _Optional[int] = ..., forced: _Optional[int] = ..., accuracy: _Optional[float] = ..., mean_win_loss: _Optional[float] = ..., mean_gold_loss: _Optional[float] = ..., best: _Optional[int] = ..., good: _Optional[int] = ..., inaccuracies: _Optional[int] = ..., mistakes: _Optional[int] = ..., blunders: _Optional[int] = ...) -> None: ...
+
+class ReviewSummary(_message.Message):
+    __slots__ = ("seats", "iterations")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatReview]
+    iterations: int
+    def __init__(self, seats: _Optional[_Iterable[_Union[SeatReview, _Mapping]]] = ..., iterations: _Optional[int] = ...) -> None: ...
+
+class ReviewGameResponse(_message.Message):
+    __slots__ = ("decision", "summary", "sequence", "decisions")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    decision: DecisionReview
+    summary: ReviewSummary
+    sequence: int
+    decisions: int
+    def __init__(self, decision: _Optional[_Union[DecisionReview, _Mapping]] = ..., summary: _Optional[_Union[ReviewSummary, _Mapping]] = ..., sequence: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
 
 class PlacedWorker(_message.Message):
     __slots__ = ("tile", "seat", "rotation", "covers")

@@ -75,6 +75,11 @@ class CacaoServiceStub:
                 request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordRequest.SerializeToString,
                 response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordResponse.FromString,
                 _registered_method=True)
+        self.ReviewGame = channel.unary_stream(
+                '/cacao.v1.CacaoService/ReviewGame',
+                request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameRequest.SerializeToString,
+                response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameResponse.FromString,
+                _registered_method=True)
 
 
 class CacaoServiceServicer:
@@ -161,6 +166,22 @@ class CacaoServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReviewGame(self, request, context):
+        """Reviews a game: every decision of a record judged by the search from the
+        deciding seat's view only (what that seat could see when it chose), in
+        the record's order. The stream holds one `decision` per decision of the
+        seats reviewed, then one `summary` (per seat: accuracy and counts per
+        class), then ends. A decision with a single legal action is `forced`:
+        not searched. The searches run as background work (behind moves in the
+        server's queues, pausing for them); cancelling the call ends the review
+        at once, with no summary. With an iteration budget (no time) and a seed,
+        the same review on every run. The classes' thresholds and the accuracy
+        formula are in docs/protocol.md.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CacaoServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -203,6 +224,11 @@ def add_CacaoServiceServicer_to_server(servicer, server):
                     servicer.ValidateRecord,
                     request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordRequest.FromString,
                     response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordResponse.SerializeToString,
+            ),
+            'ReviewGame': grpc.unary_stream_rpc_method_handler(
+                    servicer.ReviewGame,
+                    request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameRequest.FromString,
+                    response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -422,6 +448,33 @@ class CacaoService:
             '/cacao.v1.CacaoService/ValidateRecord',
             cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordRequest.SerializeToString,
             cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ValidateRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/cacao.v1.CacaoService/ReviewGame',
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameRequest.SerializeToString,
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

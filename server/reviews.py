@@ -1,0 +1,162 @@
+"""ReviewGame's request read and checked, and its stream of reports.
+
+:func:`read_request` turns a ReviewGameRequest into what the review needs (the
+record as a dict, the seats, the budget of each decision, the decisions it
+will report), with INVALID_ARGUMENT errors that name the field at fault;
+:class:`ReviewStream` carries the messages from the review's thread to the
+transport's stream (the same ``take``/``finished`` face as an
+:class:`~.handlers.Analysis`, so :func:`~.handlers.analysis_reports` streams
+either).
+
+Thread-safety: ReviewStream is thread-safe; the functions are pure.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+from cacaoai.api import convert
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+from cacaoai.engine import CacaoError, Position, parse_record
+from cacaoai.search import ANALYSIS
+from cacaoai.search.review import DEFAULT_LIMIT, DecisionReview, ReviewSummary
+
+from . import budgets, errors, positions
+from .budgets import Budget
+from .options import ServerOptions
+
+#: A seat's tree is continued from one decision to its next, so it grows past
+#: one search's nodes: the memory asked for a review's trees, in budgets.
+REUSED_TREES = 4
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    """A ReviewGame request read: the record, the seats reviewed, the budget
+    of each decision, and how many decisions the review reports."""
+
+    record: dict
+    seats: tuple[int, ...]
+    budget: Budget
+    decisions: int
+
+
+def read_request(request: pb.ReviewGameRequest, options: ServerOptions) -> ReviewRequest:
+    """The request checked: a record that replays, seats of the game, a
+    bounded budget (clamped to the server's limits).
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT naming the field (INVALID_RECORD
+            for the record, INVALID_REQUEST for the budget or a seat).
+    """
+    budget = review_budget(request, options)
+    record = _record(request)
+    players = record["players"]
+    seats = []
+    for i, seat in enumerate(request.seats):
+        if not 0 <= seat < players:
+            raise errors.invalid(f"seats[{i}]", f"seat {seat} does not exist: the game has seats "
+                                 f"0..{players - 1}")
+        if seat in seats:
+            raise errors.invalid(f"seats[{i}]", f"seat {seat} is listed twice")
+        seats.append(seat)
+    reviewed = tuple(sorted(seats)) if seats else tuple(range(players))
+    return ReviewRequest(record, reviewed, budget, _decisions(record, reviewed))
+
+
+def review_budget(request: pb.ReviewGameRequest, options: ServerOptions) -> Budget:
+    """Each decision's budget: the request's limits (iterations or a time
+    required), else the review's default, clamped to the server's."""
+    if not request.HasField("limits"):
+        return budgets.clamp(DEFAULT_LIMIT, options, ANALYSIS)
+    with errors.request_fields():
+        limit = convert.limit_from_proto(request.limits)
+    if limit.iterations is None and limit.time_s is None:
+        raise errors.invalid("limits", "a review needs a budget for each decision: set "
+                             "limits.iterations or limits.time (or leave limits out for "
+                             f"{DEFAULT_LIMIT.iterations} iterations)")
+    return budgets.clamp(limit, options, ANALYSIS, timed=limit.time_s is not None)
+
+
+def _record(request: pb.ReviewGameRequest) -> dict:
+    """The request's record as a cacao-record/1 dict that replays to its end."""
+    kind = request.WhichOneof("source")
+    if kind is None:
+        raise errors.invalid("record", "required: a record or record_json")
+    if kind == "record":
+        with errors.request_fields():
+            data = convert.record_to_json(request.record)
+        positions.load_record(data)
+        return data
+    try:
+        data = parse_record(request.record_json)
+        Position.from_record(data)
+    except CacaoError as error:
+        raise errors.invalid("record_json", str(error), ErrorReason.INVALID_RECORD) from None
+    return data
+
+
+def _decisions(record: dict, seats: tuple[int, ...]) -> int:
+    """The decisions of `seats` in the record: the actions the review reports."""
+    position = Position.from_record(record, 0)
+    count = 0
+    for action in record["actions"]:
+        count += position.to_act in seats
+        position.apply(action)
+    return count
+
+
+class ReviewStream:
+    """The messages of a running review, from its thread to the stream.
+
+    The review thread calls :meth:`add` for each decision and the summary,
+    then :meth:`finish`; the stream calls :meth:`take`. Every message is
+    kept until taken (a review has one per decision).
+    """
+
+    def __init__(self, decisions: int, notify: Callable[[], None]):
+        self.decisions = decisions
+        self._notify = notify
+        self._lock = threading.Lock()
+        self._ready: list[pb.ReviewGameResponse] = []
+        self._done: Future[None] | None = None
+        self._sequence = 0
+        self.finished = False  # everything has been taken
+
+    def add(self, item: DecisionReview | ReviewSummary) -> None:
+        message = pb.ReviewGameResponse(decisions=self.decisions)
+        if isinstance(item, ReviewSummary):
+            message.summary.CopyFrom(convert.review_summary_to_proto(item))
+        else:
+            message.decision.CopyFrom(convert.decision_review_to_proto(item))
+        with self._lock:
+            message.sequence, self._sequence = self._sequence, self._sequence + 1
+            self._ready.append(message)
+        self._notify()
+
+    def finish(self, done: Future[None]) -> None:
+        with self._lock:
+            self._done = done
+        self._notify()
+
+    def take(self) -> list[pb.ReviewGameResponse]:
+        """The messages ready now, in order.
+
+        Raises:
+            Exception: the review's own error, after the messages before it.
+        """
+        with self._lock:
+            ready, self._ready = self._ready, []
+            done = self._done
+            if done is not None and not ready:
+                self.finished = True
+        if done is not None:
+            if ready:
+                self._notify()  # the end comes with the next take
+            else:
+                done.result()
+        return ready
