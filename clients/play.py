@@ -46,6 +46,7 @@ from .errors import CacaoClientError
 from .local import LocalServer, StartError
 from .replies import Evaluation, ServerInfo
 from .requests import Source
+from .review import show_review
 from .text import evaluation_lines, strength_text
 
 #: The level of hints unless --hint-level says otherwise (the server's default
@@ -78,6 +79,7 @@ Commands:
   board       draw the board again
   undo        take back your last decision (and the AI moves after it)
   save FILE   save the game (cacao-record/1)    load FILE  go on with a saved game
+  review      at the end: every decision judged (best ... blunder) and each seat's accuracy
   help        this text                         quit       leave the game (or Ctrl-C)
 While the AI thinks, a line shows its iterations and each seat's chance to win."""
 
@@ -93,6 +95,8 @@ class Settings:
     seed: int | None
     levels: Sequence[str] = ()
     """The server's level names (to check ``hint LEVEL``); empty: not checked."""
+    review: Limit | None = None
+    """The budget of each decision of the review at the end (None: the server's)."""
 
 
 class Session:
@@ -149,7 +153,7 @@ class Session:
                 if not ended_shown:
                     self.show_end()
                     ended_shown = True
-                line = self.next_line("game over (save FILE, undo, load FILE, quit)> ")
+                line = self.next_line("game over (review, save FILE, undo, load FILE, quit)> ")
                 if line is None:
                     return 0
                 if not self.command(line, over=True):
@@ -229,6 +233,17 @@ class Session:
             self.say("You win!" if len(result.winners) == 1 else "You share the win!")
         else:
             self.say("The AI wins.")
+        self.say("Type review to have every decision of the game judged: where it was won or lost, "
+                 "and each seat's accuracy.")
+
+    def review(self) -> None:
+        """The game reviewed by the server, as a table (at the server's default budget)."""
+        self.say("Reviewing the game (each decision searched as its seat saw it)...")
+        try:
+            show_review(self.client, self.game.record(), self.out, self.settings.review,
+                        seed=self.settings.seed, names=self.names())
+        except CacaoClientError as error:
+            self.say(f"No review: {error}")
 
     def score_table(self, winners: Sequence[int] | None = None) -> list[str]:
         """Each seat's gold by part (gold, temples, sun, water, total) and cacao."""
@@ -298,8 +313,10 @@ class Session:
             self.undo()
         elif head in ("score", "scores"):
             self.show_score()
+        elif head == "review" and over:
+            self.review()
         elif over:
-            self.say("The game is over: score, save FILE, undo, load FILE or quit.")
+            self.say("The game is over: review, score, save FILE, undo, load FILE or quit.")
         elif head in ("list", "l", "ls"):
             self.show_list()
         elif head == "hint":
@@ -572,6 +589,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              "same game, and with an iteration budget the AI plays it the same way "
                              "(default: a random one, printed at the start)")
     parser.add_argument("--load", metavar="FILE", help="go on with a saved game (cacao-record/1)")
+    parser.add_argument("--review-iterations", type=int, metavar="N",
+                        help="search iterations per decision of the review offered at the end "
+                             "(default: the server's, 600)")
     parser.add_argument("--server", metavar="ADDR",
                         help="a running server (host:port); default: start one on a free local "
                              "port for the game")
@@ -724,7 +744,8 @@ def _play(target: str, args: argparse.Namespace, players: int,
             return 1
         human = args.seat if args.seat < game.players else 0
         settings = Settings(human, strengths, hint, _colour(args.color, out), args.seed,
-                            tuple(info.levels))
+                            tuple(info.levels),
+                            Limit(iterations=args.review_iterations) if args.review_iterations else None)
         print(f"Game seed {args.seed} (play this deal again with --seed {args.seed}).", file=out)
         return Session(client, game, settings, make_reader(inp, out), out).run()
     finally:

@@ -14,7 +14,7 @@
 
 from cacaoai.search.adaptive import ADAPTIVE
 from cacaoai.search.bots import LEVELS
-from cacaoai.search.explain import Explanation, Part, TempleChange, sentence
+from cacaoai.search.explain import Explanation, Part, TempleChange, action_text, sentence
 from cacaoai.search.limits import Limit, parse_strength
 from cacaoai.search.results import Candidate, RootInfo, SearchResult, SeatOutlook
 from cacaoai.search.review import CLASSES, FORCED, DecisionReview, ReviewSummary, SeatReview
@@ -25,4 +25,4 @@ LEVEL_NAMES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
 
 __all__ = ["CLASSES", "FORCED", "LEVEL_NAMES", "Candidate", "DecisionReview", "Explanation", "Limit", "Part",
            "ReviewSummary", "RootInfo", "SearchResult", "SeatOutlook", "SeatReview", "TempleChange",
-           "parse_strength", "sentence"]
+           "action_text", "parse_strength", "sentence"]

@@ -747,6 +747,8 @@ def review_summary_from_proto(message: pb.ReviewSummary) -> ReviewSummary:
     """The search's ReviewSummary of a ReviewSummary message."""
     return ReviewSummary(tuple(
         SeatReview(s.seat, s.decisions, s.forced,
-                   *(getattr(s, name) if s.HasField(name) else None for name in _SEAT_FIGURES),
+                   s.accuracy if s.HasField("accuracy") else None,
+                   s.mean_win_loss if s.HasField("mean_win_loss") else None,
+                   s.mean_gold_loss if s.HasField("mean_gold_loss") else None,
                    {c: getattr(s, f) for c, f in CLASS_COUNT_FIELDS.items()})
         for s in message.seats), message.iterations)

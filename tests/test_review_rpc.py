@@ -7,7 +7,9 @@ blunder found; and SuggestAction's explanation."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import re
 
 import pytest
 from support import wait_until
@@ -111,3 +113,41 @@ def test_a_suggestion_explains_its_action_against_the_runner_up(client):
     assert sentence(why)
     single = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1, max_candidates=1)
     assert single.explanation is None
+
+
+# --- the terminal -------------------------------------------------------------------
+
+def test_cacao_review_prints_a_row_per_decision_and_each_seats_accuracy(cacao_server, tmp_path):
+    from cacaoai.client import review as cacao_review
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(prefix(RECORD, 10, BLUNDER_10)))
+    out = io.StringIO()
+    status = cacao_review.main([str(path), "--server", cacao_server[1], "--iterations", "100",
+                                "--seed", "3", "--seat", "0"], out=out)
+    lines = out.getvalue().splitlines()
+    assert status == 0
+    rows = [line for line in lines if re.match(r"\s*\d+\s+red\s", line)]
+    assert len(rows) == sum(1 for r in client_reviews(cacao_server, 10, BLUNDER_10) if r.decision)
+    assert re.match(r"\s*11\s+red\s+(MISTAKE|BLUNDER)\s", rows[-1])
+    assert re.match(r"red\s+\d+\.\d%", lines[-1]) and "blunder" in lines[-2]
+
+
+def client_reviews(cacao_server, n, last):
+    with CacaoClient(cacao_server[1]) as client:
+        return list(client.review_game(prefix(RECORD, n, last), Limit(iterations=100), seed=3, seats=[0]))
+
+
+def test_cacao_play_offers_a_review_when_the_game_is_over(cacao_server, tmp_path):
+    from cacaoai.client import play
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(RECORD))                 # a finished game
+    out = io.StringIO()
+    status = play.main(["--server", cacao_server[1], "--load", str(path), "--iterations", "20",
+                        "--review-iterations", "20", "--seed", "1"], inp=io.StringIO("review\nquit\n"), out=out)
+    text = out.getvalue()
+    assert status == 0 and "Type review" in text
+    rows = [line for line in text.splitlines() if re.match(r"\s*\d+\s+(you|AI 1)\s", line)]
+    assert len(rows) == len(RECORD["actions"])
+    assert re.search(r"^you\s+\d+\.\d%", text, re.M) and re.search(r"^AI 1\s+\d+\.\d%", text, re.M)

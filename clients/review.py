@@ -1,0 +1,165 @@
+"""``cacao-review``: a saved game reviewed by the service, as a table in the
+terminal (``cacao-play`` offers the same at the end of a game).
+
+For each decision: the seat, the action, its class, the mover's win chance
+before and after it, the loss against the best action, the best action when
+it was not taken and, under it, what the best action would have given in
+words; then each seat's accuracy and counts per class. A status line shows
+the progress while the server reviews.
+
+Thread-safety: the functions write to the stream they are given; one review at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import metadata
+from typing import TextIO
+
+from cacaoai.api import CLASSES, DecisionReview, Limit, ReviewSummary, action_text, sentence
+
+from .board import SEAT_COLOUR_NAMES
+from .client import CacaoClient
+from .connection import add_connection_flags, connection_settings
+from .console import StatusLine, run_command, shielded
+from .errors import CacaoClientError
+from .local import LocalServer, StartError
+
+#: Class names as the table writes them.
+CLASS_WORDS = {"best": "best", "good": "good", "inaccuracy": "inaccuracy", "mistake": "MISTAKE",
+               "blunder": "BLUNDER", "forced": "forced"}
+
+
+def decision_lines(d: DecisionReview, names: Sequence[str] = SEAT_COLOUR_NAMES) -> list[str]:
+    """One decision as a table row, and its explanation under it."""
+    who = names[d.seat] if d.seat < len(names) else f"seat {d.seat}"
+    row = f"{d.index + 1:>4}  {who:<7} {CLASS_WORDS.get(d.classification, d.classification):<10} "
+    if d.forced or d.win_before is None or d.win_after is None:
+        return [row + f"{'':<19}{action_text(d.action)} (the only choice)"]
+    loss = f"{-d.win_loss:+.0%}" if d.win_loss >= 0.005 else "0%"
+    row += f"{d.win_before:>4.0%} → {d.win_after:>4.0%} {loss:>6}  {action_text(d.action)}"
+    lines = [row]
+    if d.best_action != d.action:
+        best = f"{d.best_win:.0%}" if d.best_win is not None else "?"
+        lines.append(f"{'':<24}best: {action_text(d.best_action)} ({best})")
+    if d.explanation is not None:
+        lines.append(f"{'':<24}{sentence(d.explanation, names)}")
+    return lines
+
+
+def summary_lines(summary: ReviewSummary, names: Sequence[str] = SEAT_COLOUR_NAMES) -> list[str]:
+    """Each seat's accuracy and counts per class."""
+    lines = [f"{'seat':<8}{'accuracy':>9}  " + "  ".join(f"{c:>10}" for c in CLASSES)]
+    for s in summary.seats:
+        who = names[s.seat] if s.seat < len(names) else f"seat {s.seat}"
+        accuracy = f"{s.accuracy:.1f}%" if s.accuracy is not None else "-"
+        lines.append(f"{who:<8}{accuracy:>9}  " + "  ".join(f"{s.counts.get(c, 0):>10}" for c in CLASSES))
+    return lines
+
+
+def show_review(client: CacaoClient, record: dict | str, out: TextIO, limit: Limit | None = None, *,
+                seed: int | None = None, seats: Sequence[int] = (),
+                names: Sequence[str] = SEAT_COLOUR_NAMES) -> ReviewSummary | None:
+    """Reviews `record` through `client` and writes the table to `out`, with
+    a progress line while it runs; the summary (None if the stream ended
+    without one).
+
+    Raises:
+        CacaoClientError: the server refused or failed.
+    """
+    status = StatusLine(out)
+    out.write(f"{'#':>4}  {'seat':<7} {'class':<10} {'before → after':>14} {'loss':>6}  action\n")
+    summary = None
+    for report in client.review_game(record, limit, seed=seed, seats=seats):
+        status.clear()
+        if report.decision is not None:
+            out.write("\n".join(decision_lines(report.decision, names)) + "\n")
+            status.show(f"reviewing: {report.sequence + 1}/{report.decisions} decisions")
+        elif report.summary is not None:
+            summary = report.summary
+            out.write("\n" + "\n".join(summary_lines(summary, names)) + "\n")
+        out.flush()
+    status.clear()
+    return summary
+
+
+EXAMPLES = """\
+examples:
+  cacao-review game.json                 every decision of a saved game, at the server's default budget
+  cacao-review game.json --iterations 2000 --seed 1   a deeper review, the same on every run
+  cacao-review game.json --seat 0        only seat 0's decisions
+  cacao-review game.json --server 10.0.0.5:50051      on a running server
+"""
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="cacao-review", description="Review a saved Cacao game (cacao-record/1): each "
+        "decision's class, the win chances, the best action and why, each seat's accuracy.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {metadata.version('cacaoai')}")
+    parser.add_argument("record", help="the game, a cacao-record/1 JSON file ('-': standard input)")
+    parser.add_argument("--iterations", type=int, help="search iterations per decision "
+                        "(default: the server's, 600)")
+    parser.add_argument("--time", type=float, metavar="SECONDS", help="search seconds per decision")
+    parser.add_argument("--seed", type=int, help="seed of the searches: with iterations, the same "
+                        "review on every run (default: a random one)")
+    parser.add_argument("--seat", type=int, action="append", default=[], dest="seats",
+                        help="review only this seat's decisions (repeat for more)")
+    parser.add_argument("--server", metavar="ADDR", help="a running server (host:port); default: "
+                        "start one on a free local port")
+    add_connection_flags(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Runs ``cacao-review``; returns the exit status."""
+    return run_command("cacao-review", lambda: _main(argv, out or sys.stdout))
+
+
+def _main(argv: Sequence[str] | None, out: TextIO) -> int:
+    args = parse_args(argv)
+    try:
+        limit = (Limit(iterations=args.iterations, time_s=args.time)
+                 if args.iterations is not None or args.time is not None else None)
+        connection = connection_settings(args) if args.server else {}
+    except ValueError as error:
+        print(f"cacao-review: {error}", file=sys.stderr)
+        return 2
+    try:
+        if args.record == "-":
+            record = sys.stdin.read()
+        else:
+            with open(args.record, encoding="utf-8") as file:
+                record = file.read()
+    except OSError as error:
+        print(f"cacao-review: could not read {args.record}: {error.strerror or error}", file=sys.stderr)
+        return 1
+    try:
+        if args.server:
+            return _review(args.server, connection, record, limit, args, out)
+        with LocalServer("--drain", "0", "--grace", "0", isolated=True) as local:
+            return _review(local.address, {}, record, limit, args, out)
+    except StartError as error:
+        print(f"cacao-review: no local server: {error}", file=sys.stderr)
+        return 1
+
+
+def _review(target: str, connection: dict, record: str, limit: Limit | None,
+            args: argparse.Namespace, out: TextIO) -> int:
+    client = CacaoClient(target, **connection)
+    try:
+        show_review(client, record, out, limit, seed=args.seed, seats=args.seats)
+        return 0
+    except CacaoClientError as error:
+        print(f"cacao-review: {error}", file=sys.stderr)
+        return 1
+    finally:
+        with shielded():
+            client.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
