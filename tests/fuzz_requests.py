@@ -26,8 +26,9 @@ from cacaoai.engine import Position
 
 SERVICE = "/cacao.v1.CacaoService/"
 METHODS = ("GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "SuggestAction",
-           "AnalyzePosition", "Analyze", "ValidateRecord")
+           "AnalyzePosition", "Analyze", "ValidateRecord", "ReviewGame")
 STREAMING = {"AnalyzePosition"}
+FIRST_ONLY = {"ReviewGame"}  # a review of a long game is long: its first message is read, then it is cancelled
 BIDI = {"Analyze"}  # the case's bytes are the first message; every other case also sends stop
 STOP = pb.AnalyzeRequest(stop=pb.StopAnalysis()).SerializeToString()
 FAILURES = ("INTERNAL", "UNKNOWN", "HANG", "UNAVAILABLE")
@@ -79,6 +80,9 @@ def corpus(seed: int = 0) -> list[tuple[str, Message]]:
             cases.append(("ValidateRecord", pb.ValidateRecordRequest(record=record)))
             cases.append(("ValidateRecord", pb.ValidateRecordRequest(
                 record_json=json.dumps(position.record()))))
+            cases.append(("ReviewGame", pb.ReviewGameRequest(
+                record=record, limits=pb.SearchLimits(iterations=20), seed=3, seats=[0])))
+            cases.append(("ReviewGame", pb.ReviewGameRequest(record_json=json.dumps(position.record()))))
     return cases
 
 
@@ -241,11 +245,14 @@ def send(channel: grpc.Channel, method: str, data: bytes, timeout: float,
             messages = [data, STOP] if len(data) % 2 else [data]
             for _ in call(iter(messages), timeout=timeout, wait_for_ready=wait_for_ready):
                 pass
-        elif method in STREAMING:
+        elif method in STREAMING or method in FIRST_ONLY:
             call = channel.unary_stream(SERVICE + method, request_serializer=identity,
                                         response_deserializer=identity)
-            for _ in call(data, timeout=timeout, wait_for_ready=wait_for_ready):
-                pass
+            stream = call(data, timeout=timeout, wait_for_ready=wait_for_ready)
+            for _ in stream:
+                if method in FIRST_ONLY:
+                    stream.cancel()
+                    break
         else:
             call = channel.unary_unary(SERVICE + method, request_serializer=identity,
                                        response_deserializer=identity)
