@@ -374,7 +374,7 @@ class CacaoApi:
         self._run_behind(ticket, "cacao-analysis", work, analysis.finish)
         return analysis
 
-    def start_review(self, request: pb.ReviewGameRequest, call: Call,
+    def review_game(self, request: pb.ReviewGameRequest, call: Call,
                      notify: Callable[[], None] = lambda: None) -> reviews.ReviewStream:
         """Checks a ReviewGame request and starts the review; its running stream.
 

@@ -121,7 +121,7 @@ METHODS: tuple[Method, ...] = (
            streams=True),
     Method("Analyze", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
            streams=True, start_then_stop=True, errors_under="start"),
-    Method("ReviewGame", CacaoApi.start_review, Admission.ANALYSIS, Deadline.FITS_BUDGET, streams=True),
+    Method("ReviewGame", CacaoApi.review_game, Admission.ANALYSIS, Deadline.FITS_BUDGET, streams=True),
 )
 BY_NAME = {method.name: method for method in METHODS}
 
