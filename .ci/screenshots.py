@@ -1,5 +1,6 @@
 """Screenshots of the board page: at the start, mid-game, at the end, in the replay
-viewer, on a phone, the AI's candidates as a heat map, and the game's graph.
+viewer, on a phone, the AI's candidates as a heat map, the game's graph, and the
+game's review (on a desktop and on a phone).
 
 Starts ``cacao-server`` (gRPC and HTTP on free loopback ports), opens the page
 in headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright; no
@@ -201,7 +202,21 @@ def union(page: Any, *selectors: str, pad: int = 6) -> dict[str, float]:
 
 
 NAMES = ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png",
-         "board-phone.png", "board-heatmap.png", "board-graph.png")
+         "board-phone.png", "board-heatmap.png", "board-graph.png", "board-review.png", "board-review-phone.png")
+
+
+def review(board: BoardPage) -> None:
+    """Reviews the record in the replay viewer (the service's default budget) and steps to
+    its first mistake or blunder (else its first inaccuracy, else its last move)."""
+    page = board.page
+    board.press("#r-review")
+    page.wait_for_function("window.cacao.review && window.cacao.review.summary", timeout=600_000)
+    index = board.state("(() => { const d = [...s.review.decisions.values()].sort((a, b) => a.index - b.index);"
+                        " const at = (c) => d.find(x => x.classification >= c);"
+                        " return (at(4) ?? at(3) ?? d[d.length - 1]).index + 1; })()")
+    page.eval_on_selector("#r-slider", f"s => {{ s.value = '{index}'; s.dispatchEvent(new Event('input')); }}")
+    page.wait_for_function(f"document.querySelector('#review-move').dataset.index === '{index - 1}'")
+    page.mouse.move(0, 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                 with page.expect_download() as download:
                     page.click("#save")  # then load the record into the replay viewer, at action 12
                 download.value.save_as(Path(folder) / "game.json")
+                record = (Path(folder) / "game.json").read_text()
                 page.set_input_files("#load-file", str(Path(folder) / "game.json"))
                 # the page reads the file: only then may it go
                 page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
@@ -255,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             page.wait_for_function("window.cacao.replay.evals.has(12) && window.cacao.evaluation", timeout=30_000)
             board.wait_for_graph()
             page.screenshot(path=str(out / "board-replay.png"))
+            review(board)
+            page.screenshot(path=str(out / "board-review.png"))
         width, height = SIZES["phone"]
         with chromium(width, height, touch=True) as page:
             board = BoardPage(page, url, touch=True)
@@ -269,6 +287,11 @@ def main(argv: list[str] | None = None) -> int:
             page.wait_for_selector("#place:not([hidden])")
             page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(out / "board-phone.png"))
+            page.evaluate("text => window.cacaoOpenRecord(text)", record)  # the desktop's game, reviewed
+            page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
+            review(board)
+            page.evaluate("document.querySelector('#p-graph').scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(out / "board-review-phone.png"))
     for name in NAMES:
         print(out / name)
     return 0

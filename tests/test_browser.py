@@ -674,6 +674,80 @@ def test_the_graph_at_the_end_of_a_game_jumps_into_the_replay_viewer(url):
         assert board.state(f"s.replay.evals.has({target})")  # the game's evaluations came along
 
 
+def slide(page, index: int) -> None:
+    """The replay viewer's slider moved to action `index`."""
+    page.eval_on_selector("#r-slider", f"s => {{ s.value = '{index}'; s.dispatchEvent(new Event('input')); }}")
+
+
+def test_a_game_is_reviewed_on_a_phone_with_its_mistakes_marked_explained_and_the_review_cancellable(url):
+    with open_board(url, "phone") as board:
+        page = board.page
+        board.new_game(["beginner", "beginner"], seed=4, wait=False)
+        page.select_option("#pace", "0")
+        board.wait_for_human_or_end()
+        n = actions(board)
+        page.evaluate("window.cacao.reviewIterations = 30")  # a tiny budget: the test checks the page, not the AI
+        board.press("#review-game")  # offered at the end of the game
+        page.wait_for_function("window.cacao.review && window.cacao.review.summary", timeout=120_000)
+        assert board.state("s.mode") == "replay" and page.inner_text("#r-review") == "Close review"
+        decisions = board.state("[...s.review.decisions.values()].map(d => ({index: d.index, seat: d.seat,"
+                                " forced: d.forced, cls: d.classification, before: d.winBefore ?? null,"
+                                " after: d.winAfter ?? null, why: !!d.explanation}))")
+        assert sorted(d["index"] for d in decisions) == list(range(n))  # every decision of both seats
+        assert all(d["forced"] or 1 <= d["cls"] <= 5 for d in decisions)  # a class each (or forced)
+        judged = [d for d in decisions if not d["forced"]]
+        # the graph: the mover's chance before and after each judged decision, a mark on each loss
+        assert page.get_attribute("#graph", "data-review") == "true"
+        assert int(page.get_attribute("#graph", "data-points")) == 2 * len(judged)
+        marks = page.locator("#graph g.mark")
+        assert marks.count() == sum(d["cls"] >= 3 for d in judged)
+        first = judged[0]
+        title = page.locator(f"#graph rect.hit[data-index='{first['index']}'] title").text_content()
+        assert f"{['red', 'yellow'][first['seat']]} {round(first['before'] * 100)}%" in title
+        # each seat's accuracy and counts, as the summary gives them
+        for seat in (0, 1):
+            row = page.locator(f"#review-seats tr[data-seat='{seat}']")
+            summary = board.state(f"s.review.summary.seats.find(x => x.seat === {seat})")
+            assert row.locator("td.accuracy").inner_text() == f"{round(summary['accuracy'])}%"
+            counts = [int(c) for c in row.locator("td").all_inner_texts()[1:]]
+            assert sum(counts) == summary["decisions"] == sum(d["seat"] == seat for d in judged)
+        # a move stepped to: its class and mark, and what the best action does in a sentence
+        words = {1: "best move", 2: "good move", 3: "inaccuracy", 4: "mistake", 5: "blunder"}
+        signs = {3: "?!", 4: "?", 5: "??"}
+        shown = [d for d in judged if d["why"]][:2] + judged[-1:]
+        for d in shown:
+            slide(page, d["index"] + 1)
+            page.wait_for_function(f"document.querySelector('#review-move').dataset.index === '{d['index']}'")
+            assert words[d["cls"]] in page.inner_text("#review-move .verdict")
+            assert page.inner_text("#r-mark") == signs.get(d["cls"], "")
+            if d["why"]:
+                assert "best:" in page.inner_text("#review-move")
+                assert re.fullmatch(r"[A-Z0-9].+\.", page.inner_text("#review-move .why"))
+        mistakes = sorted(d["index"] + 1 for d in judged if d["cls"] >= 3)
+        if mistakes:
+            slide(page, 0)
+            page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
+            board.press("#rv-next")
+            page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{mistakes[0]} /')")
+        assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"][0]  # nothing wider
+        # closed, then again at a budget that takes long: Stop cancels it, and so does a new game
+        board.press("#r-review")
+        assert board.state("s.review") is None and page.get_attribute("#graph", "data-review") == "false"
+        page.evaluate("window.cacao.reviewIterations = 20000")
+        board.press("#r-review")
+        page.wait_for_function("window.cacao.review && window.cacao.review.running")
+        board.press("#r-review")
+        assert board.state("s.review.running === null && s.review.stopped")
+        assert page.inner_text("#r-review") == "Close review"
+        assert page.inner_text("#review-progress").startswith("Review stopped after")
+        board.press("#r-review")
+        board.press("#r-review")
+        page.wait_for_function("window.cacao.review && window.cacao.review.running")
+        board.new_game(["human", "beginner"], seed=5)
+        assert board.state("s.review") is None and not page.is_visible("#p-review")
+        assert not page.is_visible("#message.error")
+
+
 def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "cacao-record/1", "players": 2, "first_player": 0,

@@ -5,8 +5,12 @@ import type { Evaluation, GameResult } from "@cacaoai/client";
 import { SEAT_COLOURS, el, seatMark } from "./board";
 import { seatName } from "./names";
 
-/** The win chance of each seat (by seat number) at the position after `index` actions. */
+/** The win chance of each seat (by seat number) at the position after `index` actions
+ *  (a seat left out: no point of its line there). */
 export interface GraphPoint { index: number; win: number[] }
+/** A mark on a seat's line at the position after `index` actions ("?!", "?", "??" of a
+ *  review; `cls` styles it). */
+export interface GraphMark { index: number; seat: number; win: number; mark: string; cls: string }
 
 /** The graph's points: each kept evaluation, and the result at the end (the winners share 1). */
 export function graphPoints(evals: Map<number, Evaluation>, players: number, n: number, result?: GameResult): GraphPoint[] {
@@ -26,9 +30,9 @@ const H = 150, LEFT = 36, RIGHT = 10, TOP = 8, BOTTOM = 22;
 
 /** Draws the graph into `box` (an SVG is made there): `actions` is the number of
  *  actions of the record, `current` the action shown (a vertical line), `onPick` is
- *  called with the index clicked. */
+ *  called with the index clicked, `marks` are drawn over the lines. */
 export function drawGraph(box: HTMLElement, points: GraphPoint[], actions: number, players: number,
-                          current: number | null, onPick: (index: number) => void): void {
+                          current: number | null, onPick: (index: number) => void, marks: GraphMark[] = []): void {
   const W = Math.max(240, box.clientWidth || 320); // one unit a pixel: the text keeps its size
   box.replaceChildren();
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "graph", role: "group",
@@ -60,14 +64,26 @@ export function drawGraph(box: HTMLElement, points: GraphPoint[], actions: numbe
     });
   }
   if (current !== null) el("line", { x1: px(current), x2: px(current), y1: TOP, y2: H - BOTTOM, class: "current" }, svg);
+  const marked = el("g", { class: "marks" }, svg); // over the line of the action shown
+  for (const m of marks) {
+    const g = el("g", { class: `mark ${m.cls}`, "data-index": m.index, "data-seat": m.seat }, marked);
+    el("circle", { cx: px(m.index), cy: py(m.win), r: 6.5 }, g);
+    el("text", { x: px(m.index), y: py(m.win) + 3.5, "text-anchor": "middle" }, g, m.mark);
+  }
   // one column per action, to click (and to hover, for the numbers)
   const hits = el("g", { class: "hits" }, svg);
-  const byIndex = new Map(sorted.map((p) => [p.index, p]));
+  const byIndex = new Map<number, (number | undefined)[]>(); // every seat's point at an index, together
+  for (const p of sorted) {
+    const win = byIndex.get(p.index) ?? [];
+    p.win.forEach((w, s) => { if (w !== undefined) win[s] = w; });
+    byIndex.set(p.index, win);
+  }
   const width = (W - LEFT - RIGHT) / n;
   for (let i = 0; i <= actions; i++) {
     const p = byIndex.get(i);
     const r = el("rect", { x: px(i) - width / 2, y: TOP, width, height: H - TOP - BOTTOM, class: "hit", "data-index": i }, hits);
-    const what = p ? p.win.map((w, s) => `${seatName(s)} ${Math.round(w * 100)}%`).join(", ") : "not evaluated yet";
+    const what = p ? p.map((w, s) => (w === undefined ? "" : `${seatName(s)} ${Math.round(w * 100)}%`)).filter(Boolean).join(", ")
+      : "not evaluated yet";
     el("title", {}, r, `${i === 0 ? "the start" : `after ${i} action${i > 1 ? "s" : ""}`}: ${what}`);
     r.addEventListener("click", () => onPick(i));
   }

@@ -9,6 +9,8 @@ import {
   describe, fillsOf, jungleName, maxCacao, maxSun, placement, sameAction, signed, waterTrack, workerName,
 } from "./game";
 import { drawGraph, graphPoints } from "./graph";
+import { reviewMarks, reviewPoints } from "./review";
+import { judgedOf, reviewGame, shownReview } from "./reviewing";
 import { SEAT_SYMBOLS, seatName } from "./names";
 import { handTiles } from "./placing";
 import { humanMove } from "./play";
@@ -333,13 +335,19 @@ export function renderGraph(): void {
   if (!source) return;
   const record = source.record, n = record.actions.length;
   const result = source === r ? (r!.result && r!.index === n ? r!.result : record.result) : g!.result;
-  const points = graphPoints(source.evals, record.players, n, result ?? undefined);
+  const review = shownReview(), judged = review ? judgedOf(review) : [];
+  const points = review ? reviewPoints(judged, record.players) : graphPoints(source.evals, record.players, n, result ?? undefined);
   const current = state.mode === "replay" && r ? r.index : null;
   drawGraph($("graph"), points, n, record.players, current, (index) => {
     if (state.mode === "replay") { void replayGo(index); return; }
     if (state.over && g) void openReplay(g.record, g.evals, index);
-  });
+  }, review ? reviewMarks(judged) : []);
+  $("graph-note").textContent = review
+    ? "Each seat's chance to win before and after each of its moves, from its own view: ?! an inaccuracy, " +
+      "? a mistake, ?? a blunder. Click to see that moment."
+    : "Each seat's chance to win after every action; click to see that moment.";
   $("graph").dataset.points = String(points.length);
+  $("graph").dataset.review = review ? "true" : "false";
   $("graph").dataset.filling = String(!!state.filling);
 }
 
@@ -356,4 +364,12 @@ export function renderResult(): void {
     (standing ? scoreTable(standing, result) : result.seats.map((s) =>
       `<span style="color:${SEAT_INK[s.seat]}">${seatName(s.seat)}: ${s.gold} gold, ${s.cacao} cacao</span>`).join("<br>")) +
     `<p class="small">gold held, then the end's scoring: the temples' majorities, gold for sun tokens, the water carrier's space; cacao breaks a tie.</p>`;
+  if (state.mode === "play") { // after a game: where was it won or lost?
+    const b = document.createElement("button");
+    b.id = "review-game";
+    b.textContent = "Review this game";
+    b.title = "every move judged by the AI: the win chances, the mistakes and why";
+    b.onclick = () => void reviewGame();
+    box.appendChild(b);
+  }
 }

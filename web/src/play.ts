@@ -11,6 +11,7 @@ import { handTiles } from "./placing";
 import { budget, cut, keep } from "./record";
 import { render, viewport } from "./render";
 import { fillGraph } from "./replay";
+import { closeReview } from "./reviewing";
 import { evaluateEveryMove, quickEvaluation, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
 import { loadLevels } from "./setup";
 import { aiOnly, isHuman, seatKind, state } from "./state";
@@ -32,6 +33,7 @@ export async function newGame(players: number, seats: SeatKind[], seed: number):
   $("setup").hidden = true;
   stopThinking();
   stopFilling();
+  closeReview();
   state.legal = [];
   state.busy = true;
   let reply;

@@ -12,6 +12,7 @@ import {
   miniTile, renderChoices, renderEvaluation, renderGraph, renderResult, renderSeats, renderStory,
 } from "./panels";
 import { actionsAt, cellKey, fillCells, handTiles } from "./placing";
+import { renderReview } from "./reviewing";
 import {
   actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, focusCell, isHuman, placing, seatKind,
   state, visibleEvaluation,
@@ -32,6 +33,7 @@ export function render(): void {
   renderChoices();
   renderEvaluation();
   renderGraph();
+  renderReview();
   $("analyse").textContent = state.analysis ? "Stop analysis" : "Analyse";
   const g = state.game;
   $("thinking").hidden = !state.thinking || state.held;

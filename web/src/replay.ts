@@ -9,6 +9,7 @@ import { advance } from "./play";
 import { renderGraph } from "./panels";
 import { EVAL_ITERATIONS, cut, keep, settled } from "./record";
 import { render } from "./render";
+import { closeReview } from "./reviewing";
 import { evaluate, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
 import { state } from "./state";
 
@@ -17,6 +18,7 @@ export async function openReplay(record: GameRecord, evals: Map<number, Evaluati
   stopThinking();
   stopAnalysis();
   stopFilling();
+  closeReview(); // a review belongs to the record it judges
   state.replay = { record, index, evals: new Map(evals), hash: "" };
   state.mode = "replay";
   $("setup").hidden = true;
@@ -91,6 +93,7 @@ export function playFromReplay(): void {
   const r = state.replay;
   if (!r || !r.position) return;
   stopFilling();
+  closeReview();
   const record = cut(r.record, r.index);
   const seats = [...Array(record.players).keys()].map((s) =>
     $<HTMLSelectElement>(`seat-${s}`).value);

@@ -8,6 +8,7 @@ import { setRules } from "./game";
 import { seatName } from "./names";
 import { newGame } from "./play";
 import { render } from "./render";
+import { closeReview } from "./reviewing";
 import { stopAnalysis, stopFilling, stopThinking } from "./searches";
 import { state } from "./state";
 
@@ -78,6 +79,7 @@ export function showSetup(): void {
   stopThinking();
   stopAnalysis();
   stopFilling();
+  closeReview();
   state.mode = state.game ? "play" : "setup";
   $("setup").hidden = false;
   render();

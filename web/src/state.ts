@@ -3,7 +3,9 @@
 // and the AI-only game's pace; with the questions every part asks of it (which
 // position is shown, which seats are human, may a human place now).
 import { Phase } from "@cacaoai/client";
-import type { Action, Evaluation, GameRecord, GameResult, Position, Standing, WorkerTile } from "@cacaoai/client";
+import type {
+  Action, DecisionReview, Evaluation, GameRecord, GameResult, Position, ReviewSummary, Standing, WorkerTile,
+} from "@cacaoai/client";
 import { SEAT_COLOURS, SEAT_INK, SEAT_LIGHT, SEAT_ON, WATER } from "./board";
 import type { Cell, HeatBy } from "./board";
 import { cut } from "./record";
@@ -21,6 +23,13 @@ export interface Replay {
   record: GameRecord; index: number; evals: Map<number, Evaluation>;
   standing?: Standing; result?: GameResult; hash: string; position?: Position;
 }
+/** A review of the record in the replay viewer: the decisions judged so far (by action
+ *  index), how many the review reports in all (0 before its first report), its summary
+ *  at the end, and while it runs the controller that cancels it. */
+export interface Review {
+  record: GameRecord; decisions: Map<number, DecisionReview>; total: number;
+  summary: ReviewSummary | null; running: AbortController | null; stopped: boolean;
+}
 /** An evaluation on show, with the position it belongs to. */
 export interface Shown { ev: Evaluation; hash: string; seat: number; seq: number }
 export type Mode = "setup" | "play" | "replay";
@@ -30,6 +39,8 @@ export const state = {
   levels: [] as string[],
   game: null as Game | null,
   replay: null as Replay | null,
+  review: null as Review | null,
+  reviewIterations: 0, // each decision's search in a review (0: the service's default)
   // what a human chooses on the board
   legal: [] as Action[],
   tile: null as WorkerTile | null, // the hand tile chosen for placing

@@ -1,0 +1,98 @@
+// A game's review as the page shows it: each decision's class and its mark (?! ? ??),
+// the graph's points (the mover's win chance before and after each decision, from the
+// mover's own view) with the marks on them, and the way from one mistake to the next.
+import { DecisionClass } from "@cacaoai/client";
+import type { DecisionReview } from "@cacaoai/client";
+import type { GraphMark, GraphPoint } from "./graph";
+
+/** The classes of a decision, best first; "forced": one legal action, not judged. */
+export type MoveClass = "best" | "good" | "inaccuracy" | "mistake" | "blunder" | "forced";
+export const CLASSES: MoveClass[] = ["best", "good", "inaccuracy", "mistake", "blunder"];
+
+/** One reviewed decision as the page keeps it: action `index` of the record, by `seat`
+ *  (win chances 0..1, the mover's; undefined when forced). */
+export interface Judged {
+  index: number; seat: number; cls: MoveClass;
+  winBefore?: number; winAfter?: number; bestWin?: number; winLoss: number; goldLoss: number; accuracy?: number;
+}
+
+const BY_CLASS: Record<DecisionClass, MoveClass> = {
+  [DecisionClass.UNSPECIFIED]: "forced",
+  [DecisionClass.BEST]: "best",
+  [DecisionClass.GOOD]: "good",
+  [DecisionClass.INACCURACY]: "inaccuracy",
+  [DecisionClass.MISTAKE]: "mistake",
+  [DecisionClass.BLUNDER]: "blunder",
+};
+
+/** A decision of the service's review as the page keeps it. */
+export function judged(d: DecisionReview): Judged {
+  return { index: d.index, seat: d.seat, cls: d.forced ? "forced" : BY_CLASS[d.classification] ?? "forced",
+    winBefore: d.winBefore, winAfter: d.winAfter, bestWin: d.bestWin, winLoss: d.winLoss, goldLoss: d.goldLoss,
+    accuracy: d.accuracy };
+}
+
+/** One seat's decisions summed up: the mean accuracy of those judged (undefined: none
+ *  yet) and the count of each class (forced ones left out). */
+export interface Tally { seat: number; accuracy?: number; counts: Record<MoveClass, number> }
+
+/** Each seat's tally over the decisions judged so far (as the service's summary counts). */
+export function tallies(decisions: Iterable<Judged>, players: number): Tally[] {
+  const all = [...decisions];
+  return [...Array(players).keys()].map((seat) => {
+    const mine = all.filter((d) => d.seat === seat && d.cls !== "forced");
+    const counts = Object.fromEntries(CLASSES.map((c) => [c, mine.filter((d) => d.cls === c).length])) as Record<MoveClass, number>;
+    counts.forced = all.filter((d) => d.seat === seat && d.cls === "forced").length;
+    const scored = mine.filter((d) => d.accuracy !== undefined);
+    const accuracy = scored.length ? scored.reduce((sum, d) => sum + d.accuracy!, 0) / scored.length : undefined;
+    return { seat, accuracy, counts };
+  });
+}
+
+/** The mark a class gets beside a move, as chess annotates: "?!", "?", "??" ("" for the others). */
+export function markOf(cls: MoveClass): string {
+  return cls === "inaccuracy" ? "?!" : cls === "mistake" ? "?" : cls === "blunder" ? "??" : "";
+}
+
+/** A class in a player's words. */
+export function classWords(cls: MoveClass): string {
+  return cls === "best" ? "best move" : cls === "good" ? "good move" : cls === "forced" ? "the only move" : cls;
+}
+
+/** A decision that loses something worth showing (an inaccuracy, a mistake or a blunder). */
+export const isMistake = (cls: MoveClass) => markOf(cls) !== "";
+
+/** The graph's points: for each judged decision the mover's win chance before it (at
+ *  `index`) and after it (at `index + 1`), each seat's line its own view of its decisions. */
+export function reviewPoints(decisions: Iterable<Judged>, players: number): GraphPoint[] {
+  const points: GraphPoint[] = [];
+  const at = (index: number, seat: number, win: number) => {
+    const w: number[] = Array(players);
+    w[seat] = win;
+    points.push({ index, win: w });
+  };
+  for (const d of [...decisions].sort((a, b) => a.index - b.index)) {
+    if (d.winBefore !== undefined) at(d.index, d.seat, d.winBefore);
+    if (d.winAfter !== undefined) at(d.index + 1, d.seat, d.winAfter);
+  }
+  return points;
+}
+
+/** The marks on the graph: each inaccuracy, mistake and blunder at the mover's win chance after it. */
+export function reviewMarks(decisions: Iterable<Judged>): GraphMark[] {
+  return [...decisions].filter((d) => isMistake(d.cls) && d.winAfter !== undefined)
+    .sort((a, b) => a.index - b.index)
+    .map((d) => ({ index: d.index + 1, seat: d.seat, win: d.winAfter!, mark: markOf(d.cls), cls: d.cls }));
+}
+
+/** The position (actions before it) that shows the next mistake after the one shown at
+ *  `shown` (step -1: the one before), or null when there is none that way. The position
+ *  shown after action i shows decision i. */
+export function nextMistake(decisions: Iterable<Judged>, shown: number, step: 1 | -1): number | null {
+  const after = [...decisions].filter((d) => isMistake(d.cls)).map((d) => d.index + 1)
+    .filter((i) => (step > 0 ? i > shown : i < shown)).sort((a, b) => step * (a - b));
+  return after[0] ?? null;
+}
+
+/** A win chance as a player reads it: "62%", "<1%". */
+export const percent = (p: number) => (p > 0 && p < 0.005 ? "<1%" : `${Math.round(p * 100)}%`);
