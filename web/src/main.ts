@@ -14,6 +14,7 @@ import { renderGraph } from "./panels";
 import { undo } from "./play";
 import { placing, state } from "./state";
 import { playFromReplay, replayGo, replayStep } from "./replay";
+import { reviewGame } from "./reviewing";
 import { render, useViewport, viewport } from "./render";
 import { analyse, quickEvaluation } from "./searches";
 import { buildSetup, loadLevels, showSetup, takeToken } from "./setup";
@@ -105,6 +106,7 @@ async function init(): Promise<void> {
   }
   $<HTMLInputElement>("r-slider").oninput = (e) => void replayGo(Number((e.target as HTMLInputElement).value));
   $("r-play").onclick = () => playFromReplay();
+  $("review-game").onclick = () => void reviewGame();
   showSetup();
 }
 

@@ -10,7 +10,7 @@ import {
 } from "./game";
 import { drawGraph, graphPoints } from "./graph";
 import { reviewMarks, reviewPoints } from "./review";
-import { judgedOf, reviewGame, shownReview } from "./reviewing";
+import { judgedOf, shownReview } from "./reviewing";
 import { SEAT_SYMBOLS, seatName } from "./names";
 import { handTiles } from "./placing";
 import { humanMove } from "./play";
@@ -357,6 +357,7 @@ export function renderResult(): void {
   const p = currentPosition();
   const { result, standing } = currentScores();
   box.hidden = !(p?.phase === Phase.OVER && result);
+  $("review-offer").hidden = box.hidden || state.mode !== "play"; // after a game: where was it won or lost?
   if (box.hidden || !result) return;
   const winners = result.winners.map((s) => seatName(s)).join(" and ");
   const gold = result.seats.find((s) => s.seat === result.winners[0])?.gold;
@@ -364,12 +365,5 @@ export function renderResult(): void {
     (standing ? scoreTable(standing, result) : result.seats.map((s) =>
       `<span style="color:${SEAT_INK[s.seat]}">${seatName(s.seat)}: ${s.gold} gold, ${s.cacao} cacao</span>`).join("<br>")) +
     `<p class="small">gold held, then the end's scoring: the temples' majorities, gold for sun tokens, the water carrier's space; cacao breaks a tie.</p>`;
-  if (state.mode === "play") { // after a game: where was it won or lost?
-    const b = document.createElement("button");
-    b.id = "review-game";
-    b.textContent = "Review this game";
-    b.title = "every move judged by the AI: the win chances, the mistakes and why";
-    b.onclick = () => void reviewGame();
-    box.appendChild(b);
-  }
+
 }
