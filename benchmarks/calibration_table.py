@@ -31,10 +31,18 @@ from cacaoai.search.model import load_model
 PANEL, MARGIN, GAP, COLUMNS = 150, 24, 70, 4
 
 
+def _levels(population: str, players: int, game: int) -> list[str]:
+    """Each seat's level in game `game` of a population of levels ("level:strong vs level:easy")."""
+    return [spec.removeprefix("level:") if spec.startswith("level:") else ""
+            for spec in calibration.seat_specs(population, players, game)]
+
+
 def rows(paths: list[str], map_name: str, resamples: int) -> list[dict[str, Any]]:
-    """One row per file and player count: the population, the measures and the reliability table."""
-    chosen = cm.select_map(load_model().manifest.get("calibration"), map_name)
-    if chosen is None:
+    """One row per file and player count: the population, the map the service
+    corrects its probabilities by when a request names the players (the
+    population's, or the settings' map), the measures and the reliability table."""
+    maps = load_model().manifest.get("calibration")
+    if cm.select_map(maps, map_name) is None:
         raise ValueError(f"the shipped model has no {map_name!r} map")
     out = []
     for path in paths:
@@ -44,8 +52,17 @@ def rows(paths: list[str], map_name: str, resamples: int) -> list[dict[str, Any]
         if not all(g.get("raw") for g in games):
             raise ValueError(f"{path}: the samples must be the tree's own (cacao-calibration --raw)")
         population, _ = calibration.made_by(games)
-        for players, found in calibration.report(games, dict(chosen), resamples).items():
+        entries, used = {}, {}
+        for n in sorted({g["players"] for g in games}):
+            choice = cm.choose_map(maps, map_name, _levels(population, n, 0), n)
+            entry = (choice.map or {}).get("players", {}).get(str(n))
+            if entry is not None:
+                entries[str(n)] = entry
+            used[n] = choice.population
+        for players, found in calibration.report(games, {"version": cm.MAP_VERSION, "players": entries},
+                                                 resamples).items():
             out.append({"population": population, "players": int(players), "games": found["games"],
+                        "map": used[int(players)],
                         "positions": found["positions"], **found["all"],
                         "reliability": found["reliability"]})
     return out
@@ -63,11 +80,12 @@ def _name(population: str) -> str:
 
 
 def markdown(table: list[dict[str, Any]]) -> str:
-    lines = ["| population | players | games | positions | ECE (floor) | Brier skill [95%] |",
-             "|---|---:|---:|---:|---|---|"]
+    lines = ["| population | players | games | positions | map | ECE (floor) | Brier skill [95%] |",
+             "|---|---:|---:|---:|---|---|---|"]
     for r in table:
         lo, hi = r.get("ci95", {}).get("skill", [math.nan, math.nan])
         lines.append(f"| {_name(r['population'])} | {r['players']} | {r['games']:,} | {r['positions']:,} | "
+                     f"{'its own' if r['map'] != cm.DEFAULT_POPULATION else 'strong self-play'} | "
                      f"{r['ece']:.3f} ({r.get('ece_floor', math.nan):.3f}) | "
                      f"{r['skill']:.3f} [{lo:.3f}, {hi:.3f}] |")
     return "\n".join(lines)

@@ -244,6 +244,14 @@ def _to_act(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
     return None if any(r is None for r in rows) else np.asarray(rows, dtype=np.int64)
 
 
+def _one(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
+    """Per position (in :func:`_arrays`'s order): the one seat of games between
+    "A vs B" (A's seat, :func:`seat_specs`); None unless every game is such a game."""
+    if not games or not all(VERSUS in g.get("player", "") for g in games):
+        return None
+    return np.asarray([g["game"] % g["players"] for g in games for _ in g["samples"]], dtype=np.int64)
+
+
 def _replay_variances(games: Sequence[dict[str, Any]]) -> np.ndarray | None:
     """Per position (in :func:`_arrays`'s order): the per-seat variances of its
     replays' outcomes; None unless every position was replayed."""
@@ -331,11 +339,13 @@ def report(games: Sequence[dict[str, Any]], calibration: dict[str, Any] | None =
         if calibration is not None:
             entry = calibration["players"].get(str(players))
             if entry is not None:
-                progress, to_act = _progress(group), _to_act(group)
+                progress, to_act, one = _progress(group), _to_act(group), _one(group)
                 if entry["kind"] == "staged" and progress is None:
                     raise ValueError("a staged map needs each sample's progress: these samples were made "
                                      "before it was recorded; play them again")
-                probs = cm.apply_entry(entry, probs, progress, to_act)
+                if "one" in entry and one is None:
+                    raise ValueError("a map with offsets for the one seat measures games between \"A vs B\" only")
+                probs = cm.apply_entry(entry, probs, progress, to_act, one)
         masks = {"all": np.ones(len(phases), dtype=bool), **{name: phases == k for k, name in enumerate(PHASES)}}
         found = {name: cm.measures(probs[m].ravel(), outcomes[m].ravel(), players) for name, m in masks.items()}
         variances = _replay_variances(group)
@@ -361,12 +371,13 @@ def _held_out(n: int, fraction: float) -> np.ndarray:
     return np.floor((r + 1) * fraction) > np.floor(r * fraction)
 
 
-# the kinds of map the fit chooses among; "staged-to-act" is a staged map with to-act offsets
-KINDS = ("none", "temperature", "isotonic", "staged", "staged-to-act")
+# the kinds of map the fit chooses among; "staged-to-act" is a staged map with to-act offsets,
+# "staged-one" one with offsets for the one seat of games between "A vs B"
+KINDS = ("none", "temperature", "isotonic", "staged", "staged-to-act", "staged-one")
 
 
-def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray,
-              progress: np.ndarray | None, to_act: np.ndarray | None) -> dict[str, Any] | None:
+def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray, progress: np.ndarray | None,
+              to_act: np.ndarray | None, one: np.ndarray | None = None) -> dict[str, Any] | None:
     """One kind of map fitted to positions' predictions and outcomes (None: no map)."""
     if kind == "none":
         return None
@@ -378,19 +389,21 @@ def _fit_kind(kind: str, probs: np.ndarray, outcomes: np.ndarray,
         # a stage without positions keeps t = 1 (no correction)
         return {"kind": "staged", "t": [cm.fit_temperature(probs[stage == k], outcomes[stage == k])
                                         if (stage == k).any() else 1.0 for k in range(cm.STAGES)]}
-    if kind == "staged-to-act":
-        assert progress is not None and to_act is not None
+    if kind in ("staged-to-act", "staged-one"):
+        seats = to_act if kind == "staged-to-act" else one
+        assert progress is not None and seats is not None
         stage = cm.stage_of(progress)
-        fitted = [cm.fit_temperature_to_act(probs[stage == k], outcomes[stage == k], to_act[stage == k])
-                  if (stage == k).any() else (1.0, 0.0) for k in range(cm.STAGES)]
-        return {"kind": "staged", "t": [t for t, _ in fitted], "to_act": [b for _, b in fitted]}
+        fitted = [cm.fit_temperature_offsets(probs[stage == k], outcomes[stage == k], [seats[stage == k]])
+                  if (stage == k).any() else (1.0, [0.0]) for k in range(cm.STAGES)]
+        return {"kind": "staged", "t": [t for t, _ in fitted], kind.removeprefix("staged-").replace("-", "_"):
+                [b for _, (b,) in fitted]}
     x, y = cm.fit_isotonic(probs.ravel(), outcomes.ravel())
     return {"kind": "isotonic", "x": x, "y": y}
 
 
 def _apply(entry: dict[str, Any] | None, probs: np.ndarray, progress: np.ndarray | None,
-           to_act: np.ndarray | None) -> np.ndarray:
-    return probs if entry is None else cm.apply_entry(entry, probs, progress, to_act)
+           to_act: np.ndarray | None, one: np.ndarray | None = None) -> np.ndarray:
+    return probs if entry is None else cm.apply_entry(entry, probs, progress, to_act, one)
 
 
 def _gain(errors: np.ndarray, simpler: np.ndarray) -> tuple[float, float]:
@@ -425,16 +438,17 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     details: dict[str, Any] = {}
     for players, group in _by_players(games).items():
         probs, outcomes, _, owners = _arrays(group)
-        progress, to_act = _progress(group), _to_act(group)
+        progress, to_act, one = _progress(group), _to_act(group), _one(group)
         kinds = [k for k in KINDS if not k.startswith("staged") or progress is not None]
-        kinds = [k for k in kinds if k != "staged-to-act" or to_act is not None]
+        needs = {"staged-to-act": to_act, "staged-one": one}
+        kinds = [k for k in kinds if k not in needs or needs[k] is not None]
 
         def part(mask: np.ndarray, values: np.ndarray | None) -> np.ndarray | None:
             return None if values is None else values[mask]
 
-        def context(mask: np.ndarray, progress: np.ndarray | None = progress,
-                    to_act: np.ndarray | None = to_act) -> tuple[np.ndarray | None, np.ndarray | None]:
-            return part(mask, progress), part(mask, to_act)
+        def context(mask: np.ndarray, progress: np.ndarray | None = progress, to_act: np.ndarray | None = to_act,
+                    one: np.ndarray | None = one) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+            return part(mask, progress), part(mask, to_act), part(mask, one)
         held = _held_out(len(group), holdout)[owners]
         fit_games = np.flatnonzero(~_held_out(len(group), holdout))
         if len(fit_games) < FOLDS or not held.any():
@@ -454,12 +468,12 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
                 counts.append(outcomes[test].size)
             cv[kind] = float(sum(errors) / outcomes[~held].size)
             per_fold[kind] = np.asarray(errors) / np.maximum(counts, 1)
-        # one-standard-error rule: a map must beat no map (and the to-act offsets
-        # the staged map they extend) by more than the standard error of its gain
+        # one-standard-error rule: a map must beat no map (and the to-act or one-seat
+        # offsets the staged map they extend) by more than the standard error of its gain
         # over the folds, or it is not worth its noise
         margin = {kind: _gain(per_fold[kind], per_fold["none"])[1] for kind in kinds}
         eligible = [k for k in kinds if k == "none" or (_beats(per_fold[k], per_fold["none"]) and (
-            k != "staged-to-act" or _beats(per_fold[k], per_fold["staged"])))]
+            k not in ("staged-to-act", "staged-one") or _beats(per_fold[k], per_fold["staged"])))]
         fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held], *context(~held)) for kind in kinds}
         chosen = min(eligible, key=lambda k: (cv[k], KINDS.index(k)))
         if fitted[chosen] is not None:
@@ -479,8 +493,27 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
         to_act_map = fitted.get("staged-to-act")
         if to_act_map is not None:
             details[str(players)]["staged-to-act"] = {"t": to_act_map["t"], "to_act": to_act_map["to_act"]}
+        one_map = fitted.get("staged-one")
+        if one_map is not None:
+            details[str(players)]["staged-one"] = {"t": one_map["t"], "one": one_map["one"]}
     cm.validate_map(calibration)
     return calibration, details
+
+
+def fit_kind(games: Sequence[dict[str, Any]], kind: str) -> dict[str, Any]:
+    """A map of one kind (:data:`KINDS`) fitted to all the games, per player count,
+    without the choice and the held-out games of :func:`fit`: for a population's
+    map, chosen beforehand and measured on games of other seeds."""
+    if kind not in KINDS or kind == "none":
+        raise ValueError(f"kind: must be one of {', '.join(KINDS[1:])}, got {kind!r}")
+    calibration: dict[str, Any] = {"version": cm.MAP_VERSION, "players": {}}
+    for players, group in _by_players(games).items():
+        probs, outcomes, _, _ = _arrays(group)
+        entry = _fit_kind(kind, probs, outcomes, _progress(group), _to_act(group), _one(group))
+        if entry is not None:
+            calibration["players"][str(players)] = entry
+    cm.validate_map(calibration)
+    return calibration
 
 
 def _key(g: dict[str, Any]) -> tuple[int, str, int, int]:

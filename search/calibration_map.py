@@ -40,9 +40,22 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
   after the temperature, of the seat to act: the tree can be a little
   optimistic for the seat it searches for (on weaker players' games, most of
   all early in a game), which a temperature, symmetric in the seats, cannot
-  correct.
+  correct. An optional ``"one": [c1, c2, c3]`` adds c (per stage) to the
+  log-probability of *the one seat* of a population "A vs B" (the seat that
+  A plays, every other seat playing B): the search assumes strong play from
+  every seat, and when it knows that the others play weaker (or stronger),
+  that seat's chances differ from what the tree sees.
 
 A player count without an entry is left as it is.
+
+**Populations.** A model's calibration names its maps by the settings they
+were fitted to (``"play"``, ``"analysis"``) and may hold ``"populations"``:
+analysis maps fitted to the games of other players than `strong` self-play,
+by population: ``"casual"`` (every seat plays the level `casual`) or
+``"strong vs easy"`` (one seat `strong`, the others `easy`). When a request
+says who plays each seat (:func:`population`), an analysis takes that
+population's entry for its player count, where there is one, and the
+analysis map otherwise (docs/search.md, "Calibration").
 """
 
 from __future__ import annotations
@@ -51,14 +64,15 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BINS", "MAP_VERSION", "STAGES", "apply_entry", "apply_map", "brier", "ece", "fit_isotonic",
-           "fit_temperature", "fit_temperature_to_act", "load_map", "measures", "reliability", "select_map",
-           "stage_of", "validate_map"]
+__all__ = ["BINS", "DEFAULT_POPULATION", "MAP_VERSION", "STAGES", "VERSUS", "Choice", "apply_entry", "apply_map",
+           "brier", "choose_map", "ece", "fit_isotonic", "fit_temperature", "fit_temperature_offsets",
+           "fit_temperature_to_act", "load_map", "measures", "population", "reliability", "select_map", "stage_of",
+           "validate_map"]
 
 Array = npt.NDArray[np.float64]
 
@@ -66,6 +80,8 @@ BINS = 10
 MAP_VERSION = 1
 STAGES = 3
 _EPS = 1e-6                 # probabilities are clipped to [_EPS, 1] before a logarithm
+VERSUS = " vs "             # a population "A vs B": A in one seat, B in the others
+DEFAULT_POPULATION = "strong"   # whom the analysis map is fitted to: every seat as the level strong plays
 
 
 def _bin_index(p: Array, bins: int) -> npt.NDArray[np.int64]:
@@ -123,13 +139,16 @@ def measures(p: npt.ArrayLike, y: npt.ArrayLike, players: int, bins: int = BINS,
 # --- maps ------------------------------------------------------------------------------------
 
 
-def _temperature(probs: Array, t: float | Array, to_act: npt.NDArray[np.int64] | None = None,
-                 offset: float | Array = 0.0) -> Array:
-    """Softmax of log p / t, with `offset` added to the seat `to_act`'s logit (one per row)."""
+Offsets = Sequence[tuple[npt.NDArray[np.int64], "float | Array"]]
+
+
+def _temperature(probs: Array, t: float | Array, offsets: Offsets = ()) -> Array:
+    """Softmax of log p / t, with each (seats, offset) of `offsets` adding its
+    offset to one seat's logit per row (the seat to act, the one seat)."""
     logits = np.log(np.clip(probs, _EPS, 1.0)) / t
-    if to_act is not None:
-        rows = np.arange(logits.shape[0])
-        logits[rows, to_act] += offset
+    rows = np.arange(logits.shape[0])
+    for seats, offset in offsets:
+        logits[rows, seats] += offset
     logits -= logits.max(axis=-1, keepdims=True)
     e = np.exp(logits)
     out: Array = e / e.sum(axis=-1, keepdims=True)
@@ -152,10 +171,11 @@ def stage_of(progress: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 
 def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike, progress: npt.ArrayLike | None = None,
-                to_act: npt.ArrayLike | None = None) -> Array:
+                to_act: npt.ArrayLike | None = None, one: npt.ArrayLike | None = None) -> Array:
     """Apply one player count's map to positions' per-seat probabilities, (..., players);
-    `progress` (one per position, :func:`stage_of`) is needed by a staged map, and
-    `to_act` (the seat to act, one per position) by one with to-act offsets."""
+    `progress` (one per position, :func:`stage_of`) is needed by a staged map,
+    `to_act` (the seat to act, one per position) by one with to-act offsets and
+    `one` (the one seat of a population "A vs B") by one with its offsets."""
     pa = np.asarray(probs, dtype=np.float64)
     if entry["kind"] == "temperature":
         return _temperature(pa, float(entry["t"]))
@@ -166,27 +186,81 @@ def apply_entry(entry: Mapping[str, Any], probs: npt.ArrayLike, progress: npt.Ar
             raise ValueError("a staged calibration map needs the game's progress")
         stage = stage_of(progress)
         t = np.asarray(entry["t"], dtype=np.float64)[stage]
-        if "to_act" not in entry:
+        if "to_act" not in entry and "one" not in entry:
             return _temperature(pa, t[..., None] if t.ndim else float(t))
-        if to_act is None:
-            raise ValueError("a calibration map with to-act offsets needs the seat to act")
+        offsets = []
+        for key, seats, what in (("to_act", to_act, "the seat to act"), ("one", one, "its one seat")):
+            if key in entry:
+                if seats is None:
+                    raise ValueError(f"a calibration map with {key} offsets needs {what}")
+                offsets.append((np.atleast_1d(np.asarray(seats, dtype=np.int64)),
+                                np.asarray(entry[key], dtype=np.float64)[np.atleast_1d(stage)]))
         rows = pa.reshape(-1, pa.shape[-1])
-        offset = np.asarray(entry["to_act"], dtype=np.float64)[np.atleast_1d(stage)]
-        seats = np.atleast_1d(np.asarray(to_act, dtype=np.int64))
-        mapped = _temperature(rows, np.atleast_1d(t)[:, None], seats, offset)
+        mapped = _temperature(rows, np.atleast_1d(t)[:, None], offsets)
         return mapped.reshape(pa.shape)
     raise ValueError(f"unknown calibration map kind {entry['kind']!r}")
 
 
 def apply_map(calibration: Mapping[str, Any], probabilities: Sequence[float],
-              progress: float | None = None, to_act: int | None = None) -> list[float]:
+              progress: float | None = None, to_act: int | None = None, one: int | None = None) -> list[float]:
     """One position's per-seat win probabilities, corrected by a map (:func:`load_map`);
     `progress`: the game's (``Position.progress``), which a staged map needs;
-    `to_act`: the seat to act, which a map with to-act offsets needs."""
+    `to_act`: the seat to act, which a map with to-act offsets needs; `one`:
+    the one seat of the population "A vs B" the map is fitted to."""
     entry = calibration["players"].get(str(len(probabilities)))
     if entry is None:
         return [float(p) for p in probabilities]
-    return [float(q) for q in apply_entry(entry, probabilities, progress, to_act)]
+    return [float(q) for q in apply_entry(entry, probabilities, progress, to_act, one)]
+
+
+def population(levels: Sequence[str]) -> tuple[str, int | None]:
+    """The population whose games a position is part of, from each seat's level
+    ("" for a seat whose player is not known), and its one seat: every seat one
+    level L gives ("L", None); one seat at A and every other at B gives ("A vs B",
+    that seat); anything else, or an unknown seat, gives the default population
+    (every seat as `strong` plays)."""
+    if not levels or any(not level for level in levels):
+        return DEFAULT_POPULATION, None
+    kinds = sorted(set(levels))
+    if len(kinds) == 1:
+        return kinds[0], None
+    if len(kinds) == 2:
+        for a, b in (kinds, kinds[::-1]):
+            if list(levels).count(a) == 1:
+                return f"{a}{VERSUS}{b}", list(levels).index(a)
+    return DEFAULT_POPULATION, None
+
+
+class Choice(NamedTuple):
+    """The map a search's probabilities are corrected by: the map (None: none),
+    the population it holds for and that population's one seat."""
+
+    map: Mapping[str, Any] | None
+    population: str
+    one: int | None
+
+
+def choose_map(calibration: Mapping[str, Any] | None, name: str, levels: Sequence[str] = (),
+               players: int = 2) -> Choice:
+    """The map for the settings `name` and a game of `players` seats whose
+    players are `levels` (:func:`population`): the population's own entry
+    for that player count where the model has one (analysis maps only; in a
+    2-player game "A vs B" is also "B vs A" from the other seat), else the
+    settings' map, for the default population."""
+    chosen = select_map(calibration, name)
+    wanted, one = population(levels)
+    maps: Mapping[str, Any] = {}
+    if name == "analysis" and calibration and "version" not in calibration:
+        maps = calibration.get("populations", {})
+    candidates = [(wanted, one)]
+    if VERSUS in wanted and players == 2 and one is not None:
+        a, b = wanted.split(VERSUS, 1)
+        candidates.append((f"{b}{VERSUS}{a}", 1 - one))
+    for key, seat in candidates:
+        found = maps.get(key)
+        if found is not None and str(players) in found.get("players", {}):
+            return Choice(found, key, seat)
+    return Choice(chosen, DEFAULT_POPULATION, None)
 
 
 def select_map(calibration: Mapping[str, Any] | None, name: str) -> Mapping[str, Any] | None:
@@ -219,10 +293,11 @@ def validate_map(calibration: Mapping[str, Any]) -> None:
             if (not isinstance(t, list) or len(t) != STAGES
                     or not all(isinstance(v, (int, float)) and v > 0 for v in t)):
                 raise ValueError(f"{where}: t must be a list of {STAGES} positive numbers, got {t!r}")
-            b = entry.get("to_act", [0.0] * STAGES)
-            if (not isinstance(b, list) or len(b) != STAGES
-                    or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in b)):
-                raise ValueError(f"{where}: to_act must be a list of {STAGES} finite numbers, got {b!r}")
+            for key in ("to_act", "one"):
+                b = entry.get(key, [0.0] * STAGES)
+                if (not isinstance(b, list) or len(b) != STAGES
+                        or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in b)):
+                    raise ValueError(f"{where}: {key} must be a list of {STAGES} finite numbers, got {b!r}")
         elif entry.get("kind") == "isotonic":
             x, y = entry.get("x"), entry.get("y")
             if not isinstance(x, list) or not isinstance(y, list) or len(x) != len(y) or not x:
@@ -281,30 +356,43 @@ def fit_temperature(probs: npt.ArrayLike, outcomes: npt.ArrayLike) -> float:
     return math.exp(_minimise(lambda u: float(np.mean((_temperature(pa, math.exp(u)) - ya) ** 2)), _LOG_T))
 
 
-def _brier_to_act(probs: Array, outcomes: Array, to_act: npt.NDArray[np.int64], t: float, b: float) -> float:
-    return float(np.mean((_temperature(probs, t, to_act, b) - outcomes) ** 2))
+def _brier_offsets(probs: Array, outcomes: Array, seats: Sequence[npt.NDArray[np.int64]], t: float,
+                   offsets: Sequence[float]) -> float:
+    return float(np.mean((_temperature(probs, t, list(zip(seats, offsets))) - outcomes) ** 2))
+
+
+def _brier_offset(probs: Array, outcomes: Array, seats: Sequence[npt.NDArray[np.int64]], t: float,
+                  offsets: Sequence[float], k: int, value: float) -> float:
+    return _brier_offsets(probs, outcomes, seats, t, [*offsets[:k], value, *offsets[k + 1:]])
+
+
+def fit_temperature_offsets(probs: npt.ArrayLike, outcomes: npt.ArrayLike,
+                            seats: Sequence[npt.ArrayLike]) -> tuple[float, list[float]]:
+    """The temperature t and one offset per array of `seats` (one seat per row:
+    the seat to act, the one seat; see the map's format) that together minimise
+    the Brier score: each offset in turn, then t, by :func:`_minimise`, until
+    none moves."""
+    p, y = np.asarray(probs, dtype=np.float64), np.asarray(outcomes, dtype=np.float64)
+    rows = [np.asarray(s, dtype=np.int64) for s in seats]
+    t, offsets = fit_temperature(p, y), [0.0] * len(rows)
+    for _ in range(20):
+        before = list(offsets)
+        for k in range(len(rows)):
+            offsets[k] = _minimise(partial(_brier_offset, p, y, rows, t, offsets, k), _OFFSETS)
+        t_next = math.exp(_minimise(lambda u: _brier_offsets(p, y, rows, math.exp(u), offsets), _LOG_T))
+        moved = sum(abs(a - b) for a, b in zip(offsets, before)) + abs(math.log(t_next / t))
+        t = t_next
+        if moved < 1e-6:
+            break
+    return t, offsets
 
 
 def fit_temperature_to_act(probs: npt.ArrayLike, outcomes: npt.ArrayLike,
                            to_act: npt.ArrayLike) -> tuple[float, float]:
     """The temperature t and the seat to act's offset b (see the map's format)
-    that together minimise the Brier score: each in turn, by :func:`_minimise`,
-    until neither moves."""
-    data = (np.asarray(probs, dtype=np.float64), np.asarray(outcomes, dtype=np.float64),
-            np.asarray(to_act, dtype=np.int64))
-    t, b = fit_temperature(data[0], data[1]), 0.0
-    for _ in range(20):
-        b_next = _minimise(partial(_brier_to_act, *data, t), _OFFSETS)
-        t_next = math.exp(_minimise(partial(_brier_to_act_log_t, *data, b=b_next), _LOG_T))
-        moved = abs(b_next - b) + abs(math.log(t_next / t))
-        t, b = t_next, b_next
-        if moved < 1e-6:
-            break
+    that together minimise the Brier score (:func:`fit_temperature_offsets`)."""
+    t, (b,) = fit_temperature_offsets(probs, outcomes, [to_act])
     return t, b
-
-
-def _brier_to_act_log_t(probs: Array, outcomes: Array, to_act: npt.NDArray[np.int64], u: float, b: float) -> float:
-    return _brier_to_act(probs, outcomes, to_act, math.exp(u), b)
 
 
 def fit_isotonic(p: npt.ArrayLike, y: npt.ArrayLike) -> tuple[list[float], list[float]]:

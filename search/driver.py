@@ -30,7 +30,7 @@ from typing import Any
 from cacaoai.engine import Action, Position, derive_seed
 
 from ._mcts import PRIORS, Tree, action_values, greedy_code, monotonic, run_trees
-from .calibration_map import apply_map, select_map
+from .calibration_map import apply_map, choose_map
 from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
 from .model import load_model
 from .request import Question, Reuse, Run
@@ -122,7 +122,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
         result = _report(position, settings, threads, seed, observer, mask, trees, start,
                          multipv, reused, codes if restricted else None)
-        return _calibrated(result, settings, position) if question.calibrated else result
+        return _calibrated(result, settings, position, question.levels) if question.calibrated else result
 
     on_report = run.on_report
     ran = _run(trees, limit, run, start,
@@ -134,20 +134,24 @@ def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_
     return result
 
 
-def _calibrated(result: SearchResult, settings: SearchSettings, position: Position) -> SearchResult:
+def _calibrated(result: SearchResult, settings: SearchSettings, position: Position,
+                levels: Sequence[str]) -> SearchResult:
     """`result` with its per-seat win probabilities (and the root's) corrected
-    by the calibration map of the model it used, when the model has one
-    (docs/search.md, "Calibration"); the candidates' figures stay the tree's."""
+    by the calibration map of the model it used for the population `levels`
+    name, when the model has one (docs/search.md, "Calibration"); the
+    candidates' figures stay the tree's."""
     if not settings.uses_model or result.win_probability is None:
         return result
-    calibration = select_map(load_model(settings.model).manifest.get("calibration"), settings.calibration)
-    if not calibration:
+    chosen = choose_map(load_model(settings.model).manifest.get("calibration"), settings.calibration, levels,
+                        position.players)
+    if not chosen.map:
         return result
-    probabilities = tuple(apply_map(calibration, result.win_probability, position.progress, result.to_act))
+    probabilities = tuple(apply_map(chosen.map, result.win_probability, position.progress, result.to_act,
+                                    chosen.one))
     root = result.root
     if root is not None and result.to_act is not None:
         root = replace(root, win_probability=probabilities[result.to_act])
-    return replace(result, win_probability=probabilities, root=root)
+    return replace(result, win_probability=probabilities, root=root, population=chosen.population)
 
 
 def _restriction(position: Position, fixed: bool, observer: int, allow: Sequence[Action],

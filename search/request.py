@@ -47,6 +47,11 @@ class Question:
         calibrated: correct the per-seat win probabilities by the model's
             calibration map, when it has one (False: the tree's own, which
             is what a map is fitted to).
+        levels: who plays each seat, by level name ("" for a seat whose
+            player is not known; empty: nobody is known). The win
+            probabilities of an analysis then hold for those players where
+            the model has a map for their population (calibration_map.population);
+            the search itself is the same.
     """
 
     seat: int | None = None
@@ -55,8 +60,11 @@ class Question:
     avoid: Sequence[Action] = ()
     multipv: int = DEFAULT_MULTIPV
     calibrated: bool = True
+    levels: Sequence[str] = ()
 
     def __post_init__(self) -> None:
+        if isinstance(self.levels, (str, bytes)) or not all(isinstance(v, str) for v in self.levels):
+            raise ValueError(f"levels: must be a sequence of level names, got {self.levels!r}")
         if isinstance(self.multipv, bool) or not isinstance(self.multipv, int) or self.multipv < 0:
             raise ValueError(f"multipv: must be a non-negative integer, got {self.multipv!r}")
         for name in ("allow", "avoid"):

@@ -123,6 +123,11 @@ class SearchResult:
             knows it).
         final: False on an interim report of a search that goes on.
         root: the root's figures (None when nothing was searched).
+        population: whose play the win probabilities assume from here on,
+            once corrected by a calibration map: "strong" (every seat as the
+            level strong plays), a level's name (every seat as it plays) or
+            "A vs B" (one seat A, the others B); "" when no map corrected
+            them (calibration_map.choose_map).
     """
 
     best_action: Action | None
@@ -142,6 +147,7 @@ class SearchResult:
     limit: Limit | None = None
     final: bool = True
     root: RootInfo | None = None
+    population: str = ""
 
     @property
     def seats(self) -> tuple[SeatOutlook, ...]:
@@ -165,7 +171,7 @@ class SearchResult:
             "iterations_per_second": self.iterations_per_second,
             "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
             "limit": self.limit.to_json() if self.limit else None, "final": self.final,
-            "root": self.root.to_json() if self.root else None,
+            "root": self.root.to_json() if self.root else None, "population": self.population,
         }
 
 

@@ -1,5 +1,6 @@
 """The benchmarks behind BENCHMARKS.md run and print their figures."""
 
+import json
 import re
 import subprocess
 import sys
@@ -126,11 +127,17 @@ def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_pa
                     "--out", str(samples)], check=True, capture_output=True, timeout=120)
     diagram = tmp_path / "diagram.svg"
     out = run_script("calibration_table.py", str(samples), "--bootstrap", "5", "--svg", str(diagram))
-    assert re.search(r"^\| mcts:iterations=10 against greedy \| 2 \| 2 \| \d+ \| 0\.\d{3} \(0\.\d{3}\) \|",
-                     out, re.M), out
+    assert re.search(r"^\| mcts:iterations=10 against greedy \| 2 \| 2 \| \d+ \| strong self-play \| "
+                     r"0\.\d{3} \(0\.\d{3}\) \|", out, re.M), out
     import xml.etree.ElementTree as ET
     circles = ET.parse(diagram).getroot().findall(".//{http://www.w3.org/2000/svg}circle")
     assert circles, diagram.read_text()
+    # the same samples as a population's: its map goes into a manifest's populations
+    manifest = tmp_path / "cacao.json"
+    manifest.write_text(json.dumps({"name": "cacao", "calibration": {"play": {}, "analysis": {}}}))
+    run_script("fit_populations.py", "--manifest", str(manifest), f"strong-vs-easy={samples}")
+    fitted = json.loads(manifest.read_text())["calibration"]["populations"]["strong vs easy"]
+    assert fitted["version"] == 1 and set(fitted["players"]["2"]) == {"kind", "t", "one"}
 
 
 def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():

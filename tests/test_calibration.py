@@ -299,7 +299,7 @@ def test_a_model_has_a_map_for_play_and_one_for_analysis_and_each_search_reports
     from cacaoai.search import ANALYSIS, Limit, Question, SearchSettings, search
 
     maps = load_model().manifest["calibration"]
-    assert set(maps) == {"play", "analysis"} and maps["play"] != maps["analysis"]
+    assert set(maps) == {"play", "analysis", "populations"} and maps["play"] != maps["analysis"]
     position = Position.new(2, seed=8)
     for settings, name in ((SearchSettings(), "play"), (ANALYSIS, "analysis")):
         raw = search(position, Limit(iterations=60), settings, seed=3, question=Question(calibrated=False))
@@ -307,6 +307,18 @@ def test_a_model_has_a_map_for_play_and_one_for_analysis_and_each_search_reports
         expected = cm.apply_map(maps[name], raw.win_probability, position.progress, raw.to_act)
         assert reported.win_probability == pytest.approx(tuple(expected), abs=1e-12)
         assert reported.root.win_probability == pytest.approx(expected[position.to_act], abs=1e-12)
+        assert reported.population == cm.DEFAULT_POPULATION and raw.population == ""
+    # an analysis told who plays takes the population's map: the one seat is `strong`'s
+    levels = ["easy", "strong"]
+    raw = search(position, Limit(iterations=60), ANALYSIS, seed=3, question=Question(calibrated=False))
+    told = search(position, Limit(iterations=60), ANALYSIS, seed=3, question=Question(levels=levels))
+    expected = cm.apply_map(maps["populations"]["strong vs easy"], raw.win_probability, position.progress,
+                            raw.to_act, one=1)
+    assert told.population == "strong vs easy" and told.win_probability == pytest.approx(tuple(expected))
+    assert told.win_probability[1] > raw.win_probability[1]
+    assert told.best_action == raw.best_action and told.candidates == raw.candidates
+    with pytest.raises(ValueError, match="levels: must be a sequence of level names"):
+        Question(levels="strong")
 
 
 def test_a_single_map_serves_every_search_and_a_map_by_settings_each_its_own():
@@ -435,3 +447,55 @@ def test_a_calibration_run_on_ray_gives_the_same_samples_as_local_processes():
     local = calibration.run([2], 3, seed=4, processes=2, **kwargs)
     on_ray = call_in_fresh_python(calibration.__name__, "run", [2], 3, seed=4, ray_address="local", **kwargs)
     assert on_ray == local
+
+
+def test_a_population_is_read_from_each_seats_level():
+    assert cm.population(["casual", "casual", "casual"]) == ("casual", None)
+    assert cm.population(["easy", "strong", "easy"]) == ("strong vs easy", 1)
+    assert cm.population(["strong", "easy"]) == ("easy vs strong", 1)
+    for unknown in ([], ["strong", ""], ["club", "easy", "strong"], ["easy", "easy", "strong", "strong"]):
+        assert cm.population(unknown) == (cm.DEFAULT_POPULATION, None)
+
+
+def test_an_analysis_takes_its_populations_map_where_the_model_has_one():
+    entry = {"kind": "staged", "t": [1.0, 1.0, 1.0], "one": [1.0, 1.0, 1.0]}
+    maps = {"play": {"version": 1, "players": {}}, "analysis": {"version": 1, "players": {}},
+            "populations": {"strong vs easy": {"version": 1, "players": {"2": entry}}}}
+    # in a 2-player game "easy vs strong" is "strong vs easy" seen from the other seat
+    chosen = cm.choose_map(maps, "analysis", ["easy", "strong"], 2)
+    assert chosen == cm.Choice(maps["populations"]["strong vs easy"], "strong vs easy", 1)
+    # the one seat's offset raises its chances, and only it
+    raw = [0.5, 0.5]
+    corrected = cm.apply_map(chosen.map, raw, progress=0.5, one=chosen.one)
+    assert corrected[1] == pytest.approx(1 / (1 + math.exp(-1.0))) and sum(corrected) == pytest.approx(1.0)
+    # no entry for the player count, the play settings, or players not named: the settings' map
+    assert cm.choose_map(maps, "analysis", ["strong", "easy", "easy"], 3) == \
+        cm.Choice(maps["analysis"], cm.DEFAULT_POPULATION, None)
+    assert cm.choose_map(maps, "play", ["easy", "strong"], 2).map is maps["play"]
+    assert cm.choose_map(maps, "analysis", (), 2).population == cm.DEFAULT_POPULATION
+    with pytest.raises(ValueError, match="one offsets needs its one seat"):
+        cm.apply_map(chosen.map, raw, progress=0.5)
+    with pytest.raises(ValueError, match="one must be a list of 3 finite numbers"):
+        cm.validate_map({"version": 1, "players": {"2": dict(entry, one=[0.0])}})
+
+
+def test_the_fit_finds_the_one_seats_edge_in_games_between_a_stronger_and_weaker_players():
+    """Predictions blind to who plays: the one seat (seat game % players) wins more
+    than they say by 1 logit; the fit of the population's map finds about +1."""
+    rng = np.random.default_rng(5)
+    games = []
+    for game in range(600):
+        samples, truth = [], rng.normal(0, 1.5, size=3)
+        one = game % 2
+        for k, progress in enumerate((0.1, 0.5, 0.9)):
+            logit = truth[k] + (1.0 if one == 0 else -1.0)
+            samples.append({"decision": k, "to_act": k % 2, "progress": progress,
+                            "p": [1 / (1 + math.exp(-truth[k])), 1 - 1 / (1 + math.exp(-truth[k]))]})
+        won = rng.random() < 1 / (1 + math.exp(-logit))
+        games.append({"players": 2, "seed": 1, "game": game, "player": "level:strong vs level:easy",
+                      "evaluator": "analysis:iterations=1500", "every": 8, "raw": True, "decisions": 3,
+                      "outcome": [1.0, 0.0] if won else [0.0, 1.0], "samples": samples})
+    fitted = calibration.fit_kind(games, "staged-one")["players"]["2"]
+    assert fitted["kind"] == "staged" and fitted["one"][2] == pytest.approx(1.0, abs=0.45)
+    with pytest.raises(ValueError, match="kind: must be one of"):
+        calibration.fit_kind(games, "none")

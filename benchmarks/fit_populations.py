@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Fit the analysis maps of the calibration's populations and write them into
+the shipped model's manifest (its ``calibration.populations``).
+
+Each population gets one kind of map, chosen beforehand: a temperature per
+stage for self-play of one level (``staged``), the same with an offset for
+the one seat for "A vs B" (``staged-one``). Only the player counts whose
+games the analysis map does not fit (ECE over 0.03 in the population table)
+get an entry; the others keep the analysis map. The maps are fitted on the
+raw samples given, and measured by benchmarks/calibration_table.py on games
+of other seeds.
+
+    python benchmarks/fit_populations.py --manifest search/models/cacao.json \\
+        casual=out/pop-casual-2.json strong-vs-easy=out/pop-strong-vs-easy-2.json,out/pop-strong-vs-easy-3.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cacaoai.lab import calibration
+from cacaoai.search import calibration_map as cm
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--manifest", required=True, help="the model manifest to write the maps into")
+    parser.add_argument("populations", nargs="+", help="NAME=FILE[,FILE...]: a population (casual, "
+                        "strong-vs-easy) and its raw sample files (cacao-calibration --raw --out)")
+    args = parser.parse_args(argv)
+    maps = {}
+    for item in args.populations:
+        name, _, files = item.partition("=")
+        key = name.replace("-vs-", cm.VERSUS)
+        games = calibration.read_samples(files.split(","))
+        kind = "staged-one" if cm.VERSUS in key else "staged"
+        maps[key] = calibration.fit_kind(games, kind)
+        print(f"{key}: {kind} for {', '.join(sorted(maps[key]['players']))} players, "
+              f"{len(games)} games", file=sys.stderr)
+    with open(args.manifest) as f:
+        manifest = json.load(f)
+    manifest["calibration"]["populations"] = maps
+    with open(args.manifest, "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
