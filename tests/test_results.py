@@ -17,7 +17,9 @@ from cacaoai.search import search
 def searched(upto_seed: int = 7) -> SearchResult:
     position = Position.new(players=3, seed=upto_seed)
     result = search(position, Limit(iterations=300), seed=2)
-    return replace(result, limit=Limit(300, None, 1), final=True)
+    # population: whose play the probabilities assume, which the message does not carry yet
+    # (a request cannot name the players yet: a reply's probabilities assume `strong` play)
+    return replace(result, limit=Limit(300, None, 1), final=True, population="")
 
 
 def test_a_search_result_survives_the_message_unchanged():
