@@ -70,13 +70,16 @@ from cacaoai.search.review import review
 
 from . import budgets, errors, memory, positions, reviews, security
 from .budgets import Budget
-from .options import ServerOptions
+from .options import ServerOptions, reported_limits
 from .positions import Loaded
 from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
 
 T = TypeVar("T")
 
 API_VERSION = "cacao.v1"
+#: ServerLimits fields that no option reports: computed from the options when the server starts
+#: (max_tree_nodes: the most nodes a tree of a search with every thread may grow to in the memory budget).
+COMPUTED_LIMITS = ("max_tree_nodes",)
 DEFAULT_REPORT_INTERVAL_S = 0.5
 INSTANCE = f"{socket.gethostname()}/{os.getpid()}"
 
@@ -197,26 +200,6 @@ class CacaoApi:
         return self._info
 
     def _server_info(self) -> pb.GetServerInfoResponse:
-        o = self.options
-        limits = pb.ServerLimits(
-            max_iterations=o.max_iterations,
-            search_threads=o.search_threads,
-            max_concurrent_searches=o.max_searches,
-            max_message_bytes=o.max_message_bytes,
-            search_priority=o.search_priority,
-            max_client_searches=o.max_client_searches,
-            max_concurrent_calls=o.max_calls,
-            max_client_calls=o.max_client_calls,
-            tree_cache_bytes=o.tree_cache_bytes,
-            max_queued_searches=o.max_queue,
-            max_client_interactive=o.max_client_interactive,
-            memory_budget_bytes=o.memory_budget_bytes,
-            max_tree_nodes=self.memory.tree_cap(o.search_threads) if self.memory else 0,
-        )
-        limits.max_queue_wait.CopyFrom(convert.seconds_to_duration(o.max_queue_wait_s))
-        limits.interactive_max_time.CopyFrom(convert.seconds_to_duration(o.interactive_max_time_s))
-        limits.max_time.CopyFrom(convert.seconds_to_duration(o.max_time_s))
-        limits.min_report_interval.CopyFrom(convert.seconds_to_duration(o.min_report_interval_s))
         return pb.GetServerInfoResponse(
             api_version=API_VERSION,
             server_version=_version(),
@@ -224,7 +207,7 @@ class CacaoApi:
             rules_version=engine.RULES_VERSION,
             record_format=convert.RECORD_FORMAT,
             position_format=convert.POSITION_FORMAT,
-            limits=limits,
+            limits=self._limits(),
             levels=[pb.StrengthLevel(name=n, limits=convert.limit_to_proto(b.limit))
                     for n, b in self.levels.items()],
             default_level=self.default_level,
@@ -232,6 +215,19 @@ class CacaoApi:
             rules=self.rules,
             model_version=self.model_version,
         )
+
+    def _limits(self) -> pb.ServerLimits:
+        """Every field an option reports, from the options' declaration
+        (``options.reported_limits``), and the ones computed here (:data:`COMPUTED_LIMITS`)."""
+        o = self.options
+        limits = pb.ServerLimits(
+            max_tree_nodes=self.memory.tree_cap(o.search_threads) if self.memory else 0)
+        for name, value in reported_limits(o).items():
+            if limits.DESCRIPTOR.fields_by_name[name].message_type is not None:  # a Duration
+                getattr(limits, name).CopyFrom(convert.seconds_to_duration(float(value)))
+            else:
+                setattr(limits, name, value)
+        return limits
 
     # --- rules ---
 

@@ -363,6 +363,18 @@ DEFAULT_PORT = PORT.default
 DEFAULT_HTTP_PORT = ServerOptions.http_port
 
 
+def reported_limits(options: ServerOptions) -> dict[str, int | float | str]:
+    """Each ``ServerLimits`` field an option reports (its :attr:`Option.limit`), with
+    the option's value in the field's unit: bytes for a ``_mb`` option, seconds for a
+    ``_s`` one (the field is a Duration)."""
+    out: dict[str, int | float | str] = {}
+    for o in OPTIONS:
+        if o.limit:
+            value = getattr(options, o.name)
+            out[o.limit] = value * 2**20 if o.name.endswith("_mb") else value
+    return out
+
+
 EXAMPLES = """\
 Every flag can also be set by its environment variable (shown in brackets); a
 flag given on the command line wins over it. Ctrl-C or SIGTERM drains, then stops.

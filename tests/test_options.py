@@ -19,6 +19,7 @@ import pytest
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.server import ServerOptions, create_server
+from cacaoai.server.handlers import COMPUTED_LIMITS, CacaoApi
 from cacaoai.server.options import HOST, OPTIONS, PORT, parse_args, switch
 from cacaoai.server.options_docs import OPERATIONS, PROTOCOL, check, main
 
@@ -106,15 +107,34 @@ def test_the_check_names_a_default_the_docs_got_wrong_and_the_writer_mends_it(tm
     assert (tmp_path / OPERATIONS).read_text() == (ROOT / OPERATIONS).read_text()
 
 
-def test_every_server_limit_declared_reports_its_option():
-    """Each option's ServerLimits field, as GetServerInfo answers it over gRPC,
-    with every such option away from its default."""
+def _away_from_defaults() -> dict:
+    """Every option a ServerLimits field reports, set to a value other than its default (and not 0)."""
     changed = {}
     for o in OPTIONS:
         if o.limit:
             changed[o.name] = ("reduced" if o.name == "search_priority" else
                                o.default + 0.5 if isinstance(o.default, float) else o.default + 1)
     changed["max_searches"] = 2
+    return changed
+
+
+def test_every_server_limits_field_is_filled_from_an_option_or_a_named_computed_value():
+    """One home per fact: a ServerLimits field is an option's (its declaration names the
+    field) or one of the few the handler computes, and GetServerInfo fills every one."""
+    declared = [o.limit for o in OPTIONS if o.limit]
+    assert len(declared) == len(set(declared)), "two options report one field"
+    assert set(declared).isdisjoint(COMPUTED_LIMITS)
+    every = {f.name for f in pb.ServerLimits.DESCRIPTOR.fields}
+    assert every - set(declared) - set(COMPUTED_LIMITS) == set(), "fields no option or computed value fills"
+    assert set(declared) | set(COMPUTED_LIMITS) <= every
+    limits = CacaoApi(ServerOptions(**_away_from_defaults())).get_server_info(pb.GetServerInfoRequest()).limits
+    assert {f.name for f, _ in limits.ListFields()} == every
+
+
+def test_every_server_limit_declared_reports_its_option():
+    """Each option's ServerLimits field, as GetServerInfo answers it over gRPC,
+    with every such option away from its default."""
+    changed = _away_from_defaults()
     options = ServerOptions(**changed)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
