@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cacaoai.engine import Position
+from cacaoai.engine import Position, derive_seed
 from cacaoai.lab.arena import play_game
 from cacaoai.lab.pool import run_tasks
 from cacaoai.search import ANALYSIS, Limit, Question, search
@@ -66,7 +66,7 @@ def planted(task: tuple[int, int, int, int, int]) -> tuple[float, float, str] | 
     g, seed, players, iterations, judge = task
     game = play_game((g, players, seed, [LEVELS["strong"]] * players))
     count = len(game["record"]["actions"])
-    for k in random.Random(seed * 7919 + g).sample(range(count), min(PLANT_TRIES, count)):
+    for k in random.Random(derive_seed(seed, g)).sample(range(count), min(PLANT_TRIES, count)):
         position = Position.from_record(game["record"], k)
         judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g,
                         question=Question(calibrated=False, multipv=0))

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position, derive_seed, features
+from cacaoai.engine.seeds import salted_seed
 from cacaoai.search.bots import MCTSBot, parse_bot
 from cacaoai.search.driver import search
 from cacaoai.search.limits import Limit
@@ -195,7 +196,7 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
             ply += 1
             continue
         move_seed = derive_seed(deal, ply)
-        draw = random.Random(move_seed ^ 0x7E3A)
+        draw = random.Random(salted_seed(move_seed, 0x7E3A))
         explore = moves[seat] < config.explore_moves
         quick = not explore and config.fast_share > 0 and draw.random() < config.fast_share
         result = search(position, fast if quick else limit, settings, seed=move_seed,

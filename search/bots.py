@@ -41,13 +41,13 @@ from .reuse import TreeCache
 
 History = Sequence[tuple[Position, Action]]
 REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
-DEFAULT_SETTINGS = PLAY
 
 __all__ = ["LEVELS", "AdaptiveBot", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
            "levels", "parse_bot"]
 
-# Named strength levels, weakest first, each about 100 to 250 Elo above the
-# one before (BENCHMARKS.md, "Strength levels"). The three weakest search
+# Named strength levels, weakest first. The rule for their budgets: each 100 to
+# 250 Elo above the one before on the ladder (docs/decisions/levels.md; today's
+# ladder: BENCHMARKS.md, "Strength levels"). The three weakest search
 # without the model: with it, even 10 iterations beat the greedy bot by far,
 # which is no opponent for a first game. Past a few hundred iterations the
 # model's gains flatten, so `max` spends far more to stand clearly above `strong`.
@@ -137,7 +137,7 @@ class MCTSBot(Bot):
     `stats` counts its searches for a move, their root visits and the visits
     they reused."""
 
-    def __init__(self, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, spec: str = "",
+    def __init__(self, limit: Limit, settings: SearchSettings = PLAY, spec: str = "",
                  reuse: bool = False, ponder: bool = False):
         self.limit = limit
         self.settings = settings
@@ -197,7 +197,7 @@ class FlatMonteCarloBot(MCTSBot):
     (with the same playouts and root widening as MCTS, so that a match between
     the two measures the tree alone)."""
 
-    def __init__(self, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, spec: str = "",
+    def __init__(self, limit: Limit, settings: SearchSettings = PLAY, spec: str = "",
                  reuse: bool = False, ponder: bool = False):
         super().__init__(limit, replace(settings, algorithm="flat"),
                          spec or _spec("flat", limit, settings), reuse, ponder)
@@ -228,7 +228,7 @@ def parse_bot(spec: str) -> Bot:
         return RandomBot() if name == "random" else GreedyBot()
     if name not in ("flat", *PRESETS):
         raise ValueError(f"unknown bot {name!r}; bots: random, greedy, flat, {', '.join(PRESETS)}, level:NAME")
-    limit, settings, other = parse_settings(rest, spec, PRESETS.get(name, DEFAULT_SETTINGS))
+    limit, settings, other = parse_settings(rest, spec, PRESETS.get(name, PLAY))
     flags = {}
     for key, value in other.items():
         if key not in _FLAGS:

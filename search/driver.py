@@ -9,7 +9,7 @@ and the gold margin of every seat. See ``_mcts.pyx`` for the details.
 
 Threads: ``Limit.threads = N`` runs N independent trees (root parallelism),
 each on a C thread of its own that never takes the GIL (at the CPU priority
-the caller asks for), seeded ``seed + i``, and sums their root statistics.
+the caller asks for), seeded ``tree_seed(seed, i)`` (``seed + i``), and sums their root statistics.
 Unlike a shared tree this needs no locks, scales almost linearly on these
 machines, and with an iteration budget stays deterministic for any N (the
 budget is split evenly).
@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from cacaoai.engine import Action, Position, derive_seed
+from cacaoai.engine.seeds import salted_seed, tree_seed
 
 from ._mcts import PRIORS, Tree, action_values, greedy_code, monotonic, run_trees
 from .calibration_map import apply_map, choose_map
@@ -43,12 +44,11 @@ PV_PLIES = 8
 PV_MIN_VISITS = 2
 PV_DETERMINIZATIONS = 32
 LCB_Z = 1.96
-DEFAULT_SETTINGS = PLAY
 ASK_NOTHING_ELSE = Question()  # the seat to act's answer, with the default lines
 RUN_TO_THE_LIMIT = Run()  # no stop flag, pause or reports, at normal CPU priority
 
 
-def search(position: Position, limit: Limit, settings: SearchSettings = DEFAULT_SETTINGS, *,
+def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
            seed: int, question: Question = ASK_NOTHING_ELSE, run: Run = RUN_TO_THE_LIMIT,
            reuse: Reuse | None = None) -> SearchResult:
     """Search `position` for the question's seat (default: the seat to act) and report.
@@ -199,12 +199,12 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
     trees = []
     reused = 0
     for i in range(threads):
-        tree_seed = (seed + i) % 2**64
+        seed_i = tree_seed(seed, i)
         tree = kept[i] if i < len(kept) else Tree()
-        if i < len(kept) and tree.reroot(position.core, path, seed=tree_seed, allow=allow, avoid=avoid):
+        if i < len(kept) and tree.reroot(position.core, path, seed=seed_i, allow=allow, avoid=avoid):
             reused += tree.root_stats()[0]
         else:
-            tree.reset(position.core, observer=observer, known_hands=mask, seed=tree_seed,
+            tree.reset(position.core, observer=observer, known_hands=mask, seed=seed_i,
                        playout=PLAYOUTS[settings.playout], samples=settings.samples,
                        flat=settings.algorithm == "flat", exploration=settings.ucb_constant,
                        margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
@@ -407,7 +407,7 @@ def _choose(order: list[int], children: dict[int, list[Any]], settings: SearchSe
     top = children[order[0]][0]
     pool = [c for c in order if children[c][0] >= settings.floor * top]
     weights = [(children[c][0] / top) ** (1.0 / settings.temperature) for c in pool]
-    return random.Random(seed ^ 0x5EA5C4).choices(pool, weights)[0]
+    return random.Random(salted_seed(seed, 0x5EA5C4)).choices(pool, weights)[0]
 
 
 def _principal_variation(position: Position, trees: list[tuple[Tree, str]], first: int | None,

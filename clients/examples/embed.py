@@ -39,7 +39,7 @@ from cacaoai.client import CacaoClient, CacaoClientError, Limit, add_connection_
 from cacaoai.client.local import LocalServer
 
 # The rules engine: the front end's own copy of the game.
-from cacaoai.engine import Action, Position
+from cacaoai.engine import Action, Position, derive_seed
 
 
 def choose_for_person(game: Position) -> Action:
@@ -94,7 +94,7 @@ def play(client: CacaoClient, players: int, ai_seats: set[int],
         seat = game.to_act
         assert seat is not None
         if seat in ai_seats:
-            action = ask_ai(client, game, strength, seed=seed + len(game.history))
+            action = ask_ai(client, game, strength, seed=derive_seed(seed, len(game.history)))
             who = f"AI seat {seat}"
         else:
             action = choose_for_person(game)
