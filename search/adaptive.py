@@ -52,8 +52,8 @@ WINDOW = 24
 #: The fixed levels it plays, weakest first, with their mean accuracy under
 #: this review (20 2-player games of each level against itself, every
 #: decision reviewed at REVIEW_LIMIT: benchmarks/adaptive.py --calibrate 20).
-#: beginner and easy measured 81.9 and 81.6, the same within the noise: they
-#: are set half a point apart to keep the ladder increasing.
+#: beginner and easy cannot be told apart by it: they are set half a point
+#: apart to keep the ladder increasing (docs/decisions/levels.md).
 RUNGS: tuple[tuple[str, float], ...] = (
     ("beginner", 81.5),
     ("easy", 82.0),

@@ -30,7 +30,7 @@ PRIORS = ("greedy", "model")
 # the calibration maps a model may carry, by the settings they were fitted to
 CALIBRATIONS = ("play", "analysis")
 # The UCB constant by what values the leaves (SearchSettings.exploration None);
-# each was measured best for its values (docs/search.md, "Settings and tuning").
+# each the strongest for its values (docs/decisions/search-defaults.md).
 MODEL_EXPLORATION = 0.1
 PLAYOUT_EXPLORATION = 0.7
 # How a node below the root tries new actions (SearchSettings.expand_samples and
@@ -242,9 +242,8 @@ class SearchSettings:
             changes what the search reports, not how it searches.
 
     The defaults value=1, prior="model", puct=1.5 search with the shipped
-    model (docs/search.md, "The learned evaluation"); value=0,
-    prior="greedy", puct=0 is the search without it, which gives the same
-    answers as before the model existed.
+    model (docs/search.md, "The learned evaluation"); NO_MODEL is the search
+    without it, which gives the same answers as before the model existed.
     """
 
     playout: str = "informed"

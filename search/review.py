@@ -65,7 +65,8 @@ CLASSES = ("best", "good", "inaccuracy", "mistake", "blunder")
 #: The class of a decision with one legal action.
 FORCED = "forced"
 #: Loss in win probability (0..1) from which a decision that is not the best
-#: is an inaccuracy, a mistake, a blunder (below INACCURACY_LOSS: good).
+#: is an inaccuracy, a mistake, a blunder (below INACCURACY_LOSS: good); why
+#: these: docs/decisions/review-thresholds.md.
 INACCURACY_LOSS = 0.05
 MISTAKE_LOSS = 0.10
 BLUNDER_LOSS = 0.20
