@@ -13,6 +13,7 @@ import threading
 
 import grpc
 import pytest
+from support import GUARD_S
 
 from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError, Limit
 from cacaoai.engine import Position
@@ -63,11 +64,8 @@ def test_an_analysis_left_early_is_cancelled_and_frees_its_slot(client, cacao_se
         analysis.wait()
     assert caught.value.code == grpc.StatusCode.CANCELLED
     gate = cacao_server[0].cacao_api.gate
-    for _ in range(200):  # the server sees the cancellation a moment later
-        if not gate.running:
-            break
-        threading.Event().wait(0.05)
-    assert gate.running == 0
+    # the server sees the cancellation a moment later: wait on the scheduler's changes
+    assert gate.wait_for(lambda s: s.running == 0, timeout=GUARD_S), "the slot is still taken"
 
 
 def test_a_refused_analysis_raises_the_servers_error_naming_the_field(client):
@@ -180,16 +178,17 @@ def test_the_stop_measurement_script_prints_its_figure():
 
 def test_an_analysis_nobody_reads_to_its_end_leaves_no_thread_behind(client):
     game = Position.new(players=2, seed=7)
-    before = threading.active_count()
+    before = set(threading.enumerate())
     analyses = [client.start_analysis(game, Limit(iterations=200)) for _ in range(3)]
     for analysis in analyses:
         next(analysis)  # read a report, then forget the analysis
     del analyses, analysis
-    for _ in range(100):  # each call ends with its budget; its request thread then ends
-        if threading.active_count() <= before:
-            break
-        threading.Event().wait(0.1)
-    assert threading.active_count() <= before
+    left: list[threading.Thread] = []
+    for _ in range(3):  # each call ends with its budget; its request thread then ends: join them
+        left = [t for t in threading.enumerate() if t not in before]
+        for thread in left:
+            thread.join(GUARD_S)
+    assert not [t for t in threading.enumerate() if t not in before], left
 
 
 def test_evaluation_lines_show_the_confidence_bound_and_a_continued_tree(client, cacao_server):
