@@ -153,12 +153,14 @@ class AsyncCacaoClient(Connection):
     async def suggest(self, source: Source, strength: Limit | str | None = None, *,
                       seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                       avoid: Actions = (), reuse_tree: bool | None = None,
-                      priority: str | None = None, timeout: float | None = None) -> Suggestion:
+                      priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
+                      explain: bool = False, timeout: float | None = None) -> Suggestion:
         """As :meth:`CacaoClient.suggest`."""
         strength = as_strength(strength)
         request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
-                                 reuse_tree=reuse_tree, priority=priority)
+                                 reuse_tree=reuse_tree, priority=priority, levels=levels,
+                                 settings=settings, explain=explain)
         return read_suggestion(await self._call(
             self._stub.SuggestAction, request, self._search_timeout(strength, timeout)))
 
@@ -166,13 +168,14 @@ class AsyncCacaoClient(Connection):
                       report_interval: float | None = None, seed: int | None = None,
                       max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                       seat: int | None = None, reuse_tree: bool | None = None,
-                      priority: str | None = None, timeout: float | None = None) -> AsyncIterator[AnalysisReport]:
+                      priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
+                      timeout: float | None = None) -> AsyncIterator[AnalysisReport]:
         """As :meth:`CacaoClient.analyze` (AnalyzePosition): ``async for`` its reports."""
         strength = as_strength(strength)
         request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, report_interval=report_interval,
-                                 seat=seat, priority=priority)
+                                 seat=seat, priority=priority, levels=levels, settings=settings)
         stream = self._stub.AnalyzePosition(request, metadata=self._metadata,
                                             timeout=self._search_timeout(strength, timeout))
         try:
@@ -201,14 +204,15 @@ class AsyncCacaoClient(Connection):
                              report_interval: float | None = None, seed: int | None = None,
                              max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                              seat: int | None = None, reuse_tree: bool | None = None,
-                             priority: str | None = None, timeout: float | None = None) -> AsyncAnalysis:
+                             priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
+                             timeout: float | None = None) -> AsyncAnalysis:
         """As :meth:`CacaoClient.start_analysis` (Analyze): ``async for`` the
         reports; ``await analysis.stop()`` ends the search with its final report."""
         strength = as_strength(strength)
         start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                max_candidates=max_candidates, allow=allow, avoid=avoid,
                                reuse_tree=reuse_tree, report_interval=report_interval, seat=seat,
-                               priority=priority)
+                               priority=priority, levels=levels, settings=settings)
         call = self._stub.Analyze(metadata=self._metadata,
                                   timeout=self._search_timeout(strength, timeout))
         analysis = AsyncAnalysis(call, self._error)

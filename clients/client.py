@@ -213,7 +213,8 @@ class CacaoClient(Connection):
     def suggest(self, source: Source, strength: Limit | str | None = None, *,
                 seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                 avoid: Actions = (), reuse_tree: bool | None = None,
-                priority: str | None = None, timeout: float | None = None) -> Suggestion:
+                priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
+                explain: bool = False, timeout: float | None = None) -> Suggestion:
         """Searches and suggests an action for the seat to act (SuggestAction).
 
         Args:
@@ -237,6 +238,14 @@ class CacaoClient(Connection):
                 slots are busy) or "background" (after them, paused while an
                 interactive one waits); None: the server decides (interactive
                 for a short budget, background for an analysis).
+            levels: who plays each seat, by level name ("" for a player not
+                known), one a seat: the win probabilities then assume those
+                players where the server's model has a map for them
+                (``evaluation.population`` says whom they assume).
+            settings: the named search settings for a Limit: "mcts" (play's,
+                the default), "analysis" or "nomodel"; "" with a level.
+            explain: also ask for ``explanation`` (what the action gives that
+                the runner-up does not); it costs the server milliseconds.
             timeout: deadline in seconds (default: see ``search_timeout``);
                 the server fits its search into it.
 
@@ -244,12 +253,14 @@ class CacaoClient(Connection):
             CacaoClientError: FAILED_PRECONDITION when the game is over or the
                 seat to act has a hidden hand; INVALID_ARGUMENT for an unknown
                 level, or an illegal allow/avoid action (naming it, as
-                ``allow[0].place.x``).
+                ``allow[0].place.x``), levels of another length than the
+                seats (``levels``) or unknown settings (``settings``).
         """
         strength = as_strength(strength)
         request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
-                                 reuse_tree=reuse_tree, priority=priority)
+                                 reuse_tree=reuse_tree, priority=priority, levels=levels,
+                                 settings=settings, explain=explain)
         return read_suggestion(self._call(self._stub.SuggestAction, request,
                                           self._search_timeout(strength, timeout)))
 
@@ -257,7 +268,8 @@ class CacaoClient(Connection):
                 report_interval: float | None = None, seed: int | None = None,
                 max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                 seat: int | None = None, reuse_tree: bool | None = None,
-                priority: str | None = None, timeout: float | None = None) -> Iterator[AnalysisReport]:
+                priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
+                timeout: float | None = None) -> Iterator[AnalysisReport]:
         """Streams evaluations of a position as the search goes on (AnalyzePosition).
 
         Closing the iterator early (``break``) cancels the search on the server
@@ -272,8 +284,11 @@ class CacaoClient(Connection):
             report_interval: seconds between reports (None: the server's 0.5 s).
             seat: ponder: analyse for this seat while another is to act (see
                 :meth:`ponder`).
-            seed, max_candidates, allow, avoid, reuse_tree, priority, timeout:
-                as for :meth:`suggest`.
+            settings: the named search settings for a Limit (or None):
+                "analysis" (the default), "mcts" (the default when pondering)
+                or "nomodel"; "" with a level.
+            seed, max_candidates, allow, avoid, reuse_tree, priority, levels,
+            timeout: as for :meth:`suggest`.
 
         Yields:
             AnalysisReport, the last one with ``evaluation.final`` set.
@@ -282,7 +297,7 @@ class CacaoClient(Connection):
         request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, report_interval=report_interval,
-                                 seat=seat, priority=priority)
+                                 seat=seat, priority=priority, levels=levels, settings=settings)
         stream = self._stub.AnalyzePosition(request,
                                             timeout=self._search_timeout(strength, timeout))
         try:
@@ -325,7 +340,8 @@ class CacaoClient(Connection):
                        report_interval: float | None = None, seed: int | None = None,
                        max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                        seat: int | None = None, reuse_tree: bool | None = None,
-                       priority: str | None = None, timeout: float | None = None) -> Analysis:
+                       priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
+                       timeout: float | None = None) -> Analysis:
         """Starts an analysis that can be stopped with its answer (Analyze).
 
         Iterate the returned :class:`Analysis` for its reports; its
@@ -339,7 +355,7 @@ class CacaoClient(Connection):
         start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                max_candidates=max_candidates, allow=allow, avoid=avoid,
                                reuse_tree=reuse_tree, report_interval=report_interval, seat=seat,
-                               priority=priority)
+                               priority=priority, levels=levels, settings=settings)
         return Analysis.start(self._stub.Analyze, start,
                               self._search_timeout(strength, timeout), self._error)
 

@@ -276,7 +276,8 @@ its None fields meaning no limit, and ``threads`` the search threads used)."""
 class Suggestion:
     """SuggestAction's answer: the action for ``seat`` and the evaluation
     behind it; ``explanation``: what the action gives that the runner-up does
-    not (None with fewer than two candidates; ``sentence`` words it)."""
+    not, when asked (``explain=True``; None otherwise, or with fewer than two
+    candidates; ``sentence`` words it)."""
 
     position_hash: str
     seat: int

@@ -119,9 +119,11 @@ def search_request(request: T, source: Source, strength: Limit | str | None = No
                    seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                    avoid: Actions = (), reuse_tree: bool | None = None,
                    report_interval: float | None = None, seat: int | None = None,
-                   priority: str | None = None) -> T:
+                   priority: str | None = None, levels: Sequence[str] = (),
+                   settings: str = "", explain: bool = False) -> T:
     """Fills a SuggestAction or AnalyzePosition request (``report_interval``
-    and ``seat`` are AnalyzePosition's) and returns it.
+    and ``seat`` are AnalyzePosition's, ``explain`` SuggestAction's) and
+    returns it.
 
     Raises:
         ValueError: a strength text that is neither a limit nor a level name,
@@ -145,6 +147,12 @@ def search_request(request: T, source: Source, strength: Limit | str | None = No
         if priority not in PRIORITIES:
             raise ValueError(f"priority: {priority!r} is not one of {', '.join(PRIORITIES)}")
         message.priority = PRIORITIES[priority]
+    if isinstance(levels, str):
+        raise ValueError(f"levels: give one level name a seat, not the text {levels!r}")
+    message.levels.extend(levels)
+    message.settings = settings
+    if explain:
+        message.explain = True
     return request
 
 

@@ -513,6 +513,8 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
         seat=result.seat,
         threads=result.threads,
         nodes=result.nodes,
+        population=result.population,
+        settings=result.settings,
     )
     if result.best_action is not None:
         message.best_action.CopyFrom(action_from_json(result.best_action.to_json()))
@@ -587,6 +589,8 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
         root=None if root is None else RootInfo(
             root.visits, root.mean_value, root.win_probability, root.score_lead,
             root.expected_gold, root.reused_visits),
+        population=message.population,
+        settings=message.settings,
     )
 
 

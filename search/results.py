@@ -128,6 +128,10 @@ class SearchResult:
             level strong plays), a level's name (every seat as it plays) or
             "A vs B" (one seat A, the others B); "" when no map corrected
             them (calibration_map.choose_map).
+        settings: the named settings the search ran with (a preset of
+            :data:`~cacaoai.search.limits.PRESETS`: "mcts", "analysis",
+            "nomodel"), as a server reports it; "" when not given (a direct
+            call of ``cacaoai.search.search``, whose caller knows them).
     """
 
     best_action: Action | None
@@ -148,6 +152,7 @@ class SearchResult:
     final: bool = True
     root: RootInfo | None = None
     population: str = ""
+    settings: str = ""
 
     @property
     def seats(self) -> tuple[SeatOutlook, ...]:
@@ -172,6 +177,7 @@ class SearchResult:
             "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
             "limit": self.limit.to_json() if self.limit else None, "final": self.final,
             "root": self.root.to_json() if self.root else None, "population": self.population,
+            "settings": self.settings,
         }
 
 

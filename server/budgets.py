@@ -1,7 +1,9 @@
 """Search budgets, the search gate, and search results as API evaluations.
 
-- :func:`resolve_budget` turns a request's limits or level into the
-  :class:`Budget` actually searched, clamped to the server's maximums;
+- :func:`resolve_budget` turns a request's limits or level, and the
+  settings it names, into the :class:`Budget` actually searched, clamped to
+  the server's maximums (:func:`request_settings` is the one rule of which
+  settings a request searches with);
   :func:`fit_deadline` cuts it to the client's deadline (minus a margin for
   the reply) when the search starts.
 - :func:`queue_class`, :func:`expected_seconds` and :func:`tree_need`
@@ -28,8 +30,9 @@ from typing import Any
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
-from cacaoai.search import PLAY, Limit, SearchResult, SearchSettings
+from cacaoai.search import ANALYSIS, PLAY, Limit, SearchResult, SearchSettings
 from cacaoai.search.bots import Level
+from cacaoai.search.limits import PRESETS
 
 from . import errors
 from .memory import FAST_ITERATIONS_PER_SECOND, MAX_TREE_NODES, Need
@@ -66,6 +69,20 @@ class Budget:
     settings: SearchSettings = PLAY
     timed: bool = False
 
+    @property
+    def preset(self) -> str:
+        """The name of the preset the settings are (a level's: the one they
+        are built on, its temperature aside); "" for other settings."""
+        return preset_name(self.settings)
+
+
+def preset_name(settings: SearchSettings) -> str:
+    """The name in PRESETS of `settings`, their temperature aside ("" for none)."""
+    for name, preset in PRESETS.items():
+        if replace(settings, temperature=preset.temperature) == preset:
+            return name
+    return ""
+
 
 def level_budgets(levels: dict[str, Level], options: ServerOptions) -> dict[str, Budget]:
     """The named levels of the search as clamped budgets."""
@@ -84,19 +101,41 @@ def clamp(limit: Limit, options: ServerOptions, settings: SearchSettings | None 
     return Budget(Limit(iterations, time_s, threads), settings or PLAY, timed)
 
 
+def request_settings(request: Any) -> SearchSettings:
+    """The settings a SuggestAction or AnalyzePosition request's limits (or
+    no budget) search with: the preset its ``settings`` names; else an
+    analysis judges the position with ANALYSIS, while pondering (its
+    ``seat``) prepares a move, and the suggestion that continues its tree
+    plays with PLAY, as every SuggestAction does.
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT on ``settings`` for an unknown name.
+    """
+    if request.settings:
+        if request.settings not in PRESETS:
+            raise errors.invalid("settings", f"unknown settings {request.settings!r}; the "
+                                 f"settings are {', '.join(PRESETS)}")
+        return PRESETS[request.settings]
+    if isinstance(request, pb.AnalyzePositionRequest) and not request.HasField("seat"):
+        return ANALYSIS
+    return PLAY
+
+
 def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptions,
-                   default_level: str | None, settings: SearchSettings = PLAY) -> Budget:
-    """The budget a SuggestAction or AnalyzePosition request asks for, clamped.
+                   default_level: str | None) -> Budget:
+    """The budget a SuggestAction or AnalyzePosition request asks for, clamped:
+    a level's (with its own settings), or limits with the settings of
+    :func:`request_settings`.
 
     Args:
-        request: a request with the ``budget`` oneof (limits or level).
+        request: a request with the ``budget`` oneof (limits or level) and ``settings``.
         levels: the clamped level budgets.
         options: the server's limits.
         default_level: the level when the request names none (None: the maximum).
-        settings: what limits (or the maximum) search with; a level has its own.
 
     Raises:
-        errors.ApiError: INVALID_ARGUMENT for an unknown level or negative limits.
+        errors.ApiError: INVALID_ARGUMENT for an unknown level, negative
+            limits, or settings that are unknown or named with a level.
     """
     kind = request.WhichOneof("budget")
     if kind == "level" or (kind is None and default_level):
@@ -105,7 +144,12 @@ def resolve_budget(request: Any, levels: dict[str, Budget], options: ServerOptio
             raise errors.invalid(
                 "level", f"unknown level {name!r}; the levels are {', '.join(levels)}",
                 ErrorReason.UNKNOWN_LEVEL)
+        if request.settings:
+            raise errors.invalid("settings", f"the level {name!r}"
+                                 f"{'' if kind else ' (no budget given: the default level)'} plays "
+                                 "with its own settings: give limits with settings, or no settings")
         return levels[name]
+    settings = request_settings(request)
     if kind is None:
         return clamp(Limit(), options, settings)
     with errors.request_fields():
@@ -200,5 +244,6 @@ def tree_need(budget: Budget, *, seeded: bool, reuse: bool) -> Need:
 
 
 def answer(result: SearchResult, budget: Budget, *, final: bool) -> SearchResult:
-    """`result` as the API reports it: with the limit it ran with and whether it is final."""
-    return replace(result, limit=budget.limit, final=final)
+    """`result` as the API reports it: with the limit and the named settings
+    it ran with, and whether it is final."""
+    return replace(result, limit=budget.limit, settings=budget.preset, final=final)

@@ -30,7 +30,7 @@ import json
 import os
 import socket
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from importlib import metadata
@@ -51,13 +51,10 @@ from cacaoai.engine import (
     record_text,
 )
 from cacaoai.search import (
-    ANALYSIS,
-    PLAY,
     Question,
     Reuse,
     Run,
     SearchResult,
-    SearchSettings,
     StopFlag,
     TreeCache,
     search,
@@ -113,8 +110,9 @@ class SearchPlan:
         seed: the search's seed.
         loaded: the request's source read into a position (and, for a
             record, its last positions).
-        budget: the limit and settings, clamped to the server's; fitted to
-            the deadline when the search starts (after its wait for a slot).
+        budget: the limit and settings (budgets.resolve_budget), clamped to
+            the server's; fitted to the deadline when the search starts (after
+            its wait for a slot).
         order: what the scheduler knows of the search: its queue class,
             expected time, latest reply and memory need.
         cpu_priority: the CPU priority its trees run at.
@@ -124,6 +122,8 @@ class SearchPlan:
         max_candidates: candidates the reply carries (0: the default).
         cache: the tree cache when this search continues and keeps trees.
         hash: short hash of what the searching seat sees (positions.searched_hash).
+        levels: who plays each seat, by level name ("" not known; empty: not said).
+        explain: build the suggestion's explanation.
     """
 
     call: Call
@@ -139,6 +139,8 @@ class SearchPlan:
     max_candidates: int = 0
     cache: TreeCache | None = None
     hash: str = ""
+    levels: tuple[str, ...] = ()
+    explain: bool = False
 
 
 def _model_version(settings: Any) -> str:
@@ -317,7 +319,7 @@ class CacaoApi:
         """Searches and suggests an action; the search waits for a slot in its
         queue class (interactive unless the request, its budget or its token
         say otherwise) while its deadline allows."""
-        plan = self._plan(request, call, self.default_level, PLAY, interactive_by_default=True)
+        plan = self._plan(request, call, self.default_level, interactive_by_default=True)
         ticket = self.gate.acquire(plan.order)
         try:
             budget = self._fitted(plan)
@@ -330,9 +332,10 @@ class CacaoApi:
         response = pb.SuggestActionResponse(
             position_hash=plan.hash, seat=plan.loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
-        explanation = explain_result(plan.loaded.position, result, seed=derive_seed(plan.seed, 1))
-        if explanation is not None:
-            response.explanation.CopyFrom(convert.explanation_to_proto(explanation))
+        if plan.explain:  # milliseconds of Python: only when asked
+            explanation = explain_result(plan.loaded.position, result, seed=derive_seed(plan.seed, 1))
+            if explanation is not None:
+                response.explanation.CopyFrom(convert.explanation_to_proto(explanation))
         return response
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
@@ -350,10 +353,7 @@ class CacaoApi:
         Raises:
             errors.ApiError: the request is refused at once (nothing runs).
         """
-        # an analysis judges the position (ANALYSIS); pondering prepares a move,
-        # and the suggestion that continues its tree plays with PLAY
-        settings = PLAY if request.HasField("seat") else ANALYSIS
-        plan = self._plan(request, call, None, settings, interactive_by_default=False)
+        plan = self._plan(request, call, None, interactive_by_default=False)
         interval = DEFAULT_REPORT_INTERVAL_S
         if request.HasField("report_interval"):
             interval = request.report_interval.ToNanoseconds() / 1e9
@@ -450,14 +450,15 @@ class CacaoApi:
         finally:
             call.stop.set()  # ends the search when the stream ends early
 
-    def _plan(self, request: Any, call: Call, default_level: str | None,
-              settings: SearchSettings, *, interactive_by_default: bool) -> SearchPlan:
+    def _plan(self, request: Any, call: Call, default_level: str | None, *,
+              interactive_by_default: bool) -> SearchPlan:
         """A search request read and checked, once: its budget (a level's, or
-        limits with `settings`) and what the scheduler needs to know, then
-        (past :meth:`SearchScheduler.check`, so that a refusal under overload
-        costs next to nothing, and without a slot, so that bad requests never
-        hold one) its position, seat, restriction and tree reuse."""
-        budget = budgets.resolve_budget(request, self.levels, self.options, default_level, settings)
+        limits with the settings of budgets.request_settings) and what the
+        scheduler needs to know, then (past :meth:`SearchScheduler.check`, so
+        that a refusal under overload costs next to nothing, and without a
+        slot, so that bad requests never hold one) its position, seat, the
+        seats' players, restriction and tree reuse."""
+        budget = budgets.resolve_budget(request, self.levels, self.options, default_level)
         remaining = call.time_remaining()
         order = Request(
             client=call.client, stop=call.stop, time_s=budget.limit.time_s,
@@ -480,6 +481,7 @@ class CacaoApi:
         seat = _ponder_seat(request, loaded)
         if seat is None:
             _require_decider_visible(loaded)
+        levels = _seat_levels(request, loaded.position.players, self.levels)
         allow, avoid = _restriction(request, loaded, seat)
         budgets.require_time(call.time_remaining())
         observer = seat if seat is not None else (loaded.view if loaded.view is not None
@@ -496,7 +498,8 @@ class CacaoApi:
             seat=seat, allow=allow, avoid=avoid,
             multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,
             max_candidates=request.max_candidates, cache=cache,
-            hash=positions.searched_hash(loaded, observer))
+            hash=positions.searched_hash(loaded, observer), levels=levels,
+            explain=getattr(request, "explain", False))
 
     def _fitted(self, plan: SearchPlan) -> Budget:
         """The plan's budget fitted to what is left of its deadline now, as
@@ -540,7 +543,7 @@ class CacaoApi:
 
         question = Question(seat=loaded.view if plan.seat is None else plan.seat,
                             known_hands=loaded.known_hands, allow=plan.allow, avoid=plan.avoid,
-                            multipv=plan.multipv)
+                            multipv=plan.multipv, levels=plan.levels)
         run = Run(stop=plan.call.stop, pause=ticket.pause, on_pause=lambda: self.gate.on_pause(ticket),
                   on_report=(lambda r: on_report(complete(r))) if on_report else None,
                   report_every_s=report_every_s, cpu_priority=plan.cpu_priority)
@@ -705,6 +708,28 @@ def _ponder_seat(request: Any, loaded: Loaded) -> int | None:
             "seat", f"the position is seat {loaded.view}'s observation: pondering for seat "
             f"{seat} needs seat {seat}'s observation (or a complete position or a record)")
     return seat
+
+
+def _seat_levels(request: Any, players: int, known: Collection[str]) -> tuple[str, ...]:
+    """Who plays each seat, as the request's ``levels`` say: one level name
+    (of `known`) or "" a seat, or nothing.
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT on ``levels`` for another length, on
+            ``levels[i]`` (reason UNKNOWN_LEVEL) for an unknown name.
+    """
+    levels = tuple(request.levels)
+    if not levels:
+        return ()
+    if len(levels) != players:
+        raise errors.invalid("levels", f"{len(levels)} level{'s' * (len(levels) != 1)} for "
+                             f"{players} seats: give one a "
+                             "seat (\"\" for a player not known), or none")
+    for i, name in enumerate(levels):
+        if name and name not in known:
+            raise errors.invalid(f"levels[{i}]", f"unknown level {name!r}; the levels are "
+                                 f"{', '.join(known)}", ErrorReason.UNKNOWN_LEVEL)
+    return levels
 
 
 def _restriction(request: Any, loaded: Loaded,

@@ -17,9 +17,7 @@ from cacaoai.search import search
 def searched(upto_seed: int = 7) -> SearchResult:
     position = Position.new(players=3, seed=upto_seed)
     result = search(position, Limit(iterations=300), seed=2)
-    # population: whose play the probabilities assume, which the message does not carry yet
-    # (a request cannot name the players yet: a reply's probabilities assume `strong` play)
-    return replace(result, limit=Limit(300, None, 1), final=True, population="")
+    return replace(result, limit=Limit(300, None, 1), final=True, settings="mcts")
 
 
 def test_a_search_result_survives_the_message_unchanged():
@@ -31,6 +29,7 @@ def test_a_search_result_survives_the_message_unchanged():
     assert back.score_lead is not None and len(back.score_lead) == 3
     assert back.stopped_by == "iterations" and back.threads == 1 and back.nodes > 0
     assert back.root is not None and back.candidates[0].principal_variation
+    assert back.population == "strong" and back.settings == "mcts"
 
 
 def test_no_limit_is_none_in_python_and_unset_on_the_wire():

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from support import wait_until
@@ -105,14 +106,23 @@ def test_the_async_client_reviews_too(cacao_server):
     assert [r.decision.index for r in reports[:-1]] == [0, 1, 2] and reports[-1].summary is not None
 
 
-def test_a_suggestion_explains_its_action_against_the_runner_up(client):
-    suggestion = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1)
+def test_a_suggestion_asked_to_explain_explains_its_action_against_the_runner_up(client):
+    suggestion = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1, explain=True)
     why = suggestion.explanation
     assert why is not None and why.seat == suggestion.seat
     assert why.line[0] == suggestion.action and why.other_line[0] != suggestion.action
     assert sentence(why)
-    single = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1, max_candidates=1)
+    single = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1, max_candidates=1,
+                            explain=True)
     assert single.explanation is None
+
+
+def test_a_suggestion_not_asked_to_explain_has_no_explanation_and_the_same_evaluation(client):
+    asked = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1, explain=True)
+    plain = client.suggest(prefix(RECORD, 10), Limit(iterations=300), seed=1)
+    assert asked.explanation is not None and plain.explanation is None
+    same = dict(elapsed_s=0.0, iterations_per_second=0.0)  # timings aside
+    assert replace(plain.evaluation, **same) == replace(asked.evaluation, **same)
 
 
 # --- the terminal -------------------------------------------------------------------

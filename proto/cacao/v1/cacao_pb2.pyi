@@ -445,7 +445,7 @@ class ApplyActionResponse(_message.Message):
     def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ...) -> None: ...
 
 class SuggestActionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "priority")
+    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "priority", "levels", "settings", "explain")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -456,6 +456,9 @@ class SuggestActionRequest(_message.Message):
     AVOID_FIELD_NUMBER: _ClassVar[int]
     REUSE_TREE_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    LEVELS_FIELD_NUMBER: _ClassVar[int]
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    EXPLAIN_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -466,7 +469,10 @@ class SuggestActionRequest(_message.Message):
     avoid: _containers.RepeatedCompositeFieldContainer[Action]
     reuse_tree: bool
     priority: SearchPriority
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., priority: _Optional[_Union[SearchPriority, str]] = ...) -> None: ...
+    levels: _containers.RepeatedScalarFieldContainer[str]
+    settings: str
+    explain: bool
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., levels: _Optional[_Iterable[str]] = ..., settings: _Optional[str] = ..., explain: _Optional[bool] = ...) -> None: ...
 
 class SeatOutlook(_message.Message):
     __slots__ = ("seat", "win_probability", "expected_gold", "score_lead")
@@ -521,7 +527,7 @@ class RootInfo(_message.Message):
     def __init__(self, visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., reused_visits: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused")
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused", "population", "settings")
     BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
@@ -540,6 +546,8 @@ class Evaluation(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     QUEUED_FIELD_NUMBER: _ClassVar[int]
     PAUSED_FIELD_NUMBER: _ClassVar[int]
+    POPULATION_FIELD_NUMBER: _ClassVar[int]
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
     best_action: Action
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
@@ -558,7 +566,9 @@ class Evaluation(_message.Message):
     priority: SearchPriority
     queued: _duration_pb2.Duration
     paused: _duration_pb2.Duration
-    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    population: str
+    settings: str
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., population: _Optional[str] = ..., settings: _Optional[str] = ...) -> None: ...
 
 class SuggestActionResponse(_message.Message):
     __slots__ = ("position_hash", "seat", "action", "evaluation", "explanation")
@@ -575,7 +585,7 @@ class SuggestActionResponse(_message.Message):
     def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ..., explanation: _Optional[_Union[Explanation, _Mapping]] = ...) -> None: ...
 
 class AnalyzePositionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat", "priority")
+    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat", "priority", "levels", "settings")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -588,6 +598,8 @@ class AnalyzePositionRequest(_message.Message):
     REUSE_TREE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    LEVELS_FIELD_NUMBER: _ClassVar[int]
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -600,7 +612,9 @@ class AnalyzePositionRequest(_message.Message):
     reuse_tree: bool
     seat: int
     priority: SearchPriority
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ..., priority: _Optional[_Union[SearchPriority, str]] = ...) -> None: ...
+    levels: _containers.RepeatedScalarFieldContainer[str]
+    settings: str
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., levels: _Optional[_Iterable[str]] = ..., settings: _Optional[str] = ...) -> None: ...
 
 class AnalyzeRequest(_message.Message):
     __slots__ = ("start", "stop")
