@@ -142,6 +142,29 @@ class Action:
         return text
 
 
+_new = object.__new__
+
+
+def trusted_fill(x: int, y: int, tile: str) -> Fill:
+    """A Fill from fields known good (the engine's own decoding): the same
+    value as ``Fill(x, y, tile)``, built without the dataclass's checks."""
+    fill = _new(Fill)
+    fill.__dict__.update(x=x, y=y, tile=tile)
+    return fill
+
+
+def trusted_action(type: str, seat: int, tile: str | None = None, x: int | None = None,
+                   y: int | None = None, rot: int | None = None, fills: tuple[Fill, ...] = (),
+                   gold: int | None = None, cacao: int | None = None) -> Action:
+    """An Action from fields known good, ``fills`` already sorted (the
+    engine's own decoding, on the hot path of every legal-action list): the
+    same value as ``Action(...)``, built about five times faster."""
+    action = _new(Action)
+    action.__dict__.update(type=type, seat=seat, tile=tile, x=x, y=y, rot=rot, fills=fills,
+                           gold=gold, cacao=cacao)
+    return action
+
+
 def _int(data: Mapping[str, Any], key: str, lo: int | None = None, hi: int | None = None,
          field: str | None = None) -> int:
     value = data[key]

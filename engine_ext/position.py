@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from . import core
-from .actions import Action, Fill
+from .actions import Action, trusted_action, trusted_fill
 from .errors import CacaoError, IllegalActionError, RecordError
 from .features import N_ACTION_FEATURES, N_FEATURES
 from .formats import PHASES, tile_json
@@ -260,40 +260,53 @@ class Position:
 
     def decode(self, code: int) -> Action:
         """The Action of a packed action_t code at this position."""
+        return self._decode(code, self._core.to_act, None)
+
+    def _decode(self, code: int, seat: int, display: Sequence[int] | None) -> Action:
+        """decode, with the seat to act and the display (None: read when
+        needed) given, as legal_actions reads them once for every code."""
         kind = code & 3
-        seat = self._core.to_act
         if kind == 3:
-            return Action.resolve(seat, (code >> 2) & 0xFF, (code >> 10) & 7)
+            return trusted_action("resolve", seat, gold=(code >> 2) & 0xFF, cacao=(code >> 10) & 7)
         tile = WORKER_TILES[(code >> 2) & 3]
         if kind == 2:
-            return Action.discard(seat, tile)
+            return trusted_action("discard", seat, tile)
         cell = (code >> 6) & 0xFFF
         x, y = cell % 64 - 32, cell // 64 - 32
         rot = (code >> 4) & 3
         if kind == 1:
-            return Action.overbuild(seat, tile, x, y, rot)
-        display = self._core.display()
+            return trusted_action("overbuild", seat, tile, x, y, rot)
+        if not code >> 18:
+            return trusted_action("place", seat, tile, x, y, rot)
+        if display is None:
+            display = self._core.display()
         fills = []
         for d, (dx, dy) in enumerate(DIRECTIONS):
             slot = (code >> (18 + 2 * d)) & 3
             if slot:
-                fills.append(Fill(x + dx, y + dy, JUNGLE_TILES[display[slot - 1] - 1]))
-        return Action.place(seat, tile, x, y, rot, fills)
+                fills.append((x + dx, y + dy, JUNGLE_TILES[display[slot - 1] - 1]))
+        fills.sort()  # (x, y) differ between fills: Fill's own order
+        return trusted_action("place", seat, tile, x, y, rot, tuple(trusted_fill(*f) for f in fills))
 
     def legal_codes(self) -> list[int]:
         return self._core.legal_codes()
 
     def legal_actions(self) -> list[Action]:
         """Every legal action, canonical and without duplicates."""
-        return [self.decode(code) for code in self._core.legal_codes()]
+        core = self._core
+        seat, display = core.to_act, core.display()
+        return [self._decode(code, seat, display) for code in core.legal_codes()]
 
     def encode(self, action: Action | Mapping[str, Any]) -> int:
         """The code of a legal action. Raises IllegalActionError with the reason."""
         if not isinstance(action, Action):
             action = Action.from_json(action)
-        for code in self._core.legal_codes():
-            if self.decode(code) == action:
-                return code
+        bits = _code_bits(action)
+        if bits is not None:
+            mask, want = bits
+            for code in self._core.legal_codes():
+                if code & mask == want and self.decode(code) == action:
+                    return code
         raise IllegalActionError(self._why_illegal(action))
 
     def apply(self, action: Action | Mapping[str, Any] | int) -> Report:
@@ -404,6 +417,33 @@ class Position:
 
     def __repr__(self) -> str:
         return f"<Position players={self.players} turn={self.turn} phase={self.phase} to_act={self.to_act}>"
+
+
+_KIND_BITS = {"place": 0, "overbuild": 1, "discard": 2, "resolve": 3}
+
+
+def _code_bits(action: Action) -> tuple[int, int] | None:
+    """(mask, bits) that every code decoding to `action` has (see decode), so
+    that encode decodes only the few legal codes that may match; None when
+    no code can decode to it."""
+    kind = _KIND_BITS.get(action.type)
+    if kind is None:
+        return None
+    if kind == 3:
+        gold, cacao = action.gold, action.cacao
+        if not (isinstance(gold, int) and isinstance(cacao, int) and 0 <= gold <= 0xFF and 0 <= cacao <= 7):
+            return None
+        return 0x1FFF, gold << 2 | cacao << 10 | 3
+    if action.tile not in WORKER_TILES:
+        return None
+    tile = WORKER_TILES.index(action.tile) << 2
+    if kind == 2:
+        return 0xF, tile | 2
+    x, y, rot = action.x, action.y, action.rot
+    if not (isinstance(x, int) and isinstance(y, int) and isinstance(rot, int)
+            and -32 <= x < 32 and -32 <= y < 32 and 0 <= rot <= 3):
+        return None
+    return 0x3FFFF, ((y + 32) * 64 + x + 32) << 6 | rot << 4 | tile | kind
 
 
 def position_hash(snapshot: Mapping[str, Any]) -> str:

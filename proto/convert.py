@@ -177,6 +177,46 @@ def action_from_json(data: dict) -> pb.Action:
     return action
 
 
+def action_to_proto(action: Action) -> pb.Action:
+    """The Action message of an engine action (the same as
+    ``action_from_json(action.to_json())``, without the dict in between)."""
+    message = pb.Action()
+    _set_action(message, action)
+    return message
+
+
+def actions_to_proto(actions: Any, into: Any) -> None:
+    """Appends the Action messages of engine actions to a repeated field
+    (``into``: e.g. a response's ``actions``), each built in place."""
+    add = into.add
+    for action in actions:
+        _set_action(add(), action)
+
+
+def _set_action(message: pb.Action, action: Action) -> None:
+    message.seat = action.seat
+    kind = action.type
+    if kind == "place":
+        body = message.place
+        body.tile, body.x, body.y, body.rotation = WORKER_TILES[action.tile], action.x, action.y, action.rot
+        if action.fills:
+            fills = body.fills
+            for fill in action.fills:
+                fills.add(x=fill.x, y=fill.y, tile=JUNGLE_TILES[fill.tile])
+        else:
+            body.SetInParent()
+    elif kind == "resolve":
+        message.resolve.SetInParent()
+        message.resolve.gold, message.resolve.cacao = action.gold, action.cacao
+    elif kind == "discard":
+        message.discard.SetInParent()
+        message.discard.tile = WORKER_TILES[action.tile]
+    else:
+        body = message.overbuild
+        body.SetInParent()
+        body.tile, body.x, body.y, body.rotation = WORKER_TILES[action.tile], action.x, action.y, action.rot
+
+
 def action_key(data: dict) -> str:
     """A canonical string of a docs/record-format.md action, for comparing and grouping."""
     import json
@@ -517,7 +557,7 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
         settings=result.settings,
     )
     if result.best_action is not None:
-        message.best_action.CopyFrom(action_from_json(result.best_action.to_json()))
+        message.best_action.CopyFrom(action_to_proto(result.best_action))
     if result.to_act is not None:
         message.to_act = result.to_act
     if result.limit is not None:
@@ -529,16 +569,16 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
                           score_lead=_finite(seat.score_lead))
     for c in result.candidates[:count]:
         candidate = message.candidates.add(
-            action=action_from_json(c.action.to_json()), visits=c.visits,
+            action=action_to_proto(c.action), visits=c.visits,
             mean_value=_finite(c.mean_value), win_probability=_finite(c.win_probability),
             score_lead=_finite(c.score_lead), order=c.order,
-            principal_variation=[action_from_json(a.to_json()) for a in c.principal_variation])
+            principal_variation=[action_to_proto(a) for a in c.principal_variation])
         for name in OPTIONAL_FIGURES:  # absent on the wire when not known
             value = getattr(c, name)
             if value is not None and math.isfinite(value):
                 setattr(candidate, name, value)
     message.principal_variation.extend(
-        action_from_json(a.to_json()) for a in result.principal_variation)
+        action_to_proto(a) for a in result.principal_variation)
     if result.root is not None:
         root = result.root
         message.root.CopyFrom(pb.RootInfo(
@@ -655,7 +695,7 @@ CLASS_COUNT_FIELDS = {"best": "best", "good": "good", "inaccuracy": "inaccuracie
 
 
 def _actions_from_json(actions: Any) -> list[pb.Action]:
-    return [action_from_json(a.to_json()) for a in actions]
+    return [action_to_proto(a) for a in actions]
 
 
 def _actions_to_engine(messages: Any, path: str, out: Violations) -> tuple[Action, ...]:
@@ -694,9 +734,9 @@ _DECISION_FIGURES = ("win_before", "win_after", "best_win", "gold_after", "best_
 def decision_review_to_proto(decision: DecisionReview) -> pb.DecisionReview:
     """The DecisionReview message of one reviewed decision."""
     message = pb.DecisionReview(
-        index=decision.index, seat=decision.seat, action=action_from_json(decision.action.to_json()),
+        index=decision.index, seat=decision.seat, action=action_to_proto(decision.action),
         forced=decision.forced, classification=DECISION_CLASSES.get(decision.classification, 0),
-        best_action=action_from_json(decision.best_action.to_json()), win_loss=decision.win_loss,
+        best_action=action_to_proto(decision.best_action), win_loss=decision.win_loss,
         gold_loss=decision.gold_loss, best_line=_actions_from_json(decision.best_line),
         line=_actions_from_json(decision.line), iterations=decision.iterations,
         reused_visits=decision.reused_visits)

@@ -255,7 +255,7 @@ class CacaoApi:
         _require_decider_visible(loaded)
         assert position.to_act is not None  # None only once the game is over
         response.to_act = position.to_act
-        response.actions.extend(convert.action_from_json(a.to_json()) for a in position.legal_actions())
+        convert.actions_to_proto(position.legal_actions(), response.actions)
         return response
 
     def apply_action(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
@@ -280,7 +280,7 @@ class CacaoApi:
         response = pb.ApplyActionResponse(
             position=convert.position_from_json(after),
             position_hash=position.hash(),
-            action=convert.action_from_json(report.action.to_json()),
+            action=convert.action_to_proto(report.action),
             standing=convert.standing_to_proto(position),
         )
         _describe(response, report, before, after)

@@ -100,3 +100,21 @@ def test_the_richer_figures_root_info_and_per_candidate_lines_survive_the_messag
     assert [len(c.principal_variation) for c in wire.candidates] == [len(line), 0, 0]
     back = convert.evaluation_from_proto(wire)
     assert replace(back, elapsed_s=rich.elapsed_s) == rich
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_actions_become_the_messages_their_json_form_gives(players):
+    """action_to_proto builds in place what the JSON path builds, byte for
+    byte: every kind, with and without fills, along a played game."""
+    position = Position.new(players, 5)
+    kinds = set()
+    while not position.is_over:
+        actions = position.legal_actions()
+        listed = pb.ListLegalActionsResponse()
+        convert.actions_to_proto(actions, listed.actions)
+        assert [m.SerializeToString() for m in listed.actions] == [
+            convert.action_from_json(a.to_json()).SerializeToString() for a in actions]
+        assert all(convert.action_to_proto(a) == m for a, m in zip(actions, listed.actions))
+        kinds |= {(a.type, bool(a.fills)) for a in actions}
+        position.apply(actions[len(actions) // 2])
+    assert {("place", True), ("place", False), ("resolve", False)} <= kinds
