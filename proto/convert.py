@@ -193,7 +193,8 @@ def actions_to_proto(actions: Any, into: Any) -> None:
         _set_action(add(), action)
 
 
-def _set_action(message: pb.Action, action: Action) -> None:
+def _set_action(message: pb.Action, action: Any) -> None:
+    # action: an engine Action (Any: its fields of the other kinds are None)
     message.seat = action.seat
     kind = action.type
     if kind == "place":
