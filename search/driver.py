@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -125,13 +126,49 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
         return _calibrated(result, settings, position, question.levels) if question.calibrated else result
 
     on_report = run.on_report
+    finish_key = (position.players, multipv, threads)
+    reserve = FINISHING.reserve(finish_key, limit.time_s) if limit.time_s is not None else 0.0
     ran = _run(trees, limit, run, start,
                (lambda trees: on_report(replace(report(trees), stopped_by="", final=False)))
-               if on_report else None)
+               if on_report else None, reserve)
+    finishing = monotonic()
     result = report(ran)
     if reuse is not None:
         reuse.cache.put(key, trees)
+    FINISHING.add(finish_key, monotonic() - finishing)
     return result
+
+
+class FinishTimes:
+    """How long a search takes to finish after its trees stop (its report,
+    the trees kept), measured, so that a time budget stops the trees that
+    much earlier and the answer is ready when the budget ends.
+
+    Kept per kind of search (players, lines asked, threads), as the last
+    ``keep`` times; the reserve is a high quantile of them (a few slow
+    finishes, a busy machine, should not shorten every search), at most
+    ``max_share`` of the budget. Thread-safe (the GIL: appends and copies).
+    """
+
+    def __init__(self, keep: int = 64, quantile: float = 0.75, first_s: float = 0.001,
+                 max_share: float = 0.2):
+        self.keep, self.quantile, self.first_s, self.max_share = keep, quantile, first_s, max_share
+        self._times: dict[tuple[int, ...], deque[float]] = {}
+
+    def add(self, key: tuple[int, ...], seconds: float) -> None:
+        times = self._times.get(key)
+        if times is None:
+            times = self._times.setdefault(key, deque(maxlen=self.keep))
+        times.append(seconds)
+
+    def reserve(self, key: tuple[int, ...], budget_s: float) -> float:
+        """Seconds before the end of ``budget_s`` at which the trees stop."""
+        times = sorted(self._times.get(key, ()))
+        seconds = times[min(len(times) - 1, int(self.quantile * len(times)))] if times else self.first_s
+        return min(seconds, self.max_share * budget_s)
+
+
+FINISHING = FinishTimes()
 
 
 def _calibrated(result: SearchResult, settings: SearchSettings, position: Position,
@@ -222,8 +259,10 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
 
 def _run(trees: list[Tree], limit: Limit, run: Run, start: float,
          on_report_due: Callable[[list[tuple[Tree, str]]], None] | None = None,
-         ) -> list[tuple[Tree, str]]:
+         reserve: float = 0.0) -> list[tuple[Tree, str]]:
     """Run the trees to the budget (new iterations); [(tree, why it stopped)].
+    A time budget stops them ``reserve`` seconds before its end (the time
+    the search takes to finish after them).
 
     With `on_report_due`, the trees stop as `run` says (every
     ``report_every_s``, or every ``report_every_iterations`` over all trees:
@@ -236,7 +275,7 @@ def _run(trees: list[Tree], limit: Limit, run: Run, start: float,
     every_s, every_iterations = run.report_every_s, run.report_every_iterations
     n = len(trees)
     budgets = _split(limit.iterations, n) if limit.iterations is not None else [-1] * n
-    deadline = start + limit.time_s if limit.time_s is not None else 0.0
+    deadline = start + limit.time_s - reserve if limit.time_s is not None else 0.0
     by_iterations = on_report_due is not None and every_iterations is not None
     marks = [tree.iterations + k for tree, k in zip(trees, _split(every_iterations or 1, n))]
     wake = 0.0
@@ -424,23 +463,38 @@ def _principal_variation(position: Position, trees: list[tuple[Tree, str]], firs
             break
         codes.append(code)
     # Decode in a determinization where the whole line is legal (hidden parts
-    # drawn from the observer's view only); keep the longest legal prefix.
-    best: list[Action] = [position.decode(first)]
+    # drawn from the observer's view only); keep the longest legal prefix,
+    # the first found of that length. The codes are checked first, and only
+    # the chosen determinization's line is decoded.
+    longest, chosen = 1, -1
     for k in range(PV_DETERMINIZATIONS if len(codes) > 1 else 0):
-        core = position.core.clone()
-        core.determinize(observer, mask | (1 << observer), derive_seed(seed, k))
-        view = Position(core)
-        line = []
+        core = _determinized(position, observer, mask, seed, k)
+        length = 0
         for code in codes:
             if code not in core.legal_codes():
                 break
-            line.append(view.decode(code))
+            length += 1
             core.apply_code(code)
-        if len(line) > len(best):
-            best = line
-        if len(best) == len(codes):
+        if length > longest:
+            longest, chosen = length, k
+        if longest == len(codes):
             break
-    return tuple(best)
+    if chosen < 0:
+        return (position.decode(first),)
+    core = _determinized(position, observer, mask, seed, chosen)
+    view = Position(core)
+    line = []
+    for code in codes[:longest]:
+        line.append(view.decode(code))
+        core.apply_code(code)
+    return tuple(line)
+
+
+def _determinized(position: Position, observer: int, mask: int, seed: int, k: int) -> Any:
+    """The `k`-th determinization of the principal variation's decoding (a core)."""
+    core = position.core.clone()
+    core.determinize(observer, mask | (1 << observer), derive_seed(seed, k))
+    return core
 
 
 def _terminal(position: Position, observer: int, start: float, threads: int) -> SearchResult:
