@@ -102,12 +102,16 @@ cdef extern from *:
     #ifndef SCHED_IDLE
     #define SCHED_IDLE 5
     #endif
-    /* Lowers the calling thread only (Linux schedules threads one by one). */
+    /* Lowers the calling thread only (Linux schedules threads one by one).
+       Where SCHED_IDLE is not permitted (a sandbox's filter), nice 19, the
+       next lowest; where nothing is, the thread stays as it was. */
     static void cacao_lower_thread(int priority) {
     #ifdef __linux__
         if (priority == 2) {
             struct sched_param param = {0};
-            sched_setscheduler(0, SCHED_IDLE, &param);
+            if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+                setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+            }
         } else if (priority == 1) {
             setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
         } else if (priority == 3) {

@@ -10,8 +10,9 @@
   say what the scheduler (:mod:`.scheduler`) needs of a search: its queue
   class (interactive or background), how long it expects to run, and its
   trees' memory.
-- :func:`cpu_priority` picks the CPU priority (niceness) a search's threads
-  may run at without breaking its time promise. (Two "priorities", kept
+- :func:`class_priority` and :func:`cpu_priority` pick the CPU priority
+  (niceness) a search's threads run at: its queue class's, without breaking
+  its time promise. (Two "priorities", kept
   apart by name: the queue class says which search gets a slot first, the
   CPU priority how its threads share the cores.)
 - :func:`answer` completes a search result for the API (the limit it ran
@@ -183,6 +184,13 @@ def fit_deadline(budget: Budget, time_remaining: float | None, margin_s: float) 
     limit = budget.limit
     time_s = usable if limit.time_s is None else min(usable, limit.time_s)
     return replace(budget, limit=replace(limit, time_s=time_s), timed=True)
+
+
+def class_priority(klass: str, options: ServerOptions) -> str:
+    """The configured CPU priority of a queue class's searches:
+    ``--search-priority`` for interactive ones, ``--background-priority`` for
+    background ones (see :func:`cpu_priority` for what a time promise does)."""
+    return options.search_priority if klass == INTERACTIVE else options.background_priority
 
 
 def cpu_priority(budget: Budget, deadline: bool, configured: str) -> str:

@@ -391,13 +391,15 @@ class CacaoApi:
             need = replace(need, nodes=min(need.nodes * reviews.REUSED_TREES, memory.MAX_TREE_NODES))
         order = Request(
             client=call.client, stop=call.stop, klass=BACKGROUND, need=need,
+            threads=budget.limit.threads or 1,
             expected_s=budgets.expected_seconds(budget) * max(read.decisions, 1),
             reply_by=(None if remaining is None
                       else self.gate.clock() + remaining - self.options.deadline_margin_s))
         self.gate.check(order)
         budgets.require_time(remaining)
         seed = request.seed if seeded else positions.random_seed()
-        priority = budgets.cpu_priority(budget, remaining is not None, self.options.search_priority)
+        priority = budgets.cpu_priority(budget, remaining is not None,
+                                        budgets.class_priority(BACKGROUND, self.options))
         ticket = self.gate.submit(order)
         stream = reviews.ReviewStream(read.decisions, notify)
 
@@ -462,6 +464,7 @@ class CacaoApi:
         remaining = call.time_remaining()
         order = Request(
             client=call.client, stop=call.stop, time_s=budget.limit.time_s,
+            threads=budget.limit.threads or 1,
             klass=budgets.queue_class(request.priority, budget, self.options,
                                         interactive_by_default=interactive_by_default,
                                         role=self.roles.get(call.client, "")),
@@ -494,7 +497,7 @@ class CacaoApi:
         return SearchPlan(
             call=call, seed=seed, loaded=loaded, budget=budget, order=order,
             cpu_priority=budgets.cpu_priority(budget, remaining is not None,
-                                                self.options.search_priority),
+                                                budgets.class_priority(order.klass, self.options)),
             seat=seat, allow=allow, avoid=avoid,
             multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,
             max_candidates=request.max_candidates, cache=cache,

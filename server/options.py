@@ -158,7 +158,8 @@ def _first_level() -> str:
 #: Fits the Kubernetes manifest's 512 MiB with the base RSS and headroom
 #: (memory.pod_memory_mib; docs/operations.md, "Memory").
 DEFAULT_MEMORY_BUDGET_MB = 320
-DEFAULT_PRIORITY = "normal"
+DEFAULT_PRIORITY = "reduced"
+DEFAULT_BACKGROUND_PRIORITY = "low"
 
 HOST = Option(name="host", flag="host", default="127.0.0.1", parse=str,
               help="address to listen on, for gRPC, HTTP and metrics (0.0.0.0: every IPv4 address)")
@@ -235,11 +236,15 @@ class ServerOptions:
         "default-level", None, "strength level of a SuggestAction that names no budget: "
         + ", ".join(LEVELS), parse=str, shown=_first_level())
     search_priority: str = option(
-        "search-priority", DEFAULT_PRIORITY, "CPU priority of the search threads against "
-        "the threads that answer calls: normal, reduced (nice 5), low (nice 19) or idle (a "
-        "quick call never waits for a core); low and idle apply to searches bounded by "
-        "iterations alone: one with a time budget or a deadline runs at reduced, which "
-        "keeps its time", limit="search_priority",
+        "search-priority", DEFAULT_PRIORITY, "CPU priority of the threads of interactive "
+        "searches against the threads that answer calls: normal, reduced (nice 5), low (nice "
+        "19) or idle (a quick call never waits for a core); low and idle apply to searches "
+        "bounded by iterations alone: one with a time budget or a deadline runs at reduced, "
+        "which keeps its time", limit="search_priority",
+        see=("search priority", "search-priority"))
+    background_priority: str = option(
+        "background-priority", DEFAULT_BACKGROUND_PRIORITY, "CPU priority of the threads of "
+        "background searches (analyses, reviews, long budgets), as --search-priority",
         see=("search priority", "search-priority"))
     # calls
     max_calls: int = option(
@@ -306,9 +311,10 @@ class ServerOptions:
                 f"worker_threads ({self.worker_threads}) must exceed max_searches "
                 f"({self.max_searches}) so that quick calls are answered while searches run"
             )
-        if self.search_priority not in PRIORITIES:
-            raise ValueError(f"search_priority must be one of {', '.join(PRIORITIES)}, "
-                             f"got {self.search_priority!r}")
+        for name in ("search_priority", "background_priority"):
+            if getattr(self, name) not in PRIORITIES:
+                raise ValueError(f"{name} must be one of {', '.join(PRIORITIES)}, "
+                                 f"got {getattr(self, name)!r}")
         if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
             raise ValueError(f"metrics_port must be 0-65535, got {self.metrics_port}")
         if not 0 <= self.http_port <= 65535:

@@ -1,8 +1,11 @@
 """The search scheduler: a bounded queue with two priority classes in front of
 the search slots, and the memory budget of the searches' trees.
 
-- **Slots.** At most ``slots`` searches grow their trees at once (a slot is a
-  core's worth of work, ``--max-searches``).
+- **Slots.** At most ``slots`` search threads grow trees at once (a slot is a
+  core's worth of work, ``--max-searches``, the cores the process may use): a
+  search takes a slot for each of its threads (all of them, at most
+  ``slots``), so however many searches there are, the threads growing trees
+  never outnumber the cores, and the rest wait here, not for a core.
 - **Classes.** *Interactive* searches (a move a player waits for) start before
   *background* ones (analysis, pondering, long budgets). When an interactive
   search would wait for a slot, the newest running background search is
@@ -93,6 +96,7 @@ class Request:
         time_s: its time budget, which runs on while it is paused; None: none.
         stop: its stop flag (set when its call is cancelled); may be None.
         need: its trees' memory; None: no memory budget.
+        threads: the threads it grows its trees on, each taking a slot.
     """
 
     client: str = ""
@@ -102,6 +106,7 @@ class Request:
     time_s: float | None = None
     stop: Any = None
     need: Need | None = None
+    threads: int = 1
 
 
 class Ticket:
@@ -111,6 +116,7 @@ class Ticket:
         request: what was asked (its class possibly lowered: see ``klass``).
         klass: the class it runs at.
         state: queued, running, paused, finishing, refused or done.
+        slots: the slots it takes while it runs (its threads, at most the scheduler's).
         pause: the flag that pauses its search (the scheduler sets and clears it).
         enqueued, started: clock() times (started: None until it starts).
         paused_s: seconds it was paused so far.
@@ -118,10 +124,12 @@ class Ticket:
         error: the refusal, for a refused ticket.
     """
 
-    def __init__(self, number: int, request: Request, klass: str, now: float, latest_start: float):
+    def __init__(self, number: int, request: Request, klass: str, now: float, latest_start: float,
+                 slots: int = 1):
         self.number = number
         self.request = request
         self.klass = klass
+        self.slots = slots
         self.state = QUEUED
         self.pause = StopFlag()
         self.enqueued = now
@@ -161,7 +169,7 @@ class SearchScheduler:
     """The search slots, their two queues, pausing, and the memory budget.
 
     Args:
-        slots: searches growing trees at once.
+        slots: search threads growing trees at once.
         per_client: searches of one client at once (0: no limit).
         max_queue: searches of one class waiting at once.
         max_wait_s: longest wait for a slot.
@@ -203,9 +211,15 @@ class SearchScheduler:
 
     @property
     def running(self) -> int:
-        """Searches holding a slot now (paused ones do not)."""
+        """Searches holding slots now (paused ones do not)."""
         with self._lock:
             return sum(t.state == RUNNING for t in self._active.values())
+
+    @property
+    def running_threads(self) -> int:
+        """Slots taken now: the threads of the running searches (never more than ``limit``)."""
+        with self._lock:
+            return self._taken()
 
     @property
     def paused(self) -> int:
@@ -265,7 +279,7 @@ class SearchScheduler:
             klass = self._class_of(request)
             latest = self._latest_start(request, now)
             self._admissible(request, klass, now, latest)
-            ticket = Ticket(next(self._numbers), request, klass, now, latest)
+            ticket = Ticket(next(self._numbers), request, klass, now, latest, self._slots_of(request))
             self._queues[klass].append(ticket)
             self._dispatch(now)
             if ticket.state == REFUSED:
@@ -354,6 +368,13 @@ class SearchScheduler:
 
     # --- inside (the lock held) ----------------------------------------------------
 
+    def _slots_of(self, request: Request) -> int:
+        """The slots a search takes: one a thread, at most all of them (so it can start alone)."""
+        return max(1, min(request.threads, self.limit))
+
+    def _taken(self) -> int:
+        return sum(t.slots for t in self._active.values() if t.state == RUNNING)
+
     def _class_of(self, request: Request) -> str:
         """The class it runs at: interactive unless asked otherwise, or past
         its client's interactive searches."""
@@ -388,9 +409,10 @@ class SearchScheduler:
             raise _shutting_down()
         if request.stop is not None and request.stop.is_set():
             return  # let through: it ends at once
-        if self._can_start(klass):
+        slots = self._slots_of(request)
+        if self._can_start(klass, slots):
             return
-        start = self._estimate_start(klass, now)
+        start = self._estimate_start(klass, now, slots)
         if len(self._queues[klass]) >= self.max_queue:
             self.refusals[klass][QUEUE_FULL] += 1
             raise errors.resource_exhausted(
@@ -405,27 +427,32 @@ class SearchScheduler:
                 f"{_retry(start - now):.2g} s or ask another replica",
                 retry_after_s=_retry(start - now), cause=WAIT_TOO_LONG, klass=klass)
 
-    def _can_start(self, klass: str) -> bool:
-        """Whether a search of ``klass`` arriving now would start at once (a
-        slot is free, or for an interactive one a background search can be
-        paused, that no search ahead of it takes first)."""
-        free = self.limit - self.running
+    def _can_start(self, klass: str, slots: int = 1) -> bool:
+        """Whether a search of ``klass`` taking ``slots`` arriving now would
+        start at once (its slots are free, or for an interactive one
+        background searches can be paused, that no search ahead of it takes
+        first)."""
+        free = self.limit - self._taken()
         if klass == INTERACTIVE:
-            free += sum(t.state == RUNNING and t.klass == BACKGROUND for t in self._active.values())
-            return free > len(self._queues[INTERACTIVE])
-        return not self._queues[INTERACTIVE] and free > self.paused + len(self._queues[BACKGROUND])
+            free += sum(t.slots for t in self._active.values()
+                        if t.state == RUNNING and t.klass == BACKGROUND)
+            return free - sum(t.slots for t in self._queues[INTERACTIVE]) >= slots
+        ahead = sum(t.slots for t in self._active.values() if t.state == PAUSED)
+        ahead += sum(t.slots for t in self._queues[BACKGROUND])
+        return not self._queues[INTERACTIVE] and free - ahead >= slots
 
-    def _estimate_start(self, klass: str, now: float) -> float:
-        """When a search of ``klass`` arriving now would start: each slot frees
-        when its running search expects to end (at once, for an interactive
-        search, when it runs a background one), then takes the searches ahead
-        (queued interactive ones; for a background search also the paused ones
-        and the queued background ones), first come, first served."""
+    def _estimate_start(self, klass: str, now: float, slots: int = 1) -> float:
+        """When a search of ``klass`` taking ``slots`` arriving now would
+        start: each slot frees when its running search expects to end (at
+        once, for an interactive search, when it runs a background one), then
+        takes the searches ahead (queued interactive ones; for a background
+        search also the paused ones and the queued background ones), first
+        come, first served; a search starts when its last slot is free."""
         frees = []
         for t in self._active.values():
             if t.state == RUNNING:
                 preemptible = klass == INTERACTIVE and t.klass == BACKGROUND
-                frees.append(now if preemptible else now + t.remaining(now))
+                frees += [now if preemptible else now + t.remaining(now)] * t.slots
         frees += [now] * max(0, self.limit - len(frees))
         heapq.heapify(frees)
         ahead = list(self._queues[INTERACTIVE])
@@ -434,8 +461,10 @@ class SearchScheduler:
                             key=lambda t: t.paused_at or 0.0)
             ahead += self._queues[BACKGROUND]
         for t in ahead:
-            heapq.heapreplace(frees, frees[0] + t.remaining(now))
-        return frees[0]
+            start = max(heapq.heappop(frees) for _ in range(t.slots))
+            for _ in range(t.slots):
+                heapq.heappush(frees, start + t.remaining(now))
+        return max(heapq.nsmallest(slots, frees))
 
     def _dispatch(self, now: float) -> None:
         """Starts, pauses, resumes and refuses what the state now says, and wakes the waiters."""
@@ -448,34 +477,40 @@ class SearchScheduler:
                 elif stop is not None and stop.is_set():
                     queue.remove(t)
                     self._let_through(t, now)
-        free = self.limit - self.running
+        free = self.limit - self._taken()
         interactive = self._queues[INTERACTIVE]
         while interactive:
-            victim = None
-            if free <= 0:
-                victim = max((t for t in self._active.values()
-                              if t.state == RUNNING and t.klass == BACKGROUND),
-                             key=lambda t: (t.started or 0.0, t.number), default=None)
-                if victim is None:
+            head = interactive[0]
+            victims: list[Ticket] = []
+            if free < head.slots:  # the newest background searches first
+                freed = free
+                for t in sorted((t for t in self._active.values()
+                                 if t.state == RUNNING and t.klass == BACKGROUND),
+                                key=lambda t: (t.started or 0.0, t.number), reverse=True):
+                    victims.append(t)
+                    freed += t.slots
+                    if freed >= head.slots:
+                        break
+                if freed < head.slots:
                     break
-            if not self._reserve(interactive[0]):  # before a pause, which would not help
+            if not self._reserve(head):  # before a pause, which would not help
                 break
-            if victim is not None:
+            for victim in victims:
                 self._pause(victim, now)
-                free += 1
+                free += victim.slots
             self._start(interactive.popleft(), now)
-            free -= 1
+            free -= head.slots
         if not interactive:
             for t in sorted((t for t in self._active.values() if t.state == PAUSED),
                             key=lambda t: (t.paused_at or 0.0, t.number)):
-                if free <= 0:
+                if free < t.slots:
                     break
                 self._resume(t, now)
-                free -= 1
+                free -= t.slots
             background = self._queues[BACKGROUND]
-            while background and free > 0 and self._reserve(background[0]):
+            while background and free >= background[0].slots and self._reserve(background[0]):
+                free -= background[0].slots
                 self._start(background.popleft(), now)
-                free -= 1
         for klass, queue in self._queues.items():
             for t in list(queue):
                 if now >= t.latest_start:

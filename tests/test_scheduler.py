@@ -213,6 +213,35 @@ def test_an_interactive_search_pauses_the_newest_background_search_which_resumes
     assert newer.state == RUNNING and not newer.pause.is_set() and newer.paused_s == 0.25
 
 
+def test_a_search_takes_a_slot_for_each_thread_so_threads_never_outnumber_the_slots(clock):
+    gate = scheduler(clock, slots=3)
+    wide = gate.submit(Request("a", expected_s=1.0, threads=2))
+    narrow = gate.submit(Request("b", expected_s=1.0))
+    assert (wide.state, narrow.state, gate.running, gate.running_threads) == (RUNNING, RUNNING, 2, 3)
+    late = gate.submit(Request("c", expected_s=1.0, threads=2))  # two slots: waits, not on a core
+    assert late.state == QUEUED
+    gate.release(narrow)
+    assert late.state == QUEUED and gate.running_threads == 2  # one slot free is not enough
+    gate.release(wide)
+    assert late.state == RUNNING and gate.running_threads == 2
+    huge = gate.submit(Request("d", BACKGROUND, expected_s=1.0, threads=8))
+    assert huge.slots == 3  # all of them at most: it can start alone
+    gate.release(late)
+    assert huge.state == RUNNING and gate.running_threads == 3
+
+
+def test_an_interactive_search_pauses_as_many_background_searches_as_its_threads_need(clock):
+    gate = scheduler(clock, slots=2)
+    older = gate.submit(Request("a", BACKGROUND, expected_s=60.0))
+    clock.now += 1
+    newer = gate.submit(Request("b", BACKGROUND, expected_s=60.0))
+    move = gate.submit(Request("c", INTERACTIVE, expected_s=0.05, threads=2))
+    assert move.state == RUNNING and (older.state, newer.state) == (PAUSED, PAUSED)
+    assert (gate.running_threads, gate.paused, gate.preemptions) == (2, 2, 2)
+    gate.release(move)
+    assert (older.state, newer.state, gate.running_threads) == (RUNNING, RUNNING, 2)
+
+
 def test_a_paused_search_waits_in_its_own_thread_until_it_is_resumed(clock):
     gate = scheduler(clock)
     analysis = gate.submit(Request("a", BACKGROUND, expected_s=60.0, time_s=60.0))

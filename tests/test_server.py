@@ -113,7 +113,7 @@ def test_server_info_names_versions_limits_and_levels(cacao_stub):
     assert info.limits.max_iterations == 200_000
     assert info.limits.max_time.ToNanoseconds() == 5 * 10**9
     assert info.limits.max_concurrent_searches == 2
-    assert info.limits.search_priority == "normal" and info.limits.max_concurrent_calls == 100
+    assert info.limits.search_priority == "reduced" and info.limits.max_concurrent_calls == 100
     names = [level.name for level in info.levels]
     assert {"beginner", "casual", "strong", "max"} <= set(names)
     assert info.default_level in names
@@ -646,7 +646,8 @@ def idle_server():
     """A fresh server whose searches may run at idle priority (for ten minutes at
     most: the tests cancel them), and a stub."""
     options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=10**9,
-                            max_time_s=600.0, grace_s=0.0, search_priority="idle")
+                            max_time_s=600.0, grace_s=0.0, search_priority="idle",
+                            background_priority="idle")
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -666,14 +667,14 @@ def reduced_tasks() -> list[int]:
     return out
 
 
-def lowered_while_searching(server, stub, limits: pb.SearchLimits,
-                            timeout: float | None) -> tuple[list[int], list[int]]:
+def lowered_while_searching(server, stub, limits: pb.SearchLimits, timeout: float | None,
+                            priority: int = 0) -> tuple[list[int], list[int]]:
     """The threads seen at idle and at reduced priority while a SuggestAction
-    with ``limits`` runs, until its search thread is seen lowered; then the
-    call is cancelled."""
+    with ``limits`` (and the queue class ``priority``) runs, until its search
+    thread is seen lowered; then the call is cancelled."""
     message, _ = position_message(upto=6)
     future = stub.SuggestAction.future(
-        pb.SuggestActionRequest(position=message, limits=limits), timeout=timeout)
+        pb.SuggestActionRequest(position=message, limits=limits, priority=priority), timeout=timeout)
     idle: set[int] = set()
     reduced: set[int] = set()
 
@@ -708,10 +709,30 @@ def test_an_idle_search_bounded_by_iterations_grows_its_trees_below_the_rpc_thre
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
+def test_background_searches_grow_their_trees_at_the_background_priority():
+    options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=10**9, grace_s=0.0,
+                            interactive_max_time_s=10.0**6,  # 10**9 iterations stay interactive
+                            search_priority="reduced", background_priority="idle")
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = cacao_pb2_grpc.CacaoServiceStub(channel)
+            limits = pb.SearchLimits(iterations=10**9)
+            idle, reduced = lowered_while_searching(server, stub, limits, None,
+                                                    pb.SEARCH_PRIORITY_BACKGROUND)
+            assert len(idle) == 1 and reduced == []
+            idle, reduced = lowered_while_searching(server, stub, limits, None)  # interactive
+            assert idle == [] and len(reduced) == 1
+    finally:
+        server.stop(0).wait()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
 def test_a_search_that_promised_a_time_runs_at_reduced_priority_on_an_idle_server(idle_server):
     """An idle thread next to busy processes misses its time: a time budget or
     a deadline grows the trees at "reduced" (nice 5), which is never starved."""
-    assert ServerOptions().search_priority == "normal"
+    assert ServerOptions().search_priority == "reduced"
     idle, reduced = lowered_while_searching(*idle_server, pb.SearchLimits(time=seconds(600)), None)
     assert idle == [] and len(reduced) == 1
     # the budget of the test above, cut by a deadline
