@@ -45,6 +45,11 @@ JUNGLE_TEXT = {
 NEIGHBOURS = DIRECTIONS  # (dx, dy) of N, E, S, W
 
 
+def seat_name(seat: int) -> str:
+    """A seat's name, its colour ("red"), as the board page names it; "seat 4" past the four."""
+    return SEAT_COLOUR_NAMES[seat] if 0 <= seat < len(SEAT_COLOUR_NAMES) else f"seat {seat}"
+
+
 def paint(text: str, sgr: str, colour: bool) -> str:
     """``text`` in ANSI colours ``sgr`` (such as "41;97") when ``colour`` is on."""
     return f"\x1b[{sgr}m{text}\x1b[0m" if colour and sgr else text
@@ -186,10 +191,10 @@ def score_lines(scores: Sequence[Any], names: Sequence[str], cacao: Sequence[int
     return lines
 
 
-def legend(names: Sequence[str], *, colour: bool = False) -> str:
-    """How to read the board."""
-    seats = ", ".join(f"[{s}] {paint(SEAT_COLOUR_NAMES[s % 4], ';'.join(SEAT_COLOURS[s % 4]), colour)}"
-                      f" = {name}" for s, name in enumerate(names))
-    return ("Worker tiles show their workers on each side (· = none) and the owner in the "
-            "middle; {n} marks an overbuilt tile.\n"
+def legend(roles: Sequence[str], *, colour: bool = False) -> str:
+    """How to read the board; ``roles`` says who plays each seat ("you", "AI")."""
+    seats = ", ".join(f"[{s}] {paint(seat_name(s), ';'.join(SEAT_COLOURS[s % 4]), colour)} ({role})"
+                      for s, role in enumerate(roles))
+    return ("Worker tiles show their workers on each side (· = none) and the owner's seat number in "
+            "the middle; {n} marks an overbuilt tile.\n"
             f"Owners: {seats}. <x,y> marks an empty cell you may play.")

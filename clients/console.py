@@ -113,13 +113,13 @@ class StatusLine:
 def thinking_text(who: str, evaluation: Evaluation, names: Sequence[str], tick: int = 0,
                   spinner: bool = True) -> str:
     """A report of a running search in one line:
-    ``| AI 1 is thinking: 12,345 iterations, 1.2 s; win chances you 44%, AI 1 56%``.
+    ``| yellow (AI) is thinking: 12,345 iterations, 1.2 s; win chances red 44%, yellow 56%``.
 
     Only the outlook per seat is given, never the moves being weighed: they
     would show the tiles in the thinking seat's hand.
 
     Args:
-        who: who thinks ("AI 1").
+        who: who thinks ("yellow (AI)").
         evaluation: the newest report's evaluation.
         names: a name per seat.
         tick: the report's number (turns the spinner).

@@ -137,7 +137,20 @@ class Session:
         return strengths[min(index, len(strengths) - 1)]
 
     def names(self) -> list[str]:
-        return ["you" if s == self.human else f"AI {s}" for s in range(self.game.players)]
+        """Each seat's name, its colour, as the board page and docs/rules.md name it."""
+        return [board.seat_name(s) for s in range(self.game.players)]
+
+    def role(self, seat: int) -> str:
+        return "you" if seat == self.human else "AI"
+
+    def who(self, seat: int) -> str:
+        """A seat's name and who plays it, as the board page's story writes them:
+        "red (you)", "yellow (AI)"."""
+        return f"{board.seat_name(seat)} ({self.role(seat)})"
+
+    def seat_labels(self) -> list[str]:
+        """Each seat's name and who plays it, for the seats' table."""
+        return [self.who(s) for s in range(self.game.players)]
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -183,14 +196,14 @@ class Session:
         return self.read(prompt)
 
     def intro(self) -> None:
-        names = self.names()
+        players = range(self.game.players)
         seats = ", ".join(
-            f"seat {s}: " + ("you" if s == self.human else f"AI ({strength_text(self.strength(s))})")
-            for s in range(self.game.players))
-        self.say(f"Cacao, {self.game.players} players. {seats}.")
-        self.say(f"Seat {self.game.first_player} moves first. Hints: {strength_text(self.settings.hint)}. "
-                 "Type help for the notation and the commands.")
-        self.say(board.legend(names, colour=self.settings.colour))
+            f"seat {s} {board.seat_name(s)} "
+            + ("(you)" if s == self.human else f"(AI, {strength_text(self.strength(s))})") for s in players)
+        self.say(f"Cacao, {self.game.players} players: {seats}.")
+        self.say(f"{board.seat_name(self.game.first_player).capitalize()} moves first. "
+                 f"Hints: {strength_text(self.settings.hint)}. Type help for the notation and the commands.")
+        self.say(board.legend([self.role(s) for s in players], colour=self.settings.colour))
 
     # --- showing ---
 
@@ -201,7 +214,7 @@ class Session:
         legal = self.game.legal_actions()
         open_cells = notation.place_cells(legal)
         self.say()
-        self.say(board.draw_position(view, self.names(), open_cells, viewer=self.human,
+        self.say(board.draw_position(view, self.seat_labels(), open_cells, viewer=self.human,
                                      colour=self.settings.colour))
         if self.game.phase == "resolve":
             self.say("Choose the result of your activations (r N):")
@@ -229,10 +242,8 @@ class Session:
         self.dirty = False
         self.say("Game over. Final scores (the most gold wins; cacao left breaks a tie):")
         self.say("\n".join(self.score_table(result.winners)))
-        if self.human in result.winners:
-            self.say("You win!" if len(result.winners) == 1 else "You share the win!")
-        else:
-            self.say("The AI wins.")
+        winners = " and ".join(self.who(s) for s in result.winners)
+        self.say(f"{winners} {'wins' if len(result.winners) == 1 else 'share the win'}.")
         self.say("Type review to have every decision of the game judged: where it was won or lost, "
                  "and each seat's accuracy.")
 
@@ -261,21 +272,19 @@ class Session:
     def show_board_only(self) -> None:
         view = self.game.observation(self.human)
         self.say()
-        self.say(board.draw_position(view, self.names(), (), viewer=self.human,
+        self.say(board.draw_position(view, self.seat_labels(), (), viewer=self.human,
                                      colour=self.settings.colour))
 
     def announce(self, seat: int, report: Report, legal: Sequence[Action]) -> None:
         """One line for an applied action and what it gained."""
         a = report.action
-        you = seat == self.human
-        who = "You" if you else self.names()[seat]
+        who = self.who(seat)
         if a.type == "resolve":
-            text = f"{who} {'take' if you else 'takes'} {notation.resolve_text(a)}"
+            text = f"{who} takes {notation.resolve_text(a)}"
         elif a.type == "discard":
-            text = f"{who} {'discard' if you else 'discards'} {a.tile}"
+            text = f"{who} discards {a.tile}"
         else:
-            verb = ("place" if a.type == "place" else "overbuild with") + ("" if you else "s")
-            verb = verb.replace("overbuild withs", "overbuilds with")
+            verb = "places" if a.type == "place" else "overbuilds with"
             text = f"{who} {verb} {a.tile} at {a.x},{a.y} r{a.rot}"
             for tile in report.placed:
                 if tile["tile"] in notation.ABBREV and (tile["x"], tile["y"]) != (a.x, a.y):
@@ -445,8 +454,8 @@ class Session:
         if self.human >= game.players:
             self.settings.human = 0
         self.game = game
-        self.say(f"Loaded {path}: {game.players} players, {len(game.history)} actions, you are "
-                 f"seat {self.human}.")
+        self.say(f"Loaded {path}: {game.players} players, {len(game.history)} actions; you play "
+                 f"{board.seat_name(self.human)} (seat {self.human}).")
         self.dirty = True
 
     # --- the AI ---
@@ -498,13 +507,13 @@ class Session:
         """Asks the server for ``seat``'s decision, sending only its observation;
         the decision is the action the search ends with."""
         legal = self.game.legal_actions()
-        who = self.names()[seat]
+        who = self.who(seat)
         while True:
             try:
                 evaluation = self.think(who, self.game.observation(seat), self.strength(seat))
                 break
             except CacaoClientError as error:
-                self.say(f"The AI (seat {seat}) could not move: {error}")
+                self.say(f"{self.who(seat)} could not move: {error}")
                 line = self.read("Enter to try again, or save FILE, load FILE, undo, quit> ")
                 if line is None:
                     return False

@@ -392,18 +392,18 @@ def test_cacao_play_shows_the_ai_thinking_on_one_line_that_it_rewrites(cacao_ser
                "--seed", "5", "--color", "never"], tmp_path)
     try:
         ai_thinks(tty)
-        after = tty.wait_for(r"AI 1 (places|takes|discards|overbuilds)")
+        after = tty.wait_for(r"yellow \(AI\) (places|takes|discards|overbuilds)")
         tty.wait_for(Tty.PROMPT)
     finally:
         tty.type("quit")
         tty.proc.wait(timeout=GUARD_S)
         tty.close()
-    thinking = tty.text[tty.text.index("AI 1 is thinking"):]
+    thinking = tty.text[tty.text.index("yellow (AI) is thinking"):]
     # the line starts erased, is rewritten by each report, and erased before the move is told
-    assert tty.text[:tty.text.index("AI 1 is thinking")].endswith("\r\x1b[K")
-    assert thinking.startswith("AI 1 is thinking (20 iterations)...")
-    assert re.search(r"\r\x1b\[KAI 1 (places|takes|discards|overbuilds)", after), after
-    assert "\n" not in thinking[:thinking.index("AI 1 ", 5)], thinking  # all on one line
+    assert tty.text[:tty.text.index("yellow (AI) is thinking")].endswith("\r\x1b[K")
+    assert thinking.startswith("yellow (AI) is thinking (20 iterations)...")
+    assert re.search(r"\r\x1b\[Kyellow \(AI\) (places|takes|discards|overbuilds)", after), after
+    assert "\n" not in thinking[:thinking.index("yellow (AI) ", 5)], thinking  # all on one line
 
 
 @pytest.mark.integration

@@ -497,13 +497,13 @@ def test_board_shows_tiles_open_cells_and_owners():
     game = random_game(6, stop_at=6)
     view = game.observation(0)
     open_cells = {(a.x, a.y) for a in game.legal_actions() if a.type == "place"}
-    plain = board.draw_position(view, ["you", "AI 1"], open_cells, viewer=0)
+    plain = board.draw_position(view, ["red (you)", "yellow (AI)"], open_cells, viewer=0)
     for x, y in open_cells:
         assert f"{x},{y}" in plain
     assert "plant" in plain and "market" in plain
     assert re.search(r"\[[01]\]", plain)
     assert "Your hand:" in plain and "gold" in plain and "water" in plain
-    coloured = board.draw_position(view, ["you", "AI 1"], open_cells, viewer=0, colour=True)
+    coloured = board.draw_position(view, ["red (you)", "yellow (AI)"], open_cells, viewer=0, colour=True)
     assert "\x1b[41" in coloured and "\x1b[42" in coloured
     assert "\x1b" not in plain
 
@@ -512,13 +512,13 @@ def test_the_score_table_adds_each_seats_parts_up_to_the_final_gold():
     game = random_game(5, players=3)
     result = game.result()
     cacao = [seat["cacao"] for seat in game.snapshot()["seats"]]
-    lines = board.score_lines(game.scores(), ["you", "AI 1", "AI 2"], cacao, game.temples(),
+    lines = board.score_lines(game.scores(), ["red", "yellow", "purple"], cacao, game.temples(),
                               result.winners)
     assert lines[0].split() == ["gold", "temples", "sun", "water", "total", "cacao"]
     rows = [line.split() for line in lines[1:4]]
     for seat, row in enumerate(rows):
-        name_words = 1 if seat == 0 else 2
-        gold, temples, sun, water, total, left = map(int, row[name_words:name_words + 6])
+        assert row[0] == board.SEAT_COLOUR_NAMES[seat]
+        gold, temples, sun, water, total, left = map(int, row[1:7])
         assert gold + temples + sun + water == total == result.gold[seat]
         assert left == result.cacao[seat]
         assert (row[-1] == "winner") == (seat in result.winners)
@@ -558,11 +558,11 @@ def test_the_thinking_line_gives_iterations_time_and_win_chances_but_no_moves():
 
     game = Position.new(players=2, seed=4)
     result = replace(search(game, Limit(iterations=300), seed=1), elapsed_s=1.25, final=False)
-    text = thinking_text("AI 1", result, ["you", "AI 1"], tick=1)
+    text = thinking_text("yellow (AI)", result, ["red", "yellow"], tick=1)
     wins = [round(100 * s.win_probability) for s in result.seats]
-    assert text == (f"/ AI 1 is thinking: 300 iterations, 1.2 s; win chances you {wins[0]}%, "
-                    f"AI 1 {wins[1]}%")
-    assert thinking_text("AI 1", result, ["you", "AI 1"], spinner=False).startswith("AI 1 is")
+    assert text == (f"/ yellow (AI) is thinking: 300 iterations, 1.2 s; win chances red {wins[0]}%, "
+                    f"yellow {wins[1]}%")
+    assert thinking_text("yellow (AI)", result, ["red", "yellow"], spinner=False).startswith("yellow (AI) is")
     assert result.best_action.tile not in text
 
 
@@ -618,13 +618,17 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
         first = term.prompt()
         assert "Your hand:" in first and "x=" in first and "<" in first
         assert "Hints: 50 iterations" in first
+        # the seats named as the board page names them: colour, and who plays it
+        assert "seat 0 red (you), seat 1 yellow (AI, 20 iterations)" in first
+        assert "Owners: [0] red (you), [1] yellow (AI)." in first
+        assert re.search(r"^> red \(you\) +gold", first, re.M), first
         assert "not next to any jungle tile" in term.type("2101 99,99 r1")
         assert "I don't understand 'zz'" in term.type("zz 1,1")
         hint = term.type("hint")
         assert "win chances" in hint and "h1) " in hint and "(list " in hint
         assert "1)" in term.type("list")
         out = term.type("1")
-        assert "You place" in out or "You take" in out
+        assert "red (you) places" in out or "red (you) takes" in out
         assert "Took back" in term.type("undo")
         term.type("1")
         assert "Saved" in term.type("save mid.json")
@@ -644,6 +648,7 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
         code = term.close("quit")
     assert code == 0, term.text[-2000:]
     assert "\x1b" not in term.text  # no colours and no status line on a pipe
+    assert "AI 1" not in term.text and "You place" not in term.text  # no names but the page's
     mid = json.loads((tmp_path / "mid.json").read_text())
     final = json.loads((tmp_path / "final.json").read_text())
     assert Position.from_record(mid).turn > 0
@@ -651,9 +656,9 @@ def test_a_whole_game_of_cacao_play_with_mistakes_undo_and_save_load(cacao_serve
     assert final["actions"][: len(mid["actions"])] == mid["actions"]
     # the final table: each seat's parts add up to its final gold
     end = term.text[term.text.index("Game over."):]
-    rows = re.findall(r"^  (you|AI 1) +(\d+) +([+-]\d+) +([+-]\d+) +([+-]\d+) +(\d+) +(\d+)", end,
+    rows = re.findall(r"^  (red|yellow) +(\d+) +([+-]\d+) +([+-]\d+) +([+-]\d+) +(\d+) +(\d+)", end,
                       re.MULTILINE)
-    assert [r[0] for r in rows] == ["you", "AI 1"], end
+    assert [r[0] for r in rows] == ["red", "yellow"], end
     for seat, (_, gold, temples, sun, water, total, cacao) in enumerate(rows):
         assert int(gold) + int(temples) + int(sun) + int(water) == int(total)
         assert int(total) == final["result"]["gold"][seat]
@@ -681,7 +686,7 @@ def test_cacao_play_hints_are_numbered_h1_and_a_bare_number_stays_the_lists(caca
         listed = term.type("list")
         assert re.search(rf"^ *{number}\) {tile} {x},{y}", listed, re.MULTILINE), listed
         played = term.type(f"h{len(suggestions)}")
-        assert f"You place {tile} at {x},{y} r{rot or 0}" in played, played
+        assert f"red (you) places {tile} at {x},{y} r{rot or 0}" in played, played
         assert "No hint for this position yet" in term.type("h1")  # that hint was for the last one
         helped = term.type("help")
         assert "h2 " in helped and "hint LEVEL" in helped and "score" in helped

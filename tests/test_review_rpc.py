@@ -158,6 +158,6 @@ def test_cacao_play_offers_a_review_when_the_game_is_over(cacao_server, tmp_path
                         "--review-iterations", "20", "--seed", "1"], inp=io.StringIO("review\nquit\n"), out=out)
     text = out.getvalue()
     assert status == 0 and "Type review" in text
-    rows = [line for line in text.splitlines() if re.match(r"\s*\d+\s+(you|AI 1)\s", line)]
+    rows = [line for line in text.splitlines() if re.match(r"\s*\d+\s+(red|yellow)\s", line)]
     assert len(rows) == len(RECORD["actions"])
-    assert re.search(r"^you\s+\d+\.\d%", text, re.M) and re.search(r"^AI 1\s+\d+\.\d%", text, re.M)
+    assert re.search(r"^red\s+\d+\.\d%", text, re.M) and re.search(r"^yellow\s+\d+\.\d%", text, re.M)
