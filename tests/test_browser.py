@@ -98,12 +98,20 @@ def test_a_complete_game_against_the_ai_through_the_page(board):
     assert page.inner_text("#result") == shown
 
 
+BOARD_TOP = "document.querySelector('#board').getBoundingClientRect().top + scrollY"
+
+
 def test_a_phone_game_is_played_by_taps_to_the_end(url):
     with open_board(url, "phone") as board:
         page = board.page
         board.new_game(["human", "beginner"], seed=7)
-        moves = board.play_to_end()  # every tile, cell, result and fill chosen by a tap
-        assert board.over() and moves >= 11
+        tops = {page.evaluate(BOARD_TOP)}
+        moves = board.play_to_end(on_move=lambda _: tops.add(page.evaluate(BOARD_TOP)))  # every tile,
+        assert board.over() and moves >= 11  # cell, result and fill chosen by a tap
+        # the board stood in one place all game: the status, the messages and the end above it
+        # kept their heights whatever they said
+        tops.add(page.evaluate(BOARD_TOP))
+        assert len(tops) == 1, tops
         assert page.is_visible("#result")
         assert page.locator("#result table.score-table tbody tr").count() == 2
         assert page.evaluate("(() => { const r = document.querySelector('#result');"
@@ -364,11 +372,52 @@ def test_the_board_keeps_its_size_when_the_evaluation_legend_fills(board):
     board.evaluate_every_move()
     board.new_game(["human", "beginner"], seed=7)
     board.page.wait_for_function("document.querySelectorAll('#evallegend span').length == 2")  # a seat each
-    filled, reserved = board.page.evaluate("""(() => {
+    filled, line = board.page.evaluate("""(() => {
         const legend = document.querySelector('#evallegend');
-        return [legend.getBoundingClientRect().height, parseFloat(getComputedStyle(legend).minHeight)];
+        return [legend.getBoundingClientRect().height, parseFloat(getComputedStyle(legend).lineHeight)];
     })()""")
-    assert filled == pytest.approx(reserved, abs=0.5)
+    assert filled == pytest.approx(line, abs=0.5)  # one line, as it was while empty
+
+
+def test_nothing_said_above_the_board_moves_it_on_a_phone(url, tmp_path):
+    # a finished 4-seat game in the replay viewer: a status, a replay label and a legend for four
+    # seats at a phone's width, then an error whose sentence and details are longer than the
+    # message's slot of two lines
+    from cacaoai.engine import Position
+
+    game = Position.new(players=4, seed=5)
+    while not game.is_over:
+        game.apply(game.legal_actions()[-1])
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game.record()))
+    with open_board(url, "phone") as board:
+        page = board.page
+        page.set_input_files("#load-file", str(path))
+        n = len(game.history)
+        page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{n} / {n}')")
+        page.wait_for_selector("#evallegend span.won")
+        top = page.evaluate(BOARD_TOP)
+        # the end's legend: every seat's gold on one line, none cut off
+        assert page.locator("#evallegend > span").count() == 4
+        assert page.evaluate("(() => { const l = document.querySelector('#evallegend');"
+                             " return l.scrollWidth <= l.clientWidth; })()")
+        for index in (0, 1, n // 2, n - 1):  # short and long labels, every kind of action
+            slide(page, index)
+            page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{index} /')")
+            assert page.evaluate(BOARD_TOP) == top, index
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps({"format": "cacao-record/1", "players": 2, "first_player": 0,
+                                   "worker_piles": [[], []], "jungle_deck": [], "actions": []}))
+        page.set_input_files("#load-file", str(bad))
+        page.wait_for_selector("#message.error.clipped")  # longer than its slot: marked
+        assert page.evaluate(BOARD_TOP) == top
+        folded = box(board, "#message")["height"]
+        board.press("#message .sentence")  # a tap unfolds it over the board, which stays put
+        page.wait_for_selector("#message.open")
+        assert box(board, "#message")["height"] > folded and page.evaluate(BOARD_TOP) == top
+        board.press("#message summary")  # the service's own words too
+        assert page.is_visible("#message details.dev code") and page.evaluate(BOARD_TOP) == top
+        assert "not valid" in page.inner_text("#message .sentence")
 
 
 def test_the_fill_choice_is_drawn_on_the_board(board):

@@ -23,12 +23,30 @@ export function say(text: string, error = false, details = ""): void {
     const code = document.createElement("code");
     code.textContent = details;
     more.append(summary, code);
+    more.addEventListener("toggle", () => box.classList.toggle("open", more.open));
     box.appendChild(more);
   }
+  markClipped();
   if (!error) {
     const li = document.createElement("li");
     li.textContent = text;
     $("log").prepend(li);
+  }
+}
+
+/** The message keeps a slot of two lines, so that the board below never moves; a longer one
+ *  is marked, and unfolds over the board on hover, focus or a tap. */
+export function markClipped(): void {
+  const box = $("message");
+  box.classList.remove("open");
+  const clipped = box.scrollHeight > box.clientHeight + 1;
+  box.classList.toggle("clipped", clipped);
+  if (clipped) {
+    box.tabIndex = 0;
+    box.title = state.message;
+  } else {
+    box.removeAttribute("tabindex");
+    box.removeAttribute("title");
   }
 }
 

@@ -7,7 +7,7 @@ import { Code } from "@cacaoai/client";
 import { setToken, whenRetrying } from "./api";
 import { drawCoords } from "./board";
 import type { HeatBy } from "./board";
-import { $, say } from "./dom";
+import { $, markClipped, say } from "./dom";
 import { load, openRecord, save } from "./files";
 import { commit, moveCursor, onHover, onTap, rotate } from "./input";
 import { renderGraph } from "./panels";
@@ -39,6 +39,11 @@ async function init(): Promise<void> {
   new ResizeObserver(() => {
     if ($("graph").clientWidth !== graphWidth) { graphWidth = $("graph").clientWidth; renderGraph(); }
   }).observe($("graph"));
+  const message = $("message"); // a message longer than its slot unfolds over the board on a tap, and folds again
+  message.onclick = (e) => {
+    if (message.classList.contains("clipped") && !(e.target as Element).closest("details")) message.classList.toggle("open");
+  };
+  new ResizeObserver(() => markClipped()).observe($("message-slot"));
   useViewport(new Viewport(svg, {
     tap: (cell, type) => onTap(cell, type),
     hover: (cell) => onHover(cell),

@@ -241,7 +241,8 @@ export function renderEvaluation(): void {
       const gold = result.seats.find((r) => r.seat === s)?.gold ?? 0;
       const label = document.createElement("span");
       label.dataset.seat = String(s);
-      label.innerHTML = `${seatBadge(s)} ${seatName(s)} ${gold} gold${won ? " — wins" : ""}`;
+      label.innerHTML = `${seatBadge(s)} ${seatName(s)} ${gold}<span class="wide"> gold</span>`; // the bar says who won
+      if (won) { label.className = "won"; label.title = `${seatName(s)} wins with ${gold} gold`; }
       legend.appendChild(label);
     }
     details.textContent = "the game is over: the graph below shows how the chances went";

@@ -44,7 +44,7 @@ export function render(): void {
     slider.max = String(n);
     slider.value = String(r.index);
     const last = r.index > 0 ? r.record.actions[r.index - 1] : null;
-    $("r-label").textContent = `${r.index} / ${n}` + (last ? ` — ${seatName(last.seat)}: ${describe(last)}` : "");
+    $("r-label").textContent = $("r-label").title = `${r.index} / ${n}` + (last ? ` — ${seatName(last.seat)}: ${describe(last)}` : "");
   }
   const p = currentPosition();
   let status = "";
@@ -57,7 +57,7 @@ export function render(): void {
     if (state.mode === "play" && g && !isHuman(p.toAct) && p.phase !== Phase.OVER) status += ` (AI ${seatKind(p.toAct!).replace("time:", "")})`;
     if (state.held) status += " — paused";
   }
-  $("status").textContent = status;
+  $("status").textContent = $("status").title = status; // one line: the whole of it in the title
   $("status").style.borderColor = p && p.phase !== Phase.OVER ? SEAT_COLOURS[p.toAct ?? 0] : "#555";
   renderResult();
 }
