@@ -20,8 +20,8 @@ def rules_seat_colours() -> list[str]:
     return [c.strip() for c in row[1].split("|")]
 
 
-def page_constant(name: str, path: str = "web/src/names.ts") -> list[str]:
-    """A string array constant of the page's sources."""
+def page_constant(name: str, path: str) -> list[str]:
+    """A string array constant of the TypeScript sources."""
     found = re.search(rf"export const {name} = \[([^\]]*)\]", (ROOT / path).read_text())
     assert found, f"{path} has no {name}"
     return re.findall(r'"([^"]*)"', found[1])
@@ -30,7 +30,9 @@ def page_constant(name: str, path: str = "web/src/names.ts") -> list[str]:
 def test_the_seats_have_the_same_names_in_the_rules_the_page_and_the_terminal():
     colours = rules_seat_colours()
     assert colours == ["red", "yellow", "purple", "blue"]
-    assert page_constant("SEAT_NAMES") == colours
+    # the TypeScript client's names, which the page takes
+    assert page_constant("SEAT_NAMES", "clients/typescript/src/names.ts") == colours
+    assert 'export { SEAT_NAMES, seatName } from "@cacaoai/client";' in (ROOT / "web/src/names.ts").read_text()
     assert list(board.SEAT_COLOUR_NAMES) == colours
     # the terminal paints each seat in its colour: red, yellow, magenta (purple), blue backgrounds
     assert [bg for bg, _ in board.SEAT_COLOURS] == ["41", "43", "45", "44"]

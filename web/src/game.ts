@@ -11,6 +11,8 @@ export function setRules(facts: RulesFacts): void {
   rules = facts;
 }
 export const haveRules = () => rules !== null;
+/** The tiles' names, for the client's sentences (`sentence(e, { rules: tileFacts() })`). */
+export const tileFacts = (): Pick<RulesFacts, "workerTiles"> => rules ?? { workerTiles: [] };
 export const waterTrack = () => rules?.waterTrack ?? [];
 export const maxCacao = () => rules?.maxCacao ?? 0;
 export const maxSun = () => rules?.maxSun ?? 0;

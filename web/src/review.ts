@@ -1,12 +1,12 @@
 // A game's review as the page shows it: each decision's class and its mark (?! ? ??),
 // the graph's points (the mover's win chance before and after each decision, from the
 // mover's own view) with the marks on them, and the way from one mistake to the next.
-import { DecisionClass } from "@cacaoai/client";
-import type { DecisionReview } from "@cacaoai/client";
+import { className, reviewMark } from "@cacaoai/client";
+import type { ClassName, DecisionReview } from "@cacaoai/client";
 import type { GraphMark, GraphPoint } from "./graph";
 
 /** The classes of a decision, best first; "forced": one legal action, not judged. */
-export type MoveClass = "best" | "good" | "inaccuracy" | "mistake" | "blunder" | "forced";
+export type MoveClass = ClassName;
 export const CLASSES: MoveClass[] = ["best", "good", "inaccuracy", "mistake", "blunder"];
 
 /** One reviewed decision as the page keeps it: action `index` of the record, by `seat`
@@ -16,18 +16,9 @@ export interface Judged {
   winBefore?: number; winAfter?: number; bestWin?: number; winLoss: number; goldLoss: number; accuracy?: number;
 }
 
-const BY_CLASS: Record<DecisionClass, MoveClass> = {
-  [DecisionClass.UNSPECIFIED]: "forced",
-  [DecisionClass.BEST]: "best",
-  [DecisionClass.GOOD]: "good",
-  [DecisionClass.INACCURACY]: "inaccuracy",
-  [DecisionClass.MISTAKE]: "mistake",
-  [DecisionClass.BLUNDER]: "blunder",
-};
-
 /** A decision of the service's review as the page keeps it. */
 export function judged(d: DecisionReview): Judged {
-  return { index: d.index, seat: d.seat, cls: d.forced ? "forced" : BY_CLASS[d.classification] ?? "forced",
+  return { index: d.index, seat: d.seat, cls: className(d),
     winBefore: d.winBefore, winAfter: d.winAfter, bestWin: d.bestWin, winLoss: d.winLoss, goldLoss: d.goldLoss,
     accuracy: d.accuracy };
 }
@@ -50,9 +41,7 @@ export function tallies(decisions: Iterable<Judged>, players: number): Tally[] {
 }
 
 /** The mark a class gets beside a move, as chess annotates: "?!", "?", "??" ("" for the others). */
-export function markOf(cls: MoveClass): string {
-  return cls === "inaccuracy" ? "?!" : cls === "mistake" ? "?" : cls === "blunder" ? "??" : "";
-}
+export const markOf = (cls: MoveClass): string => reviewMark(cls);
 
 /** A class in a player's words. */
 export function classWords(cls: MoveClass): string {

@@ -3,11 +3,12 @@
 // stops or leaves it (a new game, another record, playing on); and its panel: progress,
 // each seat's accuracy and counts, the way from mistake to mistake, and the move shown
 // (its class, the best action, and why in a sentence).
+import { sentence } from "@cacaoai/client";
 import type { DecisionReview } from "@cacaoai/client";
 import { client, fromRecord } from "./api";
 import { SEAT_INK, seatBadge } from "./board";
 import { $, explain, say } from "./dom";
-import { describe, sameAction } from "./game";
+import { describe, sameAction, tileFacts } from "./game";
 import { seatName } from "./names";
 import { renderGraph } from "./panels";
 import { render } from "./render";
@@ -15,7 +16,6 @@ import { openReplay, replayGo } from "./replay";
 import { classWords, judged, markOf, nextMistake, percent, tallies } from "./review";
 import type { Judged } from "./review";
 import { stopFilling } from "./searches";
-import { sentence } from "./sentence";
 import { state } from "./state";
 import type { Review } from "./state";
 
@@ -174,7 +174,7 @@ function renderMove(v: Review, index: number): void {
   if (d.explanation) {
     const why = document.createElement("p");
     why.className = "why";
-    const text = sentence(d.explanation, seatName);
+    const text = sentence(d.explanation, { rules: tileFacts(), seatName });
     why.textContent = `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
     box.appendChild(why);
   }

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { describe, signed } from "../src/game";
-import { SEAT_NAMES, seatName } from "../src/names";
+import { SEAT_NAMES, seatName } from "../src/names"; // the client's
 import { overbuild, place, resolve, someRules } from "./helpers";
 
 test("an action in a few words, with the tiles' names in records", () => {

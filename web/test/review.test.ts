@@ -1,45 +1,11 @@
-// A review as the page shows it: the sentence built from an explanation's parts (the
-// service's wording), the marks of the classes, the graph's points and the way from
-// mistake to mistake.
+// A review as the page shows it: the marks of the classes, the graph's points, each
+// seat's tally and the way from mistake to mistake (the sentences are the client's:
+// clients/typescript/test/review.test.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DecisionClass, DecisionReviewSchema, create } from "@cacaoai/client";
-import { seatName } from "../src/names";
 import { judged, markOf, nextMistake, reviewMarks, reviewPoints, tallies } from "../src/review";
 import type { Judged } from "../src/review";
-import { actionText, sentence } from "../src/sentence";
-import { place, resolve, someRules } from "./helpers";
-
-someRules();
-const discard = (seat: number, tile: number) =>
-  ({ ...place(seat, tile, 0, 0), kind: { case: "discard" as const, value: { tile } } }) as ReturnType<typeof place>;
-
-test("a sentence names what the best line gains, as the service words it", () => {
-  // the case of tests/test_review.py::test_a_sentence_names_what_the_line_gains
-  const why = { seat: 0, line: [place(0, 2, 1, -2)], otherLine: [discard(0, 1)],
-    parts: [{ name: "water", best: 2, other: -1 }, { name: "water_space", best: 4, other: 2 },
-      { name: "sun", best: 0, other: 1 }, { name: "total", best: 20, other: 11 }],
-    temples: [{ x: 1, y: -1, best: [6, 3], other: [3, 6] }] };
-  assert.equal(sentence(why, seatName),
-    "2101 at (1,-2) takes the majority of the temple at (1,-1) from yellow (+3 gold at the end) " +
-    "and moves your water carrier to 4 instead of 2 (+3), +9 gold in all at the end");
-});
-
-test("a sentence keeps to three gains, says when only the total differs, and when nothing does", () => {
-  const line = [resolve(0, 3, 1)], otherLine = [resolve(0, 1, 3)];
-  const parts = [["sun", 2, 1], ["gold", 9, 7], ["cacao", 3, 1], ["plantations", 2, 0], ["total", 30, 27]]
-    .map(([name, best, other]) => ({ name: name as string, best: best as number, other: other as number }));
-  const many = sentence({ seat: 0, line, otherLine, parts, temples: [] }, seatName);
-  assert.equal(many, "taking 3 gold and keeping 1 cacao leaves you 2 sun tokens instead of 1, leaves you 9 gold " +
-    "instead of 7 and leaves you 3 cacao instead of 1, +3 gold in all at the end");
-  const total = sentence({ seat: 0, line, otherLine, parts: [{ name: "total", best: 30, other: 29 }], temples: [] }, seatName);
-  assert.equal(total, "taking 3 gold and keeping 1 cacao scores more than taking 1 gold and keeping 3 cacao, +1 gold in all at the end");
-  assert.match(sentence({ seat: 0, line, otherLine, parts: [], temples: [] }, seatName), /scores as much as .* its gain is in the chances after them$/);
-  // a temple where the line keeps another seat from gold, the mover's own award the same
-  const kept = sentence({ seat: 1, line, otherLine, parts: [], temples: [{ x: 2, y: 0, best: [0, 3, 0], other: [6, 3, 0] }] }, seatName);
-  assert.equal(kept, "taking 3 gold and keeping 1 cacao keeps red from gold at the temple at (2,0) (−6 for red)");
-  assert.equal(actionText(discard(0, 1)), "discarding 1111");
-});
 
 test("the classes get chess's marks, and only the losing ones", () => {
   assert.deepEqual(["best", "good", "inaccuracy", "mistake", "blunder", "forced"].map((c) => markOf(c as Judged["cls"])),

@@ -13,6 +13,9 @@ export { SEARCH_METHODS, retryDelay, retryInterceptor } from "./retry.js";
 export type { RetryEvent, RetryOptions } from "./retry.js";
 export { errorReason, explainError, needsToken } from "./errors.js";
 export type { ErrorExplanation } from "./errors.js";
+export { SEAT_NAMES, seatName } from "./names.js";
+export { actionText, className, reviewGame, reviewMark, sentence } from "./review.js";
+export type { ClassName, ExplanationLike, GameReview, PartLike, ReviewOptions, TempleLike, Wording } from "./review.js";
 // the libraries' pieces a user of the messages needs, so that an application
 // bundles one copy of each
 export { clone, create, equals, fromJson, fromJsonString, toJson, toJsonString } from "@bufbuild/protobuf";

@@ -43,7 +43,7 @@ export interface RetryEvent {
   error: ConnectError;
 }
 
-export const SEARCH_METHODS = ["SuggestAction", "AnalyzePosition", "Analyze"];
+export const SEARCH_METHODS = ["SuggestAction", "AnalyzePosition", "Analyze", "ReviewGame"];
 
 /** The pause before retry number `retry` (1, 2, ...): exponential, capped, with jitter. */
 export function retryDelay(retry: number, options: RetryOptions = {}, random = Math.random): number {

@@ -17,7 +17,7 @@ import type { CacaoServer } from "./support.js";
 const EXAMPLE = fileURLToPath(new URL("../../../examples/embed-page/", import.meta.url));
 const MOVES = 4;
 
-interface EmbedState { busy: boolean; over: boolean; record?: { actions: unknown[] } }
+interface EmbedState { busy: boolean; over: boolean; reviewed: boolean; record?: { actions: unknown[] } }
 
 describe("the example embed page in Chromium", { skip: requirement({ server: true, chromium: true }), timeout: 180_000 }, () => {
   let server: CacaoServer, site: { url: string; close(): Promise<void> }, stranger: typeof site;
@@ -41,7 +41,7 @@ describe("the example embed page in Chromium", { skip: requirement({ server: tru
   test("plays moves against the AI from another origin", async () => {
     const { page, close } = await chromiumPage();
     try {
-      await page.goto(`${site.url}/?server=${encodeURIComponent(server.url)}&seed=7`);
+      await page.goto(`${site.url}/?server=${encodeURIComponent(server.url)}&seed=7&review=40`);
       await page.waitForSelector("#new:not([disabled])");
       await page.selectOption("#level", "beginner");
       const settled = () => page.waitForFunction(() => {
@@ -59,10 +59,27 @@ describe("the example embed page in Chromium", { skip: requirement({ server: tru
         assert.ok((await actions()) > before, "the move was played");
       }
       const log = await page.textContent("#log") ?? "";
-      assert.ok(log.split("\n").filter((l) => l.startsWith("you")).length >= MOVES, log);
-      assert.ok(log.split("\n").some((l) => l.startsWith("AI")), "the AI played");
+      // the seats named as every cacaoai front end names them: colour, and who plays
+      assert.ok(log.split("\n").filter((l) => l.startsWith("red (you)")).length >= MOVES, log);
+      assert.ok(log.split("\n").some((l) => l.startsWith("yellow (AI)")), "the AI played");
       assert.equal(await page.textContent("#error"), "");
-      assert.match(await page.textContent("#score") ?? "", /you -?\d+ gold · AI -?\d+ gold/);
+      assert.match(await page.textContent("#score") ?? "", /red \(you\) -?\d+ gold · yellow \(AI\) -?\d+ gold/);
+      // the game so far reviewed: a row per decision with its class, then each seat's accuracy
+      await page.click("#review");
+      await page.waitForFunction(() => (window as unknown as { embed: EmbedState }).embed.reviewed, undefined,
+        { timeout: 120_000 });
+      assert.equal(await page.textContent("#error"), "");
+      const rows = await page.locator("#review-rows tr").evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+      assert.equal(rows.length, await actions());
+      assert.deepEqual(rows.map((r) => Number(r[0])), rows.map((_, i) => i + 1));
+      for (const [, seat, , cls, better] of rows) {
+        assert.match(seat, /^(red \(you\)|yellow \(AI\))$/);
+        assert.match(cls, /^(best|good|forced|inaccuracy \?!|mistake \?|blunder \?\?)$/);
+        if (/^(best|forced)/.test(cls)) assert.equal(better, "");
+      }
+      assert.match(await page.textContent("#review-summary") ?? "",
+        /^red \(you\): accuracy \d+\.\d%.* · yellow \(AI\): accuracy \d+\.\d%/);
     } finally {
       await close();
     }

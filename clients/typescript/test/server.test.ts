@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import * as http from "node:http";
 import { after, before, describe, test } from "node:test";
 import {
-  Code, ConnectError, createCacaoClient, durationFromMs, durationMs, ErrorReason, explainError, Phase, WorkerTile,
+  actionText, className, Code, ConnectError, createCacaoClient, durationFromMs, durationMs, ErrorReason, explainError,
+  Phase, reviewGame, sentence, WorkerTile,
 } from "../src/index.js";
 import type { CacaoClient, CacaoClientOptions, MessageInitShape } from "../src/index.js";
 import type { AnalyzeRequestSchema } from "../src/gen/cacao/v1/cacao_pb.js";
@@ -174,6 +175,50 @@ describe("a cacao-server", { skip: requirement({ server: true }) }, () => {
         assert.equal(last.stoppedBy, "stop");
         assert.equal(reports.filter((r) => r.evaluation?.final).length, 1);
       });
+  }
+
+  // a review streamed to its summary, and a suggestion explained, in the service's words
+  for (const [transport, connect] of Object.entries(TRANSPORTS)) {
+    test(`reviews a game, cancels a review, and explains a suggestion: ${transport}`, { timeout: 60_000 }, async () => {
+      const cacao = connect(server.url, {});
+      const { rules } = await cacao.getServerInfo({});
+      let record = (await cacao.newGame({ players: 2, seed: 7n })).record!;
+      for (let i = 0; i < 4; i++) { // a few moves: the first legal action each time
+        const { actions } = await cacao.listLegalActions({ source: { case: "record", value: record } });
+        record = (await cacao.applyAction({ source: { case: "record", value: record }, action: actions[0] })).record!;
+      }
+      const source = { case: "record" as const, value: record };
+      const seen: [number, number][] = [];
+      const review = await reviewGame(cacao, { source, limits: { iterations: 60n }, seed: 3n },
+        { onDecision: (_, done, total) => seen.push([done, total]) });
+      assert.equal(review.total, 4);
+      assert.deepEqual(review.decisions.map((d) => d.index), [0, 1, 2, 3]);
+      assert.deepEqual(seen, [[1, 4], [2, 4], [3, 4], [4, 4]]);
+      assert.deepEqual(review.summary?.seats.map((s) => s.seat), [0, 1]);
+      for (const d of review.decisions) {
+        const cls = className(d);
+        assert.ok(["best", "good", "inaccuracy", "mistake", "blunder", "forced"].includes(cls));
+        assert.equal(cls === "forced", d.forced);
+        if (d.explanation) {  // the best action's gain over the action taken, in words
+          assert.ok(sentence(d.explanation, { rules: rules! }).startsWith(actionText(d.bestAction, rules!)));
+        }
+      }
+      // cancelled at its first decision: the call ends as cancelled, the review goes no further
+      const stop = new AbortController();
+      await assert.rejects(reviewGame(cacao, { source, limits: { iterations: 60n }, seed: 3n },
+        { signal: stop.signal, onDecision: () => stop.abort() }), (e) => {
+        assert.equal(ConnectError.from(e).code, Code.Canceled);
+        return true;
+      });
+      // a suggestion and why, against the runner-up
+      const reply = await cacao.suggestAction({
+        source, seed: 1n, maxCandidates: 5, budget: { case: "limits", value: { iterations: 300n } },
+      });
+      assert.ok(reply.explanation && reply.action, "an explanation beside the suggested action");
+      const why = sentence(reply.explanation, { rules: rules! });
+      assert.ok(why.startsWith(actionText(reply.action, rules!)), why);
+      assert.doesNotMatch(why, /worker tile \d|undefined/);  // the tiles by their names in records
+    });
   }
 
   test("refuses an Analyze that does not start with start (connect-node, HTTP/2)", async () => {
