@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, TextIO
 
-from cacaoai.api import LEVEL_NAMES, Limit, parse_strength
+from cacaoai.api import LEVEL_NAMES, Limit, action_text, parse_strength, sentence
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report, derive_seed, record_text
 
 from . import board, notation
@@ -139,6 +139,12 @@ class Session:
     def names(self) -> list[str]:
         """Each seat's name, its colour, as the board page and docs/rules.md name it."""
         return [board.seat_name(s) for s in range(self.game.players)]
+
+    def seat_levels(self) -> list[str]:
+        """Who plays each seat, as a search request names it (the win chances then assume
+        those players): an AI seat's level, "" for the person and for an AI on limits."""
+        return ["" if s == self.human or not isinstance(level := self.strength(s), str) else level
+                for s in range(self.game.players)]
 
     def role(self, seat: int) -> str:
         return "you" if seat == self.human else "AI"
@@ -385,12 +391,17 @@ class Session:
                 return
         legal = self.game.legal_actions()
         self.say(f"Asking the AI ({strength_text(strength)}) about your position...")
+        if self.status.tty:
+            self.status.show(f"The AI is thinking ({strength_text(strength)})...")
         try:
-            evaluation = self.think("The AI", self.game.observation(self.human), strength,
-                                    max_candidates=HINT_CANDIDATES)
+            reply = self.client.suggest(self.game.observation(self.human), strength, seed=self.ai_seed(),
+                                        max_candidates=HINT_CANDIDATES, levels=self.seat_levels(), explain=True)
         except CacaoClientError as error:
             self.say(f"No hint: {error}")
             return
+        finally:
+            self.status.clear()
+        evaluation = reply.evaluation
         suggestions = [c.action for c in evaluation.candidates[:HINT_CANDIDATES]]
 
         def write(action: Action) -> str:
@@ -403,6 +414,11 @@ class Session:
         if best not in suggestions:
             suggestions.append(best)
         self.hints = (self.game.hash(), suggestions)
+        why = reply.explanation
+        if why is not None and why.other_line:  # what the suggestion gives that the runner-up does not
+            other = why.other_line[0]
+            against = f"h{suggestions.index(other) + 1}" if other in suggestions else action_text(other)
+            self.say(f"Why h{suggestions.index(best) + 1} rather than {against}: {sentence(why, self.names())}.")
         self.say(f"Suggested: h{suggestions.index(best) + 1}, {notation.write(best, legal)}. "
                  f"Type h1..h{len(suggestions)} to play a suggestion (a bare number plays from list).")
 
@@ -467,8 +483,7 @@ class Session:
             return None
         return derive_seed(seed, len(self.game.history))
 
-    def think(self, who: str, source: Source, strength: Limit | str | None,
-              max_candidates: int = 0) -> Evaluation:
+    def think(self, who: str, source: Source, strength: Limit | str | None) -> Evaluation:
         """Searches ``source`` for its seat to act while a status line follows
         the search; the final evaluation (its ``best_action`` is the answer).
 
@@ -482,8 +497,8 @@ class Session:
         try:
             with shielded():
                 analysis = self.client.start_analysis(
-                    source, strength, seed=self.ai_seed(), max_candidates=max_candidates,
-                    report_interval=REPORT_INTERVAL_S)
+                    source, strength, seed=self.ai_seed(), report_interval=REPORT_INTERVAL_S,
+                    levels=self.seat_levels())
             try:
                 while True:
                     with shielded():

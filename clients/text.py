@@ -13,7 +13,7 @@ from cacaoai.engine import Action
 
 from .replies import Evaluation
 
-__all__ = ["evaluation_lines", "strength_text"]
+__all__ = ["evaluation_lines", "population_text", "strength_text"]
 
 
 def strength_text(strength: Limit | str | None) -> str:
@@ -24,6 +24,17 @@ def strength_text(strength: Limit | str | None) -> str:
     if isinstance(strength, str):
         return f"level {strength}"
     return strength.describe()
+
+
+def population_text(population: str) -> str:
+    """Whose play a win chance assumes (an evaluation's ``population``), in words:
+    "if every seat plays as strong", "if one seat plays as strong and the others as
+    casual"; "" for none (as the board page says it)."""
+    if not population:
+        return ""
+    one, _, others = population.partition(" vs ")
+    return (f"if one seat plays as {one} and the others as {others}" if others
+            else f"if every seat plays as {one}")
 
 
 def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
@@ -43,7 +54,8 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
 
     lines = [f"{evaluation.iterations} iterations in {evaluation.elapsed_s:.2f} s"]
     if evaluation.seats:
-        lines.append("win chances: " + ", ".join(
+        whose = population_text(evaluation.population)
+        lines.append(f"win chances{' ' + whose if whose else ''}: " + ", ".join(
             f"{name(s.seat)} {100 * s.win_probability:.0f}%" for s in evaluation.seats))
         lines.append("expected final gold: " + ", ".join(
             f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))

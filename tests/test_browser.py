@@ -323,6 +323,8 @@ def test_the_ai_stays_hidden_while_you_play_and_what_it_did_is_told_step_by_step
                                             if record[i]["kind"]["case"] != "resolve")
     board.analyse()  # on request: the win chances and the candidates
     assert page.locator("#evalbar .evalpart").count() == 2
+    # a person's play is not known: the chances are those of strong players, and say so
+    assert page.inner_text("#evaluation p.population") == "win chances if every seat plays as strong"
     assert page.locator("#evaluation .candidates li").count() > 0
 
 
@@ -812,7 +814,7 @@ def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
 
 def test_an_ai_only_game_moves_at_a_watchable_pace_with_pause_and_step(board):
     page = board.page
-    board.new_game(["beginner", "beginner", "beginner"], seed=2, wait=False)
+    board.new_game(["club", "club"], seed=2, wait=False)
     page.wait_for_selector("#pace-group:not([hidden])")
     page.select_option("#pace", "500")
     page.wait_for_function("window.cacao.game.record.actions.length >= 2")
@@ -832,6 +834,10 @@ def test_an_ai_only_game_moves_at_a_watchable_pace_with_pause_and_step(board):
     assert len(resumed) >= 3
     assert all(b - a >= 500 for a, b in itertools.pairwise(resumed)), resumed
     assert page.is_visible("#p-graph")  # the game's graph grows as it goes
+    # an analysis is told who plays: the win chances are those of club players (the service has
+    # their map for two players), and say so
+    board.analyse()
+    assert page.inner_text("#evaluation p.population") == "win chances if every seat plays as club"
 
 
 # ---------------------------------------------------------------- colours

@@ -681,6 +681,9 @@ def test_cacao_play_hints_are_numbered_h1_and_a_bare_number_stays_the_lists(caca
                                  hint, re.MULTILINE)
         assert [int(s[0]) for s in suggestions] == list(range(1, len(suggestions) + 1)), hint
         assert "Type h1..h" in hint and "a bare number plays from list" in hint
+        # why the suggestion, against the runner-up, in the service's words
+        assert re.search(r"^Why h\d rather than \S+.*: .+\.$", hint, re.MULTILINE), hint
+        assert "win chances if every seat plays as strong: red " in hint  # whose play they assume
         assert "There is no h9" in term.type("h9")
         _, tile, x, y, rot, number = suggestions[-1]
         listed = term.type("list")

@@ -20,6 +20,7 @@ import {
   actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, isHuman, seatKind, state, visibleEvaluation,
 } from "./state";
 import { turnStory, whyChoose } from "./story";
+import { populationText } from "./record";
 import { evaluateEveryMove } from "./searches";
 
 /** Candidates listed under the evaluation. */
@@ -286,6 +287,13 @@ export function renderEvaluation(): void {
     `<tr><td style="color:${SEAT_INK[s.seat]}">${SEAT_SYMBOLS[s.seat]} ${seatName(s.seat)}</td>
      <td>${(s.winProbability * 100).toFixed(0)}%</td><td>${s.expectedGold.toFixed(1)}</td></tr>`).join("");
   details.appendChild(table);
+  const whose = populationText(ev.population);
+  if (whose) { // whose play the chances assume: the players the search was told of, or strong play
+    const note = document.createElement("p");
+    note.className = "small population";
+    note.textContent = `win chances ${whose}`;
+    details.appendChild(note);
+  }
   if (candidatesHidden(seat)) {
     const note = document.createElement("p");
     note.className = "small";

@@ -12,7 +12,7 @@ import { budget, cut, keep } from "./record";
 import { render, viewport } from "./render";
 import { fillGraph } from "./replay";
 import { closeReview } from "./reviewing";
-import { evaluateEveryMove, quickEvaluation, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
+import { evaluateEveryMove, levels, quickEvaluation, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
 import { loadLevels } from "./setup";
 import { aiOnly, isHuman, seatKind, state } from "./state";
 import type { SeatKind } from "./state";
@@ -162,7 +162,7 @@ async function aiMove(seat: number): Promise<void> {
     const reports = client.analyzePosition({
       source: fromRecord(g.record), budget: budget(seatKind(seat)),
       seed: BigInt(g.seed + g.record.actions.length), maxCandidates: aiOnly() ? AI_CANDIDATES : AI_VS_HUMAN_CANDIDATES,
-      reportInterval: durationFromMs(200),
+      reportInterval: durationFromMs(200), levels: levels(),
     }, { signal: controller.signal });
     for await (const m of reports) {
       if (!m.evaluation) continue;

@@ -1,6 +1,6 @@
 // Records and the evaluations kept of their positions: a record cut at an action, which
-// evaluation of a position to keep, when one is good enough for the graph, and the
-// search budget of a seat.
+// evaluation of a position to keep, when one is good enough for the graph, the search
+// budget of a seat, and who plays each seat as the service's win chances take it.
 import { GameRecordSchema, clone, durationFromMs } from "@cacaoai/client";
 import type { Evaluation, GameRecord } from "@cacaoai/client";
 
@@ -30,4 +30,17 @@ export function budget(kind: string) {
   return kind.startsWith("time:")
     ? { case: "limits" as const, value: { time: durationFromMs(Number(kind.slice(5)) * 1000) } }
     : { case: "level" as const, value: kind };
+}
+
+/** Each seat's level, as a search request names who plays (`levels`): an AI seat's level,
+ *  "" for a person or an AI on a time budget (a player the service has no map for). */
+export const seatLevels = (seats: string[]): string[] =>
+  seats.map((kind) => (kind === "human" || kind.startsWith("time:") ? "" : kind));
+
+/** Whose play a win chance assumes (an evaluation's `population`), in words: "if every seat
+ *  plays as strong", "if one seat plays as strong and the others as casual"; "" for none. */
+export function populationText(population: string): string {
+  if (!population) return "";
+  const [one, others] = population.split(" vs ");
+  return others ? `if one seat plays as ${one} and the others as ${others}` : `if every seat plays as ${one}`;
 }

@@ -5,7 +5,7 @@ import { Phase, durationFromMs } from "@cacaoai/client";
 import type { Evaluation, GameRecord } from "@cacaoai/client";
 import { client, fromRecord } from "./api";
 import { explain } from "./dom";
-import { EVAL_ITERATIONS, keep } from "./record";
+import { EVAL_ITERATIONS, keep, seatLevels } from "./record";
 import { render, renderBoard } from "./render";
 import { renderEvaluation } from "./panels";
 import { currentHash, currentPosition, currentRecord, state } from "./state";
@@ -31,11 +31,15 @@ export function showEvaluation(ev: Evaluation, hash: string, seat: number, seq: 
   if (state.heat !== "off") renderBoard();
 }
 
+/** Who plays each seat of the game on the board, as a search request says it (the win
+ *  chances then assume those players); none in the replay viewer, whose players are not known. */
+export const levels = (): string[] => (state.mode === "play" && state.game ? seatLevels(state.game.seats) : []);
+
 /** A short search (fixed seed and iterations) for the seat to act at the end of a record. */
 export async function evaluate(record: GameRecord, iterations: number, signal?: AbortSignal): Promise<Evaluation> {
   const reply = await client.suggestAction({
     source: fromRecord(record), budget: { case: "limits", value: { iterations: BigInt(iterations) } },
-    seed: 1n, maxCandidates: CANDIDATES,
+    seed: 1n, maxCandidates: CANDIDATES, levels: levels(),
   }, { signal });
   return reply.evaluation!;
 }
@@ -69,7 +73,7 @@ export async function analyse(): Promise<void> {
   try {
     const reports = client.analyzePosition({
       source: fromRecord(record), budget: { case: "limits", value: { time: durationFromMs(3000) } }, seed: 1n,
-      maxCandidates: CANDIDATES, reportInterval: durationFromMs(250),
+      maxCandidates: CANDIDATES, reportInterval: durationFromMs(250), levels: levels(),
     }, { signal: controller.signal });
     for await (const m of reports) if (m.evaluation) showEvaluation(m.evaluation, hash, seat, m.sequence);
   } catch (e) {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GameRecordSchema, GameResultSchema, create } from "@cacaoai/client";
 import { graphPoints } from "../src/graph";
-import { budget, cut, keep, settled } from "../src/record";
+import { budget, cut, keep, populationText, seatLevels, settled } from "../src/record";
 import { evaluation, place, resolve } from "./helpers";
 
 test("a record cut at an action keeps the actions before it and drops the result", () => {
@@ -48,4 +48,11 @@ test("the graph has a point per evaluation of a position in the record, and the 
   const points = graphPoints(evals, 2, 4, result);
   assert.deepEqual(points, [{ index: 0, win: [0.5, 0.5] }, { index: 2, win: [0.2, 0.8] }, { index: 4, win: [0.5, 0.5] }]);
   assert.deepEqual(graphPoints(new Map(), 3, 4, create(GameResultSchema, { winners: [2] })), [{ index: 4, win: [0, 0, 1] }]);
+});
+
+test("a search is told who plays: an AI seat's level, nobody known for a person or a time budget", () => {
+  assert.deepEqual(seatLevels(["human", "casual", "time:2", "strong"]), ["", "casual", "", "strong"]);
+  assert.equal(populationText("strong"), "if every seat plays as strong");
+  assert.equal(populationText("strong vs casual"), "if one seat plays as strong and the others as casual");
+  assert.equal(populationText(""), "");
 });

@@ -211,10 +211,11 @@ describe("a cacao-server", { skip: requirement({ server: true }) }, () => {
         return true;
       });
       // a suggestion and why, against the runner-up
-      const reply = await cacao.suggestAction({
-        source, seed: 1n, maxCandidates: 5, budget: { case: "limits", value: { iterations: 300n } },
-      });
+      const ask = { source, seed: 1n, maxCandidates: 5, budget: { case: "limits" as const, value: { iterations: 300n } } };
+      assert.equal((await cacao.suggestAction(ask)).explanation, undefined); // only on request
+      const reply = await cacao.suggestAction({ ...ask, explain: true, levels: ["casual", "casual"], settings: "analysis" });
       assert.ok(reply.explanation && reply.action, "an explanation beside the suggested action");
+      assert.equal(reply.evaluation?.population, "casual"); // the chances of the players named
       const why = sentence(reply.explanation, { rules: rules! });
       assert.ok(why.startsWith(actionText(reply.action, rules!)), why);
       assert.doesNotMatch(why, /worker tile \d|undefined/);  // the tiles by their names in records
