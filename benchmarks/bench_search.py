@@ -16,7 +16,7 @@ budget of iterations), plus rows of uniformly random games per CPU second
 load, CPU time much less so. --repeat N alternates the builds N times per row
 and prints medians.
 
-    python benchmarks/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N]
+    python benchmarks/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N] [--games-only]
     python benchmarks/bench_search.py --evaluations model,analysis   # play against analysis settings
 """
 
@@ -136,12 +136,13 @@ def rate_in(path: str | None, row: str, seconds: float) -> float:
     return float(out)
 
 
-def compare(paths: list[str], seconds: float, repeat: int, as_json: bool) -> None:
+def compare(paths: list[str], seconds: float, repeat: int, as_json: bool, games_only: bool = False) -> None:
     """Each row: this build and each build in `paths`, one after the other in
     fresh processes, `repeat` rounds; medians per build and their ratios."""
     rows = []
-    specs = [f"{p},{n},{k}" for p in (2, 4) for n in ("opening", "mid-game")
-             for k in EVALUATIONS] + [f"games,{p}" for p in (2, 3, 4)]
+    specs = [] if games_only else [f"{p},{n},{k}" for p in (2, 4) for n in ("opening", "mid-game")
+                                   for k in EVALUATIONS]
+    specs += [f"games,{p}" for p in (2, 3, 4)]
     for spec in specs:
         runs: dict[str, list[float]] = {"new": [], **{path: [] for path in paths}}
         for _ in range(repeat):
@@ -180,6 +181,8 @@ def main() -> None:
     parser.add_argument("--evaluations", default=",".join(EVALUATIONS),
                         help="the table's leaf valuations, from model, analysis (the analysis "
                              f"settings), informed, random (default {','.join(EVALUATIONS)})")
+    parser.add_argument("--games-only", action="store_true",
+                        help="with --old-path: only the rows of random games")
     parser.add_argument("--row", default=None, help=argparse.SUPPRESS)   # see row_rate
     args = parser.parse_args()
     evaluations = [e.strip() for e in args.evaluations.split(",") if e.strip()]
@@ -192,7 +195,7 @@ def main() -> None:
         print(row_rate(args.row, args.seconds))
         return
     if args.old_path:
-        compare(args.old_path, args.seconds, args.repeat, args.json)
+        compare(args.old_path, args.seconds, args.repeat, args.json, args.games_only)
         return
 
     rows = []

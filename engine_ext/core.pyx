@@ -112,6 +112,10 @@ cdef inline int _gain_sun(uint64_t g) noexcept nogil:
     return <int>((g >> 16) & 0xFF)
 
 
+cdef inline int _gain_plant(uint64_t g) noexcept nogil:
+    return <int>((g >> 24) & 0xFF)
+
+
 cdef inline int _sale_gold(int sold, uint64_t markets) noexcept nogil:
     """Gold for selling `sold` cacao at the best of the market places
     (`gains >> 32`: places at 4, 3, 2 gold), sold <= all places."""
@@ -220,7 +224,7 @@ cdef inline int _lower_bound(const int16_t* cells, int n, int cell) noexcept nog
     return base + (cells[base] < cell)
 
 
-cdef void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
+cdef inline void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
     cdef int i = n[0]
     while i > 0 and cells[i - 1] > cell:
         cells[i] = cells[i - 1]
@@ -275,19 +279,15 @@ cdef inline int _frontier_holes(const position_t* pos, int cell) noexcept nogil:
     return BITS4[_frontier_mask(pos, cell)]
 
 
-cdef void _frontier_add(position_t* pos, int cell) noexcept nogil:
+cdef inline void _frontier_add(position_t* pos, int cell) noexcept nogil:
     """Make `cell` a placement cell, with its holes around."""
-    cdef int i = pos.n_frontier, mask = _hole_mask(pos, cell)
-    while i > 0 and pos.frontier[i - 1] > cell:
-        pos.frontier[i] = pos.frontier[i - 1]
-        i -= 1
+    cdef int mask = _hole_mask(pos, cell)
     pos.grid[cell] = <uint8_t>(FRONTIER_H + mask)
-    pos.frontier[i] = <int16_t>cell
     pos.holes_hist[BITS4[mask]] += 1
-    pos.n_frontier += 1
+    _sorted_insert(pos.frontier, &pos.n_frontier, cell)
 
 
-cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
+cdef inline void _frontier_drop(position_t* pos, int cell) noexcept nogil:
     """Take the placement cell `cell` (its grid byte still FRONTIER_H + its hole mask) off the list."""
     cdef int j, n = pos.n_frontier
     cdef int i = _lower_bound(pos.frontier, n, cell)
@@ -298,7 +298,7 @@ cdef void _frontier_drop(position_t* pos, int cell) noexcept nogil:
         pos.n_frontier -= 1
 
 
-cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
+cdef inline void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
     """`hole` became (+1) or stopped being (-1) a hole: recount the placement
     cells around it (in their grid bytes, and in holes_hist)."""
     cdef int d, nb
@@ -314,7 +314,7 @@ cdef void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
             pos.grid[nb] = w
 
 
-cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
+cdef inline void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
     """Lay a jungle tile; its empty neighbours become placement cells."""
     cdef int d, nb
     cdef uint8_t was = pos.grid[cell]
@@ -331,7 +331,7 @@ cdef void _put_jungle(position_t* pos, int cell, uint8_t kind) noexcept nogil:
             _frontier_add(pos, nb)
 
 
-cdef void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept nogil:
+cdef inline void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noexcept nogil:
     """Lay a worker tile on a placement cell; count it in the empty jungle cells around."""
     cdef int d, nb
     cdef uint8_t v
@@ -417,6 +417,20 @@ FILL_COUNT[2][:] = [1, 2, 2, 6, 12]
 FILL_COUNT[3][:] = [1, 1, 1, 3, 6]
 
 
+# FILL_UNITS[display state][hole mask]: FILL_COUNT by the placement cell's kept mask
+cdef uint8_t FILL_UNITS[4][16]
+
+
+cdef void _init_fill_units() noexcept:
+    cdef int ds, mask
+    for ds in range(4):
+        for mask in range(16):
+            FILL_UNITS[ds][mask] = <uint8_t>FILL_COUNT[ds][BITS4[mask]]
+
+
+_init_fill_units()
+
+
 cdef inline int _display_state(const position_t* pos) noexcept nogil:
     if pos.n_display < 2:
         return pos.n_display
@@ -491,13 +505,17 @@ cdef void position_deal(position_t* pos, int n_seats, rng_t* rng) noexcept nogil
     position_start(pos, n_seats, first, piles, lengths, deck, n_deck)
 
 
-cdef void _refill_display(position_t* pos) noexcept nogil:
+cdef inline void _refill_display(position_t* pos) noexcept nogil:
+    cdef uint8_t lo, hi
     while pos.n_display < 2 and pos.deck_pos < pos.deck_end:
         pos.display[pos.n_display] = pos.deck[pos.deck_pos]
         pos.n_display += 1
         pos.deck_pos += 1
-    if pos.n_display == 2 and pos.display[0] > pos.display[1]:
-        pos.display[0], pos.display[1] = pos.display[1], pos.display[0]
+    if pos.n_display == 2:
+        lo = min(pos.display[0], pos.display[1])
+        hi = max(pos.display[0], pos.display[1])
+        pos.display[0] = lo
+        pos.display[1] = hi
 
 
 # --- legal actions --------------------------------------------------------
@@ -542,9 +560,15 @@ _init_combos()
 
 
 cdef inline int _hand_types(const seat_t* seat) noexcept nogil:
-    """The tile types in `seat`'s hand, as a bit mask (COMBOS' index)."""
-    return ((seat.hand[0] != 0) | ((seat.hand[1] != 0) << 1)
-            | ((seat.hand[2] != 0) << 2) | ((seat.hand[3] != 0) << 3))
+    """The tile types in `seat`'s hand, as a bit mask (COMBOS' index): the four
+    counts read as one word, each byte's bits or-ed into its lowest bit, and
+    those gathered into bits 24-27 by one multiply (no branch)."""
+    cdef uint32_t m
+    memcpy(&m, seat.hand, 4)
+    m |= m >> 4
+    m |= m >> 2
+    m |= m >> 1
+    return <int>((((m & 0x01010101u) * 0x01020408u) >> 24) & 15)
 
 
 cdef inline int _tile_rotations(const seat_t* seat, const uint8_t** combos) noexcept nogil:
@@ -706,10 +730,14 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
         c = r - q * n_combos
         if r < place_total:
             # q is the unit; then its cell i and fill option q
-            if k == 1:
+            if place_total == n_combos * pos.n_frontier:
+                # one fill option at every cell (each counts at least one): unit q is cell q
+                i = q
+                q = 0
+            elif k == 1:
                 i = 0
                 while True:
-                    w = fc[_frontier_holes(pos, pos.frontier[i])]
+                    w = FILL_UNITS[ds][_frontier_mask(pos, pos.frontier[i])]
                     if q < w:
                         break
                     q -= w
@@ -838,7 +866,7 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     return m
 
 
-cdef void _add_activation(position_t* pos, int seat, int cell, int d, int kind, int k) noexcept nogil:
+cdef inline void _add_activation(position_t* pos, int seat, int cell, int d, int kind, int k) noexcept nogil:
     cdef activation_t* act
     if pos.n_activations < MAX_ACTIVATIONS:
         act = &pos.activations[pos.n_activations]
@@ -850,7 +878,7 @@ cdef void _add_activation(position_t* pos, int seat, int cell, int d, int kind, 
         pos.n_activations += 1
 
 
-cdef void _activate(position_t* pos, int cell, const int* new_jungle, int n_new) noexcept nogil:
+cdef inline void _activate(position_t* pos, int cell, const int* new_jungle, int n_new) noexcept nogil:
     """Collect the activated sides: the new tile's sides facing any jungle tile,
     and every other worker side facing a jungle tile placed this turn."""
     cdef int d, j, nb, k
@@ -871,7 +899,7 @@ cdef void _activate(position_t* pos, int cell, const int* new_jungle, int n_new)
                     _add_activation(pos, (v >> 4) & 3, nb, (d + 2) & 3, pos.grid[new_jungle[j]], k)
 
 
-cdef void _collect_gains(position_t* pos) noexcept nogil:
+cdef inline void _collect_gains(position_t* pos) noexcept nogil:
     """Apply what needs no choice (mines, water, sun) and queue a resolve
     decision for each seat with two or more results, mover first.
 
@@ -884,12 +912,16 @@ cdef void _collect_gains(position_t* pos) noexcept nogil:
     cdef int sun[MAX_SEATS]
     cdef int n_pm[MAX_SEATS]
     cdef int touched[MAX_SEATS]
+    cdef uint64_t sums[MAX_SEATS]               # GAIN_SIDES sums: plantation cacao, market places
+    cdef uint64_t markets
+    cdef int plant
     cdef uint8_t kinds[MAX_SEATS][MAX_ACTIVATIONS]
     cdef uint8_t workers[MAX_SEATS][MAX_ACTIVATIONS]
     cdef seat_t* seat
     cdef const activation_t* act
     for s in range(MAX_SEATS):
         fixed[s] = water[s] = sun[s] = n_pm[s] = touched[s] = 0
+        sums[s] = 0
     for j in range(pos.n_activations):
         act = &pos.activations[j]
         s = act.seat
@@ -899,6 +931,7 @@ cdef void _collect_gains(position_t* pos) noexcept nogil:
         fixed[s] += GAIN_GOLD[kind] * k
         water[s] += GAIN_WATER[kind] * k
         sun[s] += GAIN_SUN[kind] * k
+        sums[s] += GAIN_SIDES[kind] * <uint64_t>k
         kinds[s][n_pm[s]] = <uint8_t>kind
         workers[s][n_pm[s]] = <uint8_t>k
         n_pm[s] += GAIN_RESOLVE[kind]
@@ -913,8 +946,16 @@ cdef void _collect_gains(position_t* pos) noexcept nogil:
                 seat.gold += fixed[s]           # nothing to choose, cacao unchanged
             else:
                 slot = pos.n_pending
-                n_res = _resolutions(seat.cacao, fixed[s], kinds[s], workers[s], n_pm[s],
-                                     pos.result_gold[slot], pos.result_cacao[slot])
+                markets = sums[s] >> 32
+                plant = _gain_plant(sums[s])
+                if markets == 0 or (seat.cacao == 0 and plant == 0):
+                    # nothing to sell: _resolutions' one result, without the call
+                    pos.result_gold[slot][0] = <uint8_t>fixed[s]
+                    pos.result_cacao[slot][0] = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
+                    n_res = 1
+                else:
+                    n_res = _resolutions(seat.cacao, fixed[s], kinds[s], workers[s], n_pm[s],
+                                         pos.result_gold[slot], pos.result_cacao[slot])
                 if n_res == 1:
                     seat.gold += pos.result_gold[slot][0]
                     seat.cacao = pos.result_cacao[slot][0]
@@ -922,9 +963,7 @@ cdef void _collect_gains(position_t* pos) noexcept nogil:
                     pos.pending_seat[slot] = <uint8_t>s
                     pos.n_results[slot] = <uint8_t>n_res
                     pos.n_pending += 1
-        s += 1
-        if s == n:
-            s = 0
+        s = (s + 1) * (s + 1 < n)               # the next seat, without a branch
     if pos.n_pending:
         pos.phase = PHASE_RESOLVE
         pos.to_act = pos.pending_seat[0]
@@ -932,7 +971,7 @@ cdef void _collect_gains(position_t* pos) noexcept nogil:
         _end_turn(pos)
 
 
-cdef void _end_turn(position_t* pos) noexcept nogil:
+cdef inline void _end_turn(position_t* pos) noexcept nogil:
     """The mover draws, the display is refilled, the next seat with tiles moves."""
     cdef seat_t* seat = &pos.seats[pos.mover]
     cdef int i, s
@@ -944,9 +983,7 @@ cdef void _end_turn(position_t* pos) noexcept nogil:
     pos.phase = PHASE_TURN
     s = pos.mover
     for i in range(pos.n_seats):
-        s += 1
-        if s == pos.n_seats:
-            s = 0
+        s = (s + 1) * (s + 1 < pos.n_seats)     # the next seat, without a branch
         if _hand_size(&pos.seats[s]):
             pos.mover = <uint8_t>s
             pos.to_act = <uint8_t>s
@@ -957,7 +994,7 @@ cdef void _end_turn(position_t* pos) noexcept nogil:
 # --- applying actions -----------------------------------------------------
 
 cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
-    cdef int kind = a & 3, t = action_type(a), cell, d, nb, slot, n_new = 0
+    cdef int kind = a & 3, t = action_type(a), cell, d, nb, slot, closed, n_new = 0
     cdef int new_jungle[4]
     cdef uint8_t v, jungle_kind
     cdef bint used[2]
@@ -993,14 +1030,15 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
         pos.n_covered += 1
         pos.grid[cell] = <uint8_t>(WORKER_BIT | COVERING_BIT | (pos.mover << 4) | (t << 2) | action_rot(a))
     else:
+        # the holes around the placement cell, which the tile closes in direction order
+        closed = _frontier_mask(pos, cell)
         _put_worker(pos, cell, <uint8_t>(WORKER_BIT | (pos.mover << 4) | (t << 2) | action_rot(a)))
         used[0] = False
         used[1] = False
-        for d in range(4):
+        while closed:
+            d = _lowest_bit(closed)
+            closed &= closed - 1
             nb = cell + DELTA[d]
-            v = pos.grid[nb]
-            if <uint8_t>(v - (HOLE + 2)) > 2:       # not a hole that two worker tiles now touch
-                continue
             slot = action_fill(a, d)
             if slot:
                 jungle_kind = pos.display[slot - 1]

@@ -9,10 +9,6 @@
 # it reads positions and applies legal actions.
 
 
-cdef inline int _gain_plant(uint64_t g) noexcept nogil:
-    return <int>((g >> 24) & 0xFF)
-
-
 cdef inline int _market_places(uint64_t markets) noexcept nogil:
     """All market places in GAIN_SIDES' market bytes (`gains >> 32`)."""
     return <int>((markets & 0xFF) + ((markets >> 8) & 0xFF) + ((markets >> 16) & 0xFF))
