@@ -147,3 +147,14 @@ def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():
     assert calibration and int(calibration[0][1]) > 0 and 50 < float(calibration[0][2]) <= 100, out
     games = [r for r in rows if len(r) == 5 and r[:2] == ["club", "2"]]     # ..., win rate, interval, rungs
     assert games and games[0][2].endswith("%") and "-" in games[0][3], out
+
+
+def test_same_games_finds_no_difference_between_a_build_and_itself(tmp_path):
+    # an empty folder first on the path: the "other" build is this one
+    out = run_script("same_games.py", "--old-path", str(tmp_path), "--games", "20", "--searches", "3")
+    assert re.search(r"^60 random games .* 9 searches: 0 differences against 1 other build", out, re.M), out
+
+
+def test_bench_search_games_only_compares_the_random_games_rows(tmp_path):
+    out = run_script("bench_search.py", "--old-path", str(tmp_path), "--games-only", "--seconds", "0.05")
+    assert re.findall(r"^games,(\d)\s+[\d,]+\s+[\d,]+\s+[\d.]+x$", out, re.M) == ["2", "3", "4"], out
