@@ -21,17 +21,23 @@ Each simulated user picks, per step, one operation at random by weight:
   observation (``positions.jsonl``) with a short or a normal time budget;
 - ``ListLegalActions``: the legal actions of a sampled observation;
 - ``ApplyAction``: the move the recorded game went on with, applied to the
-  complete position.
+  complete position;
+- ``ReviewGame``: the first few decisions of a recorded game
+  (``--review-records``) reviewed at a small iteration budget, the stream
+  read to its summary (and cancelled if the user stops in the middle).
 
 The default weights (3 short and 1 normal suggestion per 4 legal-action lists
 and 4 moves applied) are one game client's traffic per move: it lists the
 moves, applies the chosen one, and asks for a hint or a bot move about every
-time, mostly at the short budget.
+time, mostly at the short budget; a review now and then (weight 0.2: one
+call in about 60) is a player looking back at a game.
 
 Settings are locust custom arguments, each also an environment variable (run
 ``locust -f loadtest/locustfile.py --help``): budgets ``--suggest-short-ms`` /
 ``--suggest-normal-ms``, weights ``--weight-suggest-short``,
-``--weight-suggest-normal``, ``--weight-legal``, ``--weight-apply``, think time
+``--weight-suggest-normal``, ``--weight-legal``, ``--weight-apply``,
+``--weight-review``, the review's ``--review-records``,
+``--review-decisions`` and ``--review-iterations``, think time
 ``--think-ms``, the pause after a rejection ``--reject-backoff-ms``, deadlines
 ``--call-timeout``, the data ``--positions`` and ``--raw-latencies`` (a file
 that receives one line per request with the exact latency in microseconds:
@@ -45,6 +51,7 @@ import os
 import random
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +88,15 @@ def _arguments(parser: Any) -> None:
                        default=4.0, help="weight of ListLegalActions")
     group.add_argument("--weight-apply", type=float, env_var="CACAO_LOAD_W_APPLY",
                        default=4.0, help="weight of ApplyAction")
+    group.add_argument("--weight-review", type=float, env_var="CACAO_LOAD_W_REVIEW",
+                       default=0.2, help="weight of ReviewGame")
+    group.add_argument("--review-records", env_var="CACAO_LOAD_REVIEW_RECORDS",
+                       default=str(HERE.parent / "tests" / "data" / "records.jsonl"),
+                       help="recorded games to review (cacao-record/1, one a line)")
+    group.add_argument("--review-decisions", type=int, env_var="CACAO_LOAD_REVIEW_DECISIONS",
+                       default=4, help="decisions of a game a review judges (its first ones)")
+    group.add_argument("--review-iterations", type=int, env_var="CACAO_LOAD_REVIEW_ITERATIONS",
+                       default=100, help="search iterations of a reviewed decision")
     group.add_argument("--think-ms", type=float, env_var="CACAO_LOAD_THINK_MS", default=0.0,
                        help="pause of a user between two calls, ms (0: closed loop)")
     group.add_argument("--reject-backoff-ms", type=float, env_var="CACAO_LOAD_REJECT_BACKOFF_MS",
@@ -149,19 +165,28 @@ def _status(error: BaseException) -> str:
     return type(error).__name__
 
 
-# --- the positions --------------------------------------------------------------
+# --- the positions and records ---------------------------------------------------
 
-_POSITIONS: dict[str, list[dict[str, Any]]] = {}
+_LINES: dict[str, list[dict[str, Any]]] = {}
 
 
-def positions(path: str) -> list[dict[str, Any]]:
-    """The sampled positions of ``path``, read once per process."""
-    if path not in _POSITIONS:
+def json_lines(path: str) -> list[dict[str, Any]]:
+    """The JSON objects of ``path``, one a line (sampled positions, or
+    records), read once per process."""
+    if path not in _LINES:
         with open(path) as f:
-            _POSITIONS[path] = [json.loads(line) for line in f if line.strip()]
-        if not _POSITIONS[path]:
-            raise ValueError(f"{path} holds no positions")
-    return _POSITIONS[path]
+            _LINES[path] = [json.loads(line) for line in f if line.strip()]
+        if not _LINES[path]:
+            raise ValueError(f"{path} holds nothing")
+    return _LINES[path]
+
+
+def opening(record: dict[str, Any], decisions: int) -> dict[str, Any]:
+    """A record's first `decisions` actions, without its result (what a
+    review of the start of a game is sent)."""
+    out = {k: v for k, v in record.items() if k != "result"}
+    out["actions"] = record["actions"][:decisions]
+    return out
 
 
 class _ResponseSize(grpc.UnaryUnaryClientInterceptor):
@@ -188,7 +213,7 @@ class CacaoUser(User):
 
     def on_start(self) -> None:
         options = self.environment.parsed_options
-        self.positions = positions(options.positions)
+        self.positions = json_lines(options.positions)
         self.timeout = options.call_timeout
         self.think_s = options.think_ms / 1000
         self.reject_backoff_s = options.reject_backoff_ms / 1000
@@ -199,10 +224,15 @@ class CacaoUser(User):
              options.weight_suggest_normal, options.suggest_normal_ms / 1000),
             ("ListLegalActions", options.weight_legal, None),
             ("ApplyAction", options.weight_apply, None),
+            ("ReviewGame", options.weight_review, None),
         ]
         self.operations = [op for op in self.operations if op[1] > 0]
         if not self.operations:
             raise ValueError("every weight is 0: nothing to do")
+        if options.weight_review > 0:
+            self.records = [opening(r, max(1, options.review_decisions))
+                            for r in json_lines(options.review_records)]
+        self.review_limit = Limit(iterations=max(1, options.review_iterations))
         self.sizes = _ResponseSize()
         self.seeded = options.seeded
         retries = max(0, options.retries)
@@ -223,6 +253,8 @@ class CacaoUser(User):
             error = self._timed(name, lambda: self.client.legal_actions(sample["observation"]))
         elif name == "ApplyAction":
             error = self._timed(name, lambda: self.client.apply_action(sample["position"], sample["action"]))
+        elif name == "ReviewGame":
+            error = self._timed(name, lambda: self._review(random.choice(self.records)))
         else:
             seed = random.randrange(2**32) if self.seeded else None
             error = self._timed(name, lambda: self.client.suggest(
@@ -234,6 +266,15 @@ class CacaoUser(User):
             time.sleep(self.reject_backoff_s)
         elif self.think_s:
             time.sleep(self.think_s)
+
+    def _review(self, record: dict[str, Any]) -> Any:
+        """One review read to its summary (returned); a user stopped in the
+        middle closes the stream, which cancels the review on the server."""
+        seed = random.randrange(2**32) if self.seeded else None
+        reports = self.client.review_game(record, self.review_limit, seed=seed,
+                                          timeout=self.timeout * (1 + len(record["actions"])))
+        with closing(reports):
+            return next(r.summary for r in reports if r.summary is not None)
 
     def _timed(self, name: str, call: Callable[[], Any]) -> BaseException | None:
         """Runs one client call, reports it to locust as one request; returns its error."""
@@ -250,8 +291,11 @@ class CacaoUser(User):
         evaluation = getattr(result, "evaluation", None)
         if evaluation is not None:
             context["iterations"] = evaluation.iterations
+        streamed = name == "ReviewGame"        # the interceptor sees unary calls only
+        if streamed and exception is None:
+            context["iterations"] = result.iterations
         self.environment.events.request.fire(
             request_type="grpc", name=name, response_time=elapsed_ms,
-            response_length=self.sizes.last if exception is None else 0,
+            response_length=self.sizes.last if exception is None and not streamed else 0,
             exception=exception, context=context, start_time=start)
         return exception

@@ -64,8 +64,8 @@ HERE = Path(__file__).resolve().parent
 REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
 LOCUSTFILE = HERE / "locustfile.py"
 POSITIONS = HERE / "positions.jsonl"
-WEIGHT_KEYS = ("suggest_short", "suggest_normal", "legal", "apply")
-DEFAULT_WEIGHTS = "suggest_short=3,suggest_normal=1,legal=4,apply=4"
+WEIGHT_KEYS = ("suggest_short", "suggest_normal", "legal", "apply", "review")
+DEFAULT_WEIGHTS = "suggest_short=3,suggest_normal=1,legal=4,apply=4,review=0.2"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LOOPBACK = re.compile(r"^(127\.\d+\.\d+\.\d+|localhost|\[::1\]):\d+$")
 
@@ -484,6 +484,7 @@ def traffic_flags(args: argparse.Namespace, out: Path) -> list[str]:
         "--weight-suggest-short", f"{w['suggest_short']:g}",
         "--weight-suggest-normal", f"{w['suggest_normal']:g}",
         "--weight-legal", f"{w['legal']:g}", "--weight-apply", f"{w['apply']:g}",
+        "--weight-review", f"{w['review']:g}",
         "--think-ms", f"{args.think_ms:g}", "--reject-backoff-ms", f"{args.reject_backoff_ms:g}",
         "--retries", str(args.retries), *(["--seeded"] if args.seeded else []),
     ]

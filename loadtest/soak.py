@@ -4,7 +4,7 @@
     python loadtest/soak.py --duration 40s --interval 2s --warmup 10s   # the CI run
 
 Starts ``cacao-server`` (two search slots, the default memory budget), runs
-locust's default game-client mix through the client library at a moderate
+locust's game-client mix (without reviews) through the client library at a moderate
 pace (``--users`` users, ``--think-ms`` between calls) and ``--analyses``
 background analyses back to back beside it, and every ``--interval`` records
 the server's RSS, threads and open files (the largest of the samples taken
@@ -47,6 +47,8 @@ import run as loadrun  # noqa: E402  (loadtest/run.py: locust, exact latencies)
 from cacaoai.client.local import LocalServer  # noqa: E402
 from cacaoai.server.options import DEFAULT_MEMORY_BUDGET_MB  # noqa: E402
 
+#: The traffic: a game client's calls for a move (run.py's default mix without its reviews).
+MOVES = "suggest_short=3,suggest_normal=1,legal=4,apply=4"
 FLAT = 0.10
 FLAT_KEYS = ("rss_mean_mib", "threads", "open_files")  # the peak RSS is held to the budget instead
 COLUMNS = ("minute", "t_s", "rss_mib", "rss_mean_mib", "threads", "open_files", "requests", "failed",
@@ -173,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     for old in out.glob("raw.*.csv"):
         old.unlink()
     run_args = loadrun.parse_args(["--users", str(args.users), "--duration", args.duration,
-                                   "--think-ms", f"{args.think_ms:g}", "--out", str(out)])
+                                   "--think-ms", f"{args.think_ms:g}", "--out", str(out),
+                                   "--weights", MOVES])
     flags = ["--max-searches", "2", "--search-priority", "idle", "--memory-budget-mb", str(args.budget_mb),
              *args.server_flag]
     loadavg = [round(x, 2) for x in os.getloadavg()]

@@ -32,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # noqa: E402  (loadtest/run.py)
 
 QUIET_PERCENT = 15.0  # other processes' CPU (100 = one core) a clean measurement allows
+#: The mixed runs' traffic: a game client's calls for a move, without the reviews of run.py's default mix.
+MIXED = "suggest_short=3,suggest_normal=1,legal=4,apply=4"
 
 
 def machine_busy_percent(seconds: float = 3.0) -> float:
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                           [f"SuggestAction {budget}ms"]))
     if not args.skip_mixed:
         for n in users:
-            plans.append(("mixed 3:1:4:4", "mixed", n, run.DEFAULT_WEIGHTS,
+            plans.append(("mixed 3:1:4:4", "mixed", n, MIXED,
                           ["SuggestAction 50ms", "SuggestAction 500ms", "ListLegalActions",
                            "ApplyAction"]))
     lines = [HEADER]

@@ -98,18 +98,23 @@ def test_durations_read_as_locust_writes_them():
     assert [run.parse_duration(t) for t in ("45", "30s", "2m", "1h30m")] == [45, 30, 120, 5400]
 
 
+def run_load(out, *flags):
+    """loadtest/run.py with these flags, as a user runs it: (its output, the summary it wrote).
+    locust is not imported here: its gevent monkey patching would deadlock this
+    process's gRPC threads; run.py runs it apart."""
+    done = subprocess.run([sys.executable, str(LOADTEST / "run.py"), *flags, "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout, json.loads((out / "summary.json").read_text())
+
+
 @pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_path):
-    # locust is a test dependency; it is not imported here: its gevent monkey
-    # patching would deadlock this process's gRPC threads. run.py runs it apart.
     out = tmp_path / "run"
-    done = subprocess.run(
-        [sys.executable, str(LOADTEST / "run.py"), "--users", "3", "--spawn-rate", "3",
-         "--duration", "4s", "--suggest-normal-ms", "200", "--out", str(out)],
-        capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    summary = json.loads((out / "summary.json").read_text())
+    stdout, summary = run_load(out, "--users", "3", "--spawn-rate", "3", "--duration", "4s",
+                               "--suggest-normal-ms", "200",
+                               "--weights", "suggest_short=3,suggest_normal=1,legal=4,apply=4")
     load = summary["load"]
     assert summary["ok"] and load["failures"] == 0 and load["requests"] > 20
     assert set(load["rpcs"]) == {"SuggestAction 50ms", "SuggestAction 200ms",
@@ -117,7 +122,18 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
     assert all(r["ok"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0 for r in load["rpcs"].values())
     assert summary["after_load"] == {**summary["after_load"], "health": "SERVING", "suggest": "OK"}
     assert summary["server_exit_code"] == 0
-    assert (out / "locust_stats.csv").exists() and "PASS" in done.stdout
+    assert (out / "locust_stats.csv").exists() and "PASS" in stdout
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(180)
+def test_the_review_task_reads_each_review_to_its_summary(tmp_path):
+    _, summary = run_load(tmp_path / "run", "--users", "2", "--spawn-rate", "2", "--duration", "3s",
+                          "--weights", "review=1")
+    load = summary["load"]
+    assert set(load["rpcs"]) == {"ReviewGame"} and load["failures"] == 0
+    review = load["rpcs"]["ReviewGame"]
+    assert review["ok"] > 0 and review["mean_iterations"] >= 4 * 100 / 2   # 4 decisions at 100
 
 
 @pytest.mark.e2e
