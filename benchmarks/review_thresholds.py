@@ -7,22 +7,33 @@ budget, and prints per level: the decisions reviewed (forced ones apart),
 the share the search judged best, quantiles of the loss in win probability,
 the share of losses at or above each candidate threshold, the mean accuracy,
 and the classes by today's thresholds. The thresholds in
-cacaoai.search.review were chosen from this table (docs/review.md).
+cacaoai.search.review were chosen from this table (docs/search.md, "Game
+review and explanations").
 
-With --planted N it also plants one blunder in each of N games of strong
-self-play (an action a bigger search judges PLANT_LOSS worse than its best)
-and prints how the review judges them.
+With --planted N it plants one blunder in each of N games of strong
+self-play (an action a --judge-iteration search judges PLANT_LOSS worse
+than its best, checked on the two actions alone; kept in --plants FILE),
+reviews each planted move and prints how the review judges them; with
+--untouched N it also reviews N of those games whole, as strong played
+them, and counts the blunders it marks. --speed N times whole reviews of N
+games of strong self-play for 2, 3 and 4 players at the default budget.
 
     python benchmarks/review_thresholds.py --games 4 --pair beginner,strong --pair casual,strong \\
-        --pair advanced,strong --iterations 600 --planted 20
+        --pair advanced,strong --iterations 600
+    python benchmarks/review_thresholds.py --games 0 --planted 300 --untouched 300 --plants plants.jsonl \\
+        --processes 2
+    python benchmarks/review_thresholds.py --games 0 --speed 3
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -30,15 +41,17 @@ import numpy as np
 from cacaoai.engine import Position, derive_seed
 from cacaoai.lab.arena import play_game
 from cacaoai.lab.pool import run_tasks
-from cacaoai.search import ANALYSIS, Limit, Question, search
+from cacaoai.search import ANALYSIS, Limit, Question, Reuse, TreeCache, search
 from cacaoai.search.bots import LEVELS
-from cacaoai.search.review import CLASSES, DecisionReview, review, review_game
+from cacaoai.search.review import CLASSES, DEFAULT_LIMIT, DecisionReview, ReviewSummary, review, review_game
 
 CUTS = (0.02, 0.05, 0.10, 0.15, 0.20, 0.30)
 QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99)
 PLANT_LOSS = 0.20
 PLANT_VISITS = 10
 PLANT_TRIES = 4
+PLANT_PROPOSALS = 3
+VERIFY_SHARE = 0.25
 
 
 def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float, str]]:
@@ -56,30 +69,133 @@ def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str
     return rows
 
 
-def planted(task: tuple[int, int, int, int, int]) -> tuple[float, float, str] | None:
-    """One game of strong self-play with one move replaced: among the
-    actions a `judge`-iteration search tried at least PLANT_VISITS times at
-    a decision drawn at random (up to PLANT_TRIES decisions until one has
-    one), the most visited one it judges at least PLANT_LOSS worse than its
-    best. Reviewed alone at `iterations`: (the judge's loss, the review's
-    loss, the review's class); None when no drawn decision had such an action."""
-    g, seed, players, iterations, judge = task
+def plant(task: tuple[int, int, int, int]) -> dict[str, Any]:
+    """One game of strong self-play and, at a decision drawn at random (up
+    to PLANT_TRIES decisions until one has one), the action to plant.
+
+    A `judge`-iteration search of the mover's view proposes the actions it
+    tried at least PLANT_VISITS times and values at least PLANT_LOSS below
+    its best, most visited first; each is checked by continuing the judge's
+    tree VERIFY_SHARE of `judge` more iterations restricted to the best and
+    the proposed action (a value from a few visits is noise, and picking
+    the large ones picks noise), and the first whose loss holds at
+    PLANT_LOSS there is planted. The game's record, and the plant (its
+    index, action and the judge's loss) or None."""
+    g, seed, players, judge = task
     game = play_game((g, players, seed, [LEVELS["strong"]] * players))
     count = len(game["record"]["actions"])
+    out: dict[str, Any] = {"game": g, "record": game["record"], "plant": None}
     for k in random.Random(derive_seed(seed, g)).sample(range(count), min(PLANT_TRIES, count)):
         position = Position.from_record(game["record"], k)
-        judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g,
+        cache = TreeCache(1 << 30)
+        judged = search(position, Limit(iterations=judge), ANALYSIS, seed=seed + g, reuse=Reuse(cache),
                         question=Question(calibrated=False, multipv=0))
-        top = judged.candidates[0].win_probability
-        worse = [c for c in judged.candidates
-                 if c.visits >= PLANT_VISITS and c.win_probability <= top - PLANT_LOSS]
-        if worse:
-            plant = max(worse, key=lambda c: c.visits)
-            *_, decision, _summary = review_game(position, [plant.action], Limit(iterations=iterations),
-                                                 seed=seed + g, explanations=False)
-            assert isinstance(decision, DecisionReview)
-            return top - plant.win_probability, decision.win_loss, decision.classification
-    return None
+        top = judged.candidates[0]
+        worse = [c for c in judged.candidates[1:]
+                 if c.visits >= PLANT_VISITS and c.win_probability <= top.win_probability - PLANT_LOSS]
+        for proposed in sorted(worse, key=lambda c: -c.visits)[:PLANT_PROPOSALS]:
+            pair = search(position, Limit(iterations=round(judge * VERIFY_SHARE)), ANALYSIS, seed=seed + g,
+                          reuse=Reuse(cache), question=Question(calibrated=False, multipv=0,
+                                                                allow=[top.action, proposed.action]))
+            best, taken = (next(c for c in pair.candidates if c.action == a)
+                           for a in (top.action, proposed.action))
+            if best.win_probability - taken.win_probability >= PLANT_LOSS:
+                out["plant"] = {"index": k, "action": proposed.action.to_json(),
+                                "judge_loss": best.win_probability - taken.win_probability,
+                                "judge_visits": taken.visits, "judge": judge}
+                return out
+    return out
+
+
+def review_plant(task: tuple[dict[str, Any], int, int]) -> tuple[float, float, str]:
+    """A planted move reviewed alone (a fresh review from the position
+    before it) at `iterations`: (the judge's loss, the review's loss, the review's class)."""
+    game, seed, iterations = task
+    planted = game["plant"]
+    position = Position.from_record(game["record"], planted["index"])
+    *_, decision, _summary = review_game(position, [planted["action"]], Limit(iterations=iterations),
+                                         seed=seed + game["game"], explanations=False)
+    assert isinstance(decision, DecisionReview)
+    return planted["judge_loss"], decision.win_loss, decision.classification
+
+
+def review_untouched(task: tuple[dict[str, Any], int, int]) -> list[str]:
+    """The game as strong played it, reviewed whole: the class of each searched decision."""
+    game, seed, iterations = task
+    return [item.classification for item in review(game["record"], Limit(iterations=iterations),
+                                                   seed=seed + game["game"], explanations=False)
+            if isinstance(item, DecisionReview) and not item.forced]
+
+
+def plants(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """args.planted games with their plants: read from args.plants when it
+    exists, else made (and written there when given)."""
+    if args.plants and os.path.exists(args.plants):
+        with open(args.plants) as f:
+            games = sorted((json.loads(line) for line in f), key=lambda game: game["game"])
+        if len(games) < args.planted:
+            sys.exit(f"--plants: {args.plants} holds {len(games)} games, fewer than --planted {args.planted}")
+        return games[:args.planted]
+    tasks = [(g, args.seed + 77, 2, args.judge) for g in range(args.planted)]
+    games = []
+    with open(args.plants or os.devnull, "w") as f:
+        for game in run_tasks(plant, tasks, args.processes):   # written as they finish
+            f.write(json.dumps(game) + "\n")
+            f.flush()
+            games.append(game)
+    return sorted(games, key=lambda game: game["game"])
+
+
+def planted_blunders(args: argparse.Namespace) -> None:
+    """Plant, review the planted moves and the untouched games; print how the review judges them."""
+    started = time.monotonic()
+    games = plants(args)
+    found = [g for g in games if g["plant"] is not None]
+    judge = found[0]["plant"]["judge"] if found else args.judge
+    print(f"planted blunders (a {judge}-iteration search: >= {PLANT_LOSS:.2f} worse): {len(found)} "
+          f"of {len(games)} games had one ({time.monotonic() - started:.0f} s)")
+    started = time.monotonic()
+    rows = list(run_tasks(review_plant, [(g, args.seed + 77, args.iterations) for g in found], args.processes))
+    if rows:
+        judge_loss = np.array([r[0] for r in rows])
+        loss = np.array([r[1] for r in rows])
+        caught = sum(r[2] in ("mistake", "blunder") for r in rows)
+        print(f"reviewed at {args.iterations} iterations ({time.monotonic() - started:.0f} s): "
+              f"mistake or blunder {caught} of {len(rows)} ({caught / len(rows):.1%})")
+        print(f"judge's loss mean {judge_loss.mean():.3f}; review's loss q05/q10/q25/q50 "
+              + "/".join(f"{q:.3f}" for q in np.quantile(loss, (0.05, 0.1, 0.25, 0.5)))
+              + " | " + " / ".join(f">={c:.2f} {np.mean(loss >= c):.1%}" for c in CUTS)
+              + " | " + " / ".join(f"{c} {sum(r[2] == c for r in rows)}" for c in CLASSES))
+    if args.untouched:
+        started = time.monotonic()
+        tasks = [(g, args.seed + 77, args.iterations) for g in games[:args.untouched]]
+        classes = [c for game in run_tasks(review_untouched, tasks, args.processes) for c in game]
+        blunders = sum(c == "blunder" for c in classes)
+        print(f"untouched strong moves of {len(tasks)} games ({time.monotonic() - started:.0f} s): "
+              f"{len(classes)} decisions, blunder {blunders} ({blunders / max(1, len(classes)):.1%}), "
+              + " / ".join(f"{c} {classes.count(c)}" for c in CLASSES))
+
+
+def speed(args: argparse.Namespace) -> None:
+    """Whole games of strong self-play, 2 to 4 players, reviewed at the
+    review's default budget in this process: seconds and the share of each class."""
+    print("players | games | decisions | iterations | seconds a game, 1 thread / 2 threads (CPU s) | "
+          + " / ".join(CLASSES))
+    for players in (2, 3, 4):
+        games = [play_game((g, players, args.seed + 5, [LEVELS["strong"]] * players))["record"]
+                 for g in range(args.speed)]
+        seconds = []
+        for threads in (1, 2):
+            started, cpu = time.monotonic(), time.process_time()
+            items = [item for g, record in enumerate(games)
+                     for item in review(record, replace(DEFAULT_LIMIT, threads=threads), seed=args.seed + g)]
+            seconds.append(f"{(time.monotonic() - started) / len(games):.1f} "
+                           f"({(time.process_time() - cpu) / len(games):.1f})")
+        decisions = [i for i in items if isinstance(i, DecisionReview) and not i.forced]
+        iterations = sum(i.iterations for i in items if isinstance(i, ReviewSummary))
+        shares = " / ".join(f"{sum(d.classification == c for d in decisions) / len(decisions):.1%}" for c in CLASSES)
+        print(f"{players} | {len(games)} | {len(decisions)} | {iterations} | "
+              f"{seconds[0]} / {seconds[1]} | {shares}")
 
 
 def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> None:
@@ -119,7 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--planted", type=int, default=0,
                         help="also plant a blunder in this many games of strong self-play")
-    parser.add_argument("--judge", type=int, default=4000, help="the planting search's iterations")
+    parser.add_argument("--judge", type=int, default=20000, help="the planting search's iterations")
+    parser.add_argument("--speed", type=int, default=0,
+                        help="review this many whole games of strong self-play for 2, 3 and 4 players, timed")
+    parser.add_argument("--plants", help="a JSONL file of the planted games: read when it exists, else written")
+    parser.add_argument("--untouched", type=int, default=0,
+                        help="also review this many of the planted games whole, as strong played them")
     args = parser.parse_args(argv)
     pairs = [tuple(p.split(",")) for p in (args.pair or ["beginner,strong"])]
     for pair in pairs:
@@ -128,17 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.games:
         by_level(pairs, args)
     if args.planted:
-        tasks = [(g, args.seed + 77, 2, args.iterations, args.judge) for g in range(args.planted)]
-        found = [r for r in run_tasks(planted, tasks, args.processes) if r is not None]
-        print(f"planted blunders (a {args.judge}-iteration search: >= {PLANT_LOSS:.2f} worse): {len(found)} "
-              f"of {args.planted} games had one")
-        if found:
-            judge_loss = np.array([r[0] for r in found])
-            loss = np.array([r[1] for r in found])
-            print(f"judge's loss mean {judge_loss.mean():.3f}; review's loss q05/q10/q25/q50 "
-                  + "/".join(f"{q:.3f}" for q in np.quantile(loss, (0.05, 0.1, 0.25, 0.5)))
-                  + " | " + " / ".join(f">={c:.2f} {np.mean(loss >= c):.1%}" for c in CUTS)
-                  + " | " + " / ".join(f"{c} {sum(r[2] == c for r in found)}" for c in CLASSES))
+        planted_blunders(args)
+    if args.speed:
+        speed(args)
     return 0
 
 

@@ -103,14 +103,23 @@ def test_calibration_regret_compares_the_players_moves_with_the_evaluators_best(
     assert float(rows["random"][5]) > float(rows["mcts:iterations=10"][5]), out
 
 
-def test_review_thresholds_prints_the_losses_by_level_and_the_planted_blunders():
+def test_review_thresholds_prints_the_losses_by_level_and_the_planted_blunders(tmp_path):
+    plants = tmp_path / "plants.jsonl"
     out = run_script("review_thresholds.py", "--games", "1", "--pair", "club,advanced", "--iterations", "20",
-                     "--planted", "1", "--judge", "40")
+                     "--planted", "2", "--judge", "40", "--untouched", "1", "--plants", str(plants))
     rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out.splitlines() if " | " in line}
     for level in ("club", "advanced"):
         decisions, *_, classes = rows[level]
         assert int(decisions) > 0 and sum(int(n) for n in classes.split(" / ")) == int(decisions), out
-    assert "planted blunders" in out, out
+    had = re.search(r"^planted blunders .*: (\d+) of 2 games had one", out, re.M)
+    assert had, out
+    untouched = re.search(r"^untouched strong moves of 1 games .*: (\d+) decisions, blunder (\d+)", out, re.M)
+    assert untouched and int(untouched[1]) > int(untouched[2]), out
+    # the plants are kept: a second run reviews the same ones
+    assert len(plants.read_text().splitlines()) == 2
+    again = run_script("review_thresholds.py", "--games", "0", "--iterations", "20", "--planted", "2",
+                       "--plants", str(plants))
+    assert f"{had[1]} of 2 games had one" in again, again
 
 
 def test_one_answer_counts_the_differences_between_sources():
