@@ -49,13 +49,14 @@ seat's outcome: its win share, 1 divided by the number of winners, or 0):
 A player count without an entry is left as it is.
 
 **Populations.** A model's calibration names its maps by the settings they
-were fitted to (``"play"``, ``"analysis"``) and may hold ``"populations"``:
-analysis maps fitted to the games of other players than `strong` self-play,
-by population: ``"casual"`` (every seat plays the level `casual`) or
-``"strong vs easy"`` (one seat `strong`, the others `easy`). When a request
-says who plays each seat (:func:`population`), an analysis takes that
-population's entry for its player count, where there is one, and the
-analysis map otherwise (docs/search.md, "Calibration").
+were fitted to (``"play"``, ``"analysis"``), and each may hold
+``"populations"``: maps for the same settings fitted to the games of other
+players than `strong` self-play, by population: ``"casual"`` (every seat
+plays the level `casual`) or ``"strong vs easy"`` (one seat `strong`, the
+others `easy`). When a request says who plays each seat (:func:`population`),
+a search takes its settings' entry for that population and player count,
+where there is one, and the settings' map otherwise (docs/search.md,
+"Calibration").
 """
 
 from __future__ import annotations
@@ -244,14 +245,12 @@ def choose_map(calibration: Mapping[str, Any] | None, name: str, levels: Sequenc
                players: int = 2) -> Choice:
     """The map for the settings `name` and a game of `players` seats whose
     players are `levels` (:func:`population`): the population's own entry
-    for that player count where the model has one (analysis maps only; in a
-    2-player game "A vs B" is also "B vs A" from the other seat), else the
-    settings' map, for the default population."""
+    for that player count where the settings' map has one (in a 2-player
+    game "A vs B" is also "B vs A" from the other seat), else the settings'
+    map, for the default population."""
     chosen = select_map(calibration, name)
     wanted, one = population(levels)
-    maps: Mapping[str, Any] = {}
-    if name == "analysis" and calibration and "version" not in calibration:
-        maps = calibration.get("populations", {})
+    maps: Mapping[str, Any] = (chosen or {}).get("populations", {})
     candidates = [(wanted, one)]
     if VERSUS in wanted and players == 2 and one is not None:
         a, b = wanted.split(VERSUS, 1)
@@ -280,6 +279,14 @@ def validate_map(calibration: Mapping[str, Any]) -> None:
     entries = calibration.get("players")
     if not isinstance(entries, dict):
         raise ValueError("calibration map: 'players' must be an object")
+    populations = calibration.get("populations", {})
+    if not isinstance(populations, dict):
+        raise ValueError("calibration map: 'populations' must be an object")
+    for name, found in populations.items():
+        try:
+            validate_map(found)
+        except ValueError as e:
+            raise ValueError(f"{e} (in populations {name!r})") from None
     for players, entry in entries.items():
         where = f"calibration map: players {players!r}"
         if players not in ("2", "3", "4"):

@@ -49,8 +49,9 @@ class Question:
             is what a map is fitted to).
         levels: who plays each seat, by level name ("" for a seat whose
             player is not known; empty: nobody is known). The win
-            probabilities of an analysis then hold for those players where
-            the model has a map for their population (calibration_map.population);
+            probabilities of an analysis or a suggestion then hold for those
+            players where the model's map for the search's settings has one
+            for their population (calibration_map.population);
             the search itself is the same.
     """
 

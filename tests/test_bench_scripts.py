@@ -145,8 +145,11 @@ def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_pa
     manifest = tmp_path / "cacao.json"
     manifest.write_text(json.dumps({"name": "cacao", "calibration": {"play": {}, "analysis": {}}}))
     run_script("fit_populations.py", "--manifest", str(manifest), f"strong-vs-easy={samples}")
-    fitted = json.loads(manifest.read_text())["calibration"]["populations"]["strong vs easy"]
+    fitted = json.loads(manifest.read_text())["calibration"]["analysis"]["populations"]["strong vs easy"]
     assert fitted["version"] == 1 and set(fitted["players"]["2"]) == {"kind", "t", "one"}
+    run_script("fit_populations.py", "--manifest", str(manifest), "--map", "play", f"casual={samples}")
+    play = json.loads(manifest.read_text())["calibration"]["play"]["populations"]
+    assert set(play) == {"casual"} and set(play["casual"]["players"]["2"]) == {"kind", "t"}
 
 
 def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():

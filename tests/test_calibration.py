@@ -6,6 +6,7 @@ exactly for a seed.
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -299,7 +300,7 @@ def test_a_model_has_a_map_for_play_and_one_for_analysis_and_each_search_reports
     from cacaoai.search import ANALYSIS, Limit, Question, SearchSettings, search
 
     maps = load_model().manifest["calibration"]
-    assert set(maps) == {"play", "analysis", "populations"} and maps["play"] != maps["analysis"]
+    assert set(maps) == {"play", "analysis"} and maps["play"] != maps["analysis"]
     position = Position.new(2, seed=8)
     for settings, name in ((SearchSettings(), "play"), (ANALYSIS, "analysis")):
         raw = search(position, Limit(iterations=60), settings, seed=3, question=Question(calibrated=False))
@@ -312,13 +313,47 @@ def test_a_model_has_a_map_for_play_and_one_for_analysis_and_each_search_reports
     levels = ["easy", "strong"]
     raw = search(position, Limit(iterations=60), ANALYSIS, seed=3, question=Question(calibrated=False))
     told = search(position, Limit(iterations=60), ANALYSIS, seed=3, question=Question(levels=levels))
-    expected = cm.apply_map(maps["populations"]["strong vs easy"], raw.win_probability, position.progress,
-                            raw.to_act, one=1)
+    expected = cm.apply_map(maps["analysis"]["populations"]["strong vs easy"], raw.win_probability,
+                            position.progress, raw.to_act, one=1)
     assert told.population == "strong vs easy" and told.win_probability == pytest.approx(tuple(expected))
     assert told.win_probability[1] > raw.win_probability[1]
     assert told.best_action == raw.best_action and told.candidates == raw.candidates
     with pytest.raises(ValueError, match="levels: must be a sequence of level names"):
         Question(levels="strong")
+
+
+def test_a_suggestion_told_who_plays_takes_the_play_maps_population_and_an_analysis_its_own(tmp_path):
+    from pathlib import Path
+
+    from cacaoai.search import ANALYSIS, Limit, Question, SearchSettings, search
+
+    shipped = Path(cm.__file__).parent / "models" / "cacao"
+    manifest = json.loads(shipped.with_suffix(".json").read_text())
+    casual = {"version": 1, "players": {"2": {"kind": "staged", "t": [4.0, 4.0, 4.0]}}}
+    manifest["calibration"]["play"]["populations"] = {"casual": casual}
+    model = tmp_path / "with-play-populations.npz"
+    model.write_bytes(shipped.with_suffix(".npz").read_bytes())
+    model.with_suffix(".json").write_text(json.dumps(manifest))
+    position, limit = Position.new(2, seed=8), Limit(iterations=60)
+    play = SearchSettings(model=str(model))
+    raw = search(position, limit, play, seed=3, question=Question(calibrated=False))
+    told = search(position, limit, play, seed=3, question=Question(levels=["casual", "casual"]))
+    assert told.population == "casual"
+    assert told.win_probability == pytest.approx(tuple(cm.apply_map(casual, raw.win_probability,
+                                                                    position.progress)))
+    assert told.best_action == raw.best_action and told.candidates == raw.candidates
+    # players the play map has no population for: the play map itself
+    other = search(position, limit, play, seed=3, question=Question(levels=["club", "club"]))
+    assert other.population == cm.DEFAULT_POPULATION
+    assert other.win_probability == search(position, limit, play, seed=3).win_probability
+    # an analysis of casual players takes the analysis map's population, not the play map's
+    analyses = replace(ANALYSIS, model=str(model))
+    raw = search(position, limit, analyses, seed=3, question=Question(calibrated=False))
+    analysis = search(position, limit, analyses, seed=3, question=Question(levels=["casual", "casual"]))
+    own = manifest["calibration"]["analysis"]["populations"]["casual"]
+    assert analysis.population == "casual" and own != casual
+    assert analysis.win_probability == pytest.approx(tuple(cm.apply_map(own, raw.win_probability,
+                                                                        position.progress)))
 
 
 def test_a_single_map_serves_every_search_and_a_map_by_settings_each_its_own():
@@ -457,13 +492,15 @@ def test_a_population_is_read_from_each_seats_level():
         assert cm.population(unknown) == (cm.DEFAULT_POPULATION, None)
 
 
-def test_an_analysis_takes_its_populations_map_where_the_model_has_one():
+def test_a_search_takes_its_settings_populations_map_where_the_model_has_one():
     entry = {"kind": "staged", "t": [1.0, 1.0, 1.0], "one": [1.0, 1.0, 1.0]}
-    maps = {"play": {"version": 1, "players": {}}, "analysis": {"version": 1, "players": {}},
-            "populations": {"strong vs easy": {"version": 1, "players": {"2": entry}}}}
+    casual = {"version": 1, "players": {"3": {"kind": "staged", "t": [2.0, 2.0, 2.0]}}}
+    maps = {"play": {"version": 1, "players": {}, "populations": {"casual": casual}},
+            "analysis": {"version": 1, "players": {},
+                         "populations": {"strong vs easy": {"version": 1, "players": {"2": entry}}}}}
     # in a 2-player game "easy vs strong" is "strong vs easy" seen from the other seat
     chosen = cm.choose_map(maps, "analysis", ["easy", "strong"], 2)
-    assert chosen == cm.Choice(maps["populations"]["strong vs easy"], "strong vs easy", 1)
+    assert chosen == cm.Choice(maps["analysis"]["populations"]["strong vs easy"], "strong vs easy", 1)
     # the one seat's offset raises its chances, and only it
     raw = [0.5, 0.5]
     corrected = cm.apply_map(chosen.map, raw, progress=0.5, one=chosen.one)
@@ -472,6 +509,14 @@ def test_an_analysis_takes_its_populations_map_where_the_model_has_one():
     assert cm.choose_map(maps, "analysis", ["strong", "easy", "easy"], 3) == \
         cm.Choice(maps["analysis"], cm.DEFAULT_POPULATION, None)
     assert cm.choose_map(maps, "play", ["easy", "strong"], 2).map is maps["play"]
+    # each settings' map has its own populations: a suggestion between casual players takes the play map's
+    assert cm.choose_map(maps, "play", ["casual"] * 3, 3) == cm.Choice(casual, "casual", None)
+    assert cm.choose_map(maps, "analysis", ["casual"] * 3, 3).map is maps["analysis"]
+    assert cm.choose_map(maps, "play", ["casual"] * 2, 2).map is maps["play"]
+    cm.validate_map(maps["play"])
+    with pytest.raises(ValueError, match="t must be a list of 3 positive numbers.*in populations 'casual'"):
+        cm.validate_map(dict(maps["play"], populations={"casual": {"version": 1, "players": {"2": {
+            "kind": "staged", "t": [0.0, 1.0, 1.0]}}}}))
     assert cm.choose_map(maps, "analysis", (), 2).population == cm.DEFAULT_POPULATION
     with pytest.raises(ValueError, match="one offsets needs its one seat"):
         cm.apply_map(chosen.map, raw, progress=0.5)
