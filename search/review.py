@@ -315,9 +315,14 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
     assert best is not None
     judged, spent = first, first.iterations
     if best != action:
+        pair = Question(seat=seat, multipv=2, calibrated=False, allow=[best, action])
         judged = search(position, pair_limit, settings, seed=derive_seed(seed, 1), run=run,
-                        reuse=Reuse(cache), question=Question(seat=seat, multipv=2, calibrated=False,
-                                                              allow=[best, action]))
+                        reuse=Reuse(cache), question=pair)
+        if judged.stopped_by != "stop" and not _tried(judged, (best, action)):
+            # a time budget on a busy machine can end before both were tried
+            judged = search(position, replace(pair_limit, iterations=PAIR_MIN_ITERATIONS, time_s=None),
+                            settings, seed=derive_seed(seed, 1), run=run, reuse=Reuse(cache),
+                            question=pair)
         if judged.stopped_by == "stop":
             return None
         spent += judged.iterations
@@ -338,6 +343,12 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
         gold_after=taken.expected_gold, best_gold=top.expected_gold, gold_loss=gold_loss,
         accuracy=move_accuracy(loss), best_line=best_line, line=line, explanation=explanation,
         iterations=spent, reused_visits=reused)
+
+
+def _tried(result: SearchResult, actions: Sequence[Action]) -> bool:
+    """Whether the search's root has a candidate for each of `actions`."""
+    seen = {c.action for c in result.candidates}
+    return all(a in seen for a in actions)
 
 
 def _candidate(result: SearchResult, action: Action) -> Candidate:

@@ -70,6 +70,15 @@ def test_a_review_judges_every_decision_and_sums_each_seat_up():
     assert summary.iterations == sum(d.iterations for d in decisions)
 
 
+def test_a_time_budget_too_short_to_try_the_played_move_still_judges_it():
+    # a timed review on a busy machine can stop its second search before it
+    # has tried the move played; the review then completes it by iterations
+    decisions, _ = split(review(prefix(RECORD, 12), Limit(time_s=1e-9), seed=3))
+    assert [d.index for d in decisions] == list(range(12))
+    judged = [d for d in decisions if not d.forced and d.best_action != d.action]
+    assert judged and all(d.win_after is not None and d.best_win is not None for d in judged)
+
+
 def test_the_same_seed_and_budget_give_the_same_review():
     first = [item.to_json() for item in review(prefix(RECORD, 8), CHEAP, seed=7)]
     again = [item.to_json() for item in review(prefix(RECORD, 8), CHEAP, seed=7)]
