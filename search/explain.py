@@ -210,8 +210,11 @@ def sentence(explanation: Explanation, names: Sequence[str] = DEFAULT_NAMES) -> 
     if clauses:
         text = head + " " + (clauses[0] if len(clauses) == 1
                              else ", ".join(clauses[:-1]) + " and " + clauses[-1])
-    elif total is not None:
+    elif total is not None and total.difference > 0:
         text = f"{head} scores more than {action_text(explanation.other_line[0])}"
+    elif total is not None:
+        return (f"{head} scores {-total.difference} gold less than {action_text(explanation.other_line[0])} "
+                "along the expected lines; its gain is in the chances after them")
     else:
         return (f"{head} scores as much as {action_text(explanation.other_line[0])} along the expected "
                 "lines; its gain is in the chances after them")

@@ -209,6 +209,11 @@ def test_a_sentence_names_what_the_line_gains():
         "2101 at (1,-2) takes the majority of the temple at (1,-1) from yellow (+3 gold at the end) "
         "and moves your water carrier to 4 instead of 2 (+3), +9 gold in all at the end")
     assert json.loads(json.dumps(why.to_json()))["temples"] == [{"x": 1, "y": -1, "best": [6, 3], "other": [3, 6]}]
+    # a line that gains nothing the parts show and scores less never "scores more"
+    behind = Explanation(seat=0, line=(place,), other_line=(Action.discard(0, "3001"),), plies=1, other_plies=1,
+                         turn=5, parts=(Part("total", 8, 11),), temples=())
+    assert sentence(behind) == ("2101 at (1,-2) scores 3 gold less than discarding 3001 along the expected "
+                                "lines; its gain is in the chances after them")
 
 
 def test_a_suggestion_is_explained_against_its_runner_up():

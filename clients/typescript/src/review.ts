@@ -175,8 +175,10 @@ export function sentence(e: ExplanationLike, wording: Wording): string {
   let text: string;
   if (clauses.length) {
     text = `${head} ${clauses.length === 1 ? clauses[0] : `${clauses.slice(0, -1).join(", ")} and ${clauses[clauses.length - 1]}`}`;
-  } else if (total) {
+  } else if (total && total.best > total.other) {
     text = `${head} scores more than ${actionText(e.otherLine[0], rules)}`;
+  } else if (total) {
+    return `${head} scores ${total.other - total.best} gold less than ${actionText(e.otherLine[0], rules)} along the expected lines; its gain is in the chances after them`;
   } else {
     return `${head} scores as much as ${actionText(e.otherLine[0], rules)} along the expected lines; its gain is in the chances after them`;
   }

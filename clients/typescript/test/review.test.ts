@@ -45,6 +45,9 @@ test("a sentence keeps to three gains, says when only the total differs, and whe
     "instead of 7 and leaves you 3 cacao instead of 1, +3 gold in all at the end");
   assert.equal(sentence({ seat: 0, line, otherLine, parts: [{ name: "total", best: 30, other: 29 }], temples: [] }, { rules }),
     "taking 3 gold and keeping 1 cacao scores more than taking 1 gold and keeping 3 cacao, +1 gold in all at the end");
+  assert.equal(sentence({ seat: 0, line, otherLine, parts: [{ name: "total", best: 27, other: 30 }], temples: [] }, { rules }),
+    "taking 3 gold and keeping 1 cacao scores 3 gold less than taking 1 gold and keeping 3 cacao along the " +
+    "expected lines; its gain is in the chances after them");
   assert.match(sentence({ seat: 0, line, otherLine, parts: [], temples: [] }, { rules }),
     /scores as much as .* its gain is in the chances after them$/);
   // a temple where the line keeps another seat from gold, the mover's own award the same
