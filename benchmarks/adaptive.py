@@ -26,15 +26,22 @@ from collections import Counter
 from cacaoai.engine import Position, derive_seed
 from cacaoai.lab.arena import play_deal, wilson
 from cacaoai.lab.pool import run_tasks
-from cacaoai.search.adaptive import RUNGS, reviewed_accuracy
-from cacaoai.search.bots import AdaptiveBot, parse_bot
+from cacaoai.search import adaptive
+from cacaoai.search.adaptive import RUNGS, reviewed
+from cacaoai.search.bots import LEVELS, AdaptiveBot, parse_bot
 
-FIXED = tuple(name for name, _ in RUNGS)
+RUNG_NAMES = tuple(name for name, _, _ in RUNGS)
+FIXED = tuple(name for name in RUNG_NAMES if name in LEVELS)
+SPECS = {name: spec for name, spec, _ in RUNGS}
 
 
-def adaptive_game(task: tuple[str, int, int]) -> tuple[str, float, list[str]]:
-    """Game `g` of `level` against adaptive: (level, the level's share of the win, the rungs adaptive played)."""
-    level, g, seed = task
+def adaptive_game(task: tuple[str, int, int, dict[str, float]]) -> tuple[str, float, list[str], list[float]]:
+    """Game `g` of `level` against adaptive (with the band's settings changed as `tune` says):
+    (level, the level's share of the win, the rungs adaptive played, and the
+    opponent's mean reviewed accuracy at adaptive's last move: [] if none)."""
+    level, g, seed, tune = task
+    for key, value in tune.items():
+        setattr(adaptive, key, type(getattr(adaptive, key))(value))
     deal_seed = derive_seed(seed, g // 2)
     game_seed = derive_seed(deal_seed, g)
     seating = [(s - g) % 2 for s in range(2)]      # seat -> bot index (0: the level, 1: adaptive)
@@ -44,20 +51,21 @@ def adaptive_game(task: tuple[str, int, int]) -> tuple[str, float, list[str]]:
     assert result is not None
     seat = seating.index(0)
     share = 1.0 / len(result.winners) if seat in result.winners else 0.0
-    return level, share, ours.chosen
+    last = ours.choices[-1].estimate.accuracy if ours.choices else None
+    return level, share, ours.chosen, [] if last is None else [last]
 
 
 def calibration_game(task: tuple[str, int, int]) -> tuple[str, list[float]]:
-    """Game `g` of `level` against itself, each searched decision's accuracy as adaptive reviews it."""
+    """Game `g` of rung `level` against itself, each searched decision's accuracy as adaptive reviews it."""
     level, g, seed = task
-    bot = parse_bot(level)
-    final = play_deal(2, derive_seed(seed, g), derive_seed(seed, 10_000 + g), [0, 1], [bot, parse_bot(level)])
+    final = play_deal(2, derive_seed(seed, g), derive_seed(seed, 10_000 + g), [0, 1],
+                      [parse_bot(SPECS[level]), parse_bot(SPECS[level])])
     replay = Position.from_record(final.record(), 0)
     out = []
     for index, action in enumerate(final.history):
-        accuracy = reviewed_accuracy(replay, index, action)
-        if accuracy is not None:
-            out.append(accuracy)
+        judged = reviewed(replay, index, action)
+        if judged is not None:
+            out.append(judged[0])
         replay.apply(action)
     return level, out
 
@@ -66,15 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=20, help="games against each level (default 20)")
     parser.add_argument("--levels", default=",".join(FIXED), help="the fixed levels, comma-separated")
+    parser.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                        help="change a setting of search/adaptive.py (GAIN_UP, GAIN_DOWN, LEAN, MIX, PRIOR_WEIGHT...)")
     parser.add_argument("--calibrate", type=int, default=0, metavar="G",
                         help="also G games of each level against itself, reviewed (default 0)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=1)
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.levels.split(",") if n.strip()]
-    unknown = [n for n in names if n not in FIXED]
+    unknown = [n for n in names if n not in RUNG_NAMES]
     if unknown:
-        parser.error(f"--levels: unknown level {unknown[0]!r}; the fixed levels are {', '.join(FIXED)}")
+        parser.error(f"--levels: unknown level {unknown[0]!r}; the levels are {', '.join(RUNG_NAMES)}")
     started = time.monotonic()
     if args.calibrate:
         accuracies: dict[str, list[float]] = {n: [] for n in names}
@@ -89,18 +99,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.games:
         shares: dict[str, list[float]] = {n: [] for n in names}
         played: dict[str, Counter[str]] = {n: Counter() for n in names}
-        tasks2 = [(n, g, args.seed) for n in names for g in range(args.games)]
-        for level, share, chosen in run_tasks(adaptive_game, tasks2, args.processes):
+        seen: dict[str, list[float]] = {n: [] for n in names}
+        tune = {}
+        for item in args.tune:
+            key, _, value = item.partition("=")
+            if not hasattr(adaptive, key.strip()) or not value:
+                parser.error(f"--tune: {item!r} is not NAME=VALUE with NAME a setting of search/adaptive.py")
+            tune[key.strip()] = float(value)
+        tasks2 = [(n, g, args.seed, tune) for n in names for g in range(args.games)]
+        for level, share, chosen, accuracy in run_tasks(adaptive_game, tasks2, args.processes):
             shares[level].append(share)
             played[level].update(chosen)
-        print(f"{args.games} games a level against adaptive, {time.monotonic() - started:.0f} s")
-        print("level | games | the level's win rate | 95% interval | adaptive's moves by rung")
+            seen[level] += accuracy
+        print(f"{args.games} games a level against adaptive{' ' + str(tune) if tune else ''}, "
+              f"{time.monotonic() - started:.0f} s")
+        print("level | games | the level's win rate | 95% interval | its accuracy seen | adaptive's moves by rung")
         for n in names:
             wins, games = sum(shares[n]), len(shares[n])
             low, high = wilson(wins, games)
             total = sum(played[n].values()) or 1
-            rungs = " ".join(f"{r}:{100 * played[n][r] / total:.0f}%" for r in FIXED if played[n][r])
-            print(f"{n} | {games} | {100 * wins / games:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | {rungs}")
+            rungs = " ".join(f"{r}:{100 * played[n][r] / total:.0f}%" for r in RUNG_NAMES if played[n][r])
+            accuracy = sum(seen[n]) / max(1, len(seen[n]))
+            print(f"{n} | {games} | {100 * wins / games:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | "
+                  f"{accuracy:.1f} | {rungs}")
     return 0
 
 

@@ -43,7 +43,7 @@ History = Sequence[tuple[Position, Action]]
 REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
 
 __all__ = ["LEVELS", "AdaptiveBot", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
-           "levels", "parse_bot"]
+           "levels", "parse_bot", "rungs"]
 
 # Named strength levels, weakest first. The rule for their budgets: each 100 to
 # 250 Elo above the one before on the ladder (docs/decisions/levels.md; today's
@@ -74,15 +74,22 @@ class Level:
 def levels() -> dict[str, Level]:
     """The named strength levels, weakest first, then ``adaptive`` (with the
     budget and settings of its strongest rung: the most it spends on a move)."""
-    out = {}
-    for name, spec in LEVELS.items():
-        bot = parse_bot(spec)
-        assert isinstance(bot, MCTSBot)
-        # a level searches one tree unless it says otherwise, whatever the server allows
-        out[name] = Level(name, replace(bot.limit, threads=bot.limit.threads or 1), bot.settings)
-    top = out[adaptive.RUNGS[-1][0]]
+    out = {name: _level(name, spec) for name, spec in LEVELS.items()}
+    top = rungs()[adaptive.RUNGS[-1][0]]
     out[adaptive.ADAPTIVE] = Level(adaptive.ADAPTIVE, top.limit, top.settings)
     return out
+
+
+def rungs() -> dict[str, Level]:
+    """The settings the adaptive level plays (adaptive.RUNGS), weakest first."""
+    return {name: _level(name, spec) for name, spec, _ in adaptive.RUNGS}
+
+
+def _level(name: str, spec: str) -> Level:
+    bot = parse_bot(spec)
+    assert isinstance(bot, MCTSBot)
+    # a level searches one tree unless it says otherwise, whatever the server allows
+    return Level(name, replace(bot.limit, threads=bot.limit.threads or 1), bot.settings)
 
 
 class Bot(ABC):
@@ -180,16 +187,19 @@ class AdaptiveBot(Bot):
     spec = "level:adaptive"
 
     def __init__(self) -> None:
-        self.bots = {name: parse_bot(name) for name, _ in adaptive.RUNGS}
+        self.bots = {name: parse_bot(spec) for name, spec, _ in adaptive.RUNGS}
         self.chosen: list[str] = []
+        self.choices: list[adaptive.Choice] = []
 
     def choose(self, position: Position, rng_seed: int, history: History = ()) -> Action:
-        name, _ = adaptive.choose_level(position, rng_seed)
-        self.chosen.append(name)
-        return self.bots[name].choose(position, rng_seed, history)
+        choice = adaptive.choose_level(position, rng_seed)
+        self.chosen.append(choice.level)
+        self.choices.append(choice)
+        return self.bots[choice.level].choose(position, rng_seed, history)
 
     def new_game(self) -> None:
         self.chosen = []
+        self.choices = []
 
 
 class FlatMonteCarloBot(MCTSBot):

@@ -61,6 +61,7 @@ from cacaoai.search import (
 )
 from cacaoai.search.adaptive import ADAPTIVE, choose_level
 from cacaoai.search.bots import levels as search_levels
+from cacaoai.search.bots import rungs as adaptive_rungs
 from cacaoai.search.explain import explain_result
 from cacaoai.search.model import load_model
 from cacaoai.search.review import review
@@ -183,6 +184,7 @@ class CacaoApi:
         self.roles = ({client: role for role, client in security.Tokens.load(o.auth_tokens).roles.values()}
                       if o.auth_tokens else {})
         self.levels = budgets.level_budgets(search_levels(), self.options)
+        self.rungs = budgets.level_budgets(adaptive_rungs(), self.options)  # what adaptive plays
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
         if self.default_level not in self.levels:
@@ -510,7 +512,7 @@ class CacaoApi:
         is the level it picks for this move from the game so far."""
         budget = plan.budget
         if budget is self.levels.get(ADAPTIVE):  # the adaptive level's own object (strong's budget is equal)
-            budget = self.levels[choose_level(plan.loaded.position, plan.seed, plan.seat)[0]]
+            budget = self.rungs[choose_level(plan.loaded.position, plan.seed, plan.seat).level]
         return budgets.fit_deadline(budget, plan.call.time_remaining(),
                                       self.options.deadline_margin_s)
 

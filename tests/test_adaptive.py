@@ -1,7 +1,9 @@
 """The adaptive level (cacaoai.search.adaptive): its estimate of the other
 seats' play follows scripted opponents (blunders pull it toward the weak
-levels, a search's best moves toward the strong ones), its choice is the
-same for a game and a seed, and the server and the bot specs offer it."""
+levels, a search's best moves toward the strong ones), decided positions
+count less, the rubber band plays weaker when ahead and stronger when
+behind, its choice is the same for a game and a seed, and the server and
+the bot specs offer it."""
 
 import json
 from pathlib import Path
@@ -12,7 +14,7 @@ from cacaoai.api import LEVEL_NAMES, convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Position
 from cacaoai.search import ANALYSIS, Limit, Question, adaptive, search
-from cacaoai.search.bots import LEVELS, AdaptiveBot, levels, parse_bot
+from cacaoai.search.bots import LEVELS, AdaptiveBot, levels, parse_bot, rungs
 
 RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
 REVIEW = Limit(iterations=60, threads=1)     # small budgets: the tests judge direction, not figures
@@ -70,29 +72,51 @@ def test_the_choice_is_the_same_for_a_game_and_a_seed_memo_or_not():
     first = adaptive.choose_level(position, seed=5, limit=REVIEW)
     adaptive._memo.clear()
     again = adaptive.choose_level(position, seed=5, limit=REVIEW)
-    assert first == again
+    assert first == again and first.win is not None and 0.0 <= first.win <= 1.0
+    assert first.level == adaptive.pick(first.target, 5)
     bot, other = AdaptiveBot(), AdaptiveBot()
     assert bot.choose(position, 9) == other.choose(position, 9)
-    assert bot.chosen == other.chosen and bot.chosen[0] in LEVELS
+    assert bot.chosen == other.chosen and bot.chosen[0] in rungs()
 
 
-def test_between_two_rungs_it_plays_one_of_the_two(monkeypatch):
-    assert adaptive.rung_of(0.0) == 0.0 and adaptive.rung_of(100.0) == len(adaptive.RUNGS) - 1
-    values = [a for _, a in adaptive.RUNGS]
+def test_decided_positions_count_less_than_open_ones():
+    assert adaptive.stakes(0.5, 2) == 1.0 and adaptive.stakes(None, 2) == 1.0
+    assert adaptive.stakes(0.95, 2) == pytest.approx(0.19) and adaptive.stakes(0.05, 2) == pytest.approx(0.19)
+    assert adaptive.stakes(1 / 3, 3) == pytest.approx(1.0) and adaptive.stakes(0.9, 3) < 0.5
+
+
+def test_the_band_plays_weaker_ahead_and_stronger_behind_within_the_ladder():
+    top = len(adaptive.RUNGS) - 1
+    assert adaptive.band(None, 2) == adaptive.LEAN
+    assert adaptive.band(0.8, 2) < adaptive.band(0.5, 2) == adaptive.LEAN < adaptive.band(0.2, 2)
+    assert adaptive.band(1 / 3, 3) == adaptive.LEAN and adaptive.band(0.5, 3) < adaptive.LEAN
+    assert adaptive.target_rung(3.0, 0.3, 2) > 3.0 > adaptive.target_rung(3.0, 0.7, 2)
+    assert adaptive.target_rung(top, 0.0, 2) == top and adaptive.target_rung(0.0, 1.0, 2) == 0.0
+    # the estimate alone stays within the fixed levels; only the band reaches the rungs beyond them
+    assert adaptive.rung_of(0.0) == adaptive.FLOOR and adaptive.rung_of(100.0) == adaptive.CEILING
+    assert adaptive.RUNGS[adaptive.FLOOR][0] == "beginner" and adaptive.RUNGS[adaptive.CEILING][0] == "strong"
+    assert adaptive.target_rung(adaptive.FLOOR, 1.0, 2) < adaptive.FLOOR
+    assert adaptive.target_rung(adaptive.CEILING, 0.0, 2) > adaptive.CEILING
+
+
+def test_a_target_between_two_rungs_plays_the_nearest_or_draws_one(monkeypatch):
+    values = [a for _, _, a in adaptive.RUNGS]
     assert values == sorted(values) and len(set(values)) == len(values)
-    middle = (values[2] + values[3]) / 2
-    assert adaptive.rung_of(middle) == pytest.approx(2.5)
-    position = Position.new(2, 4)
-    monkeypatch.setattr(adaptive, "PRIOR_ACCURACY", middle)    # no game yet: the prior decides
-    picked = {adaptive.choose_level(position, seed, limit=REVIEW)[0] for seed in range(40)}
-    assert picked == {adaptive.RUNGS[2][0], adaptive.RUNGS[3][0]}
+    middle = (values[3] + values[4]) / 2
+    assert adaptive.rung_of(middle) == pytest.approx(3.5)
+    names = [name for name, _, _ in adaptive.RUNGS]
+    assert {adaptive.pick(3.3, seed) for seed in range(20)} == {names[3]}
+    assert {adaptive.pick(3.7, seed) for seed in range(20)} == {names[4]}
+    monkeypatch.setattr(adaptive, "MIX", True)
+    assert {adaptive.pick(3.5, seed) for seed in range(40)} == {names[3], names[4]}
 
 
 def test_the_level_is_named_wherever_levels_are():
     assert "adaptive" in LEVEL_NAMES and "adaptive" not in LEVELS
     assert isinstance(parse_bot("adaptive"), AdaptiveBot) and isinstance(parse_bot("level:Adaptive"), AdaptiveBot)
     assert parse_bot("adaptive").spec == "level:adaptive"
-    assert levels()["adaptive"].limit == levels()[adaptive.RUNGS[-1][0]].limit
+    assert levels()["adaptive"].limit == rungs()[adaptive.RUNGS[-1][0]].limit
+    assert [name for name in rungs()] == [name for name, _, _ in adaptive.RUNGS]
     with pytest.raises(ValueError, match="adaptive"):
         parse_bot("level:grandmaster")
 
@@ -106,4 +130,4 @@ def test_the_server_plays_the_adaptive_level_from_a_record(cacao_stub):
     first, second = cacao_stub.SuggestAction(request), cacao_stub.SuggestAction(request)
     assert first.action == second.action
     played = first.evaluation.limits.iterations
-    assert played in {levels()[name].limit.iterations for name, _ in adaptive.RUNGS}
+    assert played in {level.limit.iterations for level in rungs().values()}

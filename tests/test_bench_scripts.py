@@ -157,7 +157,7 @@ def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():
     rows = [line.split(" | ") for line in out.splitlines() if " | " in line]
     calibration = [r for r in rows if len(r) == 3 and r[0] == "beginner"]   # level, decisions, mean accuracy
     assert calibration and int(calibration[0][1]) > 0 and 50 < float(calibration[0][2]) <= 100, out
-    games = [r for r in rows if len(r) == 5 and r[:2] == ["club", "2"]]     # ..., win rate, interval, rungs
+    games = [r for r in rows if len(r) == 6 and r[:2] == ["club", "2"]]     # ..., win rate, interval, accuracy, rungs
     assert games and games[0][2].endswith("%") and "-" in games[0][3], out
 
 
