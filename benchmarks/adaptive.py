@@ -4,13 +4,15 @@
 For each fixed level (standing in for a human), plays N 2-player games
 against ``adaptive`` (seats rotated, each deal played from both seats, as
 the arena plays them) and prints the fixed level's win rate (a shared win
-counts half) with its 95% Wilson interval, and how often adaptive played
-each rung. The target (docs/search.md): 40-60% for every level.
+counts half) with its 95% Wilson interval, the weighted accuracy adaptive
+saw in it at its last move (what search/adaptive.py's RUNGS hold), and how
+often adaptive played each rung. The target (docs/search.md): 40-60% for
+every level. --tune NAME=VALUE changes a setting of search/adaptive.py for
+the run (GAIN_UP, GAIN_DOWN, LEAN, MIX, PRIOR_ACCURACY...).
 
-With --calibrate G it first measures what search/adaptive.py's RUNGS
-hold: G games of each level against itself, every decision reviewed as
-the adaptive level reviews its opponents', and prints each level's mean
-accuracy.
+With --calibrate G it first plays G games of each rung against itself,
+every decision reviewed as the adaptive level reviews its opponents', and
+prints each rung's mean (unweighted) accuracy.
 
     python benchmarks/adaptive.py --games 20 --processes 2
     python benchmarks/adaptive.py --games 0 --calibrate 6 --processes 2
