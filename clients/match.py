@@ -32,6 +32,7 @@ from typing import Any, TextIO, TypeAlias
 from cacaoai.api import LEVEL_NAMES, Limit, parse_strength
 from cacaoai.engine import derive_seed, record_text
 
+from .board import seat_name
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
 from .console import run_command, shielded
@@ -118,9 +119,9 @@ def summary_lines(outcomes: Sequence[GameOutcome], players: Sequence[Player]) ->
 
 def game_line(o: GameOutcome, players: Sequence[Player]) -> str:
     result = o.record["result"]
-    seats = ", ".join(f"seat {s}: {strength_text(players[p])} {result['gold'][s]} gold"
+    seats = ", ".join(f"{seat_name(s)}: {strength_text(players[p])} {result['gold'][s]} gold"
                       for s, p in enumerate(o.seats))
-    winners = " and ".join(f"seat {w}" for w in result["winners"])
+    winners = " and ".join(seat_name(w) for w in result["winners"])
     where = f" -> {o.path}" if o.path else ""
     check = "" if o.valid else " (RECORD DID NOT VALIDATE)"
     return (f"game {o.number}: {len(o.record['actions'])} actions; {seats}; "

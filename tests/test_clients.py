@@ -732,6 +732,7 @@ def test_cacao_match_plays_games_and_writes_valid_records(cacao_server, tmp_path
     for f in files:
         assert Position.from_record(f.read_text()).is_over
     assert "Results over 2 games" in done.stdout and "won by" in done.stdout
+    assert "red: " in done.stdout and "seat 0" not in done.stdout  # seats named as on the board page
 
 
 def test_the_embedding_example_plays_a_whole_game(cacao_server):
