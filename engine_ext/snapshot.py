@@ -9,7 +9,6 @@ position must satisfy and names the field of the first problem.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from .rules import (
     MAX_SUN,
     MAX_WATER,
     START_TILES,
+    WORKER_COUNTS,
     WORKER_TILES,
     WORKER_TYPE,
     deck_tiles,
@@ -107,15 +107,19 @@ def _parse(data: Mapping[str, Any] | str) -> Mapping[str, Any]:
 
 
 def _int(value: Any, field: str, lo: int, hi: int) -> int:
-    problem = int_problem(value, lo, hi)
-    if problem:
-        raise SnapshotError(field, problem)
-    return value
+    if type(value) is int and lo <= value <= hi:
+        return value
+    raise SnapshotError(field, int_problem(value, lo, hi) or "")
 
 
 def _names(value: Any, field: str, allowed: Mapping[str, int]) -> list[str]:
     if not isinstance(value, list):
         raise SnapshotError(field, "must be a list")
+    try:
+        if all(map(allowed.__contains__, value)):  # only strings are keys: a str test is implied
+            return list(value)
+    except TypeError:  # an unhashable item: named below
+        pass
     for i, name in enumerate(value):
         if not _known(name, allowed):
             raise SnapshotError(f"{field}[{i}]", f"unknown tile {name!r}")
@@ -125,6 +129,35 @@ def _names(value: Any, field: str, allowed: Mapping[str, int]) -> list[str]:
 def _known(name: Any, allowed: Mapping[str, int]) -> bool:
     """Whether `name` (any JSON value) is a key of `allowed`."""
     return isinstance(name, str) and name in allowed
+
+
+def _counts(ids: Any, size: int) -> list[int]:
+    """How many of each id in 0..size-1 `ids` holds."""
+    out = [0] * size
+    for i in ids:
+        out[i] += 1
+    return out
+
+
+# The tables the checks count against, by player count: each seat's worker
+# tiles by type, the jungle deck at the start by kind - 1.
+_SEAT_COUNTS = {n: [WORKER_COUNTS[n][name] for name in WORKER_TILES] for n in WORKER_COUNTS}
+_DECK_COUNTS = {n: [deck_tiles(n)[name] for name in JUNGLE_TILES] for n in WORKER_COUNTS}
+_START_KIND = [0] * len(JUNGLE_TILES)
+for _name in START_TILES.values():
+    _START_KIND[JUNGLE_KIND[_name] - 1] += 1
+# A board cell as one int (x, y within REACH + 1 of the origin), and its neighbours' offsets,
+# so that the board checks look cells up without building tuples.
+_SPAN = 128
+_NEAR = tuple(dx * _SPAN + dy for dx, dy in DIRECTIONS)
+_START_CELLS = frozenset(x * _SPAN + y for x, y in START_TILES)
+_JUNGLE_KEYS = frozenset(("x", "y", "tile"))
+_WORKER_KEYS = frozenset(("x", "y", "tile", "seat", "rot", "covers"))
+
+
+def _xy(cell: int) -> tuple[int, int]:
+    x, y = divmod(cell + _SPAN // 2, _SPAN)
+    return x, y - _SPAN // 2
 
 
 def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> dict[str, Any]:
@@ -157,20 +190,23 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
     if len(display) > 2:
         raise SnapshotError("display", f"holds at most 2 tiles, got {len(display)}")
     deck_count = _int(d["jungle_deck_count"], "jungle_deck_count", 0, 26)
-    on_board = Counter(JUNGLE_TILES[b - 1] for _, _, b in tiles if b < 0x80)
-    for name in START_TILES.values():
-        on_board[name] -= 1
-    remaining = deck_tiles(n) - on_board - Counter(display)
-    overused = (on_board + Counter(display)) - deck_tiles(n)
+    kinds = len(JUNGLE_TILES)
+    used = _counts((b - 1 for _, _, b in tiles if b < 0x80), kinds)  # the board's, then the display's too
+    for k in range(kinds):
+        used[k] -= _START_KIND[k]
+    for name in display:
+        used[JUNGLE_KIND[name] - 1] += 1
+    game = _DECK_COUNTS[n]
+    overused = [JUNGLE_TILES[k] for k in range(kinds) if used[k] > game[k]]
     if overused:
-        name = sorted(overused)[0]
-        raise SnapshotError("board", f"more {name} tiles on the board and display than the game has")
+        raise SnapshotError("board", f"more {min(overused)} tiles on the board and display than the game has")
+    remaining = [game[k] - used[k] for k in range(kinds)]
     if "jungle_deck" in d:
-        deck = _names(d["jungle_deck"], "jungle_deck", JUNGLE_KIND)
-        if Counter(deck) != remaining:
+        deck = [JUNGLE_KIND[name] for name in _names(d["jungle_deck"], "jungle_deck", JUNGLE_KIND)]
+        if _counts((k - 1 for k in deck), kinds) != remaining:
             raise SnapshotError("jungle_deck", "must hold exactly the jungle tiles not on the board or display")
     else:
-        deck = sorted(remaining.elements(), key=JUNGLE_KIND.__getitem__)
+        deck = [k + 1 for k in range(kinds) for _ in range(remaining[k])]
     if len(deck) != deck_count:
         raise SnapshotError("jungle_deck_count", f"is {deck_count} but {len(deck)} jungle tiles are left")
     if deck and len(display) != 2 and phase != 1:
@@ -178,17 +214,17 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
     if covered and (deck or display):
         raise SnapshotError("board", "an overbuild is only possible once the jungle deck and display are empty")
     if reachable and (deck or display):
-        _check_filled(dict(((x, y), b) for x, y, b in tiles))
+        _check_filled(tiles)
 
     seats = _check_seats(d["seats"], n, tiles, covered, view, first, turn, mover, phase, reachable)
     pending = _check_pending(d["pending"], n, phase, mover)
     to_act = d["to_act"]
     want = None if phase == 2 else (pending[0][0] if pending else mover)
-    if not same_json(to_act, want):
+    if not (type(to_act) is type(want) and to_act == want) and not same_json(to_act, want):
         raise SnapshotError("to_act", f"must be {json.dumps(want)} in this position, got {to_act!r}")
     return {"players": n, "view": view, "first_player": first, "turn": turn, "mover": mover,
             "phase": phase, "tiles": tiles, "covered": covered,
-            "display": [JUNGLE_KIND[t] for t in display], "deck": [JUNGLE_KIND[t] for t in deck],
+            "display": [JUNGLE_KIND[t] for t in display], "deck": deck,
             "seats": seats, "pending": pending}
 
 
@@ -198,24 +234,29 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
     most = sum(deck_tiles(n).values()) + len(START_TILES) + n * sum(seat_tiles(n).values())
     if len(board) > most:
         raise SnapshotError("board", f"holds {len(board)} tiles; a {n}-player game has at most {most}")
-    tiles: dict[tuple[int, int], int] = {}
+    cells: dict[int, int] = {}  # by _SPAN * x + y
+    tiles: list[tuple[int, int, int]] = []
     covered: dict[tuple[int, int], int] = {}
     for i, t in enumerate(board):
-        f = f"board[{i}]"
-        if not isinstance(t, Mapping):
-            raise SnapshotError(f, "must be an object")
-        x, y = _int(t.get("x"), f + ".x", -REACH, REACH), _int(t.get("y"), f + ".y", -REACH, REACH)
-        if (x, y) in tiles:
-            raise SnapshotError(f, f"a second tile at ({x},{y})")
+        if type(t) is not dict and not isinstance(t, Mapping):
+            raise SnapshotError(f"board[{i}]", "must be an object")
+        x, y = t.get("x"), t.get("y")
+        if not (type(x) is int and -REACH <= x <= REACH and type(y) is int and -REACH <= y <= REACH):
+            x, y = _int(x, f"board[{i}].x", -REACH, REACH), _int(y, f"board[{i}].y", -REACH, REACH)
+        cell = x * _SPAN + y
+        if cell in cells:
+            raise SnapshotError(f"board[{i}]", f"a second tile at ({x},{y})")
         name: Any = t.get("tile")
-        if _known(name, JUNGLE_KIND):
-            if set(t) != {"x", "y", "tile"}:
-                raise SnapshotError(f, "a jungle tile has exactly x, y and tile")
+        kind = JUNGLE_KIND.get(name) if isinstance(name, str) else None
+        if kind is not None:
+            if len(t) != 3:  # x, y and tile are there
+                raise SnapshotError(f"board[{i}]", "a jungle tile has exactly x, y and tile")
             if (x + y) % 2:
-                raise SnapshotError(f, f"jungle tiles lie on cells with x+y even, not ({x},{y})")
-            tiles[(x, y)] = JUNGLE_KIND[name]
+                raise SnapshotError(f"board[{i}]", f"jungle tiles lie on cells with x+y even, not ({x},{y})")
+            byte = kind
         elif _known(name, WORKER_TYPE):
-            if not set(t) <= {"x", "y", "tile", "seat", "rot", "covers"} or "seat" not in t or "rot" not in t:
+            f = f"board[{i}]"
+            if not t.keys() <= _WORKER_KEYS or "seat" not in t or "rot" not in t:
                 raise SnapshotError(f, "a worker tile has x, y, tile, seat, rot and optionally covers")
             if (x + y) % 2 == 0:
                 raise SnapshotError(f, f"worker tiles lie on cells with x+y odd, not ({x},{y})")
@@ -230,58 +271,66 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
                 urot = _int(under["rot"], f + ".covers.rot", 0, 0 if under["tile"] == "1111" else 3)
                 covered[(x, y)] = 0x80 | seat << 4 | WORKER_TYPE[under["tile"]] << 2 | urot
                 byte |= 0x40
-            tiles[(x, y)] = byte
         else:
-            raise SnapshotError(f + ".tile", f"unknown tile {name!r}")
-    for cell, name in START_TILES.items():
-        if tiles.get(cell) != JUNGLE_KIND[name]:
-            raise SnapshotError("board", f"the start tile {name} must lie at {cell}")
-    for (x, y), b in tiles.items():
-        near = [tiles.get((x + dx, y + dy), 0) for dx, dy in DIRECTIONS]
-        if b >= 0x80 and not any(0 < v < 0x80 for v in near):
-            raise SnapshotError("board", f"the worker tile at ({x},{y}) touches no jungle tile")
-        if b < 0x80 and (x, y) not in START_TILES and sum(v >= 0x80 for v in near) < 2:
-            raise SnapshotError("board", f"the jungle tile at ({x},{y}) has fewer than 2 worker tiles around it")
+            raise SnapshotError(f"board[{i}].tile", f"unknown tile {name!r}")
+        cells[cell] = byte
+        tiles.append((x, y, byte))
+    for (x, y), name in START_TILES.items():
+        if cells.get(x * _SPAN + y) != JUNGLE_KIND[name]:
+            raise SnapshotError("board", f"the start tile {name} must lie at {(x, y)}")
+    get = cells.get
+    n0, n1, n2, n3 = _NEAR
+    for cell, b in cells.items():
+        a, b1, b2, b3 = get(cell + n0, 0), get(cell + n1, 0), get(cell + n2, 0), get(cell + n3, 0)
+        if b >= 0x80:
+            if not (0 < a < 0x80 or 0 < b1 < 0x80 or 0 < b2 < 0x80 or 0 < b3 < 0x80):
+                raise SnapshotError("board", "the worker tile at ({},{}) touches no jungle tile".format(*_xy(cell)))
+        elif (a >= 0x80) + (b1 >= 0x80) + (b2 >= 0x80) + (b3 >= 0x80) < 2 and cell not in _START_CELLS:
+            raise SnapshotError("board", "the jungle tile at ({},{}) has fewer than 2 worker tiles "
+                                "around it".format(*_xy(cell)))
     if reachable:
-        _check_reachable(tiles)
-    return [(x, y, b) for (x, y), b in tiles.items()], covered
+        _check_reachable(cells)
+    return tiles, covered
 
 
-def _check_reachable(tiles: Mapping[tuple[int, int], int]) -> None:
+def _check_reachable(cells: Mapping[int, int]) -> None:
     """Every tile must be placeable in some order from the start tiles: a worker
     tile next to a jungle tile already there, a jungle tile next to two worker
     tiles already there (docs/rules.md). This keeps boards connected and within the
-    reach of a real game."""
+    reach of a real game. `cells` maps _SPAN * x + y to a grid byte."""
     # A worklist: laying a tile can only make its neighbours placeable, so
     # only they are looked at again (each tile counts its laid neighbours of
     # the kind it needs: one jungle tile for a worker tile, two worker tiles
     # for a jungle tile).
-    laid = set(START_TILES)
-    support = dict.fromkeys(tiles, 0)
+    laid = set(_START_CELLS)
+    support = dict.fromkeys(cells, 0)
     todo = list(laid)
+    get = cells.get
     while todo:
-        x, y = todo.pop()
-        worker = tiles[(x, y)] >= 0x80
-        for dx, dy in DIRECTIONS:
-            cell = (x + dx, y + dy)
-            b = tiles.get(cell)
-            if b is None or cell in laid or (b >= 0x80) == worker:
+        here = todo.pop()
+        worker = cells[here] >= 0x80
+        for d in _NEAR:
+            cell = here + d
+            b = get(cell)
+            if b is None or (b >= 0x80) == worker or cell in laid:
                 continue
-            support[cell] += 1
-            if support[cell] >= (1 if b >= 0x80 else 2):
+            if b >= 0x80 or support[cell]:  # a worker tile needs one jungle tile, a jungle tile two workers
                 laid.add(cell)
                 todo.append(cell)
-    if len(laid) < len(tiles):
-        x, y = min((c for c in tiles if c not in laid), key=lambda c: abs(c[0]) + abs(c[1]))
+            else:
+                support[cell] = 1
+    if len(laid) < len(cells):
+        x, y = min((_xy(c) for c in cells if c not in laid), key=lambda c: abs(c[0]) + abs(c[1]))
         raise SnapshotError("board", f"the tile at ({x},{y}) cannot be reached from the start "
                             "tiles: no order of placements builds this board")
 
 
-def _check_filled(tiles: Mapping[tuple[int, int], int]) -> None:
+def _check_filled(tiles: list[tuple[int, int, int]]) -> None:
     """While jungle tiles remain, an empty cell next to two worker tiles has been
     filled (docs/rules.md: the placement that closes it fills it)."""
-    for x, y in {(x + dx, y + dy) for (x, y), b in tiles.items() if b >= 0x80 for dx, dy in DIRECTIONS}:
-        if (x, y) not in tiles and sum(tiles.get((x + dx, y + dy), 0) >= 0x80 for dx, dy in DIRECTIONS) >= 2:
+    board = {(x, y): b for x, y, b in tiles}
+    for x, y in {(x + dx, y + dy) for (x, y), b in board.items() if b >= 0x80 for dx, dy in DIRECTIONS}:
+        if (x, y) not in board and sum(board.get((x + dx, y + dy), 0) >= 0x80 for dx, dy in DIRECTIONS) >= 2:
             raise SnapshotError("board", f"the empty cell ({x},{y}) touches 2 or more worker tiles "
                                 "but was not filled while jungle tiles remain")
 
@@ -290,10 +339,14 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
                  phase: int, reachable: bool) -> list[dict[str, Any]]:
     if not isinstance(raw, list) or len(raw) != n:
         raise SnapshotError("seats", f"must be a list of {n} seats")
-    total = sum(seat_tiles(n).values())
+    have = _SEAT_COUNTS[n]
+    total = sum(have)
     if phase != 2 and mover != (first + turn) % n:
         raise SnapshotError("mover", f"after {turn} turns from first player {first} seat "
                                      f"{(first + turn) % n} moves, not {mover}")
+    placed_by_seat = [[0] * 4 for _ in range(n)]  # worker tiles laid, covered ones included, by type
+    for b in [b for _, _, b in tiles if b >= 0x80] + list(covered.values()):
+        placed_by_seat[(b >> 4) & 3][(b >> 2) & 3] += 1
     seats: list[dict[str, Any]] = []
     for s, st in enumerate(raw):
         f = f"seats[{s}]"
@@ -312,18 +365,20 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         water = _int(st["water"], f + ".water", 0, MAX_WATER)
         hand_count = _int(st["hand_count"], f + ".hand_count", 0, HAND_SIZE)
         pile_count = _int(st["pile_count"], f + ".pile_count", 0, total)
-        discarded = _names(st["discarded"], f + ".discarded", WORKER_TYPE)
-        placed = Counter(WORKER_TILES[(b >> 2) & 3] for b in placed_bytes(tiles, covered, s))
-        unplaced = seat_tiles(n) - placed - Counter(discarded)
-        if placed + Counter(discarded) - seat_tiles(n):
+        thrown = _counts((WORKER_TYPE[t] for t in _names(st["discarded"], f + ".discarded", WORKER_TYPE)), 4)
+        placed = placed_by_seat[s]
+        if any(placed[t] + thrown[t] > have[t] for t in range(4)):
             raise SnapshotError(f, "more worker tiles placed and discarded than the seat has")
+        unplaced = [have[t] - placed[t] - thrown[t] for t in range(4)]
+        laid = sum(placed)
         if reachable:
-            _check_gains(f, sum(placed.values()), gold, cacao, sun, water)
-        # turns this seat completed, and whether it has used a tile in the current turn
-        done = sum(1 for i in range(turn) if (first + i) % n == s)
+            _check_gains(f, laid, gold, cacao, sun, water)
+        # turns this seat completed (turns i < turn with (first + i) % n == s), and
+        # whether it has used a tile in the current turn
+        done = max(0, turn - (s - first) % n + n - 1) // n
         used = done + (1 if phase == 1 and s == mover else 0)
-        if sum(placed.values()) + len(discarded) != used:
-            raise SnapshotError(f, f"has placed or discarded {sum(placed.values()) + len(discarded)} "
+        if laid + sum(thrown) != used:
+            raise SnapshotError(f, f"has placed or discarded {laid + sum(thrown)} "
                                    f"tiles but after {turn} turns it must be {used}")
         drawn = min(total, HAND_SIZE + done)
         if hand_count != drawn - used:
@@ -334,25 +389,25 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
                                 f"must be {total - drawn} at this point of the game, got {pile_count}")
         hand_known = "hand" in st
         if hand_known:
-            hand = _names(st["hand"], f + ".hand", WORKER_TYPE)
-            if len(hand) != hand_count:
-                raise SnapshotError(f + ".hand", f"has {len(hand)} tiles but hand_count is {hand_count}")
+            names = _names(st["hand"], f + ".hand", WORKER_TYPE)
+            if len(names) != hand_count:
+                raise SnapshotError(f + ".hand", f"has {len(names)} tiles but hand_count is {hand_count}")
+            in_hand = _counts((WORKER_TYPE[t] for t in names), 4)
         else:
-            hand = sorted(unplaced.elements(), key=WORKER_TYPE.__getitem__)[:hand_count]
-        if Counter(hand) - unplaced:
+            in_hand, left = [0] * 4, hand_count
+            for t in range(4):
+                in_hand[t] = min(unplaced[t], left)
+                left -= in_hand[t]
+        if any(in_hand[t] > unplaced[t] for t in range(4)):
             raise SnapshotError(f + ".hand", "holds tiles the seat no longer has")
         if "pile" in st:
-            pile = _names(st["pile"], f + ".pile", WORKER_TYPE)
-            if Counter(pile) + Counter(hand) != unplaced:
+            pile = [WORKER_TYPE[t] for t in _names(st["pile"], f + ".pile", WORKER_TYPE)]
+            if any(c + h != u for c, h, u in zip(_counts(pile, 4), in_hand, unplaced)):
                 raise SnapshotError(f + ".pile", "hand and pile must hold exactly the seat's unplaced tiles")
         else:
-            pile = sorted((unplaced - Counter(hand)).elements(), key=WORKER_TYPE.__getitem__)
-        in_hand, thrown = Counter(hand), Counter(discarded)
+            pile = [t for t in range(4) for _ in range(unplaced[t] - in_hand[t])]
         seats.append({"gold": gold, "cacao": cacao, "sun": sun, "water": water,
-                      "hand": [in_hand[t] for t in WORKER_TILES],
-                      "pile": [WORKER_TYPE[t] for t in pile],
-                      "discarded": [thrown[t] for t in WORKER_TILES],
-                      "hand_known": hand_known})
+                      "hand": in_hand, "pile": pile, "discarded": thrown, "hand_known": hand_known})
     if phase == 2 and any(sum(st["hand"]) or st["pile"] for st in seats):
         raise SnapshotError("phase", "the game is over only when no seat has worker tiles left")
     if phase == 0 and not any(sum(st["hand"]) for st in seats):
@@ -364,12 +419,6 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
 # once; per worker at most 4 gold (market-4), 1 water step.
 GOLD_PER_TILE = 16
 WATER_PER_TILE = 4
-
-
-def placed_bytes(tiles, covered, seat: int) -> list[int]:
-    """The grid bytes of every worker tile `seat` has laid, covered ones included."""
-    laid = [b for _, _, b in tiles if b >= 0x80 and (b >> 4) & 3 == seat]
-    return laid + [b for b in covered.values() if (b >> 4) & 3 == seat]
 
 
 def _check_gains(f: str, laid: int, gold: int, cacao: int, sun: int, water: int) -> None:

@@ -248,3 +248,21 @@ def test_bench_prints_one_json_object_per_player_count(capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["players"] for r in rows] == [2, 3, 4]
     assert all(r["games_per_second"] > 0 and r["actions_per_game"] > 20 for r in rows)
+
+
+def test_impossible_boards_name_the_cell_and_tile_at_fault():
+    snap = Position.new(2, 1).snapshot()
+    board = snap["board"]
+    cases = [
+        (dict(snap, board=board + [{"x": 9, "y": 0, "tile": "1111", "seat": 0, "rot": 0}]),
+         "board", "the worker tile at (9,0) touches no jungle tile"),
+        (dict(snap, board=board + [{"x": 2, "y": 2, "tile": "temple"}]),
+         "board", "the jungle tile at (2,2) has fewer than 2 worker tiles around it"),
+        (dict(snap, board=board[:1]), "board", "the start tile market-2 must lie at (1, 1)"),
+        (dict(snap, display=["market-4", "market-4"]),
+         "board", "more market-4 tiles on the board and display than the game has"),
+    ]
+    for bad, field, reason in cases:
+        with pytest.raises(SnapshotError) as info:
+            Position.from_snapshot(bad)
+        assert (info.value.field, info.value.reason) == (field, reason)
