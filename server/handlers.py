@@ -102,6 +102,15 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Admitted:
+    """A search request past the scheduler's check: its budget and what the
+    scheduler needs to know of it (see :meth:`CacaoApi.admit_suggestion`)."""
+
+    budget: Budget
+    order: Request
+
+
+@dataclass(frozen=True)
 class SearchPlan:
     """A search request read and checked once, and passed down: what to
     search, for whom, how much, how urgently and by when.
@@ -317,11 +326,30 @@ class CacaoApi:
 
     # --- search ---
 
-    def suggest_action(self, request: pb.SuggestActionRequest, call: Call) -> pb.SuggestActionResponse:
+    def admit_suggestion(self, request: pb.SuggestActionRequest, call: Call) -> Admitted:
+        """A SuggestAction request's budget, refused at once when the
+        scheduler would refuse it now: a lock and some arithmetic, so the
+        transports run it on the event loop, and a refusal under overload
+        waits for no thread.
+
+        Raises:
+            errors.ApiError: INVALID_ARGUMENT for a bad budget,
+                RESOURCE_EXHAUSTED when no search can start or wait now.
+        """
+        return self._admit(request, call, self.default_level, interactive_by_default=True)
+
+    def admit_analysis(self, request: pb.AnalyzePositionRequest, call: Call) -> Admitted:
+        """An AnalyzePosition request's budget, refused at once as
+        :meth:`admit_suggestion` says."""
+        return self._admit(request, call, None, interactive_by_default=False)
+
+    def suggest_action(self, request: pb.SuggestActionRequest, call: Call,
+                       admitted: Admitted | None = None) -> pb.SuggestActionResponse:
         """Searches and suggests an action; the search waits for a slot in its
         queue class (interactive unless the request, its budget or its token
-        say otherwise) while its deadline allows."""
-        plan = self._plan(request, call, self.default_level, interactive_by_default=True)
+        say otherwise) while its deadline allows. `admitted`: the request's
+        :meth:`admit_suggestion`, when it ran already."""
+        plan = self._plan(request, call, admitted or self.admit_suggestion(request, call))
         ticket = self.gate.acquire(plan.order)
         try:
             budget = self._fitted(plan)
@@ -341,7 +369,8 @@ class CacaoApi:
         return response
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
-                       notify: Callable[[], None] = lambda: None) -> Analysis:
+                       notify: Callable[[], None] = lambda: None,
+                       admitted: Admitted | None = None) -> Analysis:
         """Checks an AnalyzePosition request and starts its search; the running Analysis.
 
         The search runs on a thread of its own, which first waits for a slot
@@ -350,12 +379,13 @@ class CacaoApi:
         reads its reports, and gives it up while paused for an interactive
         search. ``notify()`` is called from that thread whenever a report is
         ready to :meth:`Analysis.take`; a search refused after waiting
-        finishes the Analysis with that error.
+        finishes the Analysis with that error. `admitted`: the request's
+        :meth:`admit_analysis`, when it ran already.
 
         Raises:
             errors.ApiError: the request is refused at once (nothing runs).
         """
-        plan = self._plan(request, call, None, interactive_by_default=False)
+        plan = self._plan(request, call, admitted or self.admit_analysis(request, call))
         interval = DEFAULT_REPORT_INTERVAL_S
         if request.HasField("report_interval"):
             interval = request.report_interval.ToNanoseconds() / 1e9
@@ -454,14 +484,12 @@ class CacaoApi:
         finally:
             call.stop.set()  # ends the search when the stream ends early
 
-    def _plan(self, request: Any, call: Call, default_level: str | None, *,
-              interactive_by_default: bool) -> SearchPlan:
-        """A search request read and checked, once: its budget (a level's, or
-        limits with the settings of budgets.request_settings) and what the
-        scheduler needs to know, then (past :meth:`SearchScheduler.check`, so
-        that a refusal under overload costs next to nothing, and without a
-        slot, so that bad requests never hold one) its position, seat, the
-        seats' players, restriction and tree reuse."""
+    def _admit(self, request: Any, call: Call, default_level: str | None, *,
+               interactive_by_default: bool) -> Admitted:
+        """A search request's budget (a level's, or limits with the settings
+        of budgets.request_settings) and what the scheduler needs to know,
+        past :meth:`SearchScheduler.check`, so that a refusal under overload
+        costs next to nothing."""
         budget = budgets.resolve_budget(request, self.levels, self.options, default_level)
         remaining = call.time_remaining()
         order = Request(
@@ -474,6 +502,13 @@ class CacaoApi:
             reply_by=(None if remaining is None
                       else self.gate.clock() + remaining - self.options.deadline_margin_s))
         self.gate.check(order)
+        return Admitted(budget, order)
+
+    def _plan(self, request: Any, call: Call, admitted: Admitted) -> SearchPlan:
+        """An admitted search request read and checked, once, without a slot
+        (so that bad requests never hold one): its position, seat, the seats'
+        players, restriction and tree reuse."""
+        budget, order = admitted.budget, admitted.order
         if request.max_candidates < 0:
             raise errors.invalid("max_candidates", f"{request.max_candidates} is negative: give "
                                  "how many candidates to send (0: the default, "
@@ -498,7 +533,7 @@ class CacaoApi:
                                                             reuse=cache is not None))
         return SearchPlan(
             call=call, seed=seed, loaded=loaded, budget=budget, order=order,
-            cpu_priority=budgets.cpu_priority(budget, remaining is not None,
+            cpu_priority=budgets.cpu_priority(budget, call.time_remaining() is not None,
                                                 budgets.class_priority(order.klass, self.options)),
             seat=seat, allow=allow, avoid=avoid,
             multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,

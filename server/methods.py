@@ -19,6 +19,10 @@ What every method shares, on every transport:
 - an :class:`~.errors.ApiError` is the client's fault and goes back with its
   details; any other exception is logged and answered INTERNAL
   (:class:`InternalError`), and never harms the next call;
+- a search (SuggestAction, an analysis) is admitted on the event loop, before
+  any thread hop (its row's ``admit``): when the scheduler would refuse it
+  (RESOURCE_EXHAUSTED, ``TOO_MANY_SEARCHES``), the refusal waits for no
+  worker thread, however busy they are;
 - a search's call end (its deadline, a cancel, a hang-up) sets its stop
   flag, so its search ends at once.
 
@@ -33,7 +37,7 @@ import contextlib
 import enum
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -99,6 +103,11 @@ class Method:
             lets it run).
         errors_under: the field its request sits in (the fields its errors
             name start with it); "" for the message itself.
+        admit: the :class:`CacaoApi` function ``(api, request, call)`` that
+            refuses a search at once when the scheduler would (a lock and
+            some arithmetic), run on the event loop before any thread hop so
+            that refusals under overload wait for no worker; what it returns
+            goes to the handler as ``admitted``. None: the handler checks.
     """
 
     name: str
@@ -108,6 +117,12 @@ class Method:
     streams: bool = False
     start_then_stop: bool = False
     errors_under: str = ""
+    admit: Callable[..., Any] | None = None
+
+    def admitted(self, api: CacaoApi, request: Any, call: Call) -> dict[str, Any]:
+        """The handler's keyword arguments after :attr:`admit` (run here, on
+        the caller's thread): none without one."""
+        return {} if self.admit is None else {"admitted": self.admit(api, request, call)}
 
 
 METHODS: tuple[Method, ...] = (
@@ -116,11 +131,12 @@ METHODS: tuple[Method, ...] = (
     Method("ListLegalActions", CacaoApi.list_legal_actions),
     Method("ApplyAction", CacaoApi.apply_action),
     Method("ValidateRecord", CacaoApi.validate_record),
-    Method("SuggestAction", CacaoApi.suggest_action, Admission.SEARCH, Deadline.FITS_BUDGET),
+    Method("SuggestAction", CacaoApi.suggest_action, Admission.SEARCH, Deadline.FITS_BUDGET,
+           admit=CacaoApi.admit_suggestion),
     Method("AnalyzePosition", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
-           streams=True),
+           streams=True, admit=CacaoApi.admit_analysis),
     Method("Analyze", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
-           streams=True, start_then_stop=True, errors_under="start"),
+           streams=True, start_then_stop=True, errors_under="start", admit=CacaoApi.admit_analysis),
     Method("ReviewGame", CacaoApi.review_game, Admission.ANALYSIS, Deadline.FITS_BUDGET, streams=True),
 )
 BY_NAME = {method.name: method for method in METHODS}
@@ -212,9 +228,10 @@ class Dispatcher:
             InternalError: anything else (logged).
         """
         searches = method.admission is Admission.SEARCH
-        work: Callable[[], Any] = ((lambda: method.handler(self.api, request, call)) if searches
-                                   else (lambda: method.handler(self.api, request)))
         try:
+            admitted = method.admitted(self.api, request, call)  # on the loop: refusals wait for no thread
+            work: Callable[[], Any] = ((lambda: method.handler(self.api, request, call, **admitted)) if searches
+                                       else (lambda: method.handler(self.api, request)))
             return await self._run(request, work, blocks=searches)
         except ApiError as error:
             log.info("%s: %s", method.name, error)
@@ -257,8 +274,10 @@ class Dispatcher:
             elif request is None:
                 raise errors.invalid("request", "the call sent no request")
 
-            def start(notify: Callable[[], None]) -> Coroutine[Any, Any, Analysis]:
-                return self._run(request, lambda: method.handler(self.api, request, call, notify))
+            async def start(notify: Callable[[], None]) -> Analysis:
+                admitted = method.admitted(self.api, request, call)  # on the loop, as in unary
+                return await self._run(request, lambda: method.handler(self.api, request, call, notify,
+                                                                       **admitted))
 
             async with contextlib.aclosing(analysis_reports(start, problems, method.errors_under)) as reports:
                 async for report in reports:

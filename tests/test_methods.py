@@ -9,6 +9,8 @@ method's handler, as grpc.aio and connectrpc ask them.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from concurrent import futures
 from dataclasses import dataclass
 
@@ -16,10 +18,24 @@ import grpc
 import pytest
 
 from cacaoai.api.cacao.v1 import cacao_connect
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.server.connect_transport import CacaoConnect, snake_case
+from cacaoai.server.errors import ApiError
 from cacaoai.server.grpc_transport import CacaoServicer
 from cacaoai.server.handlers import CacaoApi
-from cacaoai.server.methods import METHODS, SERVICE, Admission, Deadline
+from cacaoai.server.methods import (
+    BY_NAME,
+    INLINE_REQUEST_BYTES,
+    METHODS,
+    SERVICE,
+    Admission,
+    Deadline,
+    Dispatcher,
+    new_call,
+)
+from cacaoai.server.options import ServerOptions
+from cacaoai.server.scheduler import INTERACTIVE, Request
 
 
 @dataclass
@@ -68,3 +84,41 @@ def test_the_connect_application_serves_every_row(adapters):
         endpoint = endpoints[f"/{SERVICE.full_name}/{method.name}"]
         assert endpoint.function.__name__ == snake_case(method.name)
         assert endpoint.function is getattr(connect, snake_case(method.name))
+
+
+def test_searches_are_refused_on_the_loop_while_every_worker_is_busy():
+    """With every search slot taken and no queue, SuggestAction and
+    AnalyzePosition (a large one too, which the pool would convert) are
+    refused with the scheduler's own error while the only worker thread is
+    blocked: the admission runs before any thread hop."""
+    api = CacaoApi(ServerOptions(max_searches=1, max_queue=0))
+    holder = api.gate.acquire(Request("holder", INTERACTIVE, expected_s=600.0))
+    large = pb.AnalyzePositionRequest(position=pb.Position(board=[pb.BoardTile(x=1, y=1)] * 3000))
+    assert large.ByteSize() > INLINE_REQUEST_BYTES
+    blocked, release = threading.Event(), threading.Event()
+
+    async def refusals(dispatcher: Dispatcher) -> list[ApiError]:
+        out = []
+        try:
+            await dispatcher.unary(BY_NAME["SuggestAction"], pb.SuggestActionRequest(), new_call(None, "c"))
+        except ApiError as error:
+            out.append(error)
+        for request in (pb.AnalyzePositionRequest(), large):
+            try:
+                async for _ in dispatcher.stream(BY_NAME["AnalyzePosition"], request, new_call(None, "c")):
+                    pass
+            except ApiError as error:
+                out.append(error)
+        return out
+
+    with futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(lambda: (blocked.set(), release.wait()))
+        assert blocked.wait(60)
+        try:
+            errors = asyncio.run(refusals(Dispatcher(api, pool)))
+        finally:
+            release.set()
+            api.gate.release(holder)
+    assert [e.code for e in errors] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 3
+    assert {e.reason for e in errors} == {ErrorReason.TOO_MANY_SEARCHES}
+    assert [e.metadata["cause"] for e in errors] == ["queue_full"] * 3
