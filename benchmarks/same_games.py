@@ -7,7 +7,9 @@ order, the same search answers for a seed and an iteration budget. This plays
 --games seeded random games of 2, 3 and 4 players (every legal action list
 along the way, the codes drawn and the final result), the core benchmark's own
 games, informed playouts, and searches of 2 to 4 players by the learned
-evaluation, informed and random playouts, in this build and in each
+evaluation, informed and random playouts (and, from each position loaded
+from its snapshot as the server loads a request's, an analysis of two
+threads and three candidates), in this build and in each
 --old-path build (a folder holding another build's cacaoai, as for
 compare_builds.py), each in a child process, and compares the whole outputs.
 Exit status 1 on any difference.
@@ -34,7 +36,8 @@ def play(games: int, searches: int) -> dict[str, Any]:
     """Everything this build does for the seeds, by part (digests, plus a
     few plain values that make a difference easy to read)."""
     from cacaoai.engine import Position, core
-    from cacaoai.search import Limit, SearchSettings, search
+    from cacaoai.search import ANALYSIS, Limit, SearchSettings, search
+    from cacaoai.search.request import Question
 
     out: dict[str, Any] = {}
     for players in (2, 3, 4):
@@ -74,6 +77,9 @@ def play(games: int, searches: int) -> dict[str, Any]:
             for volatile in ("elapsed_s", "iterations_per_second"):
                 answer.pop(volatile)
             answers.append(answer)
+        loaded = Position.from_snapshot(position.snapshot())
+        result = search(loaded, Limit(iterations=300, threads=2), ANALYSIS, seed=s, question=Question(multipv=3))
+        answers.append({k: v for k, v in result.to_json().items() if k not in ("elapsed_s", "iterations_per_second")})
     out["searches"] = digest(answers)
     out["search_first"] = answers[0]["best_action"], answers[0]["win_probability"]
     return out
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old-path", action="append", default=[],
                         help="compare with the build in this folder (may be given more than once)")
     parser.add_argument("--games", type=int, default=2000, help="random games per player count")
-    parser.add_argument("--searches", type=int, default=12, help="positions searched (3 settings each)")
+    parser.add_argument("--searches", type=int, default=12, help="positions searched (4 searches each)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -113,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 differences += 1
                 print(f"{path}: {key} differs: new {new.get(key)!r}, old {old.get(key)!r}")
     print(f"{3 * args.games} random games (every legal action list), {3 * 10 * args.games} benchmark "
-          f"games, {3 * args.searches} searches: {differences} differences "
+          f"games, {4 * args.searches} searches: {differences} differences "
           f"against {len(args.old_path)} other build(s)")
     return 1 if differences else 0
 
