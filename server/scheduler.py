@@ -297,7 +297,7 @@ class SearchScheduler:
         with self._lock:
             while ticket.state == QUEUED:
                 self._changed.wait(max(0.0, min(self.poll_s, ticket.latest_start - self.clock())))
-                self._dispatch(self.clock())
+                self._dispatch(self.clock(), quiet=True)
             if ticket.state == REFUSED:
                 assert ticket.error is not None
                 raise ticket.error
@@ -466,17 +466,22 @@ class SearchScheduler:
                 heapq.heappush(frees, start + t.remaining(now))
         return max(heapq.nsmallest(slots, frees))
 
-    def _dispatch(self, now: float) -> None:
-        """Starts, pauses, resumes and refuses what the state now says, and wakes the waiters."""
+    def _dispatch(self, now: float, quiet: bool = False) -> None:
+        """Starts, pauses, resumes and refuses what the state now says, and wakes
+        the waiters; `quiet`: wakes them only when a ticket moved (a waiter's own
+        look must not wake every other waiter, which would look in turn)."""
+        moved = 0
         for queue in self._queues.values():
             for t in list(queue):
                 stop = t.request.stop
                 if self.stopping:
                     queue.remove(t)
                     t.state, t.error = REFUSED, _shutting_down()
+                    moved += 1
                 elif stop is not None and stop.is_set():
                     queue.remove(t)
                     self._let_through(t, now)
+                    moved += 1
         free = self.limit - self._taken()
         interactive = self._queues[INTERACTIVE]
         while interactive:
@@ -500,6 +505,7 @@ class SearchScheduler:
                 free += victim.slots
             self._start(interactive.popleft(), now)
             free -= head.slots
+            moved += 1
         if not interactive:
             for t in sorted((t for t in self._active.values() if t.state == PAUSED),
                             key=lambda t: (t.paused_at or 0.0, t.number)):
@@ -507,16 +513,20 @@ class SearchScheduler:
                     break
                 self._resume(t, now)
                 free -= t.slots
+                moved += 1
             background = self._queues[BACKGROUND]
             while background and free >= background[0].slots and self._reserve(background[0]):
                 free -= background[0].slots
                 self._start(background.popleft(), now)
+                moved += 1
         for klass, queue in self._queues.items():
             for t in list(queue):
                 if now >= t.latest_start:
                     queue.remove(t)
                     self._refuse_late(t, klass, now)
-        self._changed.notify_all()
+                    moved += 1
+        if moved or not quiet:
+            self._changed.notify_all()
 
     def _reserve(self, ticket: Ticket) -> bool:
         if self.memory is None or ticket.request.need is None:

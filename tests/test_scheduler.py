@@ -123,6 +123,26 @@ def test_a_waiting_search_starts_when_a_slot_frees_and_knows_how_long_it_waited(
     assert outcome == [None] and waiting.state == RUNNING and waiting.queued_s == 2.5
 
 
+def test_a_waiters_own_look_wakes_the_others_only_when_a_search_moved(clock):
+    # every waiter looks again each poll; were each look to wake all the
+    # others, they would wake one another without end, holding the GIL
+    gate = scheduler(clock)
+    gate.submit(Request("a", expected_s=5.0))
+    gate.submit(Request("b", expected_s=0.1, reply_by=clock.now + 60))
+    stop = StopFlag()
+    stopped = gate.submit(Request("c", expected_s=0.1, reply_by=clock.now + 60, stop=stop))
+    wakes = []
+    notify_all = gate._changed.notify_all
+    gate._changed.notify_all = lambda: (wakes.append(1), notify_all())
+    with gate._lock:
+        gate._dispatch(clock(), quiet=True)   # nothing can start: nobody is woken
+    assert wakes == [] and stopped.state == QUEUED
+    stop.set()
+    with gate._lock:
+        gate._dispatch(clock(), quiet=True)   # the stopped search is let through: the waiters look
+    assert wakes == [1] and stopped.state != QUEUED
+
+
 # --- refusals -------------------------------------------------------------------------
 
 def test_a_search_that_could_not_start_before_its_deadline_is_refused_at_once_with_when_to_retry(clock):
