@@ -76,6 +76,7 @@ def play(games: int, searches: int) -> dict[str, Any]:
             answer = result.to_json()
             for volatile in ("elapsed_s", "iterations_per_second"):
                 answer.pop(volatile)
+            answer.pop("settings", None)        # the request's echo, which older builds leave out
             answers.append(answer)
         loaded = Position.from_snapshot(position.snapshot())
         result = search(loaded, Limit(iterations=300, threads=2), ANALYSIS, seed=s, question=Question(multipv=3))

@@ -129,6 +129,7 @@ _init_tables()
 
 cdef extern from *:
     int __builtin_ctz(unsigned int x) noexcept nogil
+    int __builtin_ctzll(unsigned long long x) noexcept nogil
 
 
 cdef inline int _lowest_bit(int mask) noexcept nogil:
@@ -211,19 +212,6 @@ cdef void _sort_bytes(uint8_t* items, int n) noexcept nogil:
 
 # --- board bookkeeping ----------------------------------------------------
 
-cdef inline int _lower_bound(const int16_t* cells, int n, int cell) noexcept nogil:
-    """Index of the first of the sorted `cells[:n]` that is >= `cell`, by a
-    binary search whose steps depend only on n (no mispredicted branch)."""
-    cdef int base = 0, half
-    if n == 0:
-        return 0
-    while n > 1:
-        half = n >> 1
-        base = base + half if cells[base + half] < cell else base
-        n -= half
-    return base + (cells[base] < cell)
-
-
 cdef inline void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
     cdef int i = n[0]
     while i > 0 and cells[i - 1] > cell:
@@ -282,20 +270,57 @@ cdef inline int _frontier_holes(const position_t* pos, int cell) noexcept nogil:
 cdef inline void _frontier_add(position_t* pos, int cell) noexcept nogil:
     """Make `cell` a placement cell, with its holes around."""
     cdef int mask = _hole_mask(pos, cell)
+    cdef int row = cell // GRID_SIZE
     pos.grid[cell] = <uint8_t>(FRONTIER_H + mask)
     pos.holes_hist[BITS4[mask]] += 1
-    _sorted_insert(pos.frontier, &pos.n_frontier, cell)
+    if pos.n_frontier == 0:
+        pos.frontier_lo = pos.frontier_hi = <uint8_t>row
+    elif row < pos.frontier_lo:
+        pos.frontier_lo = <uint8_t>row
+    elif row > pos.frontier_hi:
+        pos.frontier_hi = <uint8_t>row
+    pos.frontier_rows[row] |= (<uint64_t>1) << (cell % GRID_SIZE)
+    pos.frontier_n[row] += 1
+    pos.n_frontier += 1
 
 
 cdef inline void _frontier_drop(position_t* pos, int cell) noexcept nogil:
     """Take the placement cell `cell` (its grid byte still FRONTIER_H + its hole mask) off the list."""
-    cdef int j, n = pos.n_frontier
-    cdef int i = _lower_bound(pos.frontier, n, cell)
-    if i < n and pos.frontier[i] == cell:
+    cdef int row = cell // GRID_SIZE
+    cdef uint64_t bit = (<uint64_t>1) << (cell % GRID_SIZE)
+    if pos.frontier_rows[row] & bit:
         pos.holes_hist[_frontier_holes(pos, cell)] -= 1
-        for j in range(i, n - 1):
-            pos.frontier[j] = pos.frontier[j + 1]
+        pos.frontier_rows[row] &= ~bit
+        pos.frontier_n[row] -= 1
         pos.n_frontier -= 1
+
+
+cdef inline int _frontier_cells(const position_t* pos, int16_t* out) noexcept nogil:
+    """The placement cells into `out`, sorted by cell; returns how many."""
+    cdef int r, n = 0
+    cdef uint64_t bits
+    for r in range(pos.frontier_lo, pos.frontier_hi + 1):
+        bits = pos.frontier_rows[r]
+        while bits:
+            out[n] = <int16_t>(r * GRID_SIZE + __builtin_ctzll(bits))
+            n += 1
+            bits &= bits - 1
+    return n
+
+
+cdef inline int _frontier_nth(const position_t* pos, int q) noexcept nogil:
+    """The placement cell `q` (0 <= q < n_frontier) in cell order: rows by their
+    counts, then the q-th set bit of the row."""
+    cdef int r = pos.frontier_lo
+    cdef uint64_t bits
+    while q >= pos.frontier_n[r]:
+        q -= pos.frontier_n[r]
+        r += 1
+    bits = pos.frontier_rows[r]
+    while q:
+        bits &= bits - 1
+        q -= 1
+    return r * GRID_SIZE + __builtin_ctzll(bits)
 
 
 cdef inline void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
@@ -588,6 +613,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
     cdef int ds = _display_state(pos)
     cdef const int* fc = FILL_COUNT[ds]
     cdef const seat_t* seat
+    cdef int16_t cells[MAX_FRONTIER]
     if pos.phase == PHASE_OVER:
         return 0
     if pos.phase == PHASE_RESOLVE:
@@ -598,8 +624,8 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
     n_combos = _tile_rotations(seat, &combos)
     for j in range(n_combos):
         tile_bits[j] = action_place(ACT_PLACE, combos[j] >> 2, combos[j] & 3, 0, 0)
-    for i in range(pos.n_frontier):
-        cell = pos.frontier[i]
+    for i in range(_frontier_cells(pos, cells)):
+        cell = cells[i]
         n_fills = fc[_frontier_holes(pos, cell)]
         fills = FILLS[ds][_frontier_mask(pos, cell)]
         where = action_place(ACT_PLACE, 0, 0, cell, 0)
@@ -651,9 +677,10 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     return n
 
 
-cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* starts,
-                              uint8_t* unit_cell) noexcept nogil:
-    """starts[i] = the first (cell, fill option) unit of placement cell i, and
+cdef inline void _unit_starts(const position_t* pos, const int* fc, const int16_t* cells,
+                              uint16_t* starts, uint8_t* unit_cell) noexcept nogil:
+    """starts[i] = the first (cell, fill option) unit of placement cell i (`cells`,
+    _frontier_cells), and
     unit_cell[u] = the placement cell of unit u. A cell has at most 12 units, so
     each cell writes its index over the next 16 bytes (two 8-byte stores, no
     loop) and the next cells' writes overwrite the rest."""
@@ -664,7 +691,7 @@ cdef inline void _unit_starts(const position_t* pos, const int* fc, uint16_t* st
         same = <uint64_t>i * <uint64_t>0x0101010101010101
         memcpy(unit_cell + n, &same, 8)
         memcpy(unit_cell + n + 8, &same, 8)
-        n += fc[_frontier_holes(pos, pos.frontier[i])]
+        n += fc[_frontier_holes(pos, cells[i])]
 
 
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil:
@@ -683,11 +710,13 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
     Placement action r is combo r % n_combos of (cell, fill option) unit
     r // n_combos, in position_legal_actions order; the kept hole counts give
     the number of units without reading the grid."""
-    cdef int i, j, n_combos, total, place_total, r, q, c, w, n_hand
+    cdef int i, j, n_combos, total, place_total, r, q, c, w, n_hand, cell
     cdef uint64_t inv_combos
     cdef const uint8_t* combos
     cdef uint16_t starts[MAX_FRONTIER]
+    cdef int16_t cells[MAX_FRONTIER]
     cdef uint8_t unit_cell[MAX_FRONTIER * 12 + 16]
+    cdef uint64_t bits
     cdef int16_t targets[MAX_WORKER_TILES]
     cdef int n_targets
     cdef bint have_starts = False
@@ -732,24 +761,33 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
             # q is the unit; then its cell i and fill option q
             if place_total == n_combos * pos.n_frontier:
                 # one fill option at every cell (each counts at least one): unit q is cell q
-                i = q
+                cell = _frontier_nth(pos, q)
                 q = 0
             elif k == 1:
-                i = 0
+                # the cells in order until unit q's
+                i = pos.frontier_lo
+                bits = pos.frontier_rows[i]
                 while True:
-                    w = FILL_UNITS[ds][_frontier_mask(pos, pos.frontier[i])]
+                    if bits == 0:
+                        i += 1
+                        bits = pos.frontier_rows[i]
+                        continue
+                    cell = i * GRID_SIZE + __builtin_ctzll(bits)
+                    w = FILL_UNITS[ds][_frontier_mask(pos, cell)]
                     if q < w:
                         break
                     q -= w
-                    i += 1
+                    bits &= bits - 1
             else:
                 if not have_starts:
-                    _unit_starts(pos, fc, starts, unit_cell)
+                    _frontier_cells(pos, cells)
+                    _unit_starts(pos, fc, cells, starts, unit_cell)
                     have_starts = True
                 i = unit_cell[q]
                 q -= starts[i]
+                cell = cells[i]
             out[j] = action_place(ACT_PLACE, combos[c] >> 2, combos[c] & 3,
-                                  pos.frontier[i], FILLS[ds][_frontier_mask(pos, pos.frontier[i])][q])
+                                  cell, FILLS[ds][_frontier_mask(pos, cell)][q])
             continue
         # overbuild: combo c on target q - place units (place_total is a multiple of n_combos)
         out[j] = action_place(ACT_OVERBUILD, combos[c] >> 2, combos[c] & 3,
