@@ -473,20 +473,26 @@ cdef inline int _place_units(const position_t* pos, int display_state) noexcept 
 
 # --- setup ----------------------------------------------------------------
 
+# What position_start and position_deal copy: the position before any seat is
+# dealt (the start tiles laid), and each player count's draw pile and jungle
+# deck in sorted order (what a deal shuffles), built once at import.
+cdef position_t START_POSITION
+cdef uint8_t PILE_SORTED[MAX_SEATS + 1][PILE_MAX]
+cdef int PILE_LENGTH[MAX_SEATS + 1]
+cdef uint8_t DECK_SORTED[MAX_SEATS + 1][DECK_MAX]
+cdef int DECK_LENGTH[MAX_SEATS + 1]
+
+
 cdef void position_start(position_t* pos, int n_seats, int first_player,
                          const uint8_t* piles, const int* pile_lengths,
                          const uint8_t* deck, int deck_length) noexcept nogil:
     cdef int s, i
     cdef seat_t* seat
-    memset(pos, 0, sizeof(position_t))
+    memcpy(pos, &START_POSITION, sizeof(position_t))
     pos.n_seats = <uint8_t>n_seats
     pos.first_player = <uint8_t>first_player
     pos.mover = <uint8_t>first_player
     pos.to_act = <uint8_t>first_player
-    pos.phase = PHASE_TURN
-    pos.blind_cell = -1
-    for i in range(N_START_TILES):
-        _put_jungle(pos, cell_of(START_TILES[i][0], START_TILES[i][1]), <uint8_t>START_TILES[i][2])
     for s in range(n_seats):
         seat = &pos.seats[s]
         memcpy(seat.pile, piles + s * PILE_MAX, pile_lengths[s])
@@ -511,23 +517,45 @@ cdef void position_deal(position_t* pos, int n_seats, rng_t* rng) noexcept nogil
     cdef uint8_t piles[MAX_SEATS * PILE_MAX]
     cdef int lengths[MAX_SEATS]
     cdef uint8_t deck[DECK_MAX]
-    cdef int s, t, k, n, n_deck = 0
+    cdef int s, n = PILE_LENGTH[n_seats], n_deck = DECK_LENGTH[n_seats]
     cdef int first = rng_below(rng, n_seats)
-    cdef const int* counts = _deck_counts(n_seats)
     for s in range(n_seats):
+        memcpy(piles + s * PILE_MAX, PILE_SORTED[n_seats], PILE_MAX)
+        _shuffle(piles + s * PILE_MAX, n, rng)
+        lengths[s] = n
+    memcpy(deck, DECK_SORTED[n_seats], DECK_MAX)
+    _shuffle(deck, n_deck, rng)
+    position_start(pos, n_seats, first, piles, lengths, deck, n_deck)
+
+
+cdef void _init_start() noexcept nogil:
+    cdef int i, n_seats, t, k, n
+    cdef const int* counts
+    memset(&START_POSITION, 0, sizeof(position_t))
+    START_POSITION.phase = PHASE_TURN
+    START_POSITION.blind_cell = -1
+    for i in range(N_START_TILES):
+        _put_jungle(&START_POSITION, cell_of(START_TILES[i][0], START_TILES[i][1]),
+                    <uint8_t>START_TILES[i][2])
+    memset(PILE_SORTED, 0, sizeof(PILE_SORTED))
+    memset(DECK_SORTED, 0, sizeof(DECK_SORTED))
+    for n_seats in range(2, MAX_SEATS + 1):
         n = 0
         for t in range(4):
             for k in range(WORKERS_PER_SEAT[n_seats][t]):
-                piles[s * PILE_MAX + n] = <uint8_t>t
+                PILE_SORTED[n_seats][n] = <uint8_t>t
                 n += 1
-        _shuffle(piles + s * PILE_MAX, n, rng)
-        lengths[s] = n
-    for t in range(1, N_KINDS):
-        for k in range(counts[t]):
-            deck[n_deck] = <uint8_t>t
-            n_deck += 1
-    _shuffle(deck, n_deck, rng)
-    position_start(pos, n_seats, first, piles, lengths, deck, n_deck)
+        PILE_LENGTH[n_seats] = n
+        counts = _deck_counts(n_seats)
+        n = 0
+        for t in range(1, N_KINDS):
+            for k in range(counts[t]):
+                DECK_SORTED[n_seats][n] = <uint8_t>t
+                n += 1
+        DECK_LENGTH[n_seats] = n
+
+
+_init_start()
 
 
 cdef inline void _refill_display(position_t* pos) noexcept nogil:
