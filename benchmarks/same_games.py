@@ -80,7 +80,8 @@ def play(games: int, searches: int) -> dict[str, Any]:
             answers.append(answer)
         loaded = Position.from_snapshot(position.snapshot())
         result = search(loaded, Limit(iterations=300, threads=2), ANALYSIS, seed=s, question=Question(multipv=3))
-        answers.append({k: v for k, v in result.to_json().items() if k not in ("elapsed_s", "iterations_per_second")})
+        answers.append({k: v for k, v in result.to_json().items()
+                        if k not in ("elapsed_s", "iterations_per_second", "settings")})
     out["searches"] = digest(answers)
     out["search_first"] = answers[0]["best_action"], answers[0]["win_probability"]
     return out
