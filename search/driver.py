@@ -82,7 +82,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
             starts with the field and index, e.g. "allow[2]: ...") or history entry.
         MemoryError: the node pool could not grow.
     """
-    start = monotonic()
+    start = monotonic() if run.started is None else run.started
     if not isinstance(limit, Limit):
         raise ValueError(f"limit: must be a Limit, got {type(limit).__name__}")
     if not isinstance(settings, SearchSettings):

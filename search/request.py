@@ -16,6 +16,7 @@ Thread-safety: immutable values (a Run's flags may be set from any thread).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -102,6 +103,12 @@ class Run:
             core). A server lowers its searches so that quick calls never
             wait for a core; those threads never take the GIL, and the
             search's Python work stays in the calling thread.
+        started: when the time budget began, in :func:`time.monotonic`
+            seconds (the search's clock); None: when
+            :func:`~cacaoai.search.search` is called. A server passes the
+            request's arrival (less its wait for a slot), so that the time
+            spent reading the request counts too. The deadline and the
+            result's ``elapsed_s`` count from it.
     """
 
     stop: StopFlag | None = None
@@ -111,8 +118,13 @@ class Run:
     report_every_s: float = 0.5
     report_every_iterations: int | None = None
     cpu_priority: str = "normal"
+    started: float | None = None
 
     def __post_init__(self) -> None:
+        started = self.started
+        if started is not None and (isinstance(started, bool) or not isinstance(started, (int, float))
+                                    or not math.isfinite(started)):
+            raise ValueError(f"started: must be a time.monotonic() time or None, got {started!r}")
         if self.cpu_priority not in PRIORITIES:
             raise ValueError(f"cpu_priority: must be one of {', '.join(PRIORITIES)}, "
                              f"got {self.cpu_priority!r}")

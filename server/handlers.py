@@ -30,6 +30,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
@@ -94,11 +95,15 @@ class Call:
             (the transport decides: a token's id, an IP address); a token's
             id also names its role (a "background" token's searches run at
             background priority).
+        arrived: when the server had the request (:func:`time.monotonic`
+            seconds; None: not known). A search's time budget counts from
+            it, less the search's wait for a slot (:func:`budget_start`).
     """
 
     time_remaining: Callable[[], float | None] = lambda: None
     stop: Any = field(default_factory=StopFlag)
     client: str = ""
+    arrived: float | None = None
 
 
 @dataclass(frozen=True)
@@ -586,7 +591,8 @@ class CacaoApi:
                             multipv=plan.multipv, levels=plan.levels)
         run = Run(stop=plan.call.stop, pause=ticket.pause, on_pause=lambda: self.gate.on_pause(ticket),
                   on_report=(lambda r: on_report(complete(r))) if on_report else None,
-                  report_every_s=report_every_s, cpu_priority=plan.cpu_priority)
+                  report_every_s=report_every_s, cpu_priority=plan.cpu_priority,
+                  started=budget_start(plan.call, ticket))
         reuse = Reuse(plan.cache, loaded.history) if plan.cache is not None else None
         holding = self.memory.holding(ticket.reservation) if self.memory else contextlib.nullcontext()
         with holding:  # trees put in the cache take the search's reservation
@@ -711,6 +717,17 @@ def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
 
     threading.Thread(target=body, name=name, daemon=True).start()
     return future
+
+
+def budget_start(call: Call, ticket: Ticket) -> float | None:
+    """When a search's time budget began (time.monotonic() seconds): the
+    call's arrival plus the search's wait for a slot, so that reading and
+    admitting the request count and waiting in the queue does not (a queued
+    search under load keeps its whole budget); never later than now. None
+    when the call does not know its arrival: the search's own start."""
+    if call.arrived is None:
+        return None
+    return min(time.monotonic(), call.arrived + max(0.0, ticket.queued_s))
 
 
 def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:

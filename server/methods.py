@@ -181,11 +181,13 @@ class ClientCalls:
 
 
 def new_call(remaining_s: float | None, client: str) -> Call:
-    """The Call of an RPC whose deadline is `remaining_s` seconds away (None:
-    none), for `client`, with a fresh stop flag."""
-    deadline = None if remaining_s is None else time.monotonic() + remaining_s
+    """The Call of an RPC whose request the server has now and whose deadline
+    is `remaining_s` seconds away (None: none), for `client`, with a fresh
+    stop flag. Its arrival is now: a search's time budget counts from it."""
+    now = time.monotonic()
+    deadline = None if remaining_s is None else now + remaining_s
     return Call(time_remaining=(lambda: None) if deadline is None else (lambda: deadline - time.monotonic()),
-                stop=StopFlag(), client=client)
+                stop=StopFlag(), client=client, arrived=now)
 
 
 def request_timeout(seconds: float) -> ApiError:

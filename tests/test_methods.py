@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from concurrent import futures
 from dataclasses import dataclass
 
 import grpc
 import pytest
+from support import wait_until
+from test_server import position_message, seconds
 
 from cacaoai.api.cacao.v1 import cacao_connect
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -122,3 +125,31 @@ def test_searches_are_refused_on_the_loop_while_every_worker_is_busy():
     assert [e.code for e in errors] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 3
     assert {e.reason for e in errors} == {ErrorReason.TOO_MANY_SEARCHES}
     assert [e.metadata["cause"] for e in errors] == ["queue_full"] * 3
+
+
+def test_the_time_before_a_calls_search_starts_counts_against_its_budget():
+    """A SuggestAction's time budget counts from the call's arrival: here its
+    search waits for the only worker thread, held until the 50 ms budget has
+    passed, and so stops before its first iteration (with an answer)."""
+    api = CacaoApi()
+    message, _ = position_message(upto=6)
+    request = pb.SuggestActionRequest(position=message, limits=pb.SearchLimits(time=seconds(0.05)))
+    blocked, release = threading.Event(), threading.Event()
+
+    async def ask(dispatcher: Dispatcher) -> pb.SuggestActionResponse:
+        call = new_call(None, "c")
+        assert call.arrived is not None
+        reply = asyncio.ensure_future(dispatcher.unary(BY_NAME["SuggestAction"], request, call))
+        await asyncio.to_thread(wait_until, lambda: time.monotonic() > call.arrived + 0.05, "the budget to pass")
+        release.set()
+        return await reply
+
+    with futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(lambda: (blocked.set(), release.wait()))
+        assert blocked.wait(60)
+        try:
+            evaluation = asyncio.run(ask(Dispatcher(api, pool))).evaluation
+        finally:
+            release.set()
+    assert evaluation.stopped_by == "time" and evaluation.iterations == 0
+    assert evaluation.best_action.WhichOneof("kind")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 
 import grpc
 import pytest
@@ -256,6 +257,37 @@ def test_a_move_still_waiting_when_its_deadline_nears_is_refused_then():
     assert error.metadata["cause"] == "wait_too_long" and error.retry_after_s == 0.05
     api.gate.release(holder)
     assert api.gate.active == 0
+
+
+def test_a_time_budget_counts_from_the_calls_arrival_less_its_wait_for_a_slot():
+    clock = Clock()
+    api = CacaoApi(ServerOptions(worker_threads=8, max_searches=1, max_queue_wait_s=600.0), clock=clock)
+    timed = move(iterations=300)
+    timed.limits.time.CopyFrom(seconds(10.0))
+    # a move and an analysis whose calls arrived 20 s ago have spent their 10 s
+    spent = api.suggest_action(timed, Call(arrived=time.monotonic() - 20)).evaluation
+    assert spent.stopped_by == "time" and spent.iterations == 0
+    ready = threading.Event()
+    running = api.start_analysis(analysis(10.0, iterations=300), Call(arrived=time.monotonic() - 20), ready.set)
+    reports = []
+    while not running.finished:
+        assert ready.wait(GUARD_S)
+        ready.clear()
+        reports += running.take()
+    assert reports[-1].evaluation.stopped_by == "time" and reports[-1].evaluation.iterations == 0
+    # but 20 s spent waiting for a slot do not count: the move keeps its budget
+    holder = api.gate.acquire(Request("someone", INTERACTIVE, expected_s=0.5))
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(
+        api.suggest_action(timed, Call(arrived=time.monotonic() - 20))))
+    thread.start()
+    assert api.gate.wait_for(lambda g: g.queued(INTERACTIVE) == 1, GUARD_S)
+    clock.now += 20.0
+    api.gate.release(holder)
+    thread.join(GUARD_S)
+    (reply,) = outcome
+    assert reply.evaluation.stopped_by == "iterations" and reply.evaluation.iterations == 300
+    assert reply.evaluation.queued.ToSeconds() == 20
 
 
 def test_a_stopped_analysis_that_waited_for_a_slot_still_answers(one_busy_slot):

@@ -9,6 +9,7 @@ import os
 import random
 import sys
 import threading
+import time
 
 import pytest
 from support import poll_until, wait_until
@@ -119,6 +120,20 @@ def test_the_time_budget_is_honoured():
     assert result.stopped_by == "time"
     assert result.elapsed_s >= 0.25 * (1 - FINISHING.max_share)
     assert result.iterations > 0
+
+
+def test_a_time_budget_counts_from_the_runs_start():
+    # a budget that began 5 s ago is spent: the trees stop before their first iteration
+    position = Position.new(2, 5)
+    result = search(position, Limit(time_s=1.0), seed=1, run=Run(started=time.monotonic() - 5))
+    assert result.stopped_by == "time" and result.iterations == 0
+    assert result.elapsed_s >= 5 and result.best_action in position.legal_actions()
+    # one that begins now leaves the iterations their budget
+    counted = search(position, Limit(time_s=600, iterations=50), seed=1, run=Run(started=time.monotonic()))
+    assert counted.stopped_by == "iterations" and counted.iterations == 50
+    for bad in (True, "now", float("nan")):
+        with pytest.raises(ValueError, match="started"):
+            Run(started=bad)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
