@@ -23,7 +23,7 @@ from .features import N_ACTION_FEATURES, N_FEATURES
 from .formats import PHASES, tile_json
 from .records import Result, check_deal, check_result, parse_record
 from .rules import DIRECTIONS, JUNGLE_TILES, WORKER_TILES
-from .snapshot import dump_snapshot, load_observation, load_snapshot
+from .snapshot import dump_snapshot, load_observation, load_snapshot, snapshot_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -295,7 +295,34 @@ class Position:
         """Every legal action, canonical and without duplicates."""
         core = self._core
         seat, display = core.to_act, core.display()
-        return [self._decode(code, seat, display) for code in core.legal_codes()]
+        decoded = _DECODED
+        actions = []
+        for key, code in self.legal_keys():
+            action = decoded.get(key)
+            if action is None:
+                action = self._decode(code, seat, display)
+                if len(decoded) >= _DECODED_MAX:
+                    decoded.clear()
+                decoded[key] = action
+            actions.append(action)
+        return actions
+
+    def legal_keys(self) -> list[tuple[int, int]]:
+        """(key, code) of every legal action, in :meth:`legal_codes`' order.
+
+        A key stands for the Action its code decodes to here: the code, the
+        seat to act and, for a placement that fills cells, the display's
+        tiles. Equal keys, from any positions, mean equal actions, so what
+        is made of an action may be kept by its key (legal_actions keeps
+        the Actions)."""
+        core = self._core
+        to_act = core.to_act
+        if to_act < 0:
+            return []
+        seat = to_act << 26  # codes have 26 bits (decode)
+        display = core.display()
+        filled = seat | sum(kind << (28 + 4 * i) for i, kind in enumerate(display))  # kinds 1..10
+        return [(code | (filled if code >> 18 else seat), code) for code in core.legal_codes()]
 
     def encode(self, action: Action | Mapping[str, Any]) -> int:
         """The code of a legal action. Raises IllegalActionError with the reason."""
@@ -411,15 +438,21 @@ class Position:
         """What `seat` knows (docs/rules.md#information), as cacao-position/1."""
         return dump_snapshot(self._core, view=self._seat(seat))
 
-    def hash(self) -> str:
-        """A short hash of the complete position."""
-        return position_hash(self.snapshot())
+    def hash(self, seat: int | None = None) -> str:
+        """A short hash of the complete position, or of `seat`'s observation:
+        ``position_hash`` of its snapshot (observation), without building it."""
+        return _digest(snapshot_text(self._core, None if seat is None else self._seat(seat)))
 
     def __repr__(self) -> str:
         return f"<Position players={self.players} turn={self.turn} phase={self.phase} to_act={self.to_act}>"
 
 
 _KIND_BITS = {"place": 0, "overbuild": 1, "discard": 2, "resolve": 3}
+#: Actions decoded so far by their key (Position.legal_keys), at most _DECODED_MAX
+#: (then forgotten at once): a game's positions share most of their actions.
+#: Thread-safe: the GIL makes each look-up and store atomic, and Actions are immutable.
+_DECODED: dict[int, Action] = {}
+_DECODED_MAX = 1 << 16
 
 
 def _code_bits(action: Action) -> tuple[int, int] | None:
@@ -448,7 +481,11 @@ def _code_bits(action: Action) -> tuple[int, int] | None:
 
 def position_hash(snapshot: Mapping[str, Any]) -> str:
     """16 hex digits of SHA-256 over the canonical JSON of a snapshot or observation."""
-    text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"))
+    return _digest(json.dumps(snapshot, sort_keys=True, separators=(",", ":")))
+
+
+def _digest(text: str) -> str:
+    """16 hex digits of SHA-256 over a snapshot's canonical JSON text."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

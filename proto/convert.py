@@ -91,12 +91,26 @@ def _name(names: dict[int, str], what: str, value: int, path: str, out: Violatio
     return name
 
 
+WORKER_WHAT = "worker tile (WORKER_TILE_1111, _2101, _3001, _3100)"
+JUNGLE_WHAT = "jungle tile"
+
+
 def _worker_name(value: int, path: str, out: Violations) -> str:
-    return _name(WORKER_NAMES, "worker tile (WORKER_TILE_1111, _2101, _3001, _3100)", value, path, out)
+    return _name(WORKER_NAMES, WORKER_WHAT, value, path, out)
 
 
 def _jungle_name(value: int, path: str, out: Violations) -> str:
-    return _name(JUNGLE_NAMES, "jungle tile", value, path, out)
+    return _name(JUNGLE_NAMES, JUNGLE_WHAT, value, path, out)
+
+
+def _names_of(names: dict[int, str], what: str, values: Any, path: str, out: Violations) -> list[str]:
+    """The names of a repeated enum field's values (`path`: the field), as
+    :func:`_name` gives them one by one (``path[i]``); the field's paths are
+    only written when a value is unknown."""
+    found = list(map(names.get, values))
+    if None in found:
+        return [_name(names, what, v, f"{path}[{i}]", out) for i, v in enumerate(values)]
+    return found  # type: ignore[return-value]  # no None left
 
 
 def _enum_problem(value: int, what: str) -> str:
@@ -193,6 +207,33 @@ def actions_to_proto(actions: Any, into: Any) -> None:
         _set_action(add(), action)
 
 
+#: A ListLegalActionsResponse holding one action, serialized, by the action's key
+#: (Position.legal_keys), at most _LEGAL_BYTES_MAX (then forgotten at once).
+_LEGAL_BYTES: dict[int, bytes] = {}
+_LEGAL_BYTES_MAX = 1 << 16
+
+
+def legal_actions_to_proto(position: Position, response: pb.ListLegalActionsResponse) -> None:
+    """Appends the legal actions of `position` to ``response.actions``, as
+    ``actions_to_proto(position.legal_actions(), response.actions)`` does.
+
+    Each action's message is serialized once, by its key, and the response
+    parses them all at once: building ~60 messages field by field cost more
+    than the rest of a ListLegalActions call.
+    """
+    kept = _LEGAL_BYTES
+    parts = []
+    for key, code in position.legal_keys():
+        part = kept.get(key)
+        if part is None:
+            part = pb.ListLegalActionsResponse(actions=[action_to_proto(position.decode(code))]).SerializeToString()
+            if len(kept) >= _LEGAL_BYTES_MAX:
+                kept.clear()
+            kept[key] = part
+        parts.append(part)
+    response.MergeFromString(b"".join(parts))
+
+
 def _set_action(message: pb.Action, action: Any) -> None:
     # action: an engine Action (Any: its fields of the other kinds are None)
     message.seat = action.seat
@@ -248,9 +289,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
         "phase": PHASE_NAMES.get(position.phase, "?"),
         "to_act": position.to_act if position.HasField("to_act") else None,
         "board": [],
-        "display": [
-            _jungle_name(t, f"{path}.display[{i}]", out) for i, t in enumerate(position.display)
-        ],
+        "display": _names_of(JUNGLE_NAMES, JUNGLE_WHAT, position.display, f"{path}.display", out),
         "jungle_deck_count": position.jungle_deck_count,
         "seats": [],
         "pending": [],
@@ -261,8 +300,23 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
         out.add(f"{path}.players", f"{position.players} players: must be 2, 3 or 4")
     elif len(position.seats) != position.players:
         out.add(f"{path}.seats", f"{len(position.seats)} seats for {position.players} players")
+    board = snap["board"]
+    jungle_names, worker_names = JUNGLE_NAMES.get, WORKER_NAMES.get
     for i, cell in enumerate(position.board):
-        snap["board"].append(_board_tile_to_json(cell, f"{path}.board[{i}]", out))
+        # the common tiles at once; anything else (a cover, a problem) field by field
+        kind = cell.WhichOneof("tile")
+        if kind == "jungle":
+            name = jungle_names(cell.jungle)
+            if name is not None:
+                board.append({"x": cell.x, "y": cell.y, "tile": name})
+                continue
+        elif kind == "worker":
+            worker = cell.worker
+            name, rot = worker_names(worker.tile), worker.rotation
+            if name is not None and 0 <= rot <= 3 and not worker.HasField("covers"):
+                board.append({"x": cell.x, "y": cell.y, "tile": name, "seat": worker.seat, "rot": rot})
+                continue
+        board.append(_board_tile_to_json(cell, f"{path}.board[{i}]", out))
     if observation:
         snap["view"] = position.view
         if not 0 <= position.view < max(position.players, 1):
@@ -270,10 +324,7 @@ def position_to_json(position: pb.Position, path: str = "position") -> dict:
         if position.jungle_deck:
             out.add(f"{path}.jungle_deck", "must be empty in an observation (it is hidden)")
     else:
-        snap["jungle_deck"] = [
-            _jungle_name(t, f"{path}.jungle_deck[{i}]", out)
-            for i, t in enumerate(position.jungle_deck)
-        ]
+        snap["jungle_deck"] = _names_of(JUNGLE_NAMES, JUNGLE_WHAT, position.jungle_deck, f"{path}.jungle_deck", out)
     for s, seat in enumerate(position.seats):
         own = not observation or s == position.view
         snap["seats"].append(_seat_to_json(seat, f"{path}.seats[{s}]", observation, own, out))
@@ -316,11 +367,9 @@ def _seat_to_json(seat: pb.Seat, path: str, observation: bool, own: bool, out: V
         "water": seat.water,
         "hand_count": seat.hand_count,
         "pile_count": seat.pile_count,
-        "discarded": [
-            _worker_name(t, f"{path}.discarded[{i}]", out) for i, t in enumerate(seat.discarded)
-        ],
+        "discarded": _names_of(WORKER_NAMES, WORKER_WHAT, seat.discarded, f"{path}.discarded", out),
     }
-    hand = [_worker_name(t, f"{path}.hand[{i}]", out) for i, t in enumerate(seat.hand)]
+    hand = _names_of(WORKER_NAMES, WORKER_WHAT, seat.hand, f"{path}.hand", out)
     if own or len(hand) == seat.hand_count:
         entry["hand"] = hand
     elif hand:
@@ -333,7 +382,7 @@ def _seat_to_json(seat: pb.Seat, path: str, observation: bool, own: bool, out: V
         if seat.pile:
             out.add(f"{path}.pile", "must be empty in an observation (it is hidden)")
     else:
-        entry["pile"] = [_worker_name(t, f"{path}.pile[{i}]", out) for i, t in enumerate(seat.pile)]
+        entry["pile"] = _names_of(WORKER_NAMES, WORKER_WHAT, seat.pile, f"{path}.pile", out)
     return entry
 
 

@@ -271,7 +271,7 @@ class CacaoApi:
         _require_decider_visible(loaded)
         assert position.to_act is not None  # None only once the game is over
         response.to_act = position.to_act
-        convert.actions_to_proto(position.legal_actions(), response.actions)
+        convert.legal_actions_to_proto(position, response)
         return response
 
     def apply_action(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:

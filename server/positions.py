@@ -59,9 +59,7 @@ class Loaded:
     def hash(self) -> str:
         """Short hash of what the client sent (the complete position, or the
         observation), computed when a reply needs it."""
-        if self.view is None:
-            return self.position.hash()
-        return position_hash(self.position.observation(self.view))
+        return self.position.hash(self.view)
 
 
 def random_seed() -> int:

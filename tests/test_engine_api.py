@@ -75,6 +75,10 @@ def test_legal_action_lists_are_free_of_duplicates_and_decode_back(players):
             assert len(forms) == len(set(forms))
             assert position.legal_codes() == [position.encode(a) for a in actions]
             assert len(actions) == position.core.count_actions()
+            # kept Actions (by key, across the games) are the ones decoded now
+            assert actions == [position.decode(c) for c in position.legal_codes()]
+            keys = position.legal_keys()
+            assert [c for _, c in keys] == position.legal_codes() and len({k for k, _ in keys}) == len(keys)
             for a in actions:  # the decoder's own builds equal the checked ones, hashes too
                 parsed = Action.from_json(json.loads(a.canonical()))
                 assert parsed == a and hash(parsed) == hash(a) and repr(parsed) == repr(a)
@@ -113,6 +117,8 @@ def test_snapshots_round_trip_exactly_at_every_decision(players):
         assert sorted(a.canonical() for a in loaded.legal_actions()) == sorted(
             a.canonical() for a in position.legal_actions())
         assert loaded.hash() == position.hash() == position_hash(snap)
+        for seat in range(players):  # written without the dict, hashed alike
+            assert position.hash(seat) == position_hash(position.observation(seat))
 
 
 def test_a_clone_is_independent_of_its_source():

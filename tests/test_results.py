@@ -105,7 +105,8 @@ def test_the_richer_figures_root_info_and_per_candidate_lines_survive_the_messag
 @pytest.mark.parametrize("players", [2, 4])
 def test_actions_become_the_messages_their_json_form_gives(players):
     """action_to_proto builds in place what the JSON path builds, byte for
-    byte: every kind, with and without fills, along a played game."""
+    byte: every kind, with and without fills, along a played game; and
+    legal_actions_to_proto, which keeps them by action key, gives the same."""
     position = Position.new(players, 5)
     kinds = set()
     while not position.is_over:
@@ -115,6 +116,9 @@ def test_actions_become_the_messages_their_json_form_gives(players):
         assert [m.SerializeToString() for m in listed.actions] == [
             convert.action_from_json(a.to_json()).SerializeToString() for a in actions]
         assert all(convert.action_to_proto(a) == m for a, m in zip(actions, listed.actions))
+        kept = pb.ListLegalActionsResponse()  # from the messages kept by action key
+        convert.legal_actions_to_proto(position, kept)
+        assert kept == listed
         kinds |= {(a.type, bool(a.fills)) for a in actions}
         position.apply(actions[len(actions) // 2])
     assert {("place", True), ("place", False), ("resolve", False)} <= kinds
