@@ -172,9 +172,11 @@ ctypedef struct position_t:
     uint8_t n_covered
     int16_t covered_cell[MAX_WORKER_TILES]   # overbuilt cells ...
     uint8_t covered_tile[MAX_WORKER_TILES]   # ... and the worker byte underneath
-    # What the last place/overbuild did (for reports): activations and blind draw.
-    uint8_t n_activations
-    activation_t activations[MAX_ACTIVATIONS]
+    # What the last place/overbuild did (for reports): its cell and the jungle tiles
+    # it laid, from which position_activations reads its activations back; blind draw.
+    int16_t moved_cell          # 0 (never a board cell) after a discard, a deal or a load
+    uint8_t n_new
+    int16_t new_jungle[4]       # in the order they were laid
     int16_t blind_cell          # cell that took a blind draw, -1 if none
     # Resolutions still to choose, in order; results are (gold gained, cacao kept).
     uint8_t n_pending
@@ -232,6 +234,9 @@ cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                                   action_t* out) noexcept nogil
 cdef void position_apply(position_t* pos, action_t a) noexcept nogil
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil
+# The worker sides the last place or overbuild activated (at most MAX_ACTIVATIONS), in
+# the order the rules take them: the placed tile's sides, then each laid jungle tile's.
+cdef int position_activations(const position_t* pos, activation_t* out) noexcept nogil
 # What a place or overbuild (phase PHASE_TURN) would give the mover, unapplied.
 cdef void position_preview(const position_t* pos, action_t a, preview_t* out) noexcept nogil
 cdef void position_score(const position_t* pos, score_t* out) noexcept nogil

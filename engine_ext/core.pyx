@@ -229,8 +229,8 @@ cdef enum:
 
 
 cdef inline bint _placeable(int cell) noexcept nogil:
-    return (-PLACE_REACH <= cell_x(cell) <= PLACE_REACH
-            and -PLACE_REACH <= cell_y(cell) <= PLACE_REACH)
+    return ((<unsigned int>(cell_x(cell) + PLACE_REACH) <= 2 * PLACE_REACH)
+            & (<unsigned int>(cell_y(cell) + PLACE_REACH) <= 2 * PLACE_REACH))
 
 
 cdef inline bint _is_hole(uint8_t v) noexcept nogil:
@@ -932,103 +932,140 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     return m
 
 
-cdef inline void _add_activation(position_t* pos, int seat, int cell, int d, int kind, int k) noexcept nogil:
+cdef inline void _add_activation(activation_t* out, int* n, int seat, int cell, int d,
+                                 int kind, int k) noexcept nogil:
     cdef activation_t* act
-    if pos.n_activations < MAX_ACTIVATIONS:
-        act = &pos.activations[pos.n_activations]
+    if n[0] < MAX_ACTIVATIONS:
+        act = &out[n[0]]
         act.seat = <uint8_t>seat
         act.cell = <int16_t>cell
         act.dir = <uint8_t>d
         act.kind = <uint8_t>kind
         act.workers = <uint8_t>k
-        pos.n_activations += 1
+        n[0] += 1
 
 
-cdef inline void _activate(position_t* pos, int cell, const int* new_jungle, int n_new) noexcept nogil:
-    """Collect the activated sides: the new tile's sides facing any jungle tile,
-    and every other worker side facing a jungle tile placed this turn."""
-    cdef int d, j, nb, k
-    cdef uint8_t v, own = pos.grid[cell]
+cdef int position_activations(const position_t* pos, activation_t* out) noexcept nogil:
+    """The activated sides of the last place or overbuild, read back from the board
+    (which nothing changes until the next one): the new tile's sides facing any
+    jungle tile, then every other worker side facing a jungle tile laid this turn."""
+    cdef int d, j, nb, k, n = 0, cell = pos.moved_cell, nj
+    cdef uint8_t v, own
+    if cell == 0:
+        return 0
+    own = pos.grid[cell]
     for d in range(4):
         v = pos.grid[cell + DELTA[d]]
         if is_jungle(v):
             k = SIDE_TABLE[own][d]
             if k:
-                _add_activation(pos, pos.mover, cell, d, v, k)
-    for j in range(n_new):
+                _add_activation(out, &n, (own >> 4) & 3, cell, d, v, k)
+    for j in range(pos.n_new):
+        nj = pos.new_jungle[j]
         for d in range(4):
-            nb = new_jungle[j] + DELTA[d]
+            nb = nj + DELTA[d]
             v = pos.grid[nb]
             if nb != cell and is_worker(v):
                 k = SIDE_TABLE[v][(d + 2) & 3]
                 if k:
-                    _add_activation(pos, (v >> 4) & 3, nb, (d + 2) & 3, pos.grid[new_jungle[j]], k)
+                    _add_activation(out, &n, (v >> 4) & 3, nb, (d + 2) & 3, pos.grid[nj], k)
+    return n
 
 
-cdef inline void _collect_gains(position_t* pos) noexcept nogil:
-    """Apply what needs no choice (mines, water, sun) and queue a resolve
-    decision for each seat with two or more results, mover first.
+# PM_BYTE[b]: 1 for the grid bytes of plantations and markets (the resolution's sides)
+cdef uint8_t PM_BYTE[256]
 
-    One pass over the activations sums each seat's gains through the GAIN
-    tables (no branch on the kind); water and sun are capped once, which
-    gives the same as capping each step."""
-    cdef int i, j, s, k, kind, n_res, slot, n = pos.n_seats
-    cdef int fixed[MAX_SEATS]
-    cdef int water[MAX_SEATS]
-    cdef int sun[MAX_SEATS]
+
+cdef void _init_pm_byte() noexcept:
+    cdef int b
+    memset(PM_BYTE, 0, sizeof(PM_BYTE))
+    for b in range(N_KINDS):
+        PM_BYTE[b] = <uint8_t>GAIN_RESOLVE[b]
+
+
+_init_pm_byte()
+
+
+cdef inline void _collect_gains(position_t* pos, int cell, const int* new_dir) noexcept nogil:
+    """Gain what the activated sides (position_activations) give: apply what
+    needs no choice (mines, water, sun) and queue a resolve decision for each
+    seat with two or more results, mover first.
+
+    Each seat's gains are GAIN_SIDES sums: the placed tile's sides by one
+    multiply-add each, a laid jungle tile's facing workers of every seat at
+    once from their SIDE_PACKED counts (no branch on a kind or a seat). Only
+    a laid plantation or market lists its sides one by one, for _resolutions,
+    each seat's in the order of position_activations. Water and sun are capped
+    once, which gives the same as capping each step."""
+    cdef int i, j, s, d, n_res, slot, nj, nb, k, pm, n = pos.n_seats, mover = pos.mover
+    cdef const uint8_t* g = pos.grid
+    cdef uint8_t own = g[cell], kind, b
+    cdef const uint8_t* side = SIDE_TABLE[own]
+    cdef uint64_t sums[MAX_SEATS]               # GAIN_SIDES sums by seat
+    cdef uint64_t gain, markets
+    cdef uint32_t counts
     cdef int n_pm[MAX_SEATS]
-    cdef int touched[MAX_SEATS]
-    cdef uint64_t sums[MAX_SEATS]               # GAIN_SIDES sums: plantation cacao, market places
-    cdef uint64_t markets
     cdef int plant
-    cdef uint8_t kinds[MAX_SEATS][MAX_ACTIVATIONS]
-    cdef uint8_t workers[MAX_SEATS][MAX_ACTIVATIONS]
+    cdef uint8_t kinds[MAX_SEATS][MAX_ACTIVATIONS + 1]      # written one past the last entry
+    cdef uint8_t workers[MAX_SEATS][MAX_ACTIVATIONS + 1]
+    cdef uint8_t v[4]
     cdef seat_t* seat
-    cdef const activation_t* act
     for s in range(MAX_SEATS):
-        fixed[s] = water[s] = sun[s] = n_pm[s] = touched[s] = 0
         sums[s] = 0
-    for j in range(pos.n_activations):
-        act = &pos.activations[j]
-        s = act.seat
-        k = act.workers
-        kind = act.kind
-        touched[s] = 1
-        fixed[s] += GAIN_GOLD[kind] * k
-        water[s] += GAIN_WATER[kind] * k
-        sun[s] += GAIN_SUN[kind] * k
-        sums[s] += GAIN_SIDES[kind] * <uint64_t>k
-        kinds[s][n_pm[s]] = <uint8_t>kind
-        workers[s][n_pm[s]] = <uint8_t>k
-        n_pm[s] += GAIN_RESOLVE[kind]
+        n_pm[s] = 0
+    # the placed tile's sides facing jungle tiles (GAIN_SIDES is 0 for other bytes)
+    for d in range(4):
+        v[d] = g[cell + DELTA[d]]
+        sums[mover] += GAIN_SIDES[v[d]] * side[d]
+        kinds[mover][n_pm[mover]] = v[d]
+        workers[mover][n_pm[mover]] = side[d]
+        n_pm[mover] += PM_BYTE[v[d]] & (side[d] != 0)
+    # the other worker sides facing each laid jungle tile
+    for j in range(pos.n_new):
+        nj = pos.new_jungle[j]
+        kind = g[nj]
+        counts = _temple_counts(pos, nj) - SIDE_PACKED[own][new_dir[j]]
+        gain = GAIN_SIDES[kind]
+        for s in range(MAX_SEATS):
+            sums[s] += gain * ((counts >> (8 * s)) & 0xFF)
+        if PM_BYTE[kind]:
+            for d in range(4):
+                nb = nj + DELTA[d]
+                b = g[nb]
+                k = SIDE_TABLE[b][(d + 2) & 3]
+                s = (b >> 4) & 3
+                kinds[s][n_pm[s]] = kind
+                workers[s][n_pm[s]] = <uint8_t>k
+                n_pm[s] += (k != 0) & (nb != cell)
+    # mines, water and sun for every seat (0 for seats not playing), without a
+    # branch; gold now only where there is nothing to choose (cacao unchanged)
     pos.n_pending = 0
-    s = pos.mover
+    s = mover
     for i in range(n):
-        if touched[s]:
-            seat = &pos.seats[s]
-            seat.water = <uint8_t>min(MAX_WATER, seat.water + water[s])
-            seat.sun = <uint8_t>min(MAX_SUN, seat.sun + sun[s])
-            if n_pm[s] == 0:
-                seat.gold += fixed[s]           # nothing to choose, cacao unchanged
+        seat = &pos.seats[s]
+        seat.water = <uint8_t>min(MAX_WATER, seat.water + _gain_water(sums[s]))
+        seat.sun = <uint8_t>min(MAX_SUN, seat.sun + _gain_sun(sums[s]))
+        if n_pm[s] == 0:
+            seat.gold += _gain_gold(sums[s])    # nothing to choose, cacao unchanged
+        else:
+            slot = pos.n_pending
+            markets = sums[s] >> 32
+            plant = _gain_plant(sums[s])
+            if markets == 0 or (seat.cacao == 0 and plant == 0):
+                # nothing to sell: _resolutions' one result, without the call
+                pos.result_gold[slot][0] = <uint8_t>_gain_gold(sums[s])
+                pos.result_cacao[slot][0] = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
+                n_res = 1
             else:
-                slot = pos.n_pending
-                markets = sums[s] >> 32
-                plant = _gain_plant(sums[s])
-                if markets == 0 or (seat.cacao == 0 and plant == 0):
-                    # nothing to sell: _resolutions' one result, without the call
-                    pos.result_gold[slot][0] = <uint8_t>fixed[s]
-                    pos.result_cacao[slot][0] = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
-                    n_res = 1
-                else:
-                    n_res = _resolutions(seat.cacao, fixed[s], kinds[s], workers[s], n_pm[s],
-                                         pos.result_gold[slot], pos.result_cacao[slot])
-                if n_res == 1:
-                    seat.gold += pos.result_gold[slot][0]
-                    seat.cacao = pos.result_cacao[slot][0]
-                else:
-                    pos.pending_seat[slot] = <uint8_t>s
-                    pos.n_results[slot] = <uint8_t>n_res
-                    pos.n_pending += 1
+                n_res = _resolutions(seat.cacao, _gain_gold(sums[s]), kinds[s], workers[s], n_pm[s],
+                                     pos.result_gold[slot], pos.result_cacao[slot])
+            if n_res == 1:
+                seat.gold += pos.result_gold[slot][0]
+                seat.cacao = pos.result_cacao[slot][0]
+            else:
+                pos.pending_seat[slot] = <uint8_t>s
+                pos.n_results[slot] = <uint8_t>n_res
+                pos.n_pending += 1
         s = (s + 1) * (s + 1 < n)               # the next seat, without a branch
     if pos.n_pending:
         pos.phase = PHASE_RESOLVE
@@ -1061,7 +1098,7 @@ cdef inline void _end_turn(position_t* pos) noexcept nogil:
 
 cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
     cdef int kind = a & 3, t = action_type(a), cell, d, nb, slot, closed, n_new = 0
-    cdef int new_jungle[4]
+    cdef int new_dir[4]
     cdef uint8_t v, jungle_kind
     cdef bint used[2]
     cdef seat_t* seat
@@ -1082,7 +1119,8 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
         return
     seat = &pos.seats[pos.mover]
     seat.hand[t] -= 1
-    pos.n_activations = 0
+    pos.moved_cell = 0
+    pos.n_new = 0
     pos.blind_cell = -1
     if kind == ACT_DISCARD:
         seat.discarded[t] += 1
@@ -1116,16 +1154,18 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
             else:
                 continue
             _put_jungle(pos, nb, jungle_kind)
-            new_jungle[n_new] = nb
+            pos.new_jungle[n_new] = <int16_t>nb
+            new_dir[n_new] = d
             n_new += 1
+        pos.n_new = <uint8_t>n_new
         slot = 0
         for i in range(pos.n_display):
             if not used[i]:
                 pos.display[slot] = pos.display[i]
                 slot += 1
         pos.n_display = <uint8_t>slot
-    _activate(pos, cell, new_jungle, n_new)
-    _collect_gains(pos)
+    pos.moved_cell = <int16_t>cell
+    _collect_gains(pos, cell, new_dir)
 
 
 cdef void position_playout(position_t* pos, rng_t* rng) noexcept nogil:
@@ -1601,8 +1641,10 @@ cdef class CorePosition:
 
     def activations(self):
         """[(seat, x, y, dir, kind, workers)] of the last place or overbuild."""
+        cdef activation_t acts[MAX_ACTIVATIONS]
+        cdef int n = position_activations(&self.pos, acts)
         return [(a.seat, cell_x(a.cell), cell_y(a.cell), a.dir, a.kind, a.workers)
-                for a in self.pos.activations[:self.pos.n_activations]]
+                for a in acts[:n]]
 
     def blind_draw(self):
         """(x, y) of the cell that took a blind draw in the last move, or None."""
