@@ -16,7 +16,10 @@ sample, with the seat's outcome (its win share: 1 / the number of winners, or
 0). The report gives, per player count and per third of the game's decisions
 (first, middle, last), the expected calibration error, the Brier score, the
 base rate's and the Brier skill (:mod:`cacaoai.search.calibration_map`), and a
-reliability table.
+reliability table. ``--evaluator`` given several times (each with its own
+``--out``) evaluates the same positions with each: the games, the costly part
+with a strong player, are played once, and each file holds what a run of that
+evaluator alone would.
 
 Game g of a player count is dealt from ``derive_seed(seed, g)``; its moves
 and evaluations are seeded from it, so with iteration budgets a seed gives
@@ -149,65 +152,84 @@ def replay(position: Position, player: str, replays: int, seed: int) -> dict[str
             "var": [round(float(x), 6) for x in var]}
 
 
-def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: str, every: int, raw: bool,
-                   visit: Callable[[Position, int, SearchResult, int], None]) -> tuple[Position, int]:
+def _judge(position: Position, evaluator: str, seed: int, raw: bool) -> SearchResult:
+    """The evaluator's search of `position` from the seat to act's view (`raw`: the tree's own probabilities)."""
+    judge = _evaluator(evaluator)
+    return search(position, judge.limit, judge.settings, seed=seed, question=Question(multipv=0, calibrated=not raw))
+
+
+def play_observed(players: int, seed: int, game: int, player: str, every: int,
+                  look: Callable[[Position, int, int], None]) -> tuple[Position, int]:
     """Play game `game` of `players` with `player` at every seat (or "A vs B",
-    :func:`seat_specs`) and search
-    every `every`-th decision with `evaluator` from the seat to act's view
-    (`raw`: the tree's own probabilities). ``visit(position, ply, result,
-    seed)`` gets each search's result (no win probability where the seat had
-    one legal action) and the seed that position's replays use. Returns the
-    final position and the number of decisions; the evaluations do not
-    change the game."""
+    :func:`seat_specs`) and call ``look(position, ply, seed)`` at every
+    `every`-th decision, with the seed that position's evaluations use (not the
+    move's own, and the same whoever evaluates). Returns the final position and
+    the number of decisions; looking does not change the game."""
     deal_seed = derive_seed(seed, game)
     game_seed = derive_seed(deal_seed, game)
     bots = _seat_bots(_BOTS, seat_specs(player, players, game))
-    judge = _evaluator(evaluator)
     decisions = 0
 
     def observe(position: Position, ply: int) -> None:
         nonlocal decisions
         decisions = ply + 1
-        if ply % every:
-            return
-        seed_here = derive_seed(derive_seed(game_seed, ply), 1)   # not the move's own seed
-        result = search(position, judge.limit, judge.settings, seed=seed_here,
-                        question=Question(multipv=0, calibrated=not raw))
-        visit(position, ply, result, derive_seed(seed_here, 2))
+        if ply % every == 0:
+            look(position, ply, derive_seed(derive_seed(game_seed, ply), 1))
 
     final = play_deal(players, deal_seed, game_seed, list(range(players)), bots, observe)
     return final, decisions
 
 
-def play_calibration_game(task: tuple[int, int, int, str, str, int, bool, int]) -> dict[str, Any]:
+def play_evaluated(players: int, seed: int, game: int, player: str, evaluator: str, every: int, raw: bool,
+                   visit: Callable[[Position, int, SearchResult, int], None]) -> tuple[Position, int]:
+    """Play game `game` (:func:`play_observed`) and search every `every`-th
+    decision with `evaluator` from the seat to act's view (`raw`: the tree's
+    own probabilities). ``visit(position, ply, result, seed)`` gets each
+    search's result (no win probability where the seat had one legal action)
+    and the seed that position's replays use. Returns the final position and
+    the number of decisions; the evaluations do not change the game."""
+    _evaluator(evaluator)
+
+    def look(position: Position, ply: int, seed_here: int) -> None:
+        visit(position, ply, _judge(position, evaluator, seed_here, raw), derive_seed(seed_here, 2))
+
+    return play_observed(players, seed, game, player, every, look)
+
+
+def play_calibration_game(task: tuple[int, int, int, str, tuple[str, ...], int, bool, int]) -> list[dict[str, Any]]:
     """Play game `game` of `players` and evaluate every `every`-th decision
-    (`raw`: with the tree's own probabilities, no calibration map; `replays`:
-    that many replays from each evaluated position, :func:`replay`)."""
-    players, seed, game, player, evaluator, every, raw, replays = task
-    samples: list[dict[str, Any]] = []
-    skipped = 0
+    with each of the `evaluators` (`raw`: with the tree's own probabilities, no
+    calibration map; `replays`: that many replays from each evaluated position,
+    :func:`replay`): the game once per evaluator, its samples that evaluator's
+    (the same as a run of that evaluator alone gives)."""
+    players, seed, game, player, evaluators, every, raw, replays = task
+    samples: dict[str, list[dict[str, Any]]] = {evaluator: [] for evaluator in evaluators}
+    skipped = dict.fromkeys(evaluators, 0)
 
-    def visit(position: Position, ply: int, result: SearchResult, replay_seed: int) -> None:
-        nonlocal skipped
-        if result.win_probability is None:          # a single legal action: nothing searched
-            skipped += 1
-            return
-        sample: dict[str, Any] = {"decision": ply, "to_act": position.to_act,
-                                  "progress": position.progress,
-                                  "p": [round(float(x), 6) for x in result.win_probability]}
-        if replays:
-            sample["replay"] = replay(position, player, replays, replay_seed)
-        samples.append(sample)
+    def look(position: Position, ply: int, seed_here: int) -> None:
+        replayed = None
+        for evaluator in evaluators:
+            result = _judge(position, evaluator, seed_here, raw)
+            if result.win_probability is None:      # a single legal action: nothing searched
+                skipped[evaluator] += 1
+                continue
+            sample: dict[str, Any] = {"decision": ply, "to_act": position.to_act,
+                                      "progress": position.progress,
+                                      "p": [round(float(x), 6) for x in result.win_probability]}
+            if replays:
+                replayed = replayed or replay(position, player, replays, derive_seed(seed_here, 2))
+                sample["replay"] = replayed
+            samples[evaluator].append(sample)
 
-    position, decisions = play_evaluated(players, seed, game, player, evaluator, every, raw, visit)
+    position, decisions = play_observed(players, seed, game, player, every, look)
     result = position.result()
     assert result is not None
     share = win_shares(position)
-    return {"players": players, "seed": seed, "game": game, "deal_seed": derive_seed(seed, game),
-            "player": player, "evaluator": evaluator, "every": every, "raw": raw, "replays": replays,
-            "decisions": decisions, "gold": list(result.gold),
-            "cacao": list(result.cacao), "winners": list(result.winners), "outcome": share,
-            "skipped": skipped, "samples": samples}
+    return [{"players": players, "seed": seed, "game": game, "deal_seed": derive_seed(seed, game),
+             "player": player, "evaluator": evaluator, "every": every, "raw": raw, "replays": replays,
+             "decisions": decisions, "gold": list(result.gold),
+             "cacao": list(result.cacao), "winners": list(result.winners), "outcome": share,
+             "skipped": skipped[evaluator], "samples": samples[evaluator]} for evaluator in evaluators]
 
 
 def phase_of(decision: int, decisions: int) -> int:
@@ -550,14 +572,19 @@ def made_by(games: Sequence[dict[str, Any]]) -> tuple[str, tuple[str, int, bool,
 
 
 def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT_PLAYER,
-        evaluator: str = DEFAULT_EVALUATOR, every: int = 4, processes: int = 1,
+        evaluator: str | Sequence[str] = DEFAULT_EVALUATOR, every: int = 4, processes: int = 1,
         ray_address: str | None = None, have: Sequence[dict[str, Any]] = (),
         progress: bool = False, raw: bool = False, replays: int = 0) -> list[dict[str, Any]]:
     """Play the games not in `have` (games 0..games-1 of each player count) and return all of them,
-    in order."""
+    in order. Several evaluators evaluate the same positions of games played once: each game comes
+    once per evaluator (in their order), as a run of that evaluator alone gives it."""
+    evaluators = [evaluator] if isinstance(evaluator, str) else list(evaluator)
+    if not evaluators or len(set(evaluators)) != len(evaluators):
+        raise ValueError(f"evaluators: give one or more, each once, got {evaluators}")
     for spec in player.split(VERSUS):
         parse_bot(spec)
-    _evaluator(evaluator)
+    for spec in evaluators:
+        _evaluator(spec)
     if replays and VERSUS in player:
         raise ValueError("--replays plays on with one player at every seat: give no --opponent")
     if every < 1:
@@ -565,26 +592,29 @@ def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT
     if replays < 0:
         raise ValueError(f"replays must not be negative, got {replays}")
     for g in have:
-        made = (g["player"], g["evaluator"], g["every"], g.get("raw", False), g.get("replays", 0))
-        if made != (player, evaluator, every, raw, replays):
+        made = (g["player"], g["every"], g.get("raw", False), g.get("replays", 0))
+        if made != (player, every, raw, replays) or g["evaluator"] not in evaluators:
             raise ValueError(f"the samples read were made with player {g['player']!r}, evaluator "
                              f"{g['evaluator']!r}, every {g['every']}"
                              f"{', --raw' if g.get('raw', False) else ''}"
-                             f"{f', --replays {made[4]}' if made[4] else ''}: give the same to add games")
-    known = {_key(g) for g in have}
-    tasks = [(n, seed, g, player, evaluator, every, raw, replays) for n in players for g in range(games)
-             if (n, player, seed, g) not in known]
+                             f"{f', --replays {made[3]}' if made[3] else ''}: give the same to add games")
+    known = {(*_key(g), g["evaluator"]) for g in have}
+    tasks = []
+    for n in players:
+        for game in range(games):
+            missing = tuple(e for e in evaluators if (n, player, seed, game, e) not in known)
+            if missing:
+                tasks.append((n, seed, game, player, missing, every, raw, replays))
     done = list(have)
     started = time.monotonic()
-    for outcome in run_tasks(play_calibration_game, tasks, processes, ray_address):
-        done.append(outcome)
+    for count, outcome in enumerate(run_tasks(play_calibration_game, tasks, processes, ray_address), 1):
+        done.extend(outcome)
         if progress:
-            sys.stderr.write(f"\r{len(done) - len(have)}/{len(tasks)} games, "
-                             f"{time.monotonic() - started:.0f} s ")
+            sys.stderr.write(f"\r{count}/{len(tasks)} games, {time.monotonic() - started:.0f} s ")
             sys.stderr.flush()
     if progress and tasks:
         sys.stderr.write("\n")
-    return sorted(done, key=_key)
+    return sorted(done, key=lambda g: (_key(g), evaluators.index(g["evaluator"])))
 
 
 def _f(value: float | None, digits: int = 3) -> str:
@@ -656,8 +686,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--player", default=DEFAULT_PLAYER, help=f"every seat's bot (default {DEFAULT_PLAYER})")
     parser.add_argument("--opponent", help="with this, --player sits in one seat (seat g mod players in game g) "
                                            "and this bot in the others")
-    parser.add_argument("--evaluator", default=DEFAULT_EVALUATOR,
-                        help=f"the search that predicts (default {DEFAULT_EVALUATOR})")
+    parser.add_argument("--evaluator", action="append", default=None, metavar="SPEC",
+                        help=f"the search that predicts (default {DEFAULT_EVALUATOR}); given again, each "
+                             "evaluates the same positions of games played once, with an --out each")
     parser.add_argument("--every", type=int, default=4, help="evaluate every k-th decision (default 4)")
     parser.add_argument("--raw", action="store_true",
                         help="record the tree's own probabilities, without the model's calibration map "
@@ -670,9 +701,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run the games on a Ray cluster: auto, ray://HOST:PORT or local")
     parser.add_argument("--input", nargs="+", default=[], metavar="FILE",
                         help="samples of earlier runs (--out files): read, and not played again")
-    parser.add_argument("--out", default=None,
+    parser.add_argument("--out", action="append", default=None,
                         help="write the samples and the report here (default: out/calibration-<time>.json "
-                             "when games are played)")
+                             "when games are played); one per --evaluator")
     parser.add_argument("--apply", metavar="MAP", default=None, help="correct the predictions with this map first")
     parser.add_argument("--fit", metavar="MAP", default=None, help="fit a calibration map and write it here")
     parser.add_argument("--holdout", type=float, default=0.3, help="share of games held out by --fit (0.3)")
@@ -688,23 +719,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must not be negative")
     if not 0 < args.holdout < 1:
         parser.error("--holdout must be in (0, 1)")
+    evaluators, outs = args.evaluator or [DEFAULT_EVALUATOR], args.out or []
+    if len(evaluators) > 1 and (len(outs) != len(evaluators) or args.fit or not args.games):
+        parser.error(f"{len(evaluators)} evaluators: give an --out for each ({len(outs)} given), and play games "
+                     "(no --fit or --games 0: those take one evaluator's samples)")
+    if len(evaluators) == 1 and len(outs) > 1:
+        parser.error("--out: one per --evaluator")
     started = time.monotonic()
     try:
         have = read_samples(args.input)
-        player, evaluator, every, raw, replays = args.player, args.evaluator, args.every, args.raw, args.replays
+        player, every, raw, replays = args.player, args.every, args.raw, args.replays
         if args.opponent:
             player = f"{player}{VERSUS}{args.opponent}"
         if args.games == 0 and have:
             # only re-measure or fit: the inputs say how they were made, and may
             # mix populations of players (one evaluator's predictions)
             player, (evaluator, every, raw, replays) = made_by(have)
+            evaluators = [evaluator]
             games = sorted(have, key=_key)
         else:
-            games = run(args.players, args.games, args.seed, player, evaluator, every,
+            games = run(args.players, args.games, args.seed, player, evaluators, every,
                         args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet,
                         raw=raw, replays=replays)
         calibration = cm.load_map(args.apply) if args.apply else None
-        rep = report(games, calibration, args.bootstrap, args.seed)
+        runs = [(e, [g for g in games if g["evaluator"] == e]) for e in evaluators]
+        reports = [report(found, calibration, args.bootstrap, args.seed) for _, found in runs]
         details = None
         if args.fit:
             fitted, details = fit(games, args.holdout)
@@ -714,27 +753,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f.write("\n")
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
-    played = len(games) - len(have)
-    out = args.out or (time.strftime("out/calibration-%Y%m%d-%H%M%S.json") if played else None)
-    summary = {"format": "cacao-calibration/1", "player": player, "evaluator": evaluator, "every": every,
-               "raw": raw, "replays": replays, "seed": args.seed, "applied_map": args.apply, "report": rep,
-               "fit": details, "elapsed_s": time.monotonic() - started, "games": games}
-    if out:
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        with open(out, "w") as f:
-            json.dump(summary, f)
-            f.write("\n")
-    if args.json:
-        print(json.dumps({k: v for k, v in summary.items() if k != "games"}))
-        return 0
-    seated = (f"{player.replace(VERSUS, ' in one seat, ')} in the others" if VERSUS in player
-              else f"{player} at every seat")
-    print(f"{len(games)} games ({played} played, {summary['elapsed_s']:.0f} s): {seated}, "
-          f"every {every}th decision evaluated by {evaluator}" + (" (the tree's own probabilities)" if raw else "")
-          + (f", each replayed {replays} times" if replays else "")
-          + (f", corrected by {args.apply}" if args.apply else "") + (f"; samples in {out}" if out else ""))
-    _print_report(rep, details)
-    if args.fit:
+    elapsed = time.monotonic() - started
+    for (evaluator, found), rep, out in zip(runs, reports, outs or [None]):
+        played = len(found) - sum(g["evaluator"] == evaluator for g in have)
+        out = out or (time.strftime("out/calibration-%Y%m%d-%H%M%S.json") if played else None)
+        summary = {"format": "cacao-calibration/1", "player": player, "evaluator": evaluator, "every": every,
+                   "raw": raw, "replays": replays, "seed": args.seed, "applied_map": args.apply, "report": rep,
+                   "fit": details, "elapsed_s": elapsed, "games": found}
+        if out:
+            os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+            with open(out, "w") as f:
+                json.dump(summary, f)
+                f.write("\n")
+        if args.json:
+            print(json.dumps({k: v for k, v in summary.items() if k != "games"}))
+            continue
+        seated = (f"{player.replace(VERSUS, ' in one seat, ')} in the others" if VERSUS in player
+                  else f"{player} at every seat")
+        print(f"{len(found)} games ({played} played, {elapsed:.0f} s): {seated}, every {every}th decision "
+              f"evaluated by {evaluator}" + (" (the tree's own probabilities)" if raw else "")
+              + (f", each replayed {replays} times" if replays else "")
+              + (f", corrected by {args.apply}" if args.apply else "") + (f"; samples in {out}" if out else ""))
+        _print_report(rep, details)
+    if args.fit and not args.json:
         print(f"\ncalibration map written to {args.fit}")
     return 0
 

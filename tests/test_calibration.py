@@ -280,6 +280,34 @@ def test_a_tiny_calibration_run_repeats_exactly_for_a_seed():
     assert len(more) == 5 and more[:2] == first[:2]
 
 
+def test_several_evaluators_judge_the_positions_of_games_played_once_as_each_alone_would(tmp_path, capsys):
+    kwargs = {"player": "mcts:iterations=20", "every": 6, "processes": 1, "raw": True}
+    both = calibration.run([2], 2, seed=4, evaluator=["mcts:iterations=40", "mcts:iterations=25"], **kwargs)
+    first = calibration.run([2], 2, seed=4, evaluator="mcts:iterations=40", **kwargs)
+    second = calibration.run([2], 2, seed=4, evaluator="mcts:iterations=25", **kwargs)
+    assert both == [first[0], second[0], first[1], second[1]]
+    assert any(a["p"] != b["p"] for a, b in zip(first[0]["samples"], second[0]["samples"]))
+    outs = [tmp_path / "a.json", tmp_path / "b.json"]
+    args = ["--games", "2", "--player", "mcts:iterations=20", "--every", "6", "--raw", "--processes", "1",
+            "--quiet", "--seed", "4", "--evaluator", "mcts:iterations=40", "--out", str(outs[0]),
+            "--evaluator", "mcts:iterations=25", "--out", str(outs[1])]
+    assert calibration.main(args) == 0
+    assert [json.loads(out.read_text())["games"] for out in outs] == [first, second]
+    assert capsys.readouterr().out.count("2 players: 2 games") == 2
+    with pytest.raises(SystemExit):     # each evaluator needs its own file
+        calibration.main(args[:-2])
+    assert "give an --out for each" in capsys.readouterr().err
+    # a run continued from both files plays only the games they lack
+    more = [tmp_path / "a3.json", tmp_path / "b3.json"]
+    args = [*args[:1], "3", *args[2:-8], "--input", *map(str, outs), "--evaluator", "mcts:iterations=40",
+            "--out", str(more[0]), "--evaluator", "mcts:iterations=25", "--out", str(more[1])]
+    assert calibration.main(args) == 0
+    assert "3 games (1 played" in capsys.readouterr().out
+    continued = [json.loads(out.read_text())["games"] for out in more]
+    assert continued[0][:2] == first and continued[1][:2] == second
+    assert continued[0][2]["outcome"] == continued[1][2]["outcome"]
+
+
 def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map():
     kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6, "processes": 1}
     mapped = calibration.run([2], 2, seed=4, **kwargs)
