@@ -411,8 +411,9 @@ def position_from_json(snap: dict) -> pb.Position:
         position.to_act = snap["to_act"]
     if snap.get("view") is not None:
         position.view = snap["view"]
+    add = position.board.add
     for entry in snap["board"]:
-        position.board.append(board_tile_from_json(entry))
+        _set_board_tile(add(), entry)  # in place: a message made then appended would be copied
     position.display.extend(JUNGLE_TILES[t] for t in snap["display"])
     position.jungle_deck.extend(JUNGLE_TILES[t] for t in snap.get("jungle_deck", ()))
     for seat in snap["seats"]:
@@ -437,19 +438,25 @@ def position_from_json(snap: dict) -> pb.Position:
 
 def board_tile_from_json(entry: dict) -> pb.BoardTile:
     """The BoardTile message of a snapshot board entry."""
-    cell = pb.BoardTile(x=entry["x"], y=entry["y"])
+    cell = pb.BoardTile()
+    _set_board_tile(cell, entry)
+    return cell
+
+
+def _set_board_tile(cell: pb.BoardTile, entry: dict) -> None:
+    """Fills an empty BoardTile message from a snapshot board entry."""
+    cell.x, cell.y = entry["x"], entry["y"]
     tile = entry["tile"]
-    if tile in JUNGLE_TILES:
-        cell.jungle = JUNGLE_TILES[tile]
-        return cell
-    cell.worker.tile = WORKER_TILES[tile]
-    cell.worker.seat = entry["seat"]
-    cell.worker.rotation = entry.get("rot", 0)
+    jungle = JUNGLE_TILES.get(tile)
+    if jungle is not None:
+        cell.jungle = jungle
+        return
+    worker = cell.worker
+    worker.tile, worker.seat, worker.rotation = WORKER_TILES[tile], entry["seat"], entry.get("rot", 0)
     covers = entry.get("covers")
     if covers:
-        cell.worker.covers.tile = WORKER_TILES[covers["tile"]]
-        cell.worker.covers.rotation = covers.get("rot", 0)
-    return cell
+        worker.covers.tile = WORKER_TILES[covers["tile"]]
+        worker.covers.rotation = covers.get("rot", 0)
 
 
 def set_source(request: Any, source: Position | Mapping[str, Any]) -> None:
