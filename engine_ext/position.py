@@ -72,10 +72,13 @@ class Report:
     activations: list[dict[str, Any]] = field(default_factory=list)
     gains: list[dict[str, int]] = field(default_factory=list)
     drew: bool = False
+    drawn: str | None = None
+    refill: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"action": self.action.to_json(), "placed": self.placed,
-                "activations": self.activations, "gains": self.gains, "drew": self.drew}
+                "activations": self.activations, "gains": self.gains, "drew": self.drew,
+                "drawn": self.drawn, "refill": self.refill}
 
 
 class Position:
@@ -349,13 +352,15 @@ class Position:
         before = [self._core.seat(s) for s in range(self.players)]
         mover, hand_before = self._core.mover, sum(before[self._core.mover]["hand"])
         board_before = set((x, y) for x, y, _ in self._core.tiles())
+        deck_before = self._core.deck()
         self._core.apply_code(code)
         self._history.append(action)
-        return self._report(action, before, mover, hand_before, board_before)
+        return self._report(action, before, mover, hand_before, board_before, deck_before)
 
     def _report(self, action: Action, before: list[dict[str, Any]], mover: int,
-                hand_before: int, board_before: set[tuple[int, int]]) -> Report:
+                hand_before: int, board_before: set[tuple[int, int]], deck_before: list[int]) -> Report:
         report = Report(action)
+        blind_drawn = 0
         for s in range(self.players):
             after = self._core.seat(s)
             report.gains.append({k: after[k] - before[s][k] for k in ("gold", "cacao", "sun", "water")})
@@ -367,6 +372,7 @@ class Position:
                     tile = tile_json(x, y, b, covered)
                     if blind == (x, y):
                         tile["blind"] = True
+                        blind_drawn += 1
                     report.placed.append(tile)
             report.placed.sort(key=lambda t: (t["x"], t["y"]))
             report.activations = [
@@ -375,6 +381,11 @@ class Position:
         if self._core.phase != 1:  # the turn ended: the mover drew if its pile had a tile
             used = 0 if action.type == "resolve" else 1
             report.drew = sum(self._core.seat(mover)["hand"]) > hand_before - used
+            if report.drew:
+                report.drawn = WORKER_TILES[before[mover]["pile"][0]]
+        # the deck's tiles gone but not laid blind went to the display, in order
+        dropped = len(deck_before) - len(self._core.deck())
+        report.refill = [JUNGLE_TILES[k - 1] for k in deck_before[blind_drawn:dropped]]
         return report
 
     def _why_illegal(self, action: Action) -> str:

@@ -290,16 +290,15 @@ class CacaoApi:
                 ErrorReason.POSITION_MISMATCH)
         position = loaded.position
         _require_not_over(position)
-        before = position.snapshot()
+        turn = position.turn
         report = positions.apply(position, request.action, action_json)
-        after = position.snapshot()
         response = pb.ApplyActionResponse(
-            position=convert.position_from_json(after),
+            position=convert.position_from_json(position.snapshot()),
             position_hash=position.hash(),
             action=convert.action_to_proto(report.action),
             standing=convert.standing_to_proto(position),
         )
-        _describe(response, report, before, after)
+        _describe(response, report, turn_ended=position.turn > turn or position.is_over)
         if position.is_over:
             response.result.CopyFrom(convert.result_from_json(position.result()))
         if loaded.from_record:
@@ -868,14 +867,13 @@ def _set_final(response: pb.ValidateRecordResponse, position: Position) -> None:
         response.result.CopyFrom(convert.result_from_json(position.result()))
 
 
-def _describe(response: pb.ApplyActionResponse, report: Any, before: dict, after: dict) -> None:
+def _describe(response: pb.ApplyActionResponse, report: Any, turn_ended: bool) -> None:
     """Fills what happened: tiles placed, activations, gains and draws."""
-    blind = 0
     for tile in report.placed:
         if tile["tile"] in convert.WORKER_TILES:
             source = pb.TILE_SOURCE_HAND
         elif tile.get("blind"):
-            source, blind = pb.TILE_SOURCE_DECK, blind + 1
+            source = pb.TILE_SOURCE_DECK
         else:
             source = pb.TILE_SOURCE_DISPLAY
         clean = {k: v for k, v in tile.items() if k != "blind"}
@@ -887,14 +885,10 @@ def _describe(response: pb.ApplyActionResponse, report: Any, before: dict, after
     for seat, gains in enumerate(report.gains):
         if any(gains.values()):
             response.gains.add(seat=seat, **gains)
-    turn_ended = after["turn"] > before["turn"] or (after["phase"] == "over" and before["phase"] != "over")
     response.turn_ended = turn_ended
     if turn_ended:
-        mover = before["mover"]
         draws = pb.Draws(worker_tile_drawn=bool(report.drew))
-        if report.drew:
-            draws.worker_tile = convert.WORKER_TILES[before["seats"][mover]["pile"][0]]
-        dropped = before["jungle_deck_count"] - after["jungle_deck_count"]
-        draws.display_refill.extend(
-            convert.JUNGLE_TILES[t] for t in before["jungle_deck"][blind:dropped])
+        if report.drawn is not None:
+            draws.worker_tile = convert.WORKER_TILES[report.drawn]
+        draws.display_refill.extend(convert.JUNGLE_TILES[t] for t in report.refill)
         response.draws.CopyFrom(draws)

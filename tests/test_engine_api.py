@@ -121,6 +121,29 @@ def test_snapshots_round_trip_exactly_at_every_decision(players):
             assert position.hash(seat) == position_hash(position.observation(seat))
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_report_names_the_worker_tile_drawn_and_the_display_refill(players):
+    """As the snapshots before and after the action tell them."""
+    refilled = drawn = 0
+    for position in positions_along(players, 5):
+        if position.is_over:
+            break
+        before = position.snapshot()
+        report = position.clone().apply(position.legal_actions()[0])
+        after = position.clone()
+        after.apply(position.legal_actions()[0])
+        after_snap = after.snapshot()
+        blind = sum(1 for t in report.placed if t.get("blind"))
+        dropped = before["jungle_deck_count"] - after_snap["jungle_deck_count"]
+        assert report.refill == before["jungle_deck"][blind:dropped]
+        pile = before["seats"][before["mover"]]["pile"]
+        assert report.drawn == (pile[0] if report.drew else None)
+        refilled += bool(report.refill)
+        drawn += report.drawn is not None
+    assert refilled and drawn
+    assert set(report.to_json()) >= {"drew", "drawn", "refill"}
+
+
 def test_a_clone_is_independent_of_its_source():
     position = Position.new(2, 11)
     before = position.snapshot()
