@@ -207,31 +207,51 @@ def actions_to_proto(actions: Any, into: Any) -> None:
         _set_action(add(), action)
 
 
-#: A ListLegalActionsResponse holding one action, serialized, by the action's key
-#: (Position.legal_keys), at most _LEGAL_BYTES_MAX (then forgotten at once).
+#: Each legal action as a ListLegalActionsResponse's ``actions`` entry (tag, length,
+#: message), by the action's key (Position.legal_keys), at most _LEGAL_BYTES_MAX
+#: (then forgotten at once; the GIL makes each look-up and store atomic).
 _LEGAL_BYTES: dict[int, bytes] = {}
 _LEGAL_BYTES_MAX = 1 << 16
+_ACTIONS_TAG = bytes([pb.ListLegalActionsResponse.DESCRIPTOR.fields_by_name["actions"].number << 3 | 2])
 
 
 def legal_actions_to_proto(position: Position, response: pb.ListLegalActionsResponse) -> None:
     """Appends the legal actions of `position` to ``response.actions``, as
     ``actions_to_proto(position.legal_actions(), response.actions)`` does.
 
-    Each action's message is serialized once, by its key, and the response
-    parses them all at once: building ~60 messages field by field cost more
-    than the rest of a ListLegalActions call.
+    An action met before is parsed from its kept bytes (runs of them at
+    once); one not met before is built in place as actions_to_proto does,
+    and its bytes kept. Building ~60 messages field by field cost more than
+    the rest of a ListLegalActions call.
     """
     kept = _LEGAL_BYTES
-    parts = []
+    run: list[bytes] = []
     for key, code in position.legal_keys():
         part = kept.get(key)
-        if part is None:
-            part = pb.ListLegalActionsResponse(actions=[action_to_proto(position.decode(code))]).SerializeToString()
-            if len(kept) >= _LEGAL_BYTES_MAX:
-                kept.clear()
-            kept[key] = part
-        parts.append(part)
-    response.MergeFromString(b"".join(parts))
+        if part is not None:
+            run.append(part)
+            continue
+        if run:
+            response.MergeFromString(b"".join(run))
+            run = []
+        message = response.actions.add()
+        _set_action(message, position.decode(code))
+        body = message.SerializeToString()
+        if len(kept) >= _LEGAL_BYTES_MAX:
+            kept.clear()
+        kept[key] = _ACTIONS_TAG + _varint(len(body)) + body
+    if run:
+        response.MergeFromString(b"".join(run))
+
+
+def _varint(n: int) -> bytes:
+    """A non-negative int as a protobuf varint."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def _set_action(message: pb.Action, action: Any) -> None:
