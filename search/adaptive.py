@@ -69,7 +69,7 @@ WINDOW = 24
 #: accuracies only keep the ladder increasing): to give back a lead against
 #: a beginner, to catch up against a strong player.
 RUNGS: tuple[tuple[str, str, float], ...] = (
-    ("novice", "nomodel:iterations=10,temperature=2.0", 72.0),
+    ("novice", "nomodel:iterations=4,temperature=2.0", 72.0),
     ("beginner", "beginner", 75.5),
     ("easy", "easy", 76.9),
     ("casual", "casual", 79.7),
@@ -80,9 +80,10 @@ RUNGS: tuple[tuple[str, str, float], ...] = (
 )
 #: The rubber band: rungs weaker per unit of its own win probability above an
 #: even share (1 / players), stronger per unit below it, and the constant
-#: lean upward (in rungs); chosen by 60-game runs of benchmarks/adaptive.py.
-GAIN_UP = 4.0
-GAIN_DOWN = 3.5
+#: lean upward (in rungs); chosen by 200-game runs of benchmarks/adaptive.py
+#: (docs/decisions/levels.md).
+GAIN_UP = 3.0
+GAIN_DOWN = 2.5
 LEAN = 0.25
 #: Whether a target between two rungs draws one of them (True) or plays the nearest.
 MIX = False
@@ -94,7 +95,7 @@ CEILING = 6
 CHANCES_LIMIT = Limit(iterations=200, threads=1)
 #: What it assumes before the opponents have moved, and how many decisions' worth.
 PRIOR_ACCURACY = 84.0
-PRIOR_WEIGHT = 4.0
+PRIOR_WEIGHT = 1.0
 #: Seeds of the reviews (by decision index), of the draw between two rungs and of the chances.
 REVIEW_SEED = 0xADA
 MIX_INDEX = 0xADA
