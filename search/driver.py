@@ -135,7 +135,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
     result = report(ran)
     if reuse is not None:
         reuse.cache.put(key, trees)
-    if limit.time_s is not None:  # only the searches the reserve serves: a tiny tree finishes at once
+    if any(reason == "time" for _, reason in ran):  # the searches the reserve serves
         FINISHING.add(finish_key, monotonic() - finishing)
     return result
 
@@ -146,9 +146,9 @@ class FinishTimes:
     much earlier and the answer is ready when the budget ends.
 
     Kept per kind of search (players, lines asked, threads), as the last
-    ``keep`` times of timed searches (a search of a few iterations finishes
-    at once, and would make the reserve too short for the timed ones
-    beside it); the reserve is a high quantile of them (a few slow
+    ``keep`` times of the searches that ran until their time ended (one
+    stopped by a few iterations, or by a stop flag, finishes at once, and
+    would make the reserve too short for the timed ones beside it); the reserve is a high quantile of them (a few slow
     finishes, a busy machine, should not shorten every search), at most
     ``max_share`` of the budget. Thread-safe (the GIL: appends and copies).
     """

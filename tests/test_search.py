@@ -645,13 +645,16 @@ def test_a_time_budget_stops_its_trees_early_by_a_high_quantile_of_the_measured_
 
 
 def test_only_timed_searches_teach_the_finishing_reserve():
-    """A search by iterations never uses the reserve, and its small tree
-    finishes at once: its finishing time would cut the reserve of the timed
-    searches of the same kind short, and they would end late."""
+    """A search its iterations ended never used the reserve, and its small
+    tree finishes at once: its finishing time would cut the reserve of the
+    searches of the same kind that run to their time short, and they would
+    end late."""
     position = Position.new(players=3, seed=17)
     key = (3, 3, 1)
     before = list(FINISHING._times.get(key, ()))
     search(position, Limit(iterations=5), seed=1, question=Question(multipv=3))
     assert list(FINISHING._times.get(key, ())) == before
-    search(position, Limit(time_s=0.01, iterations=5), seed=1, question=Question(multipv=3))
+    search(position, Limit(time_s=60.0, iterations=5), seed=1, question=Question(multipv=3))
+    assert list(FINISHING._times.get(key, ())) == before  # timed, but its iterations ended it
+    search(position, Limit(time_s=0.001), seed=1, question=Question(multipv=3))
     assert len(FINISHING._times[key]) == min(len(before) + 1, FINISHING.keep)
