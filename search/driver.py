@@ -148,8 +148,9 @@ class FinishTimes:
     Kept per kind of search (players, lines asked, threads), as the last
     ``keep`` times of the searches that ran until their time ended (one
     stopped by a few iterations, or by a stop flag, finishes at once, and
-    would make the reserve too short for the timed ones beside it); the reserve is a high quantile of them (a few slow
-    finishes, a busy machine, should not shorten every search), at most
+    would make the reserve too short for the timed ones beside it). The
+    reserve is a high quantile of them (a few slow finishes, a busy
+    machine, should not shorten every search), at most
     ``max_share`` of the budget. Thread-safe (the GIL: appends and copies).
     """
 

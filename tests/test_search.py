@@ -644,7 +644,7 @@ def test_a_time_budget_stops_its_trees_early_by_a_high_quantile_of_the_measured_
     assert times.reserve((4, 1, 1), 1.0) == 0.001  # kept per kind of search
 
 
-def test_only_timed_searches_teach_the_finishing_reserve():
+def test_only_searches_that_ran_to_their_time_teach_the_finishing_reserve():
     """A search its iterations ended never used the reserve, and its small
     tree finishes at once: its finishing time would cut the reserve of the
     searches of the same kind that run to their time short, and they would
