@@ -59,6 +59,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cacaoai.client import CacaoClient, CacaoClientError, Limit
 from cacaoai.client.local import LocalServer, ServiceProcess, StartError, free_port, stop_process
+from cacaoai.server.options import ServerOptions
 
 HERE = Path(__file__).resolve().parent
 REPLICAS = [sys.executable, "-m", "cacaoai.deploy.replicas"]  # cacao-replicas
@@ -98,13 +99,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     server.add_argument("--balance", default="least_conn", choices=("least_conn", "round_robin"),
                         help="nginx's balancing method with --replicas")
     server.add_argument("--max-searches", type=int, default=None,
-                        help="searches at once, per replica (default: the number of users, so "
-                             "that no search is refused; 2 with --overload)")
+                        help="searches at once, per replica (default: the server's own, the "
+                             "usable cores; 2 with --overload)")
+    server.add_argument("--max-queue", type=int, default=None,
+                        help="searches that may wait, a priority class, per replica (default: "
+                             "the number of users, so that a closed loop waits instead of being "
+                             "refused; the server's own, 4, with --overload)")
     server.add_argument("--search-threads", type=int, default=1, help="threads per search")
     server.add_argument("--search-priority", default="idle", choices=("idle", "low", "reduced", "normal"),
                         help="CPU priority of searches against the RPC threads")
     server.add_argument("--worker-threads", type=int, default=None,
-                        help="RPC threads (default: max-searches + 8)")
+                        help="threads that run the handlers (default: the server's own, "
+                             "enough for every search slot and queue place)")
     traffic = parser.add_argument_group("traffic (passed to the locustfile)")
     traffic.add_argument("--suggest-short-ms", type=float, default=50.0)
     traffic.add_argument("--suggest-normal-ms", type=float, default=500.0)
@@ -133,7 +139,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.users = args.users or (16 if args.overload else 4)
     args.spawn_rate = args.spawn_rate or float(args.users)
     if args.max_searches is None:
-        args.max_searches = 2 if args.overload else max(args.users, 2)
+        args.max_searches = 2 if args.overload else ServerOptions().max_searches
+    if args.max_queue is None:
+        default_queue = ServerOptions().max_queue
+        args.max_queue = default_queue if args.overload else max(args.users, default_queue)
     args.allow_rejections = args.allow_rejections or args.overload
     args.duration_s = parse_duration(args.duration)
     args.weight_values = parse_weights(args.weights)
@@ -171,10 +180,10 @@ def parse_weights(text: str) -> dict[str, float]:
 
 def server_flags(args: argparse.Namespace) -> list[str]:
     """The cacao-server flags of a replica started here."""
-    return ["--max-searches", str(args.max_searches),
-            "--search-threads", str(args.search_threads),
-            "--search-priority", args.search_priority,
-            "--worker-threads", str(args.worker_threads or args.max_searches + 8)]
+    flags = ["--max-searches", str(args.max_searches), "--max-queue", str(args.max_queue),
+             "--search-threads", str(args.search_threads),
+             "--search-priority", args.search_priority]
+    return flags + (["--worker-threads", str(args.worker_threads)] if args.worker_threads else [])
 
 
 class Server:
@@ -720,7 +729,8 @@ def main(argv: list[str] | None = None) -> int:
             "server": ({"command": server.command[1:], "pid": server.pid,
                         "replicas": args.replicas or 1,
                         "balance": args.balance if args.replicas else None,
-                        "max_searches": args.max_searches, "search_threads": args.search_threads}
+                        "max_searches": args.max_searches, "max_queue": args.max_queue,
+                        "search_threads": args.search_threads}
                        if server else {"external": True}),
             "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before},
             "locust_exit_code": code, "locust_exceptions": locust_exceptions(out),

@@ -1,4 +1,4 @@
-"""The measurements of RESULTS.md: a series of load-test runs and their tables.
+"""The measurements of BENCHMARKS.md: a series of load-test runs and their tables.
 
     python loadtest/sweep.py                    # about 6 minutes; tables on stdout
     python loadtest/sweep.py --duration 10s --users 1,4
@@ -6,8 +6,9 @@
 Runs ``loadtest/run.py`` (its own server each time) for
 
 - suggestion-only traffic at the 50 ms and the 500 ms budget, for each user
-  count (the server admits as many searches as there are users, so nothing is
-  refused and the cost of sharing the cores shows as latency and iterations);
+  count (the server as deployed: a search slot a core, and a queue as long as
+  the users, so nothing is refused: searches beyond the cores wait for a
+  slot, and the cost shows as latency, not as fewer iterations);
 - the default mixed traffic (3 short and 1 normal suggestion per 4
   ListLegalActions and 4 ApplyAction) for each user count;
 - one overload run: 16 users against 2 search slots,
@@ -104,7 +105,7 @@ HEADER = ("| traffic | users | RPC | ok req/s | p50 ms | p95 ms | p99 ms | faile
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run the RESULTS.md load-test series.")
+    parser = argparse.ArgumentParser(description="Run the BENCHMARKS.md load-test series.")
     parser.add_argument("--duration", default="20s")
     parser.add_argument("--users", default="1,2,4,16", help="user counts, comma-separated")
     parser.add_argument("--out", default=None, help="folder (default loadtest/out/sweep-<time>)")
