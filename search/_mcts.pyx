@@ -1488,6 +1488,39 @@ def greedy_code(CorePosition core, uint64_t seed):
         free(undo)
 
 
+def playable_prefix(CorePosition core, codes):
+    """How many of `codes` can be played in order from `core` (each legal
+    where it is played), on a copy: the principal variation's check of a
+    determinization, one legal-action list a ply and no Python objects."""
+    cdef position_t* p = <position_t*>malloc(sizeof(position_t))
+    cdef action_t* legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
+    cdef int n, i, length = 0
+    cdef action_t a
+    cdef bint found
+    try:
+        if p == NULL or legal == NULL:
+            raise MemoryError()
+        p[0] = core.pos
+        for code in codes:
+            if not 0 <= code <= 0xFFFFFFFF:
+                break
+            a = <action_t>code
+            n = position_legal_actions(p, legal)
+            found = False
+            for i in range(n):
+                if legal[i] == a:
+                    found = True
+                    break
+            if not found:
+                break
+            position_apply(p, a)
+            length += 1
+        return length
+    finally:
+        free(p)
+        free(legal)
+
+
 def action_values(CorePosition core, codes, int seat, bint blind=False):
     """seat_value of `seat` after each action code (for tests and reports).
     With `blind`, values are the greedy bot's: without the jungle deck."""

@@ -31,7 +31,7 @@ from typing import Any
 from cacaoai.engine import Action, Position, derive_seed
 from cacaoai.engine.seeds import salted_seed, tree_seed
 
-from ._mcts import PRIORS, Tree, action_values, greedy_code, monotonic, run_trees
+from ._mcts import PRIORS, Tree, action_values, greedy_code, monotonic, playable_prefix, run_trees
 from .calibration_map import apply_map, choose_map
 from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
 from .model import load_model
@@ -472,13 +472,7 @@ def _principal_variation(position: Position, trees: list[tuple[Tree, str]], firs
     # the chosen determinization's line is decoded.
     longest, chosen = 1, -1
     for k in range(PV_DETERMINIZATIONS if len(codes) > 1 else 0):
-        core = _determinized(position, observer, mask, seed, k)
-        length = 0
-        for code in codes:
-            if code not in core.legal_codes():
-                break
-            length += 1
-            core.apply_code(code)
+        length = playable_prefix(_determinized(position, observer, mask, seed, k), codes)
         if length > longest:
             longest, chosen = length, k
         if longest == len(codes):

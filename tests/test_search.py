@@ -344,6 +344,26 @@ def test_the_principal_variation_is_a_legal_line_for_some_determinization():
     assert result.principal_variation[0] == result.best_action
 
 
+def test_playable_prefix_counts_the_legal_steps_of_a_line_without_changing_the_position():
+    from cacaoai.search._mcts import playable_prefix
+
+    rng = random.Random(5)
+    for players in (2, 3, 4):
+        position = played(players, 60 + players, 3)
+        before = position.snapshot()
+        core = position.core.clone()
+        line = []
+        for _ in range(6):
+            code = rng.choice(core.legal_codes())
+            line.append(code)
+            core.apply_code(code)
+        assert playable_prefix(position.core, line) == 6
+        assert playable_prefix(position.core, line[:3] + [0xFFFFFFFF] + line[3:]) == 3
+        assert playable_prefix(position.core, [-1]) == 0
+        assert playable_prefix(position.core, []) == 0
+        assert position.snapshot() == before
+
+
 # --- hidden information ----------------------------------------------------------------
 
 
