@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import logging
 import signal
 import socket
@@ -363,6 +364,11 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
         target=server.set_serving, args=(True,), daemon=True).start())
     if metrics_port is not None:
         log.info("metrics on http://%s/metrics", format_address(host, metrics_port))
+    # What exists now (modules, the model, the tables) lives as long as the
+    # process: out of the garbage collector's sight, a full collection (no
+    # thread runs Python meanwhile) walks only what calls left behind.
+    gc.collect()
+    gc.freeze()
     # every side listens before the line that tools wait for
     server.start()
     log.info("serving on %s%s", format_address(host, bound), " (TLS)" if options.tls else "")
