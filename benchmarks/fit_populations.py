@@ -16,6 +16,11 @@ benchmarks/calibration_table.py on games of other seeds.
     python benchmarks/fit_populations.py --manifest search/models/cacao.json \\
         casual=out/pop-casual-2.json strong-vs-easy=out/pop-strong-vs-easy-2.json,out/pop-strong-vs-easy-3.json
     python benchmarks/fit_populations.py --manifest search/models/cacao.json --map play casual=out/play-casual-2.json
+    python benchmarks/fit_populations.py --manifest search/models/cacao.json --map play --keep max=out/play-max-2.json
+
+With ``--keep`` the map's other populations stay as they are (a population
+named here is replaced); without it, the populations named are all the map
+keeps.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--manifest", required=True, help="the model manifest to write the maps into")
     parser.add_argument("--map", default="analysis", choices=["analysis", "play"],
                         help="the settings' map whose populations these are (default analysis)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the map's populations not named here (default: replace them all)")
     parser.add_argument("populations", nargs="+", help="NAME=FILE[,FILE...]: a population (casual, "
                         "strong-vs-easy) and its raw sample files (cacao-calibration --raw --out)")
     args = parser.parse_args(argv)
@@ -47,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(games)} games", file=sys.stderr)
     with open(args.manifest) as f:
         manifest = json.load(f)
-    manifest["calibration"][args.map]["populations"] = maps
+    kept = manifest["calibration"][args.map].get("populations", {}) if args.keep else {}
+    manifest["calibration"][args.map]["populations"] = {**kept, **maps}
     with open(args.manifest, "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")
