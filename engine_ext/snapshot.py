@@ -1,3 +1,4 @@
+# cython: annotation_typing=False
 """Position snapshots (cacao-position/1) and observations: dump, check, load.
 
 A snapshot is a complete position; an observation is what one seat knows
@@ -196,33 +197,38 @@ def _known(name: Any, allowed: Mapping[str, int]) -> bool:
     return isinstance(name, str) and name in allowed
 
 
-def _counts(ids: Any, size: int) -> list[int]:
-    """How many of each id in 0..size-1 `ids` holds."""
-    out = [0] * size
-    for i in ids:
-        out[i] += 1
-    return out
-
-
 # The tables the checks count against, by player count: each seat's worker
-# tiles by type, the jungle deck at the start by kind - 1.
+# tiles by type, the jungle deck at the start by kind - 1, the most tiles a board holds.
 _SEAT_COUNTS = {n: [WORKER_COUNTS[n][name] for name in WORKER_TILES] for n in WORKER_COUNTS}
 _DECK_COUNTS = {n: [deck_tiles(n)[name] for name in JUNGLE_TILES] for n in WORKER_COUNTS}
+_MOST_TILES = {n: sum(deck_tiles(n).values()) + len(START_TILES) + n * sum(seat_tiles(n).values())
+               for n in WORKER_COUNTS}
 _START_KIND = [0] * len(JUNGLE_TILES)
 for _name in START_TILES.values():
     _START_KIND[JUNGLE_KIND[_name] - 1] += 1
-# A board cell as one int (x, y within REACH + 1 of the origin), and its neighbours' offsets,
-# so that the board checks look cells up without building tuples.
-_SPAN = 128
+# The board checks lay the tiles out on a grid of bytes: cell (x, y) is
+# _SPAN * (x + _ORIGIN) + y + _ORIGIN, holding the tile's grid byte (0: empty).
+# Tiles lie within REACH, so every neighbour and every neighbour's neighbour
+# looked at stays inside it; _NEAR are the neighbours' offsets.
+_SPAN = 64
+_ORIGIN = 32
 _NEAR = tuple(dx * _SPAN + dy for dx, dy in DIRECTIONS)
-_START_CELLS = frozenset(x * _SPAN + y for x, y in START_TILES)
+_START_CELLS = tuple(_SPAN * (x + _ORIGIN) + y + _ORIGIN for x, y in START_TILES)
+_START_BYTES = tuple(JUNGLE_KIND[name] for name in START_TILES.values())
 _JUNGLE_KEYS = frozenset(("x", "y", "tile"))
 _WORKER_KEYS = frozenset(("x", "y", "tile", "seat", "rot", "covers"))
 
 
 def _xy(cell: int) -> tuple[int, int]:
-    x, y = divmod(cell + _SPAN // 2, _SPAN)
-    return x, y - _SPAN // 2
+    return cell // _SPAN - _ORIGIN, cell % _SPAN - _ORIGIN
+
+
+def _tally(names: list[str], table: Mapping[str, int], size: int) -> list[int]:
+    """How many of each id in 0..size-1 `names` (checked names) are, by `table`."""
+    out = [0] * size
+    for name in names:
+        out[table[name]] += 1
+    return out
 
 
 def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> dict[str, Any]:
@@ -239,9 +245,10 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
     for key in TOP_FIELDS[2:]:
         if key not in d and not (key == "jungle_deck" and observation):
             raise SnapshotError(key, "missing")
-    n = d["players"]
-    if type(n) is not int or n not in (2, 3, 4):
-        raise SnapshotError("players", f"must be 2, 3 or 4, got {n!r}")
+    players = d["players"]
+    if type(players) is not int or players not in (2, 3, 4):
+        raise SnapshotError("players", f"must be 2, 3 or 4, got {players!r}")
+    n = players
     view = _int(d["view"], "view", 0, n - 1) if observation else None
     first = _int(d["first_player"], "first_player", 0, n - 1)
     turn = _int(d["turn"], "turn", 0, 11 * n)
@@ -250,15 +257,20 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
         raise SnapshotError("phase", f"must be one of {', '.join(PHASES)}, got {d['phase']!r}")
     phase = PHASES.index(d["phase"])
 
-    tiles, covered = _check_board(d["board"], n, reachable)
+    grid = bytearray(_SPAN * _SPAN)
+    order: list[int] = []
+    tiles, covered = _check_board(d["board"], n, reachable, grid, order)
     display = _names(d["display"], "display", JUNGLE_KIND)
     if len(display) > 2:
         raise SnapshotError("display", f"holds at most 2 tiles, got {len(display)}")
     deck_count = _int(d["jungle_deck_count"], "jungle_deck_count", 0, 26)
     kinds = len(JUNGLE_TILES)
-    used = _counts((b - 1 for _, _, b in tiles if b < 0x80), kinds)  # the board's, then the display's too
-    for k in range(kinds):
-        used[k] -= _START_KIND[k]
+    used = [-k for k in _START_KIND]  # the board's jungle tiles but the start tiles, then the display's too
+    g = grid
+    for cell in order:
+        b = g[cell]
+        if b < 0x80:
+            used[b - 1] += 1
     for name in display:
         used[JUNGLE_KIND[name] - 1] += 1
     game = _DECK_COUNTS[n]
@@ -267,8 +279,9 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
         raise SnapshotError("board", f"more {min(overused)} tiles on the board and display than the game has")
     remaining = [game[k] - used[k] for k in range(kinds)]
     if "jungle_deck" in d:
-        deck = [JUNGLE_KIND[name] for name in _names(d["jungle_deck"], "jungle_deck", JUNGLE_KIND)]
-        if _counts((k - 1 for k in deck), kinds) != remaining:
+        names = _names(d["jungle_deck"], "jungle_deck", JUNGLE_KIND)
+        deck = [JUNGLE_KIND[name] for name in names]
+        if _tally(names, _JUNGLE_INDEX, kinds) != remaining:
             raise SnapshotError("jungle_deck", "must hold exactly the jungle tiles not on the board or display")
     else:
         deck = [k + 1 for k in range(kinds) for _ in range(remaining[k])]
@@ -279,7 +292,7 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
     if covered and (deck or display):
         raise SnapshotError("board", "an overbuild is only possible once the jungle deck and display are empty")
     if reachable and (deck or display):
-        _check_filled(tiles)
+        _check_filled(grid, order, tiles)
 
     seats = _check_seats(d["seats"], n, tiles, covered, view, first, turn, mover, phase, reachable)
     pending = _check_pending(d["pending"], n, phase, mover)
@@ -293,23 +306,31 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
             "seats": seats, "pending": pending}
 
 
-def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
+_JUNGLE_INDEX = {name: k - 1 for name, k in JUNGLE_KIND.items()}
+
+
+def _check_board(board: Any, n: int, reachable: bool, grid: bytearray,
+                 order: list[int]) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], int]]:
+    """The board's tiles (x, y, grid byte) and covered workers; lays them on
+    `grid` (empty) and lists their cells in `order`, in the board's order."""
     if not isinstance(board, list):
         raise SnapshotError("board", "must be a list")
-    most = sum(deck_tiles(n).values()) + len(START_TILES) + n * sum(seat_tiles(n).values())
+    most = _MOST_TILES[n]
     if len(board) > most:
         raise SnapshotError("board", f"holds {len(board)} tiles; a {n}-player game has at most {most}")
-    cells: dict[int, int] = {}  # by _SPAN * x + y
+    g = grid
     tiles: list[tuple[int, int, int]] = []
     covered: dict[tuple[int, int], int] = {}
-    for i, t in enumerate(board):
+    i = 0
+    for t in board:
         if type(t) is not dict and not isinstance(t, Mapping):
             raise SnapshotError(f"board[{i}]", "must be an object")
-        x, y = t.get("x"), t.get("y")
-        if not (type(x) is int and -REACH <= x <= REACH and type(y) is int and -REACH <= y <= REACH):
-            x, y = _int(x, f"board[{i}].x", -REACH, REACH), _int(y, f"board[{i}].y", -REACH, REACH)
-        cell = x * _SPAN + y
-        if cell in cells:
+        xo, yo = t.get("x"), t.get("y")
+        if not (type(xo) is int and -REACH <= xo <= REACH and type(yo) is int and -REACH <= yo <= REACH):
+            xo, yo = _int(xo, f"board[{i}].x", -REACH, REACH), _int(yo, f"board[{i}].y", -REACH, REACH)
+        x, y = xo, yo
+        cell = _SPAN * (x + _ORIGIN) + y + _ORIGIN
+        if g[cell]:
             raise SnapshotError(f"board[{i}]", f"a second tile at ({x},{y})")
         name: Any = t.get("tile")
         kind = JUNGLE_KIND.get(name) if isinstance(name, str) else None
@@ -324,12 +345,13 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
                 raise SnapshotError(f"board[{i}]", "a worker tile has x, y, tile, seat, rot and optionally covers")
             if (x + y) % 2 == 0:
                 raise SnapshotError(f"board[{i}]", f"worker tiles lie on cells with x+y odd, not ({x},{y})")
-            seat, rot = t["seat"], t["rot"]
-            if not (type(seat) is int and 0 <= seat < n and type(rot) is int
-                    and 0 <= rot <= (0 if name == "1111" else 3)):
-                seat = _int(seat, f"board[{i}].seat", 0, n - 1)
-                rot = _int(rot, f"board[{i}].rot", 0, 0 if name == "1111" else 3)
-            byte = 0x80 | seat << 4 | WORKER_TYPE[name] << 2 | rot
+            most_rot = 0 if name == "1111" else 3
+            so, ro = t["seat"], t["rot"]
+            if not (type(so) is int and 0 <= so < n and type(ro) is int and 0 <= ro <= most_rot):
+                so = _int(so, f"board[{i}].seat", 0, n - 1)
+                ro = _int(ro, f"board[{i}].rot", 0, most_rot)
+            seat = so
+            byte = 0x80 | seat << 4 | WORKER_TYPE[name] << 2 | ro
             if "covers" in t:
                 f = f"board[{i}]"
                 under = t["covers"]
@@ -341,15 +363,17 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
                 byte |= 0x40
         else:
             raise SnapshotError(f"board[{i}].tile", f"unknown tile {name!r}")
-        cells[cell] = byte
+        g[cell] = byte
+        order.append(cell)
         tiles.append((x, y, byte))
-    for (x, y), name in START_TILES.items():
-        if cells.get(x * _SPAN + y) != JUNGLE_KIND[name]:
+        i += 1
+    for k, ((x, y), name) in enumerate(START_TILES.items()):
+        if g[_START_CELLS[k]] != _START_BYTES[k]:
             raise SnapshotError("board", f"the start tile {name} must lie at {(x, y)}")
-    get = cells.get
     n0, n1, n2, n3 = _NEAR
-    for cell, b in cells.items():
-        a, b1, b2, b3 = get(cell + n0, 0), get(cell + n1, 0), get(cell + n2, 0), get(cell + n3, 0)
+    for cell in order:
+        b = g[cell]
+        a, b1, b2, b3 = g[cell + n0], g[cell + n1], g[cell + n2], g[cell + n3]
         if b >= 0x80:
             if not (0 < a < 0x80 or 0 < b1 < 0x80 or 0 < b2 < 0x80 or 0 < b3 < 0x80):
                 raise SnapshotError("board", "the worker tile at ({},{}) touches no jungle tile".format(*_xy(cell)))
@@ -357,51 +381,76 @@ def _check_board(board: Any, n: int, reachable: bool) -> tuple[list[tuple[int, i
             raise SnapshotError("board", "the jungle tile at ({},{}) has fewer than 2 worker tiles "
                                 "around it".format(*_xy(cell)))
     if reachable:
-        _check_reachable(cells)
+        _check_reachable(grid, order)
     return tiles, covered
 
 
-def _check_reachable(cells: Mapping[int, int]) -> None:
+def _check_reachable(grid: bytearray, order: list[int]) -> None:
     """Every tile must be placeable in some order from the start tiles: a worker
     tile next to a jungle tile already there, a jungle tile next to two worker
     tiles already there (docs/rules.md). This keeps boards connected and within the
-    reach of a real game. `cells` maps _SPAN * x + y to a grid byte."""
+    reach of a real game. `grid` and `order` are as _check_board lays them out."""
     # A worklist: laying a tile can only make its neighbours placeable, so
     # only they are looked at again (each tile counts its laid neighbours of
     # the kind it needs: one jungle tile for a worker tile, two worker tiles
-    # for a jungle tile).
-    laid = set(_START_CELLS)
-    support = dict.fromkeys(cells, 0)
-    todo = list(laid)
-    get = cells.get
+    # for a jungle tile). The tiles laid do not depend on the order.
+    g = grid
+    state = bytearray(_SPAN * _SPAN)  # 2: laid, 1: a jungle tile with one worker tile laid beside it
+    s = state
+    todo = list(_START_CELLS)
+    for cell in todo:
+        s[cell] = 2
+    laid = len(todo)
     while todo:
         here = todo.pop()
-        worker = cells[here] >= 0x80
+        worker = g[here] >= 0x80
         for d in _NEAR:
             cell = here + d
-            b = get(cell)
-            if b is None or (b >= 0x80) == worker or cell in laid:
+            b = g[cell]
+            if b == 0 or (b >= 0x80) == worker or s[cell] == 2:
                 continue
-            if b >= 0x80 or support[cell]:  # a worker tile needs one jungle tile, a jungle tile two workers
-                laid.add(cell)
+            if b >= 0x80 or s[cell]:  # a worker tile needs one jungle tile, a jungle tile two workers
+                s[cell] = 2
                 todo.append(cell)
+                laid += 1
             else:
-                support[cell] = 1
-    if len(laid) < len(cells):
-        x, y = min((_xy(c) for c in cells if c not in laid), key=lambda c: abs(c[0]) + abs(c[1]))
-        raise SnapshotError("board", f"the tile at ({x},{y}) cannot be reached from the start "
-                            "tiles: no order of placements builds this board")
+                s[cell] = 1
+    if laid < len(order):
+        far = -1
+        for cell in order:  # the first unreached tile nearest the origin
+            if s[cell] != 2:
+                x, y = _xy(cell)
+                if far < 0 or abs(x) + abs(y) < far:
+                    far = abs(x) + abs(y)
+                    at = (x, y)
+        raise SnapshotError("board", "the tile at ({},{}) cannot be reached from the start "
+                            "tiles: no order of placements builds this board".format(*at))
 
 
-def _check_filled(tiles: list[tuple[int, int, int]]) -> None:
+def _check_filled(grid: bytearray, order: list[int], tiles: list[tuple[int, int, int]]) -> None:
     """While jungle tiles remain, an empty cell next to two worker tiles has been
     filled (docs/rules.md: the placement that closes it fills it)."""
-    board = {(x, y): b for x, y, b in tiles}
-    for x, y in {(x + dx, y + dy) for (x, y), b in board.items() if b >= 0x80 for dx, dy in DIRECTIONS}:
-        if (x, y) not in board and sum(board.get((x + dx, y + dy), 0) >= 0x80 for dx, dy in DIRECTIONS) >= 2:
-            raise SnapshotError("board", f"the empty cell ({x},{y}) touches 2 or more worker tiles "
-                                "but was not filled while jungle tiles remain")
+    g = grid
+    for cell in order:
+        if g[cell] >= 0x80:
+            for d in _NEAR:
+                if _unfilled(grid, cell + d):
+                    # the cell named: the first in the set of the worker tiles' neighbours
+                    board = {(x, y): b for x, y, b in tiles}
+                    for x, y in {(x + dx, y + dy) for (x, y), b in board.items() if b >= 0x80
+                                 for dx, dy in DIRECTIONS}:
+                        if _unfilled(grid, _SPAN * (x + _ORIGIN) + y + _ORIGIN):
+                            raise SnapshotError("board", f"the empty cell ({x},{y}) touches 2 or more worker "
+                                                "tiles but was not filled while jungle tiles remain")
 
+
+def _unfilled(grid: bytearray, cell: int) -> bool:
+    """Whether `cell` is empty and touches two or more worker tiles."""
+    g = grid
+    if g[cell]:
+        return False
+    n0, n1, n2, n3 = _NEAR
+    return (g[cell + n0] >= 0x80) + (g[cell + n1] >= 0x80) + (g[cell + n2] >= 0x80) + (g[cell + n3] >= 0x80) >= 2
 
 def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, mover: int,
                  phase: int, reachable: bool) -> list[dict[str, Any]]:
@@ -413,7 +462,10 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         raise SnapshotError("mover", f"after {turn} turns from first player {first} seat "
                                      f"{(first + turn) % n} moves, not {mover}")
     placed_by_seat = [[0] * 4 for _ in range(n)]  # worker tiles laid, covered ones included, by type
-    for b in [b for _, _, b in tiles if b >= 0x80] + list(covered.values()):
+    for _, _, b in tiles:
+        if b >= 0x80:
+            placed_by_seat[(b >> 4) & 3][(b >> 2) & 3] += 1
+    for b in covered.values():
         placed_by_seat[(b >> 4) & 3][(b >> 2) & 3] += 1
     seats: list[dict[str, Any]] = []
     for s, st in enumerate(raw):
@@ -442,7 +494,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
             water = _int(water, f + ".water", 0, MAX_WATER)
             hand_count = _int(hand_count, f + ".hand_count", 0, HAND_SIZE)
             pile_count = _int(pile_count, f + ".pile_count", 0, total)
-        thrown = _counts((WORKER_TYPE[t] for t in _names(st["discarded"], f + ".discarded", WORKER_TYPE)), 4)
+        thrown = _tally(_names(st["discarded"], f + ".discarded", WORKER_TYPE), WORKER_TYPE, 4)
         placed = placed_by_seat[s]
         if (placed[0] + thrown[0] > have[0] or placed[1] + thrown[1] > have[1]
                 or placed[2] + thrown[2] > have[2] or placed[3] + thrown[3] > have[3]):
@@ -453,7 +505,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
             _check_gains(f, laid, gold, cacao, sun, water)
         # turns this seat completed (turns i < turn with (first + i) % n == s), and
         # whether it has used a tile in the current turn
-        done = max(0, turn - (s - first) % n + n - 1) // n
+        done = max(0, turn - (s - first + n) % n + n - 1) // n
         used = done + (1 if phase == 1 and s == mover else 0)
         if laid + sum(thrown) != used:
             raise SnapshotError(f, f"has placed or discarded {laid + sum(thrown)} "
@@ -470,7 +522,7 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
             names = _names(st["hand"], f + ".hand", WORKER_TYPE)
             if len(names) != hand_count:
                 raise SnapshotError(f + ".hand", f"has {len(names)} tiles but hand_count is {hand_count}")
-            in_hand = _counts((WORKER_TYPE[t] for t in names), 4)
+            in_hand = _tally(names, WORKER_TYPE, 4)
         else:
             in_hand, left = [0] * 4, hand_count
             for t in range(4):
@@ -479,8 +531,9 @@ def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, 
         if any(in_hand[t] > unplaced[t] for t in range(4)):
             raise SnapshotError(f + ".hand", "holds tiles the seat no longer has")
         if "pile" in st:
-            pile = [WORKER_TYPE[t] for t in _names(st["pile"], f + ".pile", WORKER_TYPE)]
-            if any(c + h != u for c, h, u in zip(_counts(pile, 4), in_hand, unplaced)):
+            names = _names(st["pile"], f + ".pile", WORKER_TYPE)
+            pile = [WORKER_TYPE[t] for t in names]
+            if any(c + h != u for c, h, u in zip(_tally(names, WORKER_TYPE, 4), in_hand, unplaced)):
                 raise SnapshotError(f + ".pile", "hand and pile must hold exactly the seat's unplaced tiles")
         else:
             pile = [t for t in range(4) for _ in range(unplaced[t] - in_hand[t])]
