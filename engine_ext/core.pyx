@@ -1840,18 +1840,22 @@ def _check_load(players, first_player, turn, mover, phase, tiles, covered, displ
              and 0 <= turn <= 0xFFFF and PHASE_TURN <= phase <= PHASE_OVER, "bad header")
     cells = set()
     n_jungle = n_workers = 0
-    for x, y, b in tiles:
-        _require(-reach <= x <= reach and -reach <= y <= reach, f"tile ({x},{y}) off the board")
-        _require((x, y) not in cells, f"two tiles at ({x},{y})")
+    for x, y, b in tiles:  # (the reasons formatted only when raised: every load passes here)
+        if not (-reach <= x <= reach and -reach <= y <= reach):
+            raise ValueError(f"tile ({x},{y}) off the board")
+        if (x, y) in cells:
+            raise ValueError(f"two tiles at ({x},{y})")
         cells.add((x, y))
         if 0 < b < N_KINDS:
             n_jungle += 1
-        else:
-            _require(WORKER_BIT <= b <= 0xFF and (b >> 4) & 3 < players, f"bad tile byte {b}")
+        elif WORKER_BIT <= b <= 0xFF and (b >> 4) & 3 < players:
             n_workers += 1
+        else:
+            raise ValueError(f"bad tile byte {b}")
     _require(n_jungle + len(display) + len(deck) <= MAX_JUNGLE, "too many jungle tiles")
     for (x, y), b in covered.items():
-        _require((x, y) in cells and WORKER_BIT <= b <= 0xFF, f"bad covered tile at ({x},{y})")
+        if not ((x, y) in cells and WORKER_BIT <= b <= 0xFF):
+            raise ValueError(f"bad covered tile at ({x},{y})")
     _require(len(display) <= 2 and len(deck) <= DECK_MAX
              and all(0 < k < N_KINDS for k in list(display) + list(deck)), "bad display or deck")
     _require(len(seats) == players, "one seat per player")

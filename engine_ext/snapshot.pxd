@@ -7,7 +7,11 @@ cimport cython
 
 cdef int _SPAN, _ORIGIN, REACH
 
+@cython.locals(x=int, y=int, b=int, under=int, key=long, s=int)
+cpdef str snapshot_text(object c, object view=*)
+
 cdef _parse(object data)
+cdef bint _mapping(object value) except -1
 cdef object _int(object value, str field, long lo, long hi)
 cdef list _names(object value, str field, object allowed)
 cdef bint _known(object name, object allowed)
