@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from . import core
 from .errors import SnapshotError
@@ -172,7 +172,7 @@ def _parse(data: Mapping[str, Any] | str) -> Mapping[str, Any]:
     return data
 
 
-def _mapping(value: Any) -> bool:
+def _mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """``isinstance(value, Mapping)``, at once for a dict (the ABC's own test
     costs a microsecond)."""
     return type(value) is dict or isinstance(value, Mapping)
