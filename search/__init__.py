@@ -25,12 +25,13 @@ Thread-safety: ``search`` may run in several threads at once; a
 """
 
 from ._mcts import PRIORITIES, StopFlag
-from .driver import search
+from .driver import FinishTimes, search
 from .limits import ANALYSIS, NO_MODEL, PLAY, Limit, SearchSettings, parse_strength
 from .request import Question, Reuse, Run
 from .results import Candidate, RootInfo, SearchResult, SeatOutlook
 from .reuse import TreeCache
 
-__all__ = ["ANALYSIS", "NO_MODEL", "PLAY", "PRIORITIES", "Candidate", "Limit", "Question", "Reuse", "RootInfo",
+__all__ = ["ANALYSIS", "NO_MODEL", "PLAY", "PRIORITIES", "Candidate", "FinishTimes", "Limit", "Question", "Reuse",
+           "RootInfo",
            "Run", "SearchResult", "SearchSettings", "SeatOutlook", "StopFlag", "TreeCache", "parse_strength",
            "search"]

@@ -127,7 +127,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
 
     on_report = run.on_report
     finish_key = (position.players, multipv, threads)
-    reserve = FINISHING.reserve(finish_key, limit.time_s) if limit.time_s is not None else 0.0
+    reserve = FINISHING.reserve(finish_key, limit.time_s, run.answer_s) if limit.time_s is not None else 0.0
     ran = _run(trees, limit, run, start,
                (lambda trees: on_report(replace(report(trees), stopped_by="", final=False)))
                if on_report else None, reserve)
@@ -165,11 +165,16 @@ class FinishTimes:
             times = self._times.setdefault(key, deque(maxlen=self.keep))
         times.append(seconds)
 
-    def reserve(self, key: tuple[int, ...], budget_s: float) -> float:
-        """Seconds before the end of ``budget_s`` at which the trees stop."""
+    def reserve(self, key: tuple[int, ...], budget_s: float, after_s: float = 0.0) -> float:
+        """Seconds before the end of ``budget_s`` at which the trees stop
+        (with ``after_s``, what the caller needs once the search returns)."""
+        return min(self.expected(key) + after_s, self.max_share * budget_s)
+
+    def expected(self, key: tuple[int, ...]) -> float:
+        """The finishing time expected of a search of `key`: the quantile
+        of its kind's times, ``first_s`` before any was measured."""
         times = sorted(self._times.get(key, ()))
-        seconds = times[min(len(times) - 1, int(self.quantile * len(times)))] if times else self.first_s
-        return min(seconds, self.max_share * budget_s)
+        return times[min(len(times) - 1, int(self.quantile * len(times)))] if times else self.first_s
 
 
 FINISHING = FinishTimes()

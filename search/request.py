@@ -109,6 +109,10 @@ class Run:
             request's arrival (less its wait for a slot), so that the time
             spent reading the request counts too. The deadline and the
             result's ``elapsed_s`` count from it.
+        answer_s: seconds the caller needs after the search returns to
+            deliver its answer (a server's reply); a time budget's trees
+            stop that much earlier too, so that the answer, not only the
+            search, is ready when the budget ends.
     """
 
     stop: StopFlag | None = None
@@ -119,8 +123,12 @@ class Run:
     report_every_iterations: int | None = None
     cpu_priority: str = "normal"
     started: float | None = None
+    answer_s: float = 0.0
 
     def __post_init__(self) -> None:
+        answer = self.answer_s
+        if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not 0 <= answer < math.inf:
+            raise ValueError(f"answer_s: must be a finite number of seconds >= 0, got {answer!r}")
         started = self.started
         if started is not None and (isinstance(started, bool) or not isinstance(started, (int, float))
                                     or not math.isfinite(started)):

@@ -52,6 +52,7 @@ from cacaoai.engine import (
     record_text,
 )
 from cacaoai.search import (
+    FinishTimes,
     Question,
     Reuse,
     Run,
@@ -198,6 +199,9 @@ class CacaoApi:
         self.roles = ({client: role for role, client in security.Tokens.load(o.auth_tokens).roles.values()}
                       if o.auth_tokens else {})
         self.levels = budgets.level_budgets(search_levels(), self.options)
+        #: how long a suggestion's reply takes to build once its search returns,
+        #: by whether it explains: its time budget's trees stop that much earlier
+        self.answering = FinishTimes()
         self.rungs = budgets.level_budgets(adaptive_rungs(), self.options)  # what adaptive plays
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
@@ -354,12 +358,14 @@ class CacaoApi:
         say otherwise) while its deadline allows. `admitted`: the request's
         :meth:`admit_suggestion`, when it ran already."""
         plan = self._plan(request, call, admitted or self.admit_suggestion(request, call))
+        kind = (int(plan.explain),)
         ticket = self.gate.acquire(plan.order)
         try:
             budget = self._fitted(plan)
-            result = self._search(plan, budget, ticket)
+            result = self._search(plan, budget, ticket, answer_s=self.answering.expected(kind))
         finally:
             self.gate.release(ticket)
+        searched = time.monotonic()
         evaluation = convert.evaluation_to_proto(budgets.answer(result, budget, final=True),
                                                  plan.max_candidates)
         _scheduling(evaluation, ticket, self.gate.clock())
@@ -370,6 +376,8 @@ class CacaoApi:
             explanation = explain_result(plan.loaded.position, result, seed=derive_seed(plan.seed, 1))
             if explanation is not None:
                 response.explanation.CopyFrom(convert.explanation_to_proto(explanation))
+        if result.stopped_by == "time":  # the searches whose reserve this is
+            self.answering.add(kind, time.monotonic() - searched)
         return response
 
     def start_analysis(self, request: pb.AnalyzePositionRequest, call: Call,
@@ -564,11 +572,12 @@ class CacaoApi:
 
     def _search(self, plan: SearchPlan, budget: Budget, ticket: Ticket,
                 on_report: Callable[[SearchResult], None] | None = None,
-                report_every_s: float = DEFAULT_REPORT_INTERVAL_S) -> SearchResult:
+                report_every_s: float = DEFAULT_REPORT_INTERVAL_S, answer_s: float = 0.0) -> SearchResult:
         """Searches as `plan` says with `budget` (the plan's, fitted to the
         deadline), under `ticket` (its pause flag, its trees' max_nodes and
         memory); its result (and the interim ones to `on_report`), each with
-        a best action.
+        a best action. `answer_s`: the time the reply takes to build after
+        it (``Run.answer_s``).
 
         The search's Python work runs in the calling thread, its trees on
         threads at the plan's CPU priority.
@@ -591,7 +600,7 @@ class CacaoApi:
         run = Run(stop=plan.call.stop, pause=ticket.pause, on_pause=lambda: self.gate.on_pause(ticket),
                   on_report=(lambda r: on_report(complete(r))) if on_report else None,
                   report_every_s=report_every_s, cpu_priority=plan.cpu_priority,
-                  started=budget_start(plan.call, ticket))
+                  started=budget_start(plan.call, ticket), answer_s=answer_s)
         reuse = Reuse(plan.cache, loaded.history) if plan.cache is not None else None
         holding = self.memory.holding(ticket.reservation) if self.memory else contextlib.nullcontext()
         with holding:  # trees put in the cache take the search's reservation

@@ -290,6 +290,20 @@ def test_a_time_budget_counts_from_the_calls_arrival_less_its_wait_for_a_slot():
     assert reply.evaluation.queued.ToSeconds() == 20
 
 
+def test_the_reply_time_of_timed_moves_is_learned_for_their_reserve_and_only_theirs():
+    """A move its time ended teaches the server how long its reply takes to
+    build (apart for explained moves); one its iterations ended does not."""
+    api = CacaoApi(ServerOptions(worker_threads=8, max_searches=1))
+    timed = move(iterations=300)
+    timed.limits.time.CopyFrom(seconds(10.0))
+    counted = api.suggest_action(move(iterations=50), Call()).evaluation
+    assert counted.stopped_by == "iterations" and api.answering._times == {}
+    spent = api.suggest_action(timed, Call(arrived=time.monotonic() - 20)).evaluation
+    assert spent.stopped_by == "time"
+    assert list(api.answering._times) == [(0,)] and len(api.answering._times[(0,)]) == 1
+    assert api.answering.expected((0,)) >= 0 and api.answering.expected((1,)) == api.answering.first_s
+
+
 def test_a_stopped_analysis_that_waited_for_a_slot_still_answers(one_busy_slot):
     server, stub, _ = one_busy_slot
     waiting = Stoppable(stub, analysis(600))

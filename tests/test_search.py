@@ -24,6 +24,7 @@ from cacaoai.search import (
     SearchSettings,
     StopFlag,
     _mcts,
+    driver,
     search,
 )
 from cacaoai.search.bots import LEVELS, GreedyBot, MCTSBot, RandomBot, parse_bot
@@ -662,6 +663,34 @@ def test_a_time_budget_stops_its_trees_early_by_a_high_quantile_of_the_measured_
     assert times.reserve((2, 1, 1), 1.0) == 0.030  # the 75th percentile of 3..8, 30 and 40 ms
     assert times.reserve((2, 1, 1), 0.02) == pytest.approx(0.004)  # at most a fifth of the budget
     assert times.reserve((4, 1, 1), 1.0) == 0.001  # kept per kind of search
+    # the caller's own time after the search (a server's reply) is reserved too, within the cap
+    assert times.reserve((2, 1, 1), 1.0, 0.002) == pytest.approx(0.032)
+    assert times.reserve((2, 1, 1), 0.05, 0.002) == pytest.approx(0.01)
+    assert times.expected((2, 1, 1)) == 0.030
+
+
+def test_a_callers_answer_time_stops_the_trees_that_much_earlier():
+    """A budget whose answer time is all of it (what the caller needs after the
+    search, past the cap of a fifth) leaves the trees a fifth less; the
+    answer time is checked."""
+    position = Position.new(2, 5)
+    seen = []
+    original = driver._run
+
+    def spy(trees, limit, run, start, on_report_due=None, reserve=0.0):
+        seen.append(reserve)
+        return original(trees, limit, run, start, on_report_due, reserve)
+
+    driver._run = spy
+    try:
+        search(position, Limit(time_s=0.05, iterations=20), seed=1, run=Run(answer_s=0.003))
+        search(position, Limit(time_s=0.05, iterations=20), seed=1)
+    finally:
+        driver._run = original
+    assert seen[0] == pytest.approx(seen[1] + 0.003) or seen[0] == pytest.approx(0.05 * FINISHING.max_share)
+    for bad in (-0.001, float("inf"), True, "1"):
+        with pytest.raises(ValueError, match="answer_s"):
+            Run(answer_s=bad)
 
 
 def test_only_searches_that_ran_to_their_time_teach_the_finishing_reserve():
