@@ -310,12 +310,13 @@ class CpuSampler(threading.Thread):
 
 
 class HealthProber(threading.Thread):
-    """Asks the server's health every ``interval`` s; with ``suggest`` also for a suggestion.
+    """Asks the server's health and a position's legal actions every
+    ``interval`` s; with ``suggest`` also for a suggestion.
 
-    The suggestions come from a plain client outside the locust process, so
-    their latencies (admitted or rejected) carry no queueing inside locust's
-    event loop: a reference for the locust figures. They take a search slot,
-    so they are only asked where rejections are expected (overload).
+    The calls come from a plain client outside the locust process, so their
+    latencies (admitted or rejected) carry no queueing inside locust's event
+    loop: a reference for the locust figures. The suggestions take a search
+    slot, so they are only asked where rejections are expected (overload).
     """
 
     def __init__(self, address: str, positions: str, budget_s: float, suggest: bool,
@@ -326,6 +327,7 @@ class HealthProber(threading.Thread):
         with open(positions) as f:
             self.samples = [json.loads(line)["observation"] for line in f if line.strip()]
         self.results: list[tuple[str, float]] = []
+        self.legal: list[float] = []
         self.suggestions: list[tuple[str, float]] = []
         self.done = threading.Event()
 
@@ -336,11 +338,19 @@ class HealthProber(threading.Thread):
             n = 0
             while not self.done.wait(self.interval):
                 self.results.append(health_check(channel))
+                sample = self.samples[n % len(self.samples)]
+                begin = time.perf_counter()
+                try:
+                    client.legal_actions(sample)
+                    self.legal.append((time.perf_counter() - begin) * 1000)
+                except CacaoClientError:  # counted apart: the health series shows an outage
+                    pass
                 if not self.suggest:
+                    n += 1
                     continue
                 begin = time.perf_counter()
                 try:
-                    client.suggest(self.samples[n % len(self.samples)], strength,
+                    client.suggest(sample, strength,
                                    timeout=self.budget_s + 5)
                     status = "OK"
                 except CacaoClientError as error:
@@ -352,7 +362,10 @@ class HealthProber(threading.Thread):
         latencies = [ms for status, ms in self.results if status == "SERVING"]
         out: dict[str, Any] = {
             "probes": len(self.results), "serving": len(latencies), "p50_ms": _pct(latencies, 50),
-            "max_ms": round(max(latencies), 2) if latencies else None}
+            "max_ms": round(max(latencies), 2) if latencies else None,
+            "legal_actions": {"n": len(self.legal), "p50_ms": _pct(self.legal, 50),
+                              "p99_ms": _pct(self.legal, 99),
+                              "max_ms": round(max(self.legal), 2) if self.legal else None}}
         for status in sorted({s for s, _ in self.suggestions}):
             ms = [m for s, m in self.suggestions if s == status]
             out[f"suggest_{status.lower()}"] = {"n": len(ms), "p50_ms": _pct(ms, 50),
@@ -656,6 +669,10 @@ def print_table(summary: dict[str, Any]) -> None:
     during, after = summary["health_during_load"], summary["after_load"]
     print(f"health during load: {during['serving']}/{during['probes']} SERVING, "
           f"p50 {cell(during['p50_ms'])} ms, max {cell(during['max_ms'])} ms")
+    legal = during.get("legal_actions") or {}
+    if legal.get("n"):
+        print(f"ListLegalActions from outside locust: {legal['n']}, p50 {cell(legal['p50_ms'])} ms, "
+              f"p99 {cell(legal['p99_ms'])} ms, max {cell(legal['max_ms'])} ms")
     probes = [f"{k[8:]} {v['n']} (p50 {cell(v['p50_ms'])} ms, p99 {cell(v['p99_ms'])} ms, "
               f"max {cell(v['max_ms'])} ms)"
               for k, v in during.items() if k.startswith("suggest_")]
@@ -702,7 +719,7 @@ def main(argv: list[str] | None = None) -> int:
         machine = CpuSampler(None)
         prober = HealthProber(address, args.positions, args.suggest_short_ms / 1000,
                               suggest=args.overload,
-                              interval=0.1 if args.overload else 1.0)
+                              interval=0.1 if args.overload else 0.25)
         machine.start()
         if sampler:
             sampler.start()

@@ -99,6 +99,18 @@ def row(label: str, users: int, name: str, s: dict[str, Any]) -> str:
             f"{'-' if cpu is None else f'{cpu:.0f}%'} | {max(others, 0):.0f}% |")
 
 
+OUTSIDE_HEADER = ("| traffic | users | health p50 / max ms | ListLegalActions p50 / p99 / max ms |\n"
+                  "|---|---:|---|---|")
+
+
+def outside_row(label: str, users: int, s: dict[str, Any]) -> str:
+    """The plain client's probes of a run: the server's answers without locust's own queueing."""
+    during = s["health_during_load"]
+    legal = during.get("legal_actions") or {}
+    return (f"| {label} | {users} | {_ms(during['p50_ms'])} / {_ms(during['max_ms'])} | "
+            f"{_ms(legal.get('p50_ms'))} / {_ms(legal.get('p99_ms'))} / {_ms(legal.get('max_ms'))} |")
+
+
 HEADER = ("| traffic | users | RPC | ok req/s | p50 ms | p95 ms | p99 ms | failed | rejected "
           "| iterations/search | server CPU | other CPU |\n"
           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -130,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                           ["SuggestAction 50ms", "SuggestAction 500ms", "ListLegalActions",
                            "ApplyAction"]))
     lines = [HEADER]
+    outside = [OUTSIDE_HEADER]
     failed = 0
     for label, slug, n, weights, names in plans:
         code, summary = measure(["--users", str(n), "--duration", args.duration,
@@ -137,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                                 args.attempts, args.wait_quiet)
         failed += code != 0
         lines += [row(label, n, name, summary) for name in names]
+        outside.append(outside_row(label, n, summary))
     print("\n" + "\n".join(lines))
+    print("\nfrom a plain client beside locust (four times a second):\n" + "\n".join(outside))
     if not args.skip_overload:
         code, s = measure(["--overload", "--duration", args.duration], out / "overload-u16",
                           args.attempts, args.wait_quiet)
@@ -151,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{n}: {_ms(v['rejected_p50_ms'])}/{_ms(v['rejected_p99_ms'])}/"
                   f"{_ms(v['rejected_max_ms'])}" for n, v in r.items() if v["rejected"]))
         print(f"health during: {s['health_during_load']}; after: {s['after_load']}")
+        print("\n" + OUTSIDE_HEADER + "\n" + outside_row("overload", 16, s))
     print(f"\nload average now: {os.getloadavg()}; runs in {out}")
     return 1 if failed else 0
 
