@@ -150,6 +150,11 @@ def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_pa
     run_script("fit_populations.py", "--manifest", str(manifest), "--map", "play", f"casual={samples}")
     play = json.loads(manifest.read_text())["calibration"]["play"]["populations"]
     assert set(play) == {"casual"} and set(play["casual"]["players"]["2"]) == {"kind", "t"}
+    # --keep adds a population beside the map's others; without it the named ones replace them all
+    run_script("fit_populations.py", "--manifest", str(manifest), "--map", "play", "--keep", f"max={samples}")
+    assert set(json.loads(manifest.read_text())["calibration"]["play"]["populations"]) == {"casual", "max"}
+    run_script("fit_populations.py", "--manifest", str(manifest), "--map", "play", f"max={samples}")
+    assert set(json.loads(manifest.read_text())["calibration"]["play"]["populations"]) == {"max"}
 
 
 def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():
