@@ -121,6 +121,10 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
                                  "ListLegalActions", "ApplyAction"}
     assert all(r["ok"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0 for r in load["rpcs"].values())
     assert summary["after_load"] == {**summary["after_load"], "health": "SERVING", "suggest": "OK"}
+    # the plain client beside locust timed legal actions too, and the run says so
+    legal = summary["health_during_load"]["legal_actions"]
+    assert legal["n"] > 0 and legal["max_ms"] >= legal["p99_ms"] >= legal["p50_ms"] > 0
+    assert "ListLegalActions from outside locust" in stdout
     assert summary["server_exit_code"] == 0
     assert (out / "locust_stats.csv").exists() and "PASS" in stdout
 
