@@ -207,6 +207,7 @@ def _known(name: Any, allowed: Mapping[str, int]) -> bool:
 # tiles by type, the jungle deck at the start by kind - 1, the most tiles a board holds.
 _SEAT_COUNTS = {n: [WORKER_COUNTS[n][name] for name in WORKER_TILES] for n in WORKER_COUNTS}
 _DECK_COUNTS = {n: [deck_tiles(n)[name] for name in JUNGLE_TILES] for n in WORKER_COUNTS}
+_JUNGLE_INDEX = {name: k - 1 for name, k in JUNGLE_KIND.items()}  # a jungle tile's kind - 1
 _MOST_TILES = {n: sum(deck_tiles(n).values()) + len(START_TILES) + n * sum(seat_tiles(n).values())
                for n in WORKER_COUNTS}
 _START_KIND = [0] * len(JUNGLE_TILES)
@@ -310,9 +311,6 @@ def _check(d: Mapping[str, Any], observation: bool, reachable: bool = True) -> d
             "phase": phase, "tiles": tiles, "covered": covered,
             "display": [JUNGLE_KIND[t] for t in display], "deck": deck,
             "seats": seats, "pending": pending}
-
-
-_JUNGLE_INDEX = {name: k - 1 for name, k in JUNGLE_KIND.items()}
 
 
 def _check_board(board: Any, n: int, reachable: bool, grid: bytearray,
@@ -457,6 +455,7 @@ def _unfilled(grid: bytearray, cell: int) -> bool:
         return False
     n0, n1, n2, n3 = _NEAR
     return (g[cell + n0] >= 0x80) + (g[cell + n1] >= 0x80) + (g[cell + n2] >= 0x80) + (g[cell + n3] >= 0x80) >= 2
+
 
 def _check_seats(raw: Any, n: int, tiles, covered, view, first: int, turn: int, mover: int,
                  phase: int, reachable: bool) -> list[dict[str, Any]]:

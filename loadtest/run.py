@@ -139,11 +139,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.users = args.users or (16 if args.overload else 4)
     args.spawn_rate = args.spawn_rate or float(args.users)
+    defaults = ServerOptions()
     if args.max_searches is None:
-        args.max_searches = 2 if args.overload else ServerOptions().max_searches
+        args.max_searches = 2 if args.overload else defaults.max_searches
     if args.max_queue is None:
-        default_queue = ServerOptions().max_queue
-        args.max_queue = default_queue if args.overload else max(args.users, default_queue)
+        args.max_queue = defaults.max_queue if args.overload else max(args.users, defaults.max_queue)
     args.allow_rejections = args.allow_rejections or args.overload
     args.duration_s = parse_duration(args.duration)
     args.weight_values = parse_weights(args.weights)
@@ -339,24 +339,22 @@ class HealthProber(threading.Thread):
             while not self.done.wait(self.interval):
                 self.results.append(health_check(channel))
                 sample = self.samples[n % len(self.samples)]
+                n += 1
                 begin = time.perf_counter()
                 try:
                     client.legal_actions(sample)
                     self.legal.append((time.perf_counter() - begin) * 1000)
-                except CacaoClientError:  # counted apart: the health series shows an outage
+                except CacaoClientError:  # not timed: the health series shows an outage
                     pass
                 if not self.suggest:
-                    n += 1
                     continue
                 begin = time.perf_counter()
                 try:
-                    client.suggest(sample, strength,
-                                   timeout=self.budget_s + 5)
+                    client.suggest(sample, strength, timeout=self.budget_s + 5)
                     status = "OK"
                 except CacaoClientError as error:
                     status = error.code.name
                 self.suggestions.append((status, (time.perf_counter() - begin) * 1000))
-                n += 1
 
     def summary(self) -> dict[str, Any]:
         latencies = [ms for status, ms in self.results if status == "SERVING"]
