@@ -86,7 +86,8 @@ class CacaoServicer:
             calls.enter(client)
             try:
                 try:
-                    request = await asyncio.wait_for(context.read(), timeout_s)
+                    async with asyncio.timeout(timeout_s):  # no task of its own, as wait_for makes
+                        request = await context.read()
                 except TimeoutError:
                     raise request_timeout(timeout_s) from None
                 except asyncio.CancelledError:

@@ -203,6 +203,15 @@ def undecodable(field: str, message: str, detail: object) -> ApiError:
                           ErrorReason.UNDECODABLE_REQUEST)
 
 
+def _log_refusal(method: Method, error: ApiError) -> None:
+    """A client's error at INFO; an overload refusal (RESOURCE_EXHAUSTED) at
+    DEBUG only: under overload there are a hundred a second, the metrics count
+    them, and each line would be written by the event loop that answers calls."""
+    level = logging.DEBUG if error.code is grpc.StatusCode.RESOURCE_EXHAUSTED else logging.INFO
+    if log.isEnabledFor(level):
+        log.log(level, "%s: %s", method.name, error)
+
+
 class Dispatcher:
     """Runs the methods of :data:`METHODS` over a :class:`CacaoApi` for one
     transport (on its event loop), with its worker pool."""
@@ -236,7 +245,7 @@ class Dispatcher:
                                        else (lambda: method.handler(self.api, request)))
             return await self._run(request, work, blocks=searches)
         except ApiError as error:
-            log.info("%s: %s", method.name, error)
+            _log_refusal(method, error)
             raise
         except asyncio.CancelledError:
             raise
@@ -285,7 +294,7 @@ class Dispatcher:
                 async for report in reports:
                     yield report
         except ApiError as error:
-            log.info("%s: %s", method.name, error)
+            _log_refusal(method, error)
             raise
         except (asyncio.CancelledError, GeneratorExit):
             raise
