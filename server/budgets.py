@@ -193,20 +193,22 @@ def class_priority(klass: str, options: ServerOptions) -> str:
     return options.search_priority if klass == INTERACTIVE else options.background_priority
 
 
-def cpu_priority(budget: Budget, deadline: bool, configured: str) -> str:
+def cpu_priority(budget: Budget, deadline: bool, configured: str, starved: bool = False) -> str:
     """The CPU priority a search runs its trees at: ``configured``, except
     that a search that promised a time (its budget's, or a client's
-    ``deadline``) runs no lower than "reduced".
+    ``deadline``) runs no lower than "reduced" while ``starved`` (a
+    :class:`~.starvation.StarvationGuard` saw low-priority timed searches
+    miss their time).
 
-    A thread at "idle" or "low" only runs when the cores are free of normal
-    work: next to other busy processes it may not run for seconds, and so
-    cannot stop on time (a 0.2 s search took over 1 s). "reduced" (nice 5)
-    still yields a core to the threads that answer calls, but its share
-    never drops to nothing, so it notices its deadline within a few
-    scheduler slices. An unprivileged thread cannot raise its priority again
-    once lowered, so this is decided before the search starts.
+    A thread at "idle" or "low" yields a core at once to the threads that
+    answer calls, but next to other busy processes it may not run for
+    seconds, and so cannot stop on time. "reduced" (nice 5) still yields
+    a core to the threads that answer calls, but its share never drops to
+    nothing, so it notices its deadline within a few scheduler slices. An
+    unprivileged thread cannot raise its priority again once lowered, so
+    this is decided before the search starts.
     """
-    if (budget.timed or deadline) and configured in ("low", "idle"):
+    if starved and (budget.timed or deadline) and configured in ("low", "idle"):
         return "reduced"
     return configured
 

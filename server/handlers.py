@@ -73,6 +73,7 @@ from .budgets import Budget
 from .options import ServerOptions, reported_limits
 from .positions import Loaded
 from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
+from .starvation import StarvationGuard
 
 T = TypeVar("T")
 
@@ -202,6 +203,8 @@ class CacaoApi:
         #: how long a suggestion's reply takes to build once its search returns,
         #: by whether it explains: its time budget's trees stop that much earlier
         self.answering = FinishTimes()
+        #: whether timed searches may run at a low CPU priority (other processes may starve them)
+        self.starvation = StarvationGuard()
         self.rungs = budgets.level_budgets(adaptive_rungs(), self.options)  # what adaptive plays
         self.default_level = self.options.default_level or (
             "casual" if "casual" in self.levels else next(iter(self.levels)))
@@ -443,7 +446,8 @@ class CacaoApi:
         budgets.require_time(remaining)
         seed = request.seed if seeded else positions.random_seed()
         priority = budgets.cpu_priority(budget, remaining is not None,
-                                        budgets.class_priority(BACKGROUND, self.options))
+                                        budgets.class_priority(BACKGROUND, self.options),
+                                        starved=self.starvation.starved())
         ticket = self.gate.submit(order)
         stream = reviews.ReviewStream(read.decisions, notify)
 
@@ -546,7 +550,8 @@ class CacaoApi:
         return SearchPlan(
             call=call, seed=seed, loaded=loaded, budget=budget, order=order,
             cpu_priority=budgets.cpu_priority(budget, call.time_remaining() is not None,
-                                                budgets.class_priority(order.klass, self.options)),
+                                              budgets.class_priority(order.klass, self.options),
+                                              starved=self.starvation.starved()),
             seat=seat, allow=allow, avoid=avoid,
             multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,
             max_candidates=request.max_candidates, cache=cache,
@@ -606,6 +611,8 @@ class CacaoApi:
         with holding:  # trees put in the cache take the search's reservation
             result = search(loaded.position, budget.limit, settings, seed=plan.seed,
                             question=question, run=run, reuse=reuse)
+        if result.stopped_by == "time" and budget.limit.time_s is not None and ticket.paused_s == 0:
+            self.starvation.observe(plan.cpu_priority, result.elapsed_s - budget.limit.time_s)
         return complete(result)
 
 

@@ -158,8 +158,8 @@ def _first_level() -> str:
 #: Fits the Kubernetes manifest's 512 MiB with the base RSS and headroom
 #: (memory.pod_memory_mib; docs/operations.md, "Memory").
 DEFAULT_MEMORY_BUDGET_MB = 320
-DEFAULT_PRIORITY = "reduced"
-DEFAULT_BACKGROUND_PRIORITY = "low"
+DEFAULT_PRIORITY = "idle"
+DEFAULT_BACKGROUND_PRIORITY = "idle"
 
 HOST = Option(name="host", flag="host", default="127.0.0.1", parse=str,
               help="address to listen on, for gRPC, HTTP and metrics (0.0.0.0: every IPv4 address)")
@@ -238,9 +238,9 @@ class ServerOptions:
     search_priority: str = option(
         "search-priority", DEFAULT_PRIORITY, "CPU priority of the threads of interactive "
         "searches against the threads that answer calls: normal, reduced (nice 5), low (nice "
-        "19) or idle (a quick call never waits for a core); low and idle apply to searches "
-        "bounded by iterations alone: one with a time budget or a deadline runs at reduced, "
-        "which keeps its time", limit="search_priority",
+        "19) or idle (a quick call never waits for a core); while other processes keep a "
+        "low or idle search from its time (one ends over 250 ms late), searches with a time "
+        "budget or a deadline run at reduced for 5 s, doubled while it lasts", limit="search_priority",
         see=("search priority", "search-priority"))
     background_priority: str = option(
         "background-priority", DEFAULT_BACKGROUND_PRIORITY, "CPU priority of the threads of "

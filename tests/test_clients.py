@@ -86,7 +86,7 @@ def test_server_info_lists_levels_and_limits(client):
     assert info.record_format == "cacao-record/1"
     assert info.levels and info.default_level in info.levels
     assert info.limits.max_iterations > 0 and info.limits.max_concurrent_searches >= 1
-    assert info.limits.search_priority == "reduced" and info.limits.max_client_searches == 0
+    assert info.limits.search_priority == "idle" and info.limits.max_client_searches == 0
 
 
 def test_server_info_carries_every_limit_the_rules_facts_and_the_model(client, cacao_stub):

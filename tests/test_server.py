@@ -113,7 +113,7 @@ def test_server_info_names_versions_limits_and_levels(cacao_stub):
     assert info.limits.max_iterations == 200_000
     assert info.limits.max_time.ToNanoseconds() == 5 * 10**9
     assert info.limits.max_concurrent_searches == 2
-    assert info.limits.search_priority == "reduced" and info.limits.max_concurrent_calls == 100
+    assert info.limits.search_priority == "idle" and info.limits.max_concurrent_calls == 100
     names = [level.name for level in info.levels]
     assert {"beginner", "casual", "strong", "max"} <= set(names)
     assert info.default_level in names
@@ -729,14 +729,19 @@ def test_background_searches_grow_their_trees_at_the_background_priority():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="SCHED_IDLE is Linux's")
-def test_a_search_that_promised_a_time_runs_at_reduced_priority_on_an_idle_server(idle_server):
-    """An idle thread next to busy processes misses its time: a time budget or
-    a deadline grows the trees at "reduced" (nice 5), which is never starved."""
-    assert ServerOptions().search_priority == "reduced"
-    idle, reduced = lowered_while_searching(*idle_server, pb.SearchLimits(time=seconds(600)), None)
+def test_a_search_that_promised_a_time_runs_at_reduced_priority_only_while_searches_are_starved(idle_server):
+    """A timed search grows its trees at idle, the default, until one at idle
+    ends well after its budget (other processes hold the cores); then a time
+    budget or a deadline grows them at "reduced" (nice 5), never starved."""
+    assert ServerOptions().search_priority == "idle"
+    server, stub = idle_server
+    idle, reduced = lowered_while_searching(server, stub, pb.SearchLimits(time=seconds(600)), None)
+    assert len(idle) == 1 and reduced == []
+    server.cacao_api.starvation.observe("idle", late_s=1.0)  # a 1 s late search, as next to busy processes
+    idle, reduced = lowered_while_searching(server, stub, pb.SearchLimits(time=seconds(600)), None)
     assert idle == [] and len(reduced) == 1
     # the budget of the test above, cut by a deadline
-    idle, reduced = lowered_while_searching(*idle_server, pb.SearchLimits(iterations=10**9), 300.0)
+    idle, reduced = lowered_while_searching(server, stub, pb.SearchLimits(iterations=10**9), 300.0)
     assert idle == [] and len(reduced) == 1
 
 

@@ -493,8 +493,9 @@ export type ServerLimits = Message<"cacao.v1.ServerLimits"> & {
   /**
    * CPU priority of the threads that grow search trees against the threads
    * that answer calls: "idle" (quick calls never wait for a core), "low",
-   * "reduced" (nice 5) or "normal". A search with a time budget or a
-   * deadline runs no lower than "reduced", so that it still ends on time.
+   * "reduced" (nice 5) or "normal". While other processes keep searches at
+   * "low" or "idle" from their time, a search with a time budget or a
+   * deadline runs at "reduced" for a while, so that it still ends on time.
    *
    * @generated from field: string search_priority = 7;
    */
