@@ -27,7 +27,11 @@ and checked to give its final report), then probe it once more (health and a
     OUT/summary.json       the summary printed as a table at the end
     OUT/server.log, OUT/locust.log
 
-Percentiles come from the raw latencies (locust rounds below 100 ms).
+Percentiles come from the raw latencies (locust rounds below 100 ms), of
+the calls that start after the first ``--warmup`` second (clients
+connecting, first calls filling the server's caches: counted and printed
+apart; their failures still count), and the plain client's probes of the
+same window.
 RESOURCE_EXHAUSTED answers to SuggestAction are *rejections*: counted
 separately, with their own latencies. They are expected with ``--overload`` (or
 ``--allow-rejections``) and failures otherwise. DEADLINE_EXCEEDED answers are
@@ -116,6 +120,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     traffic.add_argument("--suggest-normal-ms", type=float, default=500.0)
     traffic.add_argument("--weights", default=DEFAULT_WEIGHTS,
                          help=f"operation weights, keys {', '.join(WEIGHT_KEYS)}")
+    traffic.add_argument("--warmup", type=float, default=1.0,
+                         help="seconds from the first call whose calls the latency figures "
+                              "leave out (clients connecting, caches filling); counted apart")
     traffic.add_argument("--think-ms", type=float, default=0.0,
                          help="pause of a user between calls (0: closed loop)")
     traffic.add_argument("--reject-backoff-ms", type=float, default=100.0,
@@ -326,9 +333,10 @@ class HealthProber(threading.Thread):
         self.suggest = suggest
         with open(positions) as f:
             self.samples = [json.loads(line)["observation"] for line in f if line.strip()]
-        self.results: list[tuple[str, float]] = []
-        self.legal: list[float] = []
-        self.suggestions: list[tuple[str, float]] = []
+        # (when it started, unix seconds; its status; ms)
+        self.results: list[tuple[float, str, float]] = []
+        self.legal: list[tuple[float, float]] = []
+        self.suggestions: list[tuple[float, str, float]] = []
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -337,35 +345,38 @@ class HealthProber(threading.Thread):
                 self.address, retries=0, timeout=5.0) as client:
             n = 0
             while not self.done.wait(self.interval):
-                self.results.append(health_check(channel))
+                self.results.append((time.time(), *health_check(channel)))
                 sample = self.samples[n % len(self.samples)]
                 n += 1
-                begin = time.perf_counter()
+                when, begin = time.time(), time.perf_counter()
                 try:
                     client.legal_actions(sample)
-                    self.legal.append((time.perf_counter() - begin) * 1000)
+                    self.legal.append((when, (time.perf_counter() - begin) * 1000))
                 except CacaoClientError:  # not timed: the health series shows an outage
                     pass
                 if not self.suggest:
                     continue
-                begin = time.perf_counter()
+                when, begin = time.time(), time.perf_counter()
                 try:
                     client.suggest(sample, strength, timeout=self.budget_s + 5)
                     status = "OK"
                 except CacaoClientError as error:
                     status = error.code.name
-                self.suggestions.append((status, (time.perf_counter() - begin) * 1000))
+                self.suggestions.append((when, status, (time.perf_counter() - begin) * 1000))
 
-    def summary(self) -> dict[str, Any]:
-        latencies = [ms for status, ms in self.results if status == "SERVING"]
+    def summary(self, start: float = 0.0, end: float = float("inf")) -> dict[str, Any]:
+        """The probes that started between ``start`` and ``end`` (unix seconds)."""
+        results = [(status, ms) for when, status, ms in self.results if start <= when <= end]
+        legal = [ms for when, ms in self.legal if start <= when <= end]
+        suggestions = [(status, ms) for when, status, ms in self.suggestions if start <= when <= end]
+        latencies = [ms for status, ms in results if status == "SERVING"]
         out: dict[str, Any] = {
-            "probes": len(self.results), "serving": len(latencies), "p50_ms": _pct(latencies, 50),
-            "max_ms": round(max(latencies), 2) if latencies else None,
-            "legal_actions": {"n": len(self.legal), "p50_ms": _pct(self.legal, 50),
-                              "p99_ms": _pct(self.legal, 99),
-                              "max_ms": round(max(self.legal), 2) if self.legal else None}}
-        for status in sorted({s for s, _ in self.suggestions}):
-            ms = [m for s, m in self.suggestions if s == status]
+            "probes": len(results), "serving": len(latencies), "p50_ms": _pct(latencies, 50),
+            "p99_ms": _pct(latencies, 99), "max_ms": round(max(latencies), 2) if latencies else None,
+            "legal_actions": {"n": len(legal), "p50_ms": _pct(legal, 50), "p99_ms": _pct(legal, 99),
+                              "max_ms": round(max(legal), 2) if legal else None}}
+        for status in sorted({s for s, _ in suggestions}):
+            ms = [m for s, m in suggestions if s == status]
             out[f"suggest_{status.lower()}"] = {"n": len(ms), "p50_ms": _pct(ms, 50),
                                                 "p95_ms": _pct(ms, 95), "p99_ms": _pct(ms, 99),
                                                 "max_ms": round(max(ms), 2)}
@@ -560,11 +571,26 @@ def read_raw(out: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def summarise(rows: list[dict[str, Any]], allow_rejections: bool) -> dict[str, Any]:
-    """Per RPC name: counts, rate, exact percentiles, rejections and failures."""
+def summarise(rows: list[dict[str, Any]], allow_rejections: bool,
+              warmup_s: float = 0.0) -> dict[str, Any]:
+    """Per RPC name: counts, rate, exact percentiles, rejections and failures,
+    of the calls that started after the first ``warmup_s`` seconds (all of
+    them when none did); the warm-up's calls are counted apart, and their
+    failures count too."""
     if not rows:
         return {"requests": 0, "window_s": 0.0, "rpcs": {}, "failures": 0, "rejections": 0,
                 "timeouts": 0}
+    first = min(float(r["start_unix_s"]) for r in rows)
+    early = [r for r in rows if float(r["start_unix_s"]) < first + warmup_s]
+    steady = [r for r in rows if float(r["start_unix_s"]) >= first + warmup_s] or rows
+    if steady is rows:
+        early = []
+    warmup = {"s": warmup_s, "requests": len(early),
+              "failures": sum(r["status"] not in ("OK", "RESOURCE_EXHAUSTED") or
+                              (r["status"] == "RESOURCE_EXHAUSTED" and not allow_rejections)
+                              for r in early),
+              "max_ms": round(max(int(r["latency_us"]) for r in early) / 1000, 2) if early else None}
+    rows = steady
     starts = np.array([float(r["start_unix_s"]) for r in rows])
     ends = starts + np.array([int(r["latency_us"]) for r in rows]) / 1e6
     window = float(ends.max() - starts.min()) or 1e-9
@@ -596,7 +622,8 @@ def summarise(rows: list[dict[str, Any]], allow_rejections: bool) -> dict[str, A
         totals["failures"] += failed
         totals["rejections"] += len(rejected)
         totals["timeouts"] += rpcs[name]["timeouts"]
-    return {"requests": len(rows), "window_s": round(window, 2),
+    totals["failures"] += warmup["failures"]
+    return {"requests": len(rows), "window_s": round(window, 2), "warmup": warmup,
             "first_start": float(starts.min()), "last_end": float(ends.max()),
             "requests_per_s": round(len(rows) / window, 2), "rpcs": rpcs, **totals}
 
@@ -648,6 +675,10 @@ def print_table(summary: dict[str, Any]) -> None:
     print(f"{'all':<24}{load['requests']:>7}{load.get('requests_per_s', 0):>8.1f}"
           f"   over {load['window_s']} s; failures {load['failures']}, "
           f"rejections {load['rejections']}, timeouts {load['timeouts']}")
+    warmup = load.get("warmup") or {}
+    if warmup.get("requests"):
+        print(f"warm-up: {warmup['requests']} requests in the first {warmup['s']:g} s, left out of "
+              f"the figures above (slowest {cell(warmup['max_ms'])} ms)")
     print("\n".join(legend_lines()))
     cpu = summary.get("server_cpu") or {}
     if cpu.get("mean_percent") is not None:
@@ -666,7 +697,8 @@ def print_table(summary: dict[str, Any]) -> None:
               f"about {max(others, 0):.0f}% (should be near 0 for a clean measurement)")
     during, after = summary["health_during_load"], summary["after_load"]
     print(f"health during load: {during['serving']}/{during['probes']} SERVING, "
-          f"p50 {cell(during['p50_ms'])} ms, max {cell(during['max_ms'])} ms")
+          f"p50 {cell(during['p50_ms'])} ms, p99 {cell(during.get('p99_ms'))} ms, "
+          f"max {cell(during['max_ms'])} ms")
     legal = during.get("legal_actions") or {}
     if legal.get("n"):
         print(f"ListLegalActions from outside locust: {legal['n']}, p50 {cell(legal['p50_ms'])} ms, "
@@ -736,7 +768,7 @@ def main(argv: list[str] | None = None) -> int:
         if sampler:
             sampler.done.set()
         after = probe_after(address, args.positions, args.suggest_short_ms / 1000)
-        load = summarise(read_raw(out), args.allow_rejections)
+        load = summarise(read_raw(out), args.allow_rejections, args.warmup)
         # CPU use while requests were in flight (not locust's start-up and shut-down)
         start, end = load.get("first_start", start), load.get("last_end", end)
         summary = {
@@ -763,7 +795,7 @@ def main(argv: list[str] | None = None) -> int:
             "server_cpu": sampler.summary(start, end) if sampler else None,
             "locust_cpu": locust_sampler.summary(start, end),
             "machine_cpu": machine.summary(start, end),
-            "health_during_load": prober.summary(),
+            "health_during_load": prober.summary(start, end),
             "after_load": after,
             "background_analyses": background,
         }

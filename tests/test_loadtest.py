@@ -68,6 +68,24 @@ def test_summary_counts_rejections_apart_from_failures_and_takes_exact_percentil
     assert run.summarise(rows, allow_rejections=False)["failures"] == 2
 
 
+def test_the_warm_up_is_left_out_of_the_latencies_but_its_failures_still_count():
+    run = _module("run")
+    rows = [{"start_unix_s": str(100.0 + i / 10), "name": "ListLegalActions",
+             "latency_us": str(90_000 if i < 5 else 1_000), "status": "OK", "response_bytes": "10",
+             "iterations": ""} for i in range(50)]  # the first half second: connections opening
+    rows.append({"start_unix_s": "100.1", "name": "ListLegalActions", "latency_us": "800",
+                 "status": "UNAVAILABLE", "response_bytes": "0", "iterations": ""})
+    cold = run.summarise(rows, allow_rejections=False)
+    warm = run.summarise(rows, allow_rejections=False, warmup_s=1.0)
+    assert cold["rpcs"]["ListLegalActions"]["max_ms"] == 90.0
+    legal = warm["rpcs"]["ListLegalActions"]
+    assert (legal["ok"], legal["max_ms"], legal["p99_ms"]) == (40, 1.0, 1.0)
+    assert warm["warmup"] == {"s": 1.0, "requests": 11, "failures": 1, "max_ms": 90.0}
+    assert warm["failures"] == cold["failures"] == 1
+    # a run shorter than its warm-up keeps every call
+    assert run.summarise(rows, allow_rejections=False, warmup_s=60.0)["rpcs"]["ListLegalActions"]["ok"] == 50
+
+
 def test_the_results_table_has_a_legend_of_its_columns_under_it(capsys):
     run = _module("run")
     row = {"requests": 10, "per_s": 2.0, "p50_ms": 55.1, "p95_ms": 60.0, "p99_ms": 61.0,
@@ -101,8 +119,10 @@ def test_durations_read_as_locust_writes_them():
 def run_load(out, *flags):
     """loadtest/run.py with these flags, as a user runs it: (its output, the summary it wrote).
     locust is not imported here: its gevent monkey patching would deadlock this
-    process's gRPC threads; run.py runs it apart."""
-    done = subprocess.run([sys.executable, str(LOADTEST / "run.py"), *flags, "--out", str(out)],
+    process's gRPC threads; run.py runs it apart. Every call counts (no
+    warm-up left out): the runs are short."""
+    done = subprocess.run([sys.executable, str(LOADTEST / "run.py"), "--warmup", "0", *flags,
+                           "--out", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout, json.loads((out / "summary.json").read_text())

@@ -21,7 +21,7 @@ def test_a_distributed_run_through_nginx_to_two_replicas_succeeds(tmp_path):
     done = subprocess.run(
         [sys.executable, str(LOADTEST / "run.py"), "--users", "2", "--duration", "4s",
          "--suggest-normal-ms", "200", "--replicas", "2", "--max-searches", "2",
-         "--workers", "2", "--out", str(out)],
+         "--workers", "2", "--warmup", "0", "--out", str(out)],
         capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((out / "summary.json").read_text())

@@ -33,7 +33,7 @@ def test_moves_beside_analyses_that_fill_every_slot_are_never_refused(tmp_path):
     out = tmp_path / "run"
     done = script("run.py", "--users", "2", "--duration", "6s", "--analyses", "2", "--analysis-s", "3",
                   "--weights", "suggest_short=1,suggest_normal=0,legal=0,apply=0", "--max-searches", "2",
-                  "--out", str(out))
+                  "--warmup", "0", "--out", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["load"]["rejections"] == 0 and summary["load"]["failures"] == 0
