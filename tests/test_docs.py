@@ -25,12 +25,15 @@ folder that links the repository's top-level entries (so ``.venv/bin/...``,
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,6 +207,28 @@ class Reader:
 @pytest.mark.parametrize("path", [p for p in DOCS if any(b.lang in ("sh", "python") for b in blocks(p))],
                          ids=lambda p: p.name)
 def test_every_command_and_program_of_the_document_runs(path, tmp_path):
+    with _one_at_a_time(_starts_services(path)):
+        _run_document(path, tmp_path)
+
+
+def _starts_services(path: Path) -> bool:
+    return any(_service(command) for block in blocks(path) if block.lang == "sh"
+               for command in _commands(block.text))
+
+
+@contextlib.contextmanager
+def _one_at_a_time(needed: bool):
+    """Documents that start services run one at a time, across the test
+    workers too: their services listen on the default ports."""
+    if not needed:
+        yield
+        return
+    with open(Path(tempfile.gettempdir()) / "cacao-docs-services.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _run_document(path: Path, tmp_path: Path) -> None:
     reader = Reader(path, _scratch(tmp_path))
     shown = _shown_outputs(path)
     try:
