@@ -168,7 +168,8 @@ ctypedef struct position_t:
     uint8_t n_jungle
     int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order
     uint8_t n_workers
-    int16_t workers[MAX_WORKER_TILES]   # cells holding worker tiles, sorted by cell
+    int16_t workers[MAX_WORKER_TILES]   # cells holding worker tiles, in placement order
+    uint8_t n_targets[MAX_SEATS]    # each seat's worker tiles that no overbuild placed (its targets)
     uint8_t n_covered
     int16_t covered_cell[MAX_WORKER_TILES]   # overbuilt cells ...
     uint8_t covered_tile[MAX_WORKER_TILES]   # ... and the worker byte underneath

@@ -212,15 +212,6 @@ cdef void _sort_bytes(uint8_t* items, int n) noexcept nogil:
 
 # --- board bookkeeping ----------------------------------------------------
 
-cdef inline void _sorted_insert(int16_t* cells, uint8_t* n, int cell) noexcept nogil:
-    cdef int i = n[0]
-    while i > 0 and cells[i - 1] > cell:
-        cells[i] = cells[i - 1]
-        i -= 1
-    cells[i] = <int16_t>cell
-    n[0] += 1
-
-
 # Placement cells stay within |x|, |y| <= PLACE_REACH whatever position the engine
 # is given, so tiles stay within PLACE_REACH + 1 and every neighbour read or
 # written stays inside the grid (a legal game keeps to |x|, |y| <= 28).
@@ -362,7 +353,9 @@ cdef inline void _put_worker(position_t* pos, int cell, uint8_t worker_byte) noe
     cdef uint8_t v
     _frontier_drop(pos, cell)
     pos.grid[cell] = worker_byte
-    _sorted_insert(pos.workers, &pos.n_workers, cell)
+    pos.workers[pos.n_workers] = <int16_t>cell
+    pos.n_workers += 1
+    pos.n_targets[(worker_byte >> 4) & 3] += (worker_byte & COVERING_BIT) == 0
     for d in range(4):
         nb = cell + DELTA[d]
         v = pos.grid[nb]
@@ -632,6 +625,30 @@ cdef inline int _tile_rotations(const seat_t* seat, const uint8_t** combos) noex
     return N_COMBOS[types]
 
 
+cdef inline int _targets(const position_t* pos, int16_t* out) noexcept nogil:
+    """The mover's overbuild targets into `out`, sorted by cell; returns how many."""
+    cdef int i, j, n = 0
+    cdef int16_t cell
+    for i in range(pos.n_workers):
+        cell = pos.workers[i]
+        if _is_overbuild_target(pos, cell, pos.mover):
+            j = n
+            while j > 0 and out[j - 1] > cell:
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = cell
+            n += 1
+    return n
+
+
+cdef inline int _nth_target(const position_t* pos, int q) noexcept nogil:
+    """The mover's overbuild target `q` (0 <= q < n_targets[mover]) in cell order:
+    the one with q targets on smaller cells (pos.workers is in placement order)."""
+    cdef int16_t targets[MAX_WORKER_TILES]
+    _targets(pos, targets)
+    return targets[q]
+
+
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil:
     cdef int n = 0, i, j, k, m, n_combos, n_fills, cell, slot
     cdef const uint8_t* combos
@@ -642,6 +659,7 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
     cdef const int* fc = FILL_COUNT[ds]
     cdef const seat_t* seat
     cdef int16_t cells[MAX_FRONTIER]
+    cdef int16_t targets[MAX_WORKER_TILES]
     if pos.phase == PHASE_OVER:
         return 0
     if pos.phase == PHASE_RESOLVE:
@@ -668,12 +686,10 @@ cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept n
                 out[n] = tile_bits[j] | where | action_place(ACT_PLACE, 0, 0, 0, fills[k])
                 n += 1
     if _can_overbuild(pos, seat):
-        for i in range(pos.n_workers):
-            cell = pos.workers[i]
-            if _is_overbuild_target(pos, cell, pos.mover):
-                for j in range(n_combos):
-                    out[n] = action_place(ACT_OVERBUILD, combos[j] >> 2, combos[j] & 3, cell, 0)
-                    n += 1
+        for i in range(_targets(pos, targets)):
+            for j in range(n_combos):
+                out[n] = action_place(ACT_OVERBUILD, combos[j] >> 2, combos[j] & 3, targets[i], 0)
+                n += 1
     if n == 0:
         for i in range(4):
             if seat.hand[i]:
@@ -695,9 +711,7 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
     ds = _display_state(pos)
     n = n_combos * _place_units(pos, _display_state(pos))
     if _can_overbuild(pos, seat):
-        for i in range(pos.n_workers):
-            if _is_overbuild_target(pos, pos.workers[i], pos.mover):
-                n += n_combos
+        n += n_combos * pos.n_targets[pos.mover]
     if n == 0:
         for i in range(4):
             if seat.hand[i]:
@@ -745,7 +759,6 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
     cdef int16_t cells[MAX_FRONTIER]
     cdef uint8_t unit_cell[MAX_FRONTIER * 12 + 16]
     cdef uint64_t bits
-    cdef int16_t targets[MAX_WORKER_TILES]
     cdef int n_targets
     cdef bint have_starts = False
     cdef int ds = _display_state(pos)
@@ -759,11 +772,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
     seat = &pos.seats[pos.mover]
     n_combos = _tile_rotations(seat, &combos)
     place_total = n_combos * _place_units(pos, ds)
-    n_targets = 0
-    if _can_overbuild(pos, seat):
-        for i in range(pos.n_workers):
-            targets[n_targets] = pos.workers[i]
-            n_targets += _is_overbuild_target(pos, pos.workers[i], pos.mover)
+    n_targets = pos.n_targets[pos.mover] if _can_overbuild(pos, seat) else 0
     total = place_total + n_targets * n_combos
     inv_combos = INV_COMBOS[n_combos]
     for j in range(k):
@@ -819,7 +828,7 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
             continue
         # overbuild: combo c on target q - place units (place_total is a multiple of n_combos)
         out[j] = action_place(ACT_OVERBUILD, combos[c] >> 2, combos[c] & 3,
-                              targets[q - place_total // n_combos], 0)
+                              _nth_target(pos, q - place_total // n_combos), 0)
 
 
 cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
@@ -834,11 +843,17 @@ cdef int _sales(int cacao, int fixed_gold, const uint8_t* kinds, const uint8_t* 
     """Results when no cacao can be lost: take every plantation first, then
     selling s cacao at the s best market places is the best way to keep
     cacao - s. Written in increasing cacao, like _resolutions."""
-    cdef int slots[3], i, price, s, m, gold
+    cdef int i
     cdef uint64_t markets = 0                   # GAIN_SIDES' market places at 4, 3, 2 gold
     for i in range(n):
         markets += GAIN_SIDES[kinds[i]] * <uint64_t>workers[i]
-    markets >>= 32
+    return _sales_of(cacao, fixed_gold, markets >> 32, out_gold, out_cacao)
+
+
+cdef inline int _sales_of(int cacao, int fixed_gold, uint64_t markets,
+                          uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
+    """_sales for the market places `markets` (GAIN_SIDES sums >> 32)."""
+    cdef int slots[3], i, price, s, m, gold
     slots[0] = <int>(markets & 0xFF)
     slots[1] = <int>((markets >> 8) & 0xFF)
     slots[2] = <int>((markets >> 16) & 0xFF)
@@ -986,6 +1001,35 @@ cdef void _init_pm_byte() noexcept:
 _init_pm_byte()
 
 
+cdef inline int _pm_sides(const position_t* pos, int cell, int s, uint8_t* kinds,
+                          uint8_t* workers) noexcept nogil:
+    """Seat `s`'s activated plantation and market sides of the move just applied
+    (placed on `cell`; the laid jungle tiles in pos.new_jungle), for
+    _resolutions, in the order of position_activations; returns how many."""
+    cdef int d, j, nj, nb, k, n = 0
+    cdef const uint8_t* g = pos.grid
+    cdef uint8_t own = g[cell], kind, b
+    if s == pos.mover:
+        for d in range(4):
+            kind = g[cell + DELTA[d]]
+            k = SIDE_TABLE[own][d]
+            kinds[n] = kind
+            workers[n] = <uint8_t>k
+            n += PM_BYTE[kind] & (k != 0)
+    for j in range(pos.n_new):
+        nj = pos.new_jungle[j]
+        kind = g[nj]
+        if PM_BYTE[kind]:
+            for d in range(4):
+                nb = nj + DELTA[d]
+                b = g[nb]
+                k = SIDE_TABLE[b][(d + 2) & 3]
+                kinds[n] = kind
+                workers[n] = <uint8_t>k
+                n += (k != 0) & (nb != cell) & ((((b >> 4) & 3) == s))
+    return n
+
+
 cdef inline void _collect_gains(position_t* pos, int cell, const int* new_dir) noexcept nogil:
     """Gain what the activated sides (position_activations) give: apply what
     needs no choice (mines, water, sun) and queue a resolve decision for each
@@ -994,78 +1038,68 @@ cdef inline void _collect_gains(position_t* pos, int cell, const int* new_dir) n
     Each seat's gains are GAIN_SIDES sums: the placed tile's sides by one
     multiply-add each, a laid jungle tile's facing workers of every seat at
     once from their SIDE_PACKED counts (no branch on a kind or a seat). Only
-    a laid plantation or market lists its sides one by one, for _resolutions,
-    each seat's in the order of position_activations. Water and sun are capped
-    once, which gives the same as capping each step."""
-    cdef int i, j, s, d, n_res, slot, nj, nb, k, pm, n = pos.n_seats, mover = pos.mover
+    a seat whose resolution has a choice (a market, and cacao to sell) lists
+    its plantation and market sides one by one (_pm_sides), for _resolutions.
+    A seat that gained nothing is left alone. Water and sun are capped once,
+    which gives the same as capping each step."""
+    cdef int i, j, s, d, n_res, slot, nj, n = pos.n_seats, mover = pos.mover
     cdef const uint8_t* g = pos.grid
-    cdef uint8_t own = g[cell], kind, b
+    cdef uint8_t own = g[cell]
     cdef const uint8_t* side = SIDE_TABLE[own]
     cdef uint64_t sums[MAX_SEATS]               # GAIN_SIDES sums by seat
-    cdef uint64_t gain, markets
+    cdef uint64_t gain, markets, total
     cdef uint32_t counts
-    cdef int n_pm[MAX_SEATS]
-    cdef int plant
-    cdef uint8_t kinds[MAX_SEATS][MAX_ACTIVATIONS + 1]      # written one past the last entry
-    cdef uint8_t workers[MAX_SEATS][MAX_ACTIVATIONS + 1]
-    cdef uint8_t v[4]
+    cdef int plant, n_pm
+    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]     # written one past the last entry
+    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
     cdef seat_t* seat
     for s in range(MAX_SEATS):
         sums[s] = 0
-        n_pm[s] = 0
     # the placed tile's sides facing jungle tiles (GAIN_SIDES is 0 for other bytes)
+    total = 0
     for d in range(4):
-        v[d] = g[cell + DELTA[d]]
-        sums[mover] += GAIN_SIDES[v[d]] * side[d]
-        kinds[mover][n_pm[mover]] = v[d]
-        workers[mover][n_pm[mover]] = side[d]
-        n_pm[mover] += PM_BYTE[v[d]] & (side[d] != 0)
+        total += GAIN_SIDES[g[cell + DELTA[d]]] * side[d]
+    sums[mover] = total
     # the other worker sides facing each laid jungle tile
     for j in range(pos.n_new):
         nj = pos.new_jungle[j]
-        kind = g[nj]
         counts = _temple_counts(pos, nj) - SIDE_PACKED[own][new_dir[j]]
-        gain = GAIN_SIDES[kind]
+        gain = GAIN_SIDES[g[nj]]
         for s in range(MAX_SEATS):
             sums[s] += gain * ((counts >> (8 * s)) & 0xFF)
-        if PM_BYTE[kind]:
-            for d in range(4):
-                nb = nj + DELTA[d]
-                b = g[nb]
-                k = SIDE_TABLE[b][(d + 2) & 3]
-                s = (b >> 4) & 3
-                kinds[s][n_pm[s]] = kind
-                workers[s][n_pm[s]] = <uint8_t>k
-                n_pm[s] += (k != 0) & (nb != cell)
-    # mines, water and sun for every seat (0 for seats not playing), without a
-    # branch; gold now only where there is nothing to choose (cacao unchanged)
+    # mines, water and sun for every seat that gained; gold now only where
+    # there is nothing to choose
     pos.n_pending = 0
     s = mover
     for i in range(n):
-        seat = &pos.seats[s]
-        seat.water = <uint8_t>min(MAX_WATER, seat.water + _gain_water(sums[s]))
-        seat.sun = <uint8_t>min(MAX_SUN, seat.sun + _gain_sun(sums[s]))
-        if n_pm[s] == 0:
-            seat.gold += _gain_gold(sums[s])    # nothing to choose, cacao unchanged
-        else:
-            slot = pos.n_pending
+        if sums[s]:
+            seat = &pos.seats[s]
+            seat.water = <uint8_t>min(MAX_WATER, seat.water + _gain_water(sums[s]))
+            seat.sun = <uint8_t>min(MAX_SUN, seat.sun + _gain_sun(sums[s]))
             markets = sums[s] >> 32
             plant = _gain_plant(sums[s])
             if markets == 0 or (seat.cacao == 0 and plant == 0):
                 # nothing to sell: _resolutions' one result, without the call
-                pos.result_gold[slot][0] = <uint8_t>_gain_gold(sums[s])
-                pos.result_cacao[slot][0] = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
-                n_res = 1
+                # (without a plantation, cacao unchanged)
+                seat.gold += _gain_gold(sums[s])
+                seat.cacao = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
             else:
-                n_res = _resolutions(seat.cacao, _gain_gold(sums[s]), kinds[s], workers[s], n_pm[s],
-                                     pos.result_gold[slot], pos.result_cacao[slot])
-            if n_res == 1:
-                seat.gold += pos.result_gold[slot][0]
-                seat.cacao = pos.result_cacao[slot][0]
-            else:
-                pos.pending_seat[slot] = <uint8_t>s
-                pos.n_results[slot] = <uint8_t>n_res
-                pos.n_pending += 1
+                slot = pos.n_pending
+                if seat.cacao + plant <= MAX_CACAO:
+                    # no cacao can be lost: _resolutions' _sales, from the sums
+                    n_res = _sales_of(seat.cacao + plant, _gain_gold(sums[s]), markets,
+                                      pos.result_gold[slot], pos.result_cacao[slot])
+                else:
+                    n_pm = _pm_sides(pos, cell, s, kinds, workers)
+                    n_res = _resolutions(seat.cacao, _gain_gold(sums[s]), kinds, workers, n_pm,
+                                         pos.result_gold[slot], pos.result_cacao[slot])
+                if n_res == 1:
+                    seat.gold += pos.result_gold[slot][0]
+                    seat.cacao = pos.result_cacao[slot][0]
+                else:
+                    pos.pending_seat[slot] = <uint8_t>s
+                    pos.n_results[slot] = <uint8_t>n_res
+                    pos.n_pending += 1
         s = (s + 1) * (s + 1 < n)               # the next seat, without a branch
     if pos.n_pending:
         pos.phase = PHASE_RESOLVE
@@ -1132,6 +1166,7 @@ cdef void position_apply(position_t* pos, action_t a) noexcept nogil:
         pos.covered_cell[pos.n_covered] = <int16_t>cell
         pos.covered_tile[pos.n_covered] = pos.grid[cell]
         pos.n_covered += 1
+        pos.n_targets[pos.mover] -= 1           # the covered tile was one of the mover's targets
         pos.grid[cell] = <uint8_t>(WORKER_BIT | COVERING_BIT | (pos.mover << 4) | (t << 2) | action_rot(a))
     else:
         # the holes around the placement cell, which the tile closes in direction order
@@ -1579,7 +1614,7 @@ cdef class CorePosition:
         out = [(cell_x(c), cell_y(c), self.pos.grid[c])
                for c in self.pos.jungle[:self.pos.n_jungle]]
         out += [(cell_x(c), cell_y(c), self.pos.grid[c])
-                for c in self.pos.workers[:self.pos.n_workers]]
+                for c in sorted([self.pos.workers[j] for j in range(self.pos.n_workers)])]
         return out
 
     def covered(self):
