@@ -881,13 +881,8 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     activated plantation and market sides and every number sold at each market
     (docs/rules.md#activation). Plantations are taken in full; cacao above 5 is lost at once.
     Returns the number of results, written in increasing cacao."""
-    cdef int i, c, s, g, mask, c2, lim, price, best, m, full, cs, rest, plant = 0
+    cdef int i, plant = 0
     cdef bint has_market = False
-    cdef int16_t small[64 * 8]
-    cdef uint8_t small_reach[64]
-    cdef int16_t* f
-    cdef int16_t* row
-    cdef uint8_t* reach
     for i in range(n):
         has_market |= kinds[i] >= MARKET2
         plant += workers[i] * PLANT_CACAO[kinds[i]]
@@ -897,6 +892,22 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
         return 1
     if cacao0 + plant <= MAX_CACAO:
         return _sales(cacao0 + plant, fixed_gold, kinds, workers, n, out_gold, out_cacao)
+    # cacao can be lost, so there is a plantation and a market: n >= 2
+    if n <= 3:
+        return _pareto_of_set(cacao0, fixed_gold, kinds, workers, n, out_gold, out_cacao)
+    return _pareto(cacao0, fixed_gold, kinds, workers, n, out_gold, out_cacao)
+
+
+cdef int _pareto(int cacao0, int fixed_gold, const uint8_t* kinds,
+                 const uint8_t* workers, int n,
+                 uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
+    """_resolutions' Pareto set by a search over the subsets of sides taken."""
+    cdef int i, c, s, g, mask, c2, lim, price, best, m, full, cs, rest
+    cdef int16_t small[64 * 8]
+    cdef uint8_t small_reach[64]
+    cdef int16_t* f
+    cdef int16_t* row
+    cdef uint8_t* reach
     # f[mask * 8 + c]: the most gold after the sides in `mask`, holding c cacao
     # (-1: not reached); reach[mask]: the c reached, as bits
     full = (1 << n) - 1
@@ -945,6 +956,96 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
         out_gold[i], out_gold[m - 1 - i] = out_gold[m - 1 - i], out_gold[i]
         out_cacao[i], out_cacao[m - 1 - i] = out_cacao[m - 1 - i], out_cacao[i]
     return m
+
+
+# Results of the Pareto search for 2 or 3 sides, by the cacao held before and
+# the sides as a set of types (their order does not change the results): a
+# plantation's type is the cacao it gives less one (0..5), a market's 6 + 3 x
+# (price - 2) + workers - 1. PARETO_SETS[rank][cacao0], where a sorted pair a <= b
+# ranks b(b+1)/2 + a and a sorted triple a <= b <= c ranks PAIRS + c(c+1)(c+2)/6
+# + b(b+1)/2 + a; gold from sales only. Filled at import by _pareto.
+cdef enum:
+    N_SIDE_TYPES = 15
+    N_PAIRS = 120               # sorted pairs of N_SIDE_TYPES types
+    N_TRIPLES = 680             # sorted triples
+
+ctypedef struct pareto_t:
+    uint8_t n
+    uint8_t gold[MAX_RESULTS]
+    uint8_t cacao[MAX_RESULTS]
+
+cdef pareto_t PARETO_SETS[N_PAIRS + N_TRIPLES][MAX_CACAO + 1]
+# SIDE_TYPE[kind * 4 + workers] for plantations and markets with 1..3 workers
+cdef uint8_t SIDE_TYPE[N_KINDS * 4]
+
+
+cdef inline int _side_rank(int a, int b, int c, int n) noexcept nogil:
+    """The rank of the side types a, b (and c when n == 3) as a sorted set."""
+    if a > b:
+        a, b = b, a
+    if n == 2:
+        return b * (b + 1) // 2 + a
+    if b > c:
+        b, c = c, b
+    if a > b:
+        a, b = b, a
+    return N_PAIRS + c * (c + 1) * (c + 2) // 6 + b * (b + 1) // 2 + a
+
+
+cdef inline int _pareto_of_set(int cacao0, int fixed_gold, const uint8_t* kinds,
+                               const uint8_t* workers, int n,
+                               uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
+    """_pareto for 2 or 3 sides, from PARETO_SETS."""
+    cdef int i, third = SIDE_TYPE[kinds[2] * 4 + workers[2]] if n == 3 else 0
+    cdef const pareto_t* e = &PARETO_SETS[_side_rank(
+        SIDE_TYPE[kinds[0] * 4 + workers[0]], SIDE_TYPE[kinds[1] * 4 + workers[1]],
+        third, n)][cacao0]
+    for i in range(e.n):
+        out_gold[i] = <uint8_t>(fixed_gold + e.gold[i])
+        out_cacao[i] = e.cacao[i]
+    return e.n
+
+
+cdef void _init_pareto_sets() noexcept:
+    cdef int kind, w, t, a, b, c, n, c0, rank
+    cdef uint8_t type_kind[N_SIDE_TYPES]
+    cdef uint8_t type_workers[N_SIDE_TYPES]
+    cdef uint8_t kinds[3]
+    cdef uint8_t workers[3]
+    memset(SIDE_TYPE, 0, sizeof(SIDE_TYPE))
+    memset(PARETO_SETS, 0, sizeof(PARETO_SETS))
+    for kind in range(1, N_KINDS):
+        for w in range(1, 4):
+            if kind <= PLANTATION2:
+                t = w * PLANT_CACAO[kind] - 1
+            elif kind <= MARKET4:
+                t = 6 + 3 * (kind - MARKET2) + w - 1
+            else:
+                continue
+            SIDE_TYPE[kind * 4 + w] = <uint8_t>t
+            type_kind[t] = <uint8_t>kind
+            type_workers[t] = <uint8_t>w
+    # no plantation side gives 5 cacao: its type stands for one that gives 6
+    type_kind[4] = type_kind[5]
+    type_workers[4] = type_workers[5]
+    for n in range(2, 4):
+        for c in range(N_SIDE_TYPES if n == 3 else 1):
+            for b in range(N_SIDE_TYPES if n == 2 else c + 1):
+                for a in range(b + 1):
+                    kinds[0] = type_kind[a]
+                    workers[0] = type_workers[a]
+                    kinds[1] = type_kind[b]
+                    workers[1] = type_workers[b]
+                    kinds[2] = type_kind[c]
+                    workers[2] = type_workers[c]
+                    rank = _side_rank(a, b, c, n)
+                    for c0 in range(MAX_CACAO + 1):
+                        PARETO_SETS[rank][c0].n = <uint8_t>_pareto(
+                            c0, 0, kinds, workers, n,
+                            PARETO_SETS[rank][c0].gold, PARETO_SETS[rank][c0].cacao)
+
+
+_init_pareto_sets()
 
 
 cdef inline void _add_activation(activation_t* out, int* n, int seat, int cell, int d,
@@ -1030,6 +1131,43 @@ cdef inline int _pm_sides(const position_t* pos, int cell, int s, uint8_t* kinds
     return n
 
 
+cdef inline void _gain(position_t* pos, int s, uint64_t sums, int cell) noexcept nogil:
+    """Seat `s` gains its GAIN_SIDES sums `sums` of the move just applied
+    (placed on `cell`): mines, water and sun at once (capped once, the same
+    as capping each step), gold and cacao where there is nothing to choose,
+    else its resolution's results in the next pending slot (one result is
+    taken at once). Zero sums change nothing."""
+    cdef seat_t* seat = &pos.seats[s]
+    cdef uint64_t markets = sums >> 32
+    cdef int plant = _gain_plant(sums), n_pm, n_res, slot
+    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]     # written one past the last entry
+    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
+    seat.water = <uint8_t>min(MAX_WATER, seat.water + _gain_water(sums))
+    seat.sun = <uint8_t>min(MAX_SUN, seat.sun + _gain_sun(sums))
+    if markets == 0 or (seat.cacao == 0 and plant == 0):
+        # nothing to sell: _resolutions' one result, without the call
+        # (without a plantation, cacao unchanged)
+        seat.gold += _gain_gold(sums)
+        seat.cacao = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
+        return
+    slot = pos.n_pending
+    if seat.cacao + plant <= MAX_CACAO:
+        # no cacao can be lost: _resolutions' _sales, from the sums
+        n_res = _sales_of(seat.cacao + plant, _gain_gold(sums), markets,
+                          pos.result_gold[slot], pos.result_cacao[slot])
+    else:
+        n_pm = _pm_sides(pos, cell, s, kinds, workers)
+        n_res = _resolutions(seat.cacao, _gain_gold(sums), kinds, workers, n_pm,
+                             pos.result_gold[slot], pos.result_cacao[slot])
+    if n_res == 1:
+        seat.gold += pos.result_gold[slot][0]
+        seat.cacao = pos.result_cacao[slot][0]
+    else:
+        pos.pending_seat[slot] = <uint8_t>s
+        pos.n_results[slot] = <uint8_t>n_res
+        pos.n_pending += 1
+
+
 cdef inline void _collect_gains(position_t* pos, int cell, const int* new_dir) noexcept nogil:
     """Gain what the activated sides (position_activations) give: apply what
     needs no choice (mines, water, sun) and queue a resolve decision for each
@@ -1042,65 +1180,38 @@ cdef inline void _collect_gains(position_t* pos, int cell, const int* new_dir) n
     its plantation and market sides one by one (_pm_sides), for _resolutions.
     A seat that gained nothing is left alone. Water and sun are capped once,
     which gives the same as capping each step."""
-    cdef int i, j, s, d, n_res, slot, nj, n = pos.n_seats, mover = pos.mover
+    cdef int i, j, s, d, nj, n = pos.n_seats, mover = pos.mover
     cdef const uint8_t* g = pos.grid
     cdef uint8_t own = g[cell]
     cdef const uint8_t* side = SIDE_TABLE[own]
     cdef uint64_t sums[MAX_SEATS]               # GAIN_SIDES sums by seat
-    cdef uint64_t gain, markets, total
+    cdef uint64_t gain, total
     cdef uint32_t counts
-    cdef int plant, n_pm
-    cdef uint8_t kinds[MAX_ACTIVATIONS + 1]     # written one past the last entry
-    cdef uint8_t workers[MAX_ACTIVATIONS + 1]
-    cdef seat_t* seat
-    for s in range(MAX_SEATS):
-        sums[s] = 0
     # the placed tile's sides facing jungle tiles (GAIN_SIDES is 0 for other bytes)
     total = 0
     for d in range(4):
         total += GAIN_SIDES[g[cell + DELTA[d]]] * side[d]
-    sums[mover] = total
-    # the other worker sides facing each laid jungle tile
-    for j in range(pos.n_new):
-        nj = pos.new_jungle[j]
-        counts = _temple_counts(pos, nj) - SIDE_PACKED[own][new_dir[j]]
-        gain = GAIN_SIDES[g[nj]]
-        for s in range(MAX_SEATS):
-            sums[s] += gain * ((counts >> (8 * s)) & 0xFF)
-    # mines, water and sun for every seat that gained; gold now only where
-    # there is nothing to choose
     pos.n_pending = 0
-    s = mover
-    for i in range(n):
-        if sums[s]:
-            seat = &pos.seats[s]
-            seat.water = <uint8_t>min(MAX_WATER, seat.water + _gain_water(sums[s]))
-            seat.sun = <uint8_t>min(MAX_SUN, seat.sun + _gain_sun(sums[s]))
-            markets = sums[s] >> 32
-            plant = _gain_plant(sums[s])
-            if markets == 0 or (seat.cacao == 0 and plant == 0):
-                # nothing to sell: _resolutions' one result, without the call
-                # (without a plantation, cacao unchanged)
-                seat.gold += _gain_gold(sums[s])
-                seat.cacao = <uint8_t>min(MAX_CACAO, seat.cacao + plant)
-            else:
-                slot = pos.n_pending
-                if seat.cacao + plant <= MAX_CACAO:
-                    # no cacao can be lost: _resolutions' _sales, from the sums
-                    n_res = _sales_of(seat.cacao + plant, _gain_gold(sums[s]), markets,
-                                      pos.result_gold[slot], pos.result_cacao[slot])
-                else:
-                    n_pm = _pm_sides(pos, cell, s, kinds, workers)
-                    n_res = _resolutions(seat.cacao, _gain_gold(sums[s]), kinds, workers, n_pm,
-                                         pos.result_gold[slot], pos.result_cacao[slot])
-                if n_res == 1:
-                    seat.gold += pos.result_gold[slot][0]
-                    seat.cacao = pos.result_cacao[slot][0]
-                else:
-                    pos.pending_seat[slot] = <uint8_t>s
-                    pos.n_results[slot] = <uint8_t>n_res
-                    pos.n_pending += 1
-        s = (s + 1) * (s + 1 < n)               # the next seat, without a branch
+    if pos.n_new == 0:
+        # no jungle tile laid: only the mover gains
+        _gain(pos, mover, total, cell)
+    else:
+        for s in range(MAX_SEATS):
+            sums[s] = 0
+        sums[mover] = total
+        # the other worker sides facing each laid jungle tile
+        for j in range(pos.n_new):
+            nj = pos.new_jungle[j]
+            counts = _temple_counts(pos, nj) - SIDE_PACKED[own][new_dir[j]]
+            gain = GAIN_SIDES[g[nj]]
+            for s in range(MAX_SEATS):
+                sums[s] += gain * ((counts >> (8 * s)) & 0xFF)
+        # every seat that gained, mover first
+        s = mover
+        for i in range(n):
+            if sums[s]:
+                _gain(pos, s, sums[s], cell)
+            s = (s + 1) * (s + 1 < n)           # the next seat, without a branch
     if pos.n_pending:
         pos.phase = PHASE_RESOLVE
         pos.to_act = pos.pending_seat[0]
