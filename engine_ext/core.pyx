@@ -16,8 +16,14 @@ from libc.string cimport memcpy, memset
 
 # --- tables ---------------------------------------------------------------
 
-cdef int DELTA[4]
-DELTA[:] = [-GRID_SIZE, 1, GRID_SIZE, -1]          # N, E, S, W
+# the step to the next cell in each direction N, E, S, W: a C constant, so
+# that an unrolled loop over the directions adds constants
+cdef extern from *:
+    """
+    static const int CACAO_DELTA[4] = {-64, 1, 64, -1};
+    """
+    const int DELTA "CACAO_DELTA"[4]
+assert DELTA[0] == -GRID_SIZE and DELTA[1] == 1 and DELTA[2] == GRID_SIZE and DELTA[3] == -1
 
 cdef int SIDES[4][4]
 SIDES[0][:] = [1, 1, 1, 1]      # 1111
@@ -895,6 +901,8 @@ cdef int _resolutions(int cacao0, int fixed_gold, const uint8_t* kinds,
     # cacao can be lost, so there is a plantation and a market: n >= 2
     if n <= 3:
         return _pareto_of_set(cacao0, fixed_gold, kinds, workers, n, out_gold, out_cacao)
+    if n == 4:
+        return _pareto_of_four(cacao0, fixed_gold, kinds, workers, out_gold, out_cacao)
     return _pareto(cacao0, fixed_gold, kinds, workers, n, out_gold, out_cacao)
 
 
@@ -1004,6 +1012,51 @@ cdef inline int _pareto_of_set(int cacao0, int fixed_gold, const uint8_t* kinds,
         out_gold[i] = <uint8_t>(fixed_gold + e.gold[i])
         out_cacao[i] = e.cacao[i]
     return e.n
+
+
+cdef inline int _pareto_of_four(int cacao0, int fixed_gold, const uint8_t* kinds,
+                                const uint8_t* workers,
+                                uint8_t* out_gold, uint8_t* out_cacao) noexcept nogil:
+    """_pareto for 4 sides: each side taken last after the Pareto set of the
+    other three (PARETO_SETS). A state with less cacao and no more gold never
+    leads to a better result, so the other three's Pareto set reaches every
+    result of the full search's Pareto set, with the same gold."""
+    cdef int i, j, r, c, g, s, lim, price, best, m = 0
+    cdef int types[4]
+    cdef int most[MAX_CACAO + 1]                # the most gold by cacao kept (-1: not reached)
+    cdef const pareto_t* e
+    for i in range(4):
+        types[i] = SIDE_TYPE[kinds[i] * 4 + workers[i]]
+    for c in range(MAX_CACAO + 1):
+        most[c] = -1
+    for i in range(4):
+        e = &PARETO_SETS[_side_rank(types[(i + 1) & 3], types[(i + 2) & 3], types[(i + 3) & 3], 3)][cacao0]
+        for r in range(e.n):
+            c = e.cacao[r]
+            g = e.gold[r]
+            if kinds[i] <= PLANTATION2:
+                j = min(MAX_CACAO, c + workers[i] * PLANT_CACAO[kinds[i]])
+                most[j] = max(most[j], g)
+            else:
+                price = kinds[i] - MARKET2 + 2
+                lim = min(<int>workers[i], c)
+                for s in range(lim + 1):
+                    most[c - s] = max(most[c - s], g + s * price)
+    # as _pareto: the results with more gold than any with more cacao, in increasing cacao
+    best = -1
+    for c in range(MAX_CACAO, -1, -1):
+        if most[c] > best:
+            best = most[c]
+            m += 1
+    j = m
+    best = -1
+    for c in range(MAX_CACAO, -1, -1):
+        if most[c] > best:
+            best = most[c]
+            j -= 1
+            out_gold[j] = <uint8_t>(fixed_gold + most[c])
+            out_cacao[j] = <uint8_t>c
+    return m
 
 
 cdef void _init_pareto_sets() noexcept:
