@@ -162,8 +162,9 @@ ctypedef struct position_t:
     uint8_t n_frontier              # placement cells: bit x of frontier_rows[y] is cell y * GRID_SIZE + x,
     uint8_t frontier_lo             # so rows frontier_lo..frontier_hi in bit order list them sorted
     uint8_t frontier_hi             # by cell (action order is canonical); adding or taking one is
-    uint8_t frontier_n[GRID_SIZE]   # a bit and a count (frontier_n: cells per row)
-    uint64_t frontier_rows[GRID_SIZE]
+    uint64_t frontier_rows[GRID_SIZE]   # a bit and the row's units
+    uint64_t row_units[GRID_SIZE]   # (cell, fill option) units of the row's placement cells in each
+                                    # display state ds, 16 bits each (at bit 16 * ds; ds 0: the cells)
     uint8_t holes_hist[5]                   # frontier cells by holes around (0..4)
     uint8_t n_jungle
     int16_t jungle[MAX_JUNGLE]      # cells holding jungle tiles, in placement order

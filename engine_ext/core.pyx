@@ -277,7 +277,7 @@ cdef inline void _frontier_add(position_t* pos, int cell) noexcept nogil:
     elif row > pos.frontier_hi:
         pos.frontier_hi = <uint8_t>row
     pos.frontier_rows[row] |= (<uint64_t>1) << (cell % GRID_SIZE)
-    pos.frontier_n[row] += 1
+    pos.row_units[row] += UNITS_PACKED[mask]
     pos.n_frontier += 1
 
 
@@ -288,7 +288,7 @@ cdef inline void _frontier_drop(position_t* pos, int cell) noexcept nogil:
     if pos.frontier_rows[row] & bit:
         pos.holes_hist[_frontier_holes(pos, cell)] -= 1
         pos.frontier_rows[row] &= ~bit
-        pos.frontier_n[row] -= 1
+        pos.row_units[row] -= UNITS_PACKED[_frontier_mask(pos, cell)]
         pos.n_frontier -= 1
 
 
@@ -305,19 +305,28 @@ cdef inline int _frontier_cells(const position_t* pos, int16_t* out) noexcept no
     return n
 
 
-cdef inline int _frontier_nth(const position_t* pos, int q) noexcept nogil:
-    """The placement cell `q` (0 <= q < n_frontier) in cell order: rows by their
-    counts, then the q-th set bit of the row."""
-    cdef int r = pos.frontier_lo
+cdef inline int _unit_cell(const position_t* pos, int ds, int* q) noexcept nogil:
+    """The placement cell of (cell, fill option) unit `q[0]` in display state `ds`
+    (0 <= q[0] < _place_units), in cell order, and the unit's fill option in
+    q[0]: rows by their kept units, then the row's cells."""
+    cdef int r = pos.frontier_lo, u = q[0], w, cell, shift = 16 * ds
     cdef uint64_t bits
-    while q >= pos.frontier_n[r]:
-        q -= pos.frontier_n[r]
+    while True:
+        w = <int>((pos.row_units[r] >> shift) & 0xFFFF)
+        if u < w:
+            break
+        u -= w
         r += 1
     bits = pos.frontier_rows[r]
-    while q:
+    while True:
+        cell = r * GRID_SIZE + __builtin_ctzll(bits)
+        w = FILL_UNITS[ds][_frontier_mask(pos, cell)]
+        if u < w:
+            break
+        u -= w
         bits &= bits - 1
-        q -= 1
-    return r * GRID_SIZE + __builtin_ctzll(bits)
+    q[0] = u
+    return cell
 
 
 cdef inline void _holes_changed(position_t* pos, int hole, int change) noexcept nogil:
@@ -333,6 +342,7 @@ cdef inline void _holes_changed(position_t* pos, int hole, int change) noexcept 
             w = <uint8_t>((v | (1 << ((d + 2) & 3))) if change > 0 else (v & ~(1 << ((d + 2) & 3))))
             pos.holes_hist[BITS4[v - FRONTIER_H]] -= 1
             pos.holes_hist[BITS4[w - FRONTIER_H]] += 1
+            pos.row_units[nb // GRID_SIZE] += UNITS_PACKED[w - FRONTIER_H] - UNITS_PACKED[v - FRONTIER_H]
             pos.grid[nb] = w
 
 
@@ -445,11 +455,20 @@ FILL_COUNT[3][:] = [1, 1, 1, 3, 6]
 cdef uint8_t FILL_UNITS[4][16]
 
 
+# UNITS_PACKED[hole mask]: FILL_UNITS of every display state, 16 bits each
+# (state ds at bit 16 * ds), as a row's units are kept (position_t.row_units)
+cdef uint64_t UNITS_PACKED[16]
+
+
 cdef void _init_fill_units() noexcept:
     cdef int ds, mask
     for ds in range(4):
         for mask in range(16):
             FILL_UNITS[ds][mask] = <uint8_t>FILL_COUNT[ds][BITS4[mask]]
+    for mask in range(16):
+        UNITS_PACKED[mask] = 0
+        for ds in range(4):
+            UNITS_PACKED[mask] |= (<uint64_t>FILL_UNITS[ds][mask]) << (16 * ds)
 
 
 _init_fill_units()
@@ -802,25 +821,8 @@ cdef inline void _random_actions(const position_t* pos, rng_t* rng, int k,
         c = r - q * n_combos
         if r < place_total:
             # q is the unit; then its cell i and fill option q
-            if place_total == n_combos * pos.n_frontier:
-                # one fill option at every cell (each counts at least one): unit q is cell q
-                cell = _frontier_nth(pos, q)
-                q = 0
-            elif k == 1:
-                # the cells in order until unit q's
-                i = pos.frontier_lo
-                bits = pos.frontier_rows[i]
-                while True:
-                    if bits == 0:
-                        i += 1
-                        bits = pos.frontier_rows[i]
-                        continue
-                    cell = i * GRID_SIZE + __builtin_ctzll(bits)
-                    w = FILL_UNITS[ds][_frontier_mask(pos, cell)]
-                    if q < w:
-                        break
-                    q -= w
-                    bits &= bits - 1
+            if k == 1:
+                cell = _unit_cell(pos, ds, &q)
             else:
                 if not have_starts:
                     _frontier_cells(pos, cells)
