@@ -203,7 +203,7 @@ def undecodable(field: str, message: str, detail: object) -> ApiError:
                           ErrorReason.UNDECODABLE_REQUEST)
 
 
-def _log_refusal(method: Method, error: ApiError) -> None:
+def _log_client_error(method: Method, error: ApiError) -> None:
     """A client's error at INFO; an overload refusal (RESOURCE_EXHAUSTED) at
     DEBUG only: under overload there are a hundred a second, the metrics count
     them, and each line would be written by the event loop that answers calls."""
@@ -245,7 +245,7 @@ class Dispatcher:
                                        else (lambda: method.handler(self.api, request)))
             return await self._run(request, work, blocks=searches)
         except ApiError as error:
-            _log_refusal(method, error)
+            _log_client_error(method, error)
             raise
         except asyncio.CancelledError:
             raise
@@ -294,7 +294,7 @@ class Dispatcher:
                 async for report in reports:
                     yield report
         except ApiError as error:
-            _log_refusal(method, error)
+            _log_client_error(method, error)
             raise
         except (asyncio.CancelledError, GeneratorExit):
             raise
