@@ -156,6 +156,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.weight_values = parse_weights(args.weights)
     if args.users < 1 or args.spawn_rate <= 0:
         parser.error("--users and --spawn-rate must be positive")
+    if args.warmup < 0:
+        parser.error(f"--warmup: {args.warmup:g} seconds is negative (0: every call counts)")
     if args.processes is None:
         args.processes = 1 if args.workers else -(-args.users // USERS_PER_PROCESS)
     if args.workers and args.processes != 1:

@@ -40,7 +40,7 @@ class StarvationGuard:
         self._lock = threading.Lock()
         self._until = float("-inf")  # timed searches run at "reduced" until then
         self._hold = hold_s          # the next hold's length
-        self.holds = 0               # holds so far (a metric)
+        self.holds = 0               # how many holds there were
 
     def starved(self) -> bool:
         """True while timed searches must not run at a low priority."""

@@ -86,6 +86,13 @@ def test_the_warm_up_is_left_out_of_the_latencies_but_its_failures_still_count()
     assert run.summarise(rows, allow_rejections=False, warmup_s=60.0)["rpcs"]["ListLegalActions"]["ok"] == 50
 
 
+def test_a_negative_warm_up_is_refused_naming_the_flag(capsys):
+    run = _module("run")
+    with pytest.raises(SystemExit):
+        run.parse_args(["--warmup", "-1"])
+    assert "--warmup: -1 seconds is negative" in capsys.readouterr().err
+
+
 def test_the_results_table_has_a_legend_of_its_columns_under_it(capsys):
     run = _module("run")
     row = {"requests": 10, "per_s": 2.0, "p50_ms": 55.1, "p95_ms": 60.0, "p99_ms": 61.0,
