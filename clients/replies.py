@@ -441,7 +441,7 @@ def _reply(read: Callable[[Any], T], message: Any) -> T:
 
 
 def _action(message: pb.Action) -> Action:
-    return Action.from_json(_reply(convert.action_to_json, message))
+    return _reply(convert.action_from_proto, message)
 
 
 def _evaluation(message: pb.Evaluation) -> Evaluation:

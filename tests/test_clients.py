@@ -80,6 +80,52 @@ def test_a_malformed_message_is_a_conversion_error_naming_the_fields():
     assert [f for f, _ in caught.value.violations] == ["action.seat", "action.discard.tile"]
     assert str(caught.value).startswith("action.seat: seat -1 is negative")
 
+
+def test_actions_read_at_once_are_the_actions_the_checked_path_gives():
+    """action_from_proto's quick reading of well-formed messages gives what
+    Action.from_json(action_to_json(...)) gives, and the same errors."""
+    import random
+
+    from cacaoai.api import convert
+    from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+    from cacaoai.engine import Action, ActionFormatError, Position
+
+    def checked(message: pb.Action) -> Action:
+        return Action.from_json(convert.action_to_json(message))
+
+    rng, kinds = random.Random(4), set()
+    for game in range(6):
+        position = Position.new(players=2 + game % 3, seed=game)
+        while not position.is_over:
+            for action in position.legal_actions():
+                message = convert.action_to_proto(action)
+                if len(action.fills) > 1:  # any order of the fills on the wire
+                    fills = [pb.Fill(x=f.x, y=f.y, tile=f.tile) for f in message.place.fills]
+                    del message.place.fills[:]
+                    message.place.fills.extend(reversed(fills))
+                assert convert.action_from_proto(message) == checked(message) == action
+                kinds.add(action.type)
+            position.apply(rng.choice(position.legal_actions()))
+    assert kinds >= {"place", "overbuild", "resolve"}
+    discard = Action.discard(2, "3100")  # legal only when no placement is
+    assert convert.action_from_proto(convert.action_to_proto(discard)) == discard
+
+    place = pb.Action(seat=1, place=pb.Action.Place(tile=pb.WORKER_TILE_1111, x=2, y=-1, rotation=1))
+    bad_fill = pb.Action(seat=1, place=pb.Action.Place(
+        tile=pb.WORKER_TILE_1111, fills=[pb.Fill(x=1, y=1, tile=999)]))
+    wrongs = [pb.Action(seat=-1, discard=pb.Action.Discard()), pb.Action(seat=1),
+              pb.Action(seat=9, discard=pb.Action.Discard(tile=pb.WORKER_TILE_1111)),
+              pb.Action(seat=1, resolve=pb.Action.Resolve(gold=1, cacao=6)),
+              pb.Action(seat=1, overbuild=pb.Action.Overbuild(tile=pb.WORKER_TILE_1111, rotation=4)),
+              bad_fill]
+    for wrong in wrongs:
+        with pytest.raises((convert.ConversionError, ActionFormatError)) as quick:
+            convert.action_from_proto(wrong)
+        with pytest.raises(type(quick.value)) as slow:
+            checked(wrong)
+        assert str(quick.value) == str(slow.value)
+    assert convert.action_from_proto(place) == checked(place)
+
 def test_server_info_lists_levels_and_limits(client):
     info = client.get_server_info()
     assert info.api_version == "cacao.v1"
