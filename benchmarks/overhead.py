@@ -7,7 +7,9 @@ server in another process that serves only the health service. One client
 conversion is timed) calls every method in turn, round after round:
 GetServerInfo, Health.Check, ListLegalActions, ApplyAction, SuggestAction at
 1 iteration and at a 50 ms budget, and AnalyzePosition at 1 iteration (to its
-final report); and the floor's Health.Check. For a search the overhead is
+final report); and the floor's Health.Check; then ListLegalActions and
+ApplyAction once more through the client library (``CacaoClient``, from the
+positions' dicts), so that its conversions show too. For a search the overhead is
 the latency minus the search's own elapsed time (the reply's
 ``evaluation.elapsed``); for a 50 ms budget the overrun (elapsed - 50 ms) is
 printed too. It measures unloaded, then with each ``--loaders`` count of
@@ -43,6 +45,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
+from cacaoai.client import CacaoClient
 from cacaoai.client.local import LocalServer, ServiceProcess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -132,16 +135,18 @@ def _elapsed_ms(evaluation: pb.Evaluation) -> float:
 
 
 def calls(cacao: cacao_pb2_grpc.CacaoServiceStub, server_health: health_pb2_grpc.HealthStub,
-          floor: health_pb2_grpc.HealthStub, count: int
+          floor: health_pb2_grpc.HealthStub, count: int, client: CacaoClient
           ) -> list[tuple[str, Callable[[int], pb.Evaluation | None]]]:
     """Each measured call as (row name, call(i)), returning the search's
-    evaluation when there is one."""
+    evaluation when there is one; the last rows ask the same through the
+    client library, from the positions' dicts (its conversions are timed)."""
     sample = positions(count, seed=3)
+    snapshots = [p.snapshot() for p in sample]
+    moves = [random.Random(i).choice(p.legal_actions()) for i, p in enumerate(sample)]
     messages = [convert.position_from_json(p.snapshot()) for p in sample]
     legal = [pb.ListLegalActionsRequest(position=m) for m in messages]
-    apply = [pb.ApplyActionRequest(position=m, action=convert.action_from_json(
-        random.Random(i).choice(p.legal_actions()).to_json()))
-        for i, (m, p) in enumerate(zip(messages, sample))]
+    apply = [pb.ApplyActionRequest(position=m, action=convert.action_to_proto(a))
+             for m, a in zip(messages, moves)]
     one = [pb.SuggestActionRequest(position=m, limits=_limits(1, 0.0), seed=7) for m in messages]
     timed = [pb.SuggestActionRequest(position=m, limits=_limits(0, BUDGET_50MS), seed=7)
              for m in messages]
@@ -169,6 +174,10 @@ def calls(cacao: cacao_pb2_grpc.CacaoServiceStub, server_health: health_pb2_grpc
         ("SuggestAction, 50 ms",
          lambda i: cacao.SuggestAction(timed[i % count], timeout=30).evaluation),
         ("AnalyzePosition, 1 iteration", final),
+        ("ListLegalActions through CacaoClient",
+         lambda i: client.legal_actions(snapshots[i % count]) and None),
+        ("ApplyAction through CacaoClient",
+         lambda i: client.apply_action(snapshots[i % count], moves[i % count]) and None),
     ]
 
 
@@ -242,10 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     floor_address = f"127.0.0.1:{floor.ready.group(1)}"
     try:
         with grpc.insecure_channel(server.address) as channel, \
-                grpc.insecure_channel(floor_address) as floor_channel:
+                grpc.insecure_channel(floor_address) as floor_channel, \
+                CacaoClient(server.address, retries=0) as client:
             measured = calls(cacao_pb2_grpc.CacaoServiceStub(channel),
                              health_pb2_grpc.HealthStub(channel),
-                             health_pb2_grpc.HealthStub(floor_channel), count=20)
+                             health_pb2_grpc.HealthStub(floor_channel), count=20, client=client)
             measure(measured, 5, 1)  # warm up: channels, caches, the model
             print(f"cacao-server {server.address}, floor {floor_address}; {rounds} rounds "
                   f"(the 50 ms suggestion every 4th); {os.cpu_count()} CPUs")

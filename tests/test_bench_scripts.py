@@ -45,7 +45,8 @@ def test_overhead_times_every_call_unloaded_and_loaded_against_the_floor():
     out = run_script("overhead.py", "--quick")
     for loaders in ("0", "2"):
         for row in ("floor: bare grpc.aio Health.Check", "GetServerInfo", "ListLegalActions",
-                    "ApplyAction", "SuggestAction, 1 iteration", "AnalyzePosition, 1 iteration"):
+                    "ApplyAction", "SuggestAction, 1 iteration", "AnalyzePosition, 1 iteration",
+                    "ListLegalActions through CacaoClient", "ApplyAction through CacaoClient"):
             assert re.search(rf"^\| {loaders} \| {re.escape(row)} \| [1-9]\d* \| \d+ \| [\d.]+ \| [\d.]+ "
                              rf"\| [\d.-]+ \| [\d.-]+ \| - \| - \|$", out, re.M), out
         assert re.search(rf"^\| {loaders} \| SuggestAction, 50 ms \|( \d+ \|){{2}}( -?[\d.]+ \|){{6}}$",
