@@ -820,7 +820,7 @@ def _actions_from_json(actions: Any) -> list[pb.Action]:
 
 
 def _actions_to_engine(messages: Any, path: str, out: Violations) -> tuple[Action, ...]:
-    return tuple(Action.from_json(_action_to_json(a, f"{path}[{i}]", out)) for i, a in enumerate(messages))
+    return tuple(_as_action(_read_action(a, f"{path}[{i}]", out)) for i, a in enumerate(messages))
 
 
 def explanation_to_proto(explanation: Explanation) -> pb.Explanation:
@@ -877,8 +877,8 @@ def decision_review_from_proto(message: pb.DecisionReview, path: str = "decision
         ConversionError: an action of the message is malformed.
     """
     out = Violations()
-    action = Action.from_json(_action_to_json(message.action, f"{path}.action", out))
-    best = Action.from_json(_action_to_json(message.best_action, f"{path}.best_action", out))
+    action = _as_action(_read_action(message.action, f"{path}.action", out))
+    best = _as_action(_read_action(message.best_action, f"{path}.best_action", out))
     best_line = _actions_to_engine(message.best_line, f"{path}.best_line", out)
     line = _actions_to_engine(message.line, f"{path}.line", out)
     out.raise_if_any(ErrorReason.INVALID_ACTION)
