@@ -143,7 +143,7 @@ def calls(cacao: cacao_pb2_grpc.CacaoServiceStub, server_health: health_pb2_grpc
     sample = positions(count, seed=3)
     snapshots = [p.snapshot() for p in sample]
     moves = [random.Random(i).choice(p.legal_actions()) for i, p in enumerate(sample)]
-    messages = [convert.position_from_json(p.snapshot()) for p in sample]
+    messages = [convert.position_from_json(s) for s in snapshots]
     legal = [pb.ListLegalActionsRequest(position=m) for m in messages]
     apply = [pb.ApplyActionRequest(position=m, action=convert.action_to_proto(a))
              for m, a in zip(messages, moves)]

@@ -176,7 +176,7 @@ def _action_to_json(action: pb.Action, path: str, out: Violations) -> dict:
 def action_from_proto(action: pb.Action, path: str = "action") -> Action:
     """The engine Action of an Action message: the same value as
     ``Action.from_json(action_to_json(action))``, read at once when it is well
-    formed (a client reads about sixty in every ListLegalActions reply).
+    formed (a client reads dozens in every ListLegalActions reply).
 
     Raises:
         ConversionError: naming the malformed fields.
