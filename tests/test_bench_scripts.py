@@ -54,6 +54,12 @@ def test_overhead_times_every_call_unloaded_and_loaded_against_the_floor():
     assert re.search(r"loaders' calls \{\"answered\": [1-9]", out), out
 
 
+def test_sizing_check_compares_a_real_servers_waits_with_the_model():
+    out = run_script("sizing_check.py", "--quick")
+    assert re.search(r"^\| 5 \| [1-9]\d* \| [\d.]+ \| \d+% \|( [\d.]+ \([\d.]+\) \|){3} [\d.]+ / [\d.]+ \|$",
+                     out, re.M), out
+
+
 def test_bench_search_measures_the_play_and_the_analysis_settings_side_by_side():
     out = run_script("bench_search.py", "--seconds", "0.05", "--evaluations", "model,analysis")
     for players in (2, 4):
