@@ -1,6 +1,7 @@
 """How many replicas a load of games needs (``cacao-size``).
 
     cacao-size --games 200 --moves-per-minute 4 --budget-ms 500
+    cacao-size --games 200 --budget-ms 50:3,500:1        # 3 in 4 at 50 ms, 1 in 4 at 500 ms
     cacao-size --suggestions-per-s 30 --budget-ms 50 --p99-wait-ms 20 --cores-per-replica 4
 
 A suggestion holds one search slot, one core, for its time budget (its trees
@@ -9,8 +10,9 @@ replica has a slot a usable core, the server's default. A suggestion that
 finds its replica's slots taken waits in that replica's queue. The plan
 simulates the fleet (calls at random times, sent to the replica with the
 fewest calls in progress as nginx's least_conn does, or to each in turn;
-every search as long as its budget) and takes the fewest replicas whose
-p99 wait for a slot is within the target.
+every search as long as its budget, drawn from the mix of budgets given)
+and takes the fewest replicas whose p99 wait for a slot is within the
+target.
 
 The quick calls (ListLegalActions, ApplyAction, health, refusals) are answered
 on one event loop a replica, whatever its cores, at about 0.9 ms of the
@@ -26,10 +28,13 @@ what is left.
 from __future__ import annotations
 
 import argparse
+import bisect
 import heapq
+import itertools
 import math
 import random
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .replicas import BALANCES
@@ -55,20 +60,51 @@ CALLS, MOST_CALLS, WARMUP = 40_000, 200_000, 0.1
 
 
 
-def wait_quantile(replicas: int, slots: int, rate: float, service_s: float, quantile: float = 0.99, *,
-                  balance: str = "least_conn", calls: int | None = None, seed: int = 1,
-                  exponential: bool = False) -> float:
+#: Search budgets of a load: (seconds, share of the calls), the shares summing to 1.
+Budgets = tuple[tuple[float, float], ...]
+
+
+def budget_mix(budgets: float | Sequence[tuple[float, float]]) -> Budgets:
+    """One budget in seconds, or (seconds, weight) pairs, as :data:`Budgets`.
+
+    Raises:
+        ValueError: a budget that is not positive, a weight that is negative,
+            or no weight at all.
+    """
+    pairs = [(float(budgets), 1.0)] if isinstance(budgets, (int, float)) else list(budgets)
+    if not pairs:
+        raise ValueError("budgets: give at least one")
+    for seconds, weight in pairs:
+        if not 0 < seconds < math.inf:
+            raise ValueError(f"budgets: a budget must be positive and finite, got {seconds}")
+        if not 0 <= weight < math.inf:
+            raise ValueError(f"budgets: a weight must be finite and not negative, got {weight}")
+    total = sum(weight for _, weight in pairs)
+    if not total > 0:
+        raise ValueError("budgets: the weights sum to 0")
+    return tuple((float(seconds), weight / total) for seconds, weight in pairs if weight > 0)
+
+
+def mean_budget(budgets: Budgets) -> float:
+    """The seconds a call holds its slot on average."""
+    return sum(seconds * share for seconds, share in budgets)
+
+
+def wait_quantile(replicas: int, slots: int, rate: float, service_s: float | Sequence[tuple[float, float]],
+                  quantile: float = 0.99, *, balance: str = "least_conn", calls: int | None = None,
+                  seed: int = 1, exponential: bool = False) -> float:
     """Seconds within which `quantile` of the calls get a search slot, over
     `replicas` replicas of `slots` slots each, when calls arrive at random
     (`rate` a second over them all) and each holds its slot `service_s`
-    seconds (``exponential``: that long on average), first come first served
-    at its replica; simulated over `calls` calls from `seed` (None: see
-    ``CALLS``), the first ``WARMUP`` of them left out.
+    seconds, or a budget of a mix (see :func:`budget_mix`) drawn at random
+    (``exponential``: that long on average), first come first served at its
+    replica; simulated over `calls` calls from `seed` (None: see ``CALLS``),
+    the first ``WARMUP`` of them left out.
 
     ``balance``: "least_conn" sends a call to the replica with the fewest
     calls in progress (nginx's least_conn, the default of cacao-replicas),
     "round_robin" to each replica in turn. inf when the slots cannot keep up
-    (``rate × service_s ≥ replicas × slots``).
+    (``rate × mean budget ≥ replicas × slots``).
     """
     if replicas < 1 or slots < 1:
         raise ValueError(f"replicas and slots: must be at least 1, got {replicas} and {slots}")
@@ -76,12 +112,16 @@ def wait_quantile(replicas: int, slots: int, rate: float, service_s: float, quan
         raise ValueError(f"quantile: must be between 0 and 1, got {quantile}")
     if balance not in BALANCES:
         raise ValueError(f"balance: must be one of {', '.join(BALANCES)}, got {balance!r}")
-    if rate * service_s >= replicas * slots:
+    mix = budget_mix(service_s)
+    mean = mean_budget(mix)
+    if rate * mean >= replicas * slots:
         return math.inf
     if rate == 0.0:
         return 0.0
     if calls is None:
-        calls = int(min(max(CALLS, 300 * rate * service_s), MOST_CALLS))
+        calls = int(min(max(CALLS, 300 * rate * mean), MOST_CALLS))
+    seconds = [b for b, _ in mix]
+    bounds = list(itertools.accumulate(share for _, share in mix))
     rng = random.Random(seed)
     free = [[0.0] * slots for _ in range(replicas)]  # when each slot is next free (heaps)
     busy = [0] * replicas                             # calls in progress at each replica
@@ -102,7 +142,9 @@ def wait_quantile(replicas: int, slots: int, rate: float, service_s: float, quan
                 heapq.heappop(fewest)
             r = fewest[0][1]
         start = max(now, free[r][0])
-        end = start + (rng.expovariate(1.0 / service_s) if exponential else service_s)
+        held = seconds[min(bisect.bisect(bounds, rng.random()), len(seconds) - 1)] if len(seconds) > 1 \
+            else seconds[0]
+        end = start + (rng.expovariate(1.0 / held) if exponential else held)
         heapq.heapreplace(free[r], end)
         heapq.heappush(ends, (end, r))
         busy[r] += 1
@@ -119,26 +161,26 @@ class Plan:
 
     Attributes:
         suggestions_per_s, quick_per_s: the load, over the whole fleet.
-        budget_s: a suggestion's time budget.
+        budgets: the suggestions' time budgets and their shares.
         cores_per_replica: a replica's usable cores, its search slots.
         balance: how the balancer spreads the calls (:data:`BALANCES`).
-        busy_slots: slots busy on average (suggestions_per_s × budget_s).
+        busy_slots: slots busy on average (suggestions_per_s × the mean budget).
         replicas: how many, each with its share of the calls.
         wait_p99_s: the p99 wait for a slot at a replica.
-        latency_p99_s: a suggestion's p99 latency, estimated: the wait, the
-            budget and what the answer adds (``ANSWER_P99_S``).
+        latency_p99_s: a suggestion's p99 latency at each budget, estimated:
+            the wait, the budget and what the answer adds (``ANSWER_P99_S``).
         loop_share: the share of a replica's event loop its quick calls take.
     """
 
     suggestions_per_s: float
     quick_per_s: float
-    budget_s: float
+    budgets: Budgets
     cores_per_replica: int
     balance: str
     busy_slots: float
     replicas: int
     wait_p99_s: float
-    latency_p99_s: float
+    latency_p99_s: tuple[float, ...]
     loop_share: float
 
     @property
@@ -147,12 +189,13 @@ class Plan:
         return self.replicas * self.cores_per_replica
 
 
-def plan(suggestions_per_s: float, budget_s: float, p99_wait_s: float,
+def plan(suggestions_per_s: float, budgets: float | Sequence[tuple[float, float]], p99_wait_s: float,
          quick_per_s: float = 0.0, cores_per_replica: int = 2, balance: str = "least_conn") -> Plan:
     """The fewest replicas of `cores_per_replica` slots each whose p99 wait
     for a slot is within `p99_wait_s`, and whose event loops are each within
     ``LOOP_SHARE`` for the quick calls, behind a balancer of `balance`
-    (see :func:`wait_quantile`). The same arguments give the same plan.
+    (see :func:`wait_quantile`); `budgets`: one in seconds or a mix (see
+    :func:`budget_mix`). The same arguments give the same plan.
 
     Raises:
         ValueError: naming the argument that is out of range, or a load that
@@ -160,8 +203,6 @@ def plan(suggestions_per_s: float, budget_s: float, p99_wait_s: float,
     """
     if not suggestions_per_s >= 0:
         raise ValueError(f"suggestions_per_s: must not be negative, got {suggestions_per_s}")
-    if not budget_s > 0:
-        raise ValueError(f"budget_s: must be positive, got {budget_s}")
     if not p99_wait_s >= 0:
         raise ValueError(f"p99_wait_s: must not be negative, got {p99_wait_s}")
     if not quick_per_s >= 0:
@@ -170,11 +211,12 @@ def plan(suggestions_per_s: float, budget_s: float, p99_wait_s: float,
         raise ValueError(f"cores_per_replica: must be at least 1, got {cores_per_replica}")
     if balance not in BALANCES:
         raise ValueError(f"balance: must be one of {', '.join(BALANCES)}, got {balance!r}")
-    busy = suggestions_per_s * budget_s
+    mix = budget_mix(budgets)
+    busy = suggestions_per_s * mean_budget(mix)
     most = max(MAX_SLOTS // cores_per_replica, 1)
 
     def wait(replicas: int) -> float:
-        return wait_quantile(replicas, cores_per_replica, suggestions_per_s, budget_s, balance=balance)
+        return wait_quantile(replicas, cores_per_replica, suggestions_per_s, mix, balance=balance)
 
     def enough(replicas: int) -> bool:
         return wait(replicas) <= p99_wait_s and quick_per_s / replicas * QUICK_CALL_CPU_S <= LOOP_SHARE
@@ -192,24 +234,45 @@ def plan(suggestions_per_s: float, budget_s: float, p99_wait_s: float,
         middle = (low + high) // 2
         low, high = (low, middle) if enough(middle) else (middle, high)
     waited = wait(high)
-    return Plan(suggestions_per_s, quick_per_s, budget_s, cores_per_replica, balance, busy, high, waited,
-                waited + budget_s + ANSWER_P99_S, quick_per_s / high * QUICK_CALL_CPU_S)
+    return Plan(suggestions_per_s, quick_per_s, mix, cores_per_replica, balance, busy, high, waited,
+                tuple(waited + seconds + ANSWER_P99_S for seconds, _ in mix),
+                quick_per_s / high * QUICK_CALL_CPU_S)
 
 
 def report(p: Plan) -> str:
     """The plan as the lines ``cacao-size`` prints."""
     ms = 1000.0
+    at = " and ".join(f"{seconds * ms:g} ms" + (f" ({share:.0%})" if len(p.budgets) > 1 else "")
+                      for seconds, share in p.budgets)
+    latencies = ", ".join(f"{latency * ms:,.0f} ms" + (f" at {seconds * ms:g} ms" if len(p.budgets) > 1 else "")
+                          for latency, (seconds, _) in zip(p.latency_p99_s, p.budgets))
     return "\n".join([
-        f"load: {p.suggestions_per_s:,.1f} suggestions/s at {p.budget_s * ms:g} ms "
+        f"load: {p.suggestions_per_s:,.1f} suggestions/s at {at} "
         f"({p.busy_slots:,.1f} slots busy on average), {p.quick_per_s:,.1f} quick calls/s",
         f"replicas: {p.replicas:,} of {p.cores_per_replica} cores "
         f"(cacao-server --max-searches {p.cores_per_replica}) behind {p.balance}, "
         f"{p.slots:,} search slots in all",
         f"the slots {p.busy_slots / p.slots:.0%} busy on average, p99 wait for one "
         f"{p.wait_p99_s * ms:.1f} ms; quick calls take {p.loop_share:.0%} of each event loop",
-        f"a suggestion's p99 latency: about {p.latency_p99_s * ms:,.0f} ms "
+        f"a suggestion's p99 latency: about {latencies} "
         f"(the wait, the budget, {ANSWER_P99_S * ms:g} ms for the answer)",
     ])
+
+
+def budget_option(text: str) -> list[tuple[float, float]]:
+    """``--budget-ms``: "500" or "50:3,500:1" as [(ms, weight)]."""
+    pairs = []
+    for item in text.split(","):
+        ms, _, weight = item.partition(":")
+        try:
+            pair = (float(ms), float(weight) if weight else 1.0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{item!r}: not MS or MS:WEIGHT") from None
+        if not all(0 < value < math.inf for value in pair):
+            raise argparse.ArgumentTypeError(f"{item!r}: a budget and its weight must be positive "
+                                             "and finite")
+        pairs.append(pair)
+    return pairs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         epilog="""\
 examples:
   cacao-size --games 200 --moves-per-minute 4 --budget-ms 500
+  cacao-size --games 200 --budget-ms 50:3,500:1      3 in 4 suggestions at 50 ms, 1 at 500 ms
   cacao-size --suggestions-per-s 30 --budget-ms 50 --p99-wait-ms 20 --cores-per-replica 4
 """)
     load = parser.add_mutually_exclusive_group(required=True)
@@ -233,11 +297,11 @@ examples:
                         help="quick calls (ListLegalActions, ApplyAction) for each suggestion: "
                              "every move of a game, the players' too, is listed and applied "
                              "(default 4: a player against the AI)")
-    parser.add_argument("--budget-ms", type=float, required=True,
-                        help="a suggestion's time budget, ms (for a level: the time its "
-                             "search takes, evaluation.elapsed)")
+    parser.add_argument("--budget-ms", type=budget_option, required=True, metavar="MS[:WEIGHT],...",
+                        help="a suggestion's time budget, ms, or a mix such as 50:3,500:1 (for a "
+                             "level: the time its search takes, evaluation.elapsed)")
     parser.add_argument("--p99-wait-ms", type=float, default=None,
-                        help="the p99 wait for a slot to plan for (default: the budget's)")
+                        help="the p99 wait for a slot to plan for (default: the shortest budget)")
     parser.add_argument("--cores-per-replica", type=int, default=2,
                         help="usable cores of one replica, its --max-searches (default 2)")
     parser.add_argument("--balance", choices=BALANCES, default="least_conn",
@@ -252,13 +316,11 @@ examples:
                                ("--cores-per-replica", args.cores_per_replica, 1)):
         if value is not None and not value >= least:  # NaN fails too
             parser.error(f"{flag}: must be at least {least:g}, got {value:g}")
-    if not args.budget_ms > 0:
-        parser.error(f"--budget-ms: must be positive, got {args.budget_ms:g}")
     rate = (args.games * args.moves_per_minute / 60.0 if args.games is not None
             else args.suggestions_per_s)
-    wait_ms = args.budget_ms if args.p99_wait_ms is None else args.p99_wait_ms
+    wait_ms = min(ms for ms, _ in args.budget_ms) if args.p99_wait_ms is None else args.p99_wait_ms
     try:
-        result = plan(rate, args.budget_ms / 1000.0, wait_ms / 1000.0,
+        result = plan(rate, [(ms / 1000.0, weight) for ms, weight in args.budget_ms], wait_ms / 1000.0,
                       quick_per_s=rate * args.quick_per_suggestion,
                       cores_per_replica=args.cores_per_replica, balance=args.balance)
     except ValueError as error:  # a load beyond MAX_SLOTS

@@ -50,7 +50,7 @@ def test_a_plan_is_the_fewest_replicas_that_meet_the_wait():
     fewer = sizing.wait_quantile(plan.replicas - 1, 2, 13.3, 0.5)
     assert fewer > 0.05 or 13.3 * 0.5 > sizing.MAX_BUSY * 2 * (plan.replicas - 1)
     assert plan.slots == 2 * plan.replicas
-    assert plan.latency_p99_s == pytest.approx(plan.wait_p99_s + 0.5 + sizing.ANSWER_P99_S)
+    assert plan.latency_p99_s == pytest.approx((plan.wait_p99_s + 0.5 + sizing.ANSWER_P99_S,))
     assert sizing.plan(13.3, 0.5, 0.05, cores_per_replica=2) == plan  # seeded: the same plan
 
 
@@ -63,8 +63,10 @@ def test_quick_calls_alone_can_ask_for_replicas():
 
 
 def test_plan_names_the_argument_out_of_range():
-    with pytest.raises(ValueError, match="budget_s"):
+    with pytest.raises(ValueError, match="budgets: a budget must be positive"):
         sizing.plan(1.0, 0.0, 0.1)
+    with pytest.raises(ValueError, match="budgets: a weight"):
+        sizing.plan(1.0, [(0.05, -1.0)], 0.1)
     with pytest.raises(ValueError, match="balance"):
         sizing.plan(1.0, 0.1, 0.1, balance="random")
     with pytest.raises(ValueError, match="beyond this tool"):
@@ -79,8 +81,25 @@ def test_cacao_size_prints_a_plan(capsys):
     assert "a suggestion's p99 latency" in out
 
 
+def test_a_mix_of_budgets_holds_the_slots_for_its_mean_budget():
+    """One budget given as a mix is that budget; 50 ms and 500 ms at 3:1
+    keep the slots busy as a 162.5 ms one would, and least_conn, which
+    steers calls away from a replica held by long searches, needs no more
+    replicas than round robin."""
+    assert sizing.wait_quantile(2, 2, 30.0, [(0.05, 1.0)]) == sizing.wait_quantile(2, 2, 30.0, 0.05)
+    mix = [(0.05, 3.0), (0.5, 1.0)]
+    least = sizing.plan(13.3, mix, 0.05)
+    turns = sizing.plan(13.3, mix, 0.05, balance="round_robin")
+    assert least.busy_slots == pytest.approx(13.3 * 0.1625)
+    assert least.budgets == ((0.05, 0.75), (0.5, 0.25))
+    assert least.replicas <= turns.replicas
+    assert least.latency_p99_s[1] - least.latency_p99_s[0] == pytest.approx(0.45)
+
+
 @pytest.mark.parametrize("argv,flag", [
     (["--games", "10", "--budget-ms", "0"], "--budget-ms"),
+    (["--games", "10", "--budget-ms", "50:inf"], "--budget-ms"),
+    (["--games", "10", "--budget-ms", "50:x"], "--budget-ms"),
     (["--games", "-1", "--budget-ms", "50"], "--games"),
     (["--suggestions-per-s", "nan", "--budget-ms", "50"], "--suggestions-per-s"),
     (["--games", "10", "--budget-ms", "50", "--cores-per-replica", "0"], "--cores-per-replica"),
@@ -89,4 +108,5 @@ def test_cacao_size_names_the_flag_at_fault(argv, flag, capsys):
     with pytest.raises(SystemExit) as exit_:
         sizing.main(argv)
     assert exit_.value.code == 2
-    assert f"error: {flag}: must" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"error: {flag}: must" in err or f"error: argument {flag}: " in err, err
