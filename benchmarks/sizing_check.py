@@ -12,6 +12,7 @@ for the same rate and slots, each search holding its slot for its budget),
 the searches' mean time and the calls' latency.
 
     python benchmarks/sizing_check.py                     # 50 ms, 2 slots, 3 rates, 60 s each
+    python benchmarks/sizing_check.py --budget-ms 50:3,500:1 --rates 4,6,8
     python benchmarks/sizing_check.py --quick             # a smoke test
 
 The client runs on the machine's cores too: at the higher rates its own
@@ -35,7 +36,7 @@ from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
-from cacaoai.deploy.sizing import wait_quantile
+from cacaoai.deploy.sizing import budget_mix, budget_option, mean_budget, wait_quantile
 
 ROOT = Path(__file__).resolve().parents[1]
 QUANTILES = (0.5, 0.9, 0.99)
@@ -46,10 +47,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def run_rate(stub: cacao_pb2_grpc.CacaoServiceStub, requests: list[pb.SuggestActionRequest],
-             rate: float, duration_s: float, seed: int) -> list[tuple[float, float, float]]:
-    """Suggestions at random times, `rate` a second for `duration_s`;
-    (latency, queued, elapsed) in seconds of each answered call."""
+def run_rate(stub: cacao_pb2_grpc.CacaoServiceStub, requests: list[list[pb.SuggestActionRequest]],
+             weights: list[float], rate: float, duration_s: float,
+             seed: int) -> list[tuple[float, float, float]]:
+    """Suggestions at random times, `rate` a second for `duration_s`, each
+    of a budget drawn by `weights` (``requests[b]``: the requests of budget
+    b); (latency, queued, elapsed) in seconds of each answered call."""
     rng = random.Random(seed)
     answers: list[tuple[float, float, float]] = []
     failures: list[str] = []
@@ -77,7 +80,8 @@ def run_rate(stub: cacao_pb2_grpc.CacaoServiceStub, requests: list[pb.SuggestAct
         if delay > 0:
             time.sleep(delay)
         started = time.monotonic()
-        future = stub.SuggestAction.future(requests[sent % len(requests)], timeout=30)
+        of_budget = requests[rng.choices(range(len(requests)), weights)[0]]
+        future = stub.SuggestAction.future(of_budget[sent % len(of_budget)], timeout=30)
         future.add_done_callback(lambda f, s=started: done(f, s))
         sent += 1
     for _ in range(sent):
@@ -90,7 +94,8 @@ def run_rate(stub: cacao_pb2_grpc.CacaoServiceStub, requests: list[pb.SuggestAct
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rates", default="10,20,28", help="suggestions a second, one run each")
-    parser.add_argument("--budget-ms", type=float, default=50.0, help="each suggestion's time budget")
+    parser.add_argument("--budget-ms", type=budget_option, default=[(50.0, 1.0)], metavar="MS[:WEIGHT],...",
+                        help="each suggestion's time budget, or a mix such as 50:3,500:1 (default 50)")
     parser.add_argument("--slots", type=int, default=2, help="the server's --max-searches")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds a rate")
     parser.add_argument("--seed", type=int, default=1, help="seed of the arrival times")
@@ -98,28 +103,30 @@ def main() -> int:
     args = parser.parse_args()
     rates = [5.0] if args.quick else [float(r) for r in args.rates.split(",")]
     duration = 3.0 if args.quick else args.duration
-    budget = args.budget_ms / 1000.0
+    mix = budget_mix([(ms / 1000.0, weight) for ms, weight in args.budget_ms])
     samples = [json.loads(line) for line in (ROOT / "loadtest" / "positions.jsonl").read_text().splitlines()]
-    limits = pb.SearchLimits(time=convert.seconds_to_duration(budget))
-    requests = [pb.SuggestActionRequest(position=convert.position_from_json(s["observation"]), limits=limits)
-                for s in samples]
+    positions = [convert.position_from_json(s["observation"]) for s in samples]
+    requests = [[pb.SuggestActionRequest(position=p, limits=pb.SearchLimits(
+        time=convert.seconds_to_duration(seconds))) for p in positions] for seconds, _ in mix]
     server = LocalServer("--max-searches", str(args.slots), "--max-queue", "512", "--search-threads", "1")
     try:
         stub = cacao_pb2_grpc.CacaoServiceStub(grpc.insecure_channel(server.address))
-        print(f"cacao-server {server.address}, {args.slots} slots, {args.budget_ms:g} ms suggestions, "
+        budgets = " and ".join(f"{seconds * 1000:g} ms ({share:.0%})" for seconds, share in mix)
+        print(f"cacao-server {server.address}, {args.slots} slots, suggestions at {budgets}, "
               f"{duration:g} s a rate; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
         head = " | ".join(f"wait p{int(q * 100)} ms (model)" for q in QUANTILES)
         print(f"| rate /s | calls | search ms, mean | slots busy | {head} | latency p50 / p99 ms |")
         print("|---:|---:|---:|---:|" + "---:|" * len(QUANTILES) + "---|")
         for index, rate in enumerate(rates):
-            answers = run_rate(stub, requests, rate, duration, args.seed + index)
+            answers = run_rate(stub, requests, [share for _, share in mix], rate, duration, args.seed + index)
             searched = sum(a[2] for a in answers) / len(answers)
             waits = [a[1] for a in answers]
             latencies = [a[0] for a in answers]
             cells = " | ".join(
-                f"{percentile(waits, q) * 1000:.1f} ({wait_quantile(1, args.slots, rate, budget, q) * 1000:.1f})"
+                f"{percentile(waits, q) * 1000:.1f} ({wait_quantile(1, args.slots, rate, mix, q) * 1000:.1f})"
                 for q in QUANTILES)
-            print(f"| {rate:g} | {len(answers)} | {searched * 1000:.1f} | {rate * budget / args.slots:.0%} | {cells} | "
+            busy = rate * mean_budget(mix) / args.slots
+            print(f"| {rate:g} | {len(answers)} | {searched * 1000:.1f} | {busy:.0%} | {cells} | "
                   f"{percentile(latencies, 0.5) * 1000:.1f} / {percentile(latencies, 0.99) * 1000:.1f} |")
     finally:
         server.stop()
