@@ -110,6 +110,8 @@ def wait_quantile(replicas: int, slots: int, rate: float, service_s: float | Seq
         raise ValueError(f"replicas and slots: must be at least 1, got {replicas} and {slots}")
     if not 0.0 < quantile < 1.0:
         raise ValueError(f"quantile: must be between 0 and 1, got {quantile}")
+    if not 0.0 <= rate < math.inf:
+        raise ValueError(f"rate: must be finite and not negative, got {rate}")
     if balance not in BALANCES:
         raise ValueError(f"balance: must be one of {', '.join(BALANCES)}, got {balance!r}")
     mix = budget_mix(service_s)

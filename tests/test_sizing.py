@@ -42,6 +42,8 @@ def test_replicas_wait_at_least_as_long_as_one_pool_of_their_slots():
 
 def test_slots_that_cannot_keep_up_wait_forever():
     assert sizing.wait_quantile(2, 2, 4.0, 1.0) == math.inf
+    with pytest.raises(ValueError, match="rate: must be finite and not negative"):
+        sizing.wait_quantile(2, 2, -1.0, 1.0)
 
 
 def test_a_plan_is_the_fewest_replicas_that_meet_the_wait():
