@@ -36,15 +36,10 @@ from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.client.local import LocalServer
-from cacaoai.deploy.sizing import budget_mix, budget_option, mean_budget, wait_quantile
+from cacaoai.deploy.sizing import budget_mix, budget_option, mean_budget, quantile_of, wait_quantile
 
 ROOT = Path(__file__).resolve().parents[1]
 QUANTILES = (0.5, 0.9, 0.99)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def run_rate(stub: cacao_pb2_grpc.CacaoServiceStub, requests: list[list[pb.SuggestActionRequest]],
@@ -123,11 +118,11 @@ def main() -> int:
             waits = [a[1] for a in answers]
             latencies = [a[0] for a in answers]
             cells = " | ".join(
-                f"{percentile(waits, q) * 1000:.1f} ({wait_quantile(1, args.slots, rate, mix, q) * 1000:.1f})"
+                f"{quantile_of(waits, q) * 1000:.1f} ({wait_quantile(1, args.slots, rate, mix, q) * 1000:.1f})"
                 for q in QUANTILES)
             busy = rate * mean_budget(mix) / args.slots
             print(f"| {rate:g} | {len(answers)} | {searched * 1000:.1f} | {busy:.0%} | {cells} | "
-                  f"{percentile(latencies, 0.5) * 1000:.1f} / {percentile(latencies, 0.99) * 1000:.1f} |")
+                  f"{quantile_of(latencies, 0.5) * 1000:.1f} / {quantile_of(latencies, 0.99) * 1000:.1f} |")
     finally:
         server.stop()
     return 0

@@ -153,8 +153,14 @@ def wait_quantile(replicas: int, slots: int, rate: float, service_s: float | Seq
         heapq.heappush(fewest, (busy[r], r))
         waits.append(start - now)
     del waits[:int(WARMUP * calls)]
-    waits.sort()
-    return waits[min(len(waits) - 1, int(quantile * len(waits)))]
+    return quantile_of(waits, quantile)
+
+
+def quantile_of(values: Sequence[float], quantile: float) -> float:
+    """The value below which `quantile` of `values` lie (the one at that
+    rank), as the simulation reads its waits."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(quantile * len(ordered)))]
 
 
 @dataclass(frozen=True)
@@ -203,12 +209,12 @@ def plan(suggestions_per_s: float, budgets: float | Sequence[tuple[float, float]
         ValueError: naming the argument that is out of range, or a load that
             needs more than ``MAX_SLOTS`` slots.
     """
-    if not suggestions_per_s >= 0:
-        raise ValueError(f"suggestions_per_s: must not be negative, got {suggestions_per_s}")
+    if not 0 <= suggestions_per_s < math.inf:
+        raise ValueError(f"suggestions_per_s: must be finite and not negative, got {suggestions_per_s}")
     if not p99_wait_s >= 0:
         raise ValueError(f"p99_wait_s: must not be negative, got {p99_wait_s}")
-    if not quick_per_s >= 0:
-        raise ValueError(f"quick_per_s: must not be negative, got {quick_per_s}")
+    if not 0 <= quick_per_s < math.inf:
+        raise ValueError(f"quick_per_s: must be finite and not negative, got {quick_per_s}")
     if cores_per_replica < 1:
         raise ValueError(f"cores_per_replica: must be at least 1, got {cores_per_replica}")
     if balance not in BALANCES:
@@ -267,13 +273,13 @@ def budget_option(text: str) -> list[tuple[float, float]]:
     for item in text.split(","):
         ms, _, weight = item.partition(":")
         try:
-            pair = (float(ms), float(weight) if weight else 1.0)
+            pairs.append((float(ms), float(weight) if weight else 1.0))
         except ValueError:
             raise argparse.ArgumentTypeError(f"{item!r}: not MS or MS:WEIGHT") from None
-        if not all(0 < value < math.inf for value in pair):
-            raise argparse.ArgumentTypeError(f"{item!r}: a budget and its weight must be positive "
-                                             "and finite")
-        pairs.append(pair)
+    try:
+        budget_mix(pairs)  # the same checks as the library's
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("budgets: ")) from None
     return pairs
 
 
@@ -316,8 +322,8 @@ examples:
                                ("--quick-per-suggestion", args.quick_per_suggestion, 0.0),
                                ("--p99-wait-ms", args.p99_wait_ms, 0.0),
                                ("--cores-per-replica", args.cores_per_replica, 1)):
-        if value is not None and not value >= least:  # NaN fails too
-            parser.error(f"{flag}: must be at least {least:g}, got {value:g}")
+        if value is not None and not least <= value < math.inf:  # NaN fails too
+            parser.error(f"{flag}: must be at least {least:g} and finite, got {value:g}")
     rate = (args.games * args.moves_per_minute / 60.0 if args.games is not None
             else args.suggestions_per_s)
     wait_ms = min(ms for ms, _ in args.budget_ms) if args.p99_wait_ms is None else args.p99_wait_ms

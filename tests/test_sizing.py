@@ -103,6 +103,7 @@ def test_a_mix_of_budgets_holds_the_slots_for_its_mean_budget():
     (["--games", "10", "--budget-ms", "50:inf"], "--budget-ms"),
     (["--games", "10", "--budget-ms", "50:x"], "--budget-ms"),
     (["--games", "-1", "--budget-ms", "50"], "--games"),
+    (["--games", "inf", "--budget-ms", "50"], "--games"),
     (["--suggestions-per-s", "nan", "--budget-ms", "50"], "--suggestions-per-s"),
     (["--games", "10", "--budget-ms", "50", "--cores-per-replica", "0"], "--cores-per-replica"),
 ])
