@@ -75,7 +75,8 @@ def run_rate(stub: cacao_pb2_grpc.CacaoServiceStub, requests: list[list[pb.Sugge
         if delay > 0:
             time.sleep(delay)
         started = time.monotonic()
-        of_budget = requests[rng.choices(range(len(requests)), weights)[0]]
+        # one budget draws nothing: its arrival times are those of a seed alone
+        of_budget = requests[rng.choices(range(len(requests)), weights)[0] if len(requests) > 1 else 0]
         future = stub.SuggestAction.future(of_budget[sent % len(of_budget)], timeout=30)
         future.add_done_callback(lambda f, s=started: done(f, s))
         sent += 1
