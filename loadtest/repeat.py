@@ -1,0 +1,210 @@
+"""One load test run several times: the spread of its latencies, and which runs meet a mark.
+
+    python loadtest/repeat.py --runs 5 -- --overload --duration 30s
+    python loadtest/repeat.py --runs 5 --mark '*.refusals_p99<=10' --mark 'health.p99<=10' \\
+        -- --overload --duration 30s --weights suggest_short=3,suggest_normal=1,legal=4,apply=4,review=0
+
+The p99 of one 30 s run on a shared 2-core machine moves from one run to the
+next by more than most changes to the server (the overload run's refusals
+gave 7.7 to 15.3 ms over 21 runs of one build in one evening), so a latency
+mark is judged on several runs, not one. Each run is ``loadtest/run.py`` with
+the arguments after ``--`` (its own server, started afresh), in
+``OUT/run-K``, after waiting for the machine to be quiet as ``sweep.py``
+does. The table gives, for each figure, the lowest, the median and the
+highest value over the runs, and every run's value in order.
+
+Figures (all in ms, from each run's ``summary.json``): ``<RPC>.p50`` and
+``<RPC>.p99`` of the answers locust timed (``SuggestAction 50ms.p99``),
+``<RPC>.refusals_p99`` where a call was refused, and the plain client's
+probes beside locust: ``health.p50``, ``health.p99``,
+``plain.ListLegalActions.p99``, ``plain.refusals_p99``.
+
+A mark ``NAME<=VALUE`` (or ``>=``) names figures with shell-style wildcards;
+a run meets it when every figure it names is within the bound in that run.
+The exit status is 0 only when every run passed (``run.py``'s own verdict)
+and every mark is met by the median run (in at least half the runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import re
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run  # noqa: E402  (loadtest/run.py)
+import sweep  # noqa: E402  (loadtest/sweep.py)
+
+MARK = re.compile(r"^\s*(?P<name>[^<>=]+?)\s*(?P<op><=|>=)\s*(?P<value>[-+0-9.eE]+)\s*$")
+
+
+def figures(summary: dict[str, Any]) -> dict[str, float]:
+    """The latency figures of one run's summary, by name (ms); absent ones left out."""
+    out: dict[str, float] = {}
+    for name, r in summary["load"]["rpcs"].items():
+        for key, figure in (("p50_ms", "p50"), ("p99_ms", "p99"), ("rejected_p99_ms", "refusals_p99")):
+            if r.get(key) is not None:
+                out[f"{name}.{figure}"] = float(r[key])
+    during = summary.get("health_during_load") or {}
+    for key, figure in (("p50_ms", "health.p50"), ("p99_ms", "health.p99")):
+        if during.get(key) is not None:
+            out[figure] = float(during[key])
+    for part, figure in (("legal_actions", "plain.ListLegalActions.p99"),
+                         ("suggest_resource_exhausted", "plain.refusals_p99")):
+        value = (during.get(part) or {}).get("p99_ms")
+        if value is not None:
+            out[figure] = float(value)
+    return out
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A bound on the figures a wildcard pattern names."""
+
+    pattern: str
+    op: str
+    bound: float
+
+    def __str__(self) -> str:
+        return f"{self.pattern}{self.op}{self.bound:g}"
+
+    def worst(self, values: dict[str, float]) -> float | None:
+        """The named figure furthest from the bound in one run; None when it names none."""
+        named = [v for k, v in values.items() if fnmatch.fnmatchcase(k, self.pattern)]
+        if not named:
+            return None
+        return max(named) if self.op == "<=" else min(named)
+
+    def within(self, value: float) -> bool:
+        return value <= self.bound if self.op == "<=" else value >= self.bound
+
+
+def parse_mark(text: str) -> Mark:
+    """``NAME<=VALUE`` or ``NAME>=VALUE``; an error that says what a mark looks like."""
+    match = MARK.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"bad mark {text!r}: write NAME<=VALUE or NAME>=VALUE, as 'health.p99<=10'")
+    try:
+        bound = float(match["value"])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad mark {text!r}: {match['value']!r} is not a number") from None
+    if bound != bound or bound in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"bad mark {text!r}: the bound must be a finite number")
+    return Mark(match["name"], match["op"], bound)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A mark over the runs: each run's worst named figure and whether the median run meets it."""
+
+    mark: Mark
+    values: list[float | None]
+
+    @property
+    def met_runs(self) -> int:
+        return sum(1 for v in self.values if v is not None and self.mark.within(v))
+
+    @property
+    def median(self) -> float | None:
+        known = [v for v in self.values if v is not None]
+        return statistics.median(known) if known else None
+
+    @property
+    def met(self) -> bool:
+        return bool(self.values) and 2 * self.met_runs >= len(self.values)
+
+
+def judge(mark: Mark, runs: Sequence[dict[str, float]]) -> Verdict:
+    return Verdict(mark, [mark.worst(values) for values in runs])
+
+
+def spread_table(runs: Sequence[dict[str, float]]) -> str:
+    """A markdown table: every figure's lowest, median and highest value, and each run's."""
+    names = sorted({name for values in runs for name in values})
+    lines = [f"| figure (ms) | min | median | max | runs 1..{len(runs)} |", "|---|---:|---:|---:|---|"]
+    for name in names:
+        values = [values.get(name) for values in runs]
+        known = [v for v in values if v is not None]
+        each = ", ".join("-" if v is None else f"{v:.1f}" for v in values)
+        lines.append(f"| {name} | {min(known):.1f} | {statistics.median(known):.1f} | "
+                     f"{max(known):.1f} | {each} |")
+    return "\n".join(lines)
+
+
+def verdict_lines(verdicts: Sequence[Verdict]) -> list[str]:
+    lines = []
+    for v in verdicts:
+        if v.median is None:
+            lines.append(f"{v.mark}: names no figure of any run: not met")
+            continue
+        lines.append(f"{v.mark}: within it in {v.met_runs} of {len(v.values)} runs, median "
+                     f"{v.median:.1f}: {'met' if v.met else 'not met'}")
+    return lines
+
+
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed: list[str] = []
+    if "--" in argv:
+        at = argv.index("--")
+        argv, passed = argv[:at], argv[at + 1:]
+    parser = argparse.ArgumentParser(
+        description="Run one load test several times and print the spread of its latencies.",
+        epilog="Arguments after -- go to loadtest/run.py (not --out: each run has its own folder).")
+    parser.add_argument("--runs", type=int, default=5, help="how many runs (at least 2)")
+    parser.add_argument("--mark", type=parse_mark, action="append", default=[],
+                        help="a bound, NAME<=VALUE or NAME>=VALUE (wildcards in NAME), "
+                             "judged run by run; repeatable")
+    parser.add_argument("--out", default=None, help="folder (default loadtest/out/repeat-<time>)")
+    parser.add_argument("--wait-quiet", type=float, default=120.0,
+                        help="longest wait for an idle machine before each run, s")
+    args = parser.parse_args(argv)
+    if args.runs < 2:
+        parser.error(f"--runs: at least 2 (a spread needs two runs), got {args.runs}")
+    if args.wait_quiet < 0:
+        parser.error(f"--wait-quiet: must be 0 or more seconds, got {args.wait_quiet:g}")
+    if any(a == "--out" or a.startswith("--out=") for a in passed):
+        parser.error("--out after --: each run writes to OUT/run-K; give --out before --")
+    return args, passed
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, passed = parse_args(argv)
+    run.parse_args(passed)  # bad run.py arguments fail here, before the first run
+    out = Path(args.out or run.HERE / "out" / time.strftime("repeat-%Y%m%d-%H%M%S"))
+    runs: list[dict[str, float]] = []
+    failed = 0
+    for k in range(1, args.runs + 1):
+        sweep.wait_for_quiet(args.wait_quiet)
+        print(f"\n== run {k} of {args.runs}", flush=True)
+        where = out / f"run-{k}"
+        failed += run.main(passed + ["--out", str(where)]) != 0
+        runs.append(figures(json.loads((where / "summary.json").read_text())))
+    verdicts = [judge(mark, runs) for mark in args.mark]
+    report = spread_table(runs)
+    lines = verdict_lines(verdicts)
+    print(f"\n{args.runs} runs of run.py {' '.join(passed)}\n\n{report}")
+    if lines:
+        print("\nmarks (a run meets one when every figure it names is within it):\n  "
+              + "\n  ".join(lines))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "repeat.json").write_text(json.dumps({
+        "run_arguments": passed, "runs": runs, "failed_runs": failed,
+        "marks": [{"mark": str(v.mark), "values": v.values, "met_runs": v.met_runs,
+                   "met": v.met} for v in verdicts]}, indent=2))
+    print(f"\n{failed} of {args.runs} runs failed; figures in {out / 'repeat.json'}")
+    return 0 if failed == 0 and all(v.met for v in verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
