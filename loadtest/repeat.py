@@ -128,6 +128,13 @@ def judge(mark: Mark, runs: Sequence[dict[str, float]]) -> Verdict:
     return Verdict(mark, [mark.worst(values) for values in runs])
 
 
+def read_run(folder: Path) -> dict[str, float]:
+    """The figures of the run in `folder`; none when it wrote no summary (it
+    stopped before its load, as when its server never served)."""
+    path = folder / "summary.json"
+    return figures(json.loads(path.read_text())) if path.exists() else {}
+
+
 def spread_table(runs: Sequence[dict[str, float]]) -> str:
     """A markdown table: every figure's lowest, median and highest value, and each run's."""
     names = sorted({name for values in runs for name in values})
@@ -188,8 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         sweep.wait_for_quiet(args.wait_quiet)
         print(f"\n== run {k} of {args.runs}", flush=True)
         where = out / f"run-{k}"
+        (where / "summary.json").unlink(missing_ok=True)  # an older repetition's
         failed += run.main(passed + ["--out", str(where)]) != 0
-        runs.append(figures(json.loads((where / "summary.json").read_text())))
+        runs.append(read_run(where))
     verdicts = [judge(mark, runs) for mark in args.mark]
     report = spread_table(runs)
     lines = verdict_lines(verdicts)

@@ -108,6 +108,17 @@ def test_the_table_gives_each_figures_lowest_median_highest_and_every_run():
     assert "| health.p99 | 7.0 | 7.0 | 7.0 | 7.0, -, 7.0 |" in table
 
 
+def test_a_run_that_wrote_no_summary_has_no_figures(tmp_path):
+    assert repeat.read_run(tmp_path) == {}
+    (tmp_path / "summary.json").write_text(json.dumps(_summary()))
+    assert repeat.read_run(tmp_path)["health.p99"] == 7.0
+    # such a run shows as "-" in the table and meets no mark
+    runs = [repeat.read_run(tmp_path), {}]
+    assert "| health.p99 | 7.0 | 7.0 | 7.0 | 7.0, - |" in repeat.spread_table(runs)
+    verdict = repeat.judge(repeat.parse_mark("health.p99<=10"), runs)
+    assert verdict.values == [7.0, None] and verdict.met_runs == 1 and verdict.met
+
+
 @pytest.mark.parametrize("flags, says", [
     (["--runs", "1"], "--runs: at least 2"),
     (["--wait-quiet", "-1"], "--wait-quiet: must be 0 or more"),
