@@ -1,7 +1,7 @@
 """One load test run several times: the spread of its latencies, and which runs meet a mark.
 
     python loadtest/repeat.py --runs 5 -- --overload --duration 30s
-    python loadtest/repeat.py --runs 5 --mark '*.refusals_p99<=10' --mark 'health.p99<=10' \\
+    python loadtest/repeat.py --runs 5 --mark 'SuggestAction*.refusals_p99<=10' --mark 'health.p99<=10' \\
         -- --overload --duration 30s --weights suggest_short=3,suggest_normal=1,legal=4,apply=4,review=0
 
 The p99 of one 30 s run on a shared 2-core machine moves from one run to the
@@ -19,7 +19,9 @@ Figures (all in ms, from each run's ``summary.json``): ``<RPC>.p50`` and
 probes beside locust: ``health.p50``, ``health.p99``,
 ``plain.ListLegalActions.p99``, ``plain.refusals_p99``.
 
-A mark ``NAME<=VALUE`` (or ``>=``) names figures with shell-style wildcards;
+A mark ``NAME<=VALUE`` (or ``>=``) names figures with shell-style wildcards
+(``*`` crosses dots: ``*.refusals_p99`` names the plain client's
+``plain.refusals_p99`` too, ``SuggestAction*.refusals_p99`` only locust's);
 a run meets it when every figure it names is within the bound in that run.
 The exit status is 0 only when every run passed (``run.py``'s own verdict)
 and every mark is met by the median run (in at least half the runs).

@@ -92,6 +92,14 @@ def test_a_wildcard_mark_holds_in_a_run_only_when_every_figure_it_names_does():
     assert verdict.values == [1.2, 1.2, 1.2] and verdict.met_runs == 0 and not verdict.met
 
 
+def test_locusts_refusals_are_named_apart_from_the_plain_clients():
+    runs = [repeat.figures(_summary(refusals=(8.0, 9.0), plain_refusals=11.0))]
+    locust = repeat.judge(repeat.parse_mark("SuggestAction*.refusals_p99<=10"), runs)
+    assert locust.values == [9.0] and locust.met
+    every = repeat.judge(repeat.parse_mark("*.refusals_p99<=10"), runs)   # * crosses the dot
+    assert every.values == [11.0] and not every.met
+
+
 def test_a_mark_that_names_no_figure_is_not_met_and_says_so():
     runs = [repeat.figures(_summary()), repeat.figures(_summary())]
     verdict = repeat.judge(repeat.parse_mark("GetServerInfo.p99<=1"), runs)
