@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import re
 import statistics
 import sys
@@ -100,7 +101,7 @@ def parse_mark(text: str) -> Mark:
         bound = float(match["value"])
     except ValueError:
         raise argparse.ArgumentTypeError(f"bad mark {text!r}: {match['value']!r} is not a number") from None
-    if bound != bound or bound in (float("inf"), float("-inf")):
+    if not math.isfinite(bound):
         raise argparse.ArgumentTypeError(f"bad mark {text!r}: the bound must be a finite number")
     return Mark(match["name"], match["op"], bound)
 
@@ -142,9 +143,9 @@ def spread_table(runs: Sequence[dict[str, float]]) -> str:
     names = sorted({name for values in runs for name in values})
     lines = [f"| figure (ms) | min | median | max | runs 1..{len(runs)} |", "|---|---:|---:|---:|---|"]
     for name in names:
-        values = [values.get(name) for values in runs]
-        known = [v for v in values if v is not None]
-        each = ", ".join("-" if v is None else f"{v:.1f}" for v in values)
+        per_run = [figs.get(name) for figs in runs]
+        known = [v for v in per_run if v is not None]
+        each = ", ".join("-" if v is None else f"{v:.1f}" for v in per_run)
         lines.append(f"| {name} | {min(known):.1f} | {statistics.median(known):.1f} | "
                      f"{max(known):.1f} | {each} |")
     return "\n".join(lines)
