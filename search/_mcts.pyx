@@ -1488,6 +1488,76 @@ def greedy_code(CorePosition core, uint64_t seed):
         free(undo)
 
 
+def principal_codes(list trees, uint32_t first, int plies, uint32_t min_visits):
+    """The action codes of the principal variation from the root's child by
+    `first`: at each node the child with the most visits summed over `trees`
+    (ties: the lower code) while it has at least `min_visits`; at most `plies`
+    codes, `first` included. A tree without the node adds nothing from there
+    on. The report's walk, without a Python object a child."""
+    cdef int n = len(trees), i, m, k, count, best, room
+    cdef Tree tree
+    cdef tree_t* t
+    cdef node_t* nd
+    cdef node_t* child
+    cdef int32_t* at = <int32_t*>malloc((n if n > 0 else 1) * sizeof(int32_t))
+    cdef action_t* codes = NULL
+    cdef uint64_t* visits = NULL
+    out = [first]
+    try:
+        if at == NULL:
+            raise MemoryError()
+        for i in range(n):
+            tree = trees[i]
+            at[i] = _child_by_code(&tree.t, 0, <action_t>first) if tree.t.n_nodes > 0 else -1
+        while len(out) < plies:
+            room = 0
+            for i in range(n):
+                if at[i] >= 0:
+                    tree = trees[i]
+                    room += tree.t.nodes[at[i]].n_children
+            if room == 0:
+                break
+            free(codes)
+            free(visits)
+            codes = <action_t*>malloc(room * sizeof(action_t))
+            visits = <uint64_t*>malloc(room * sizeof(uint64_t))
+            if codes == NULL or visits == NULL:
+                raise MemoryError()
+            count = 0
+            for i in range(n):
+                if at[i] < 0:
+                    continue
+                tree = trees[i]
+                t = &tree.t
+                nd = &t.nodes[at[i]]
+                for m in range(nd.n_children):
+                    child = &t.nodes[t.edges[nd.edges + m].node]
+                    for k in range(count):
+                        if codes[k] == child.action:
+                            visits[k] += child.visits
+                            break
+                    else:
+                        codes[count] = child.action
+                        visits[count] = child.visits
+                        count += 1
+            best = 0
+            for k in range(1, count):
+                if visits[k] > visits[best] or (visits[k] == visits[best] and codes[k] < codes[best]):
+                    best = k
+            if visits[best] < min_visits:
+                break
+            out.append(codes[best])
+            for i in range(n):
+                if at[i] >= 0:
+                    tree = trees[i]
+                    at[i] = _child_by_code(&tree.t, at[i], codes[best])
+        return out
+    finally:
+        free(at)
+        free(codes)
+        free(visits)
+
+
 def playable_prefix(CorePosition core, codes):
     """How many of `codes` can be played in order from `core` (each legal
     where it is played), on a copy: the principal variation's check of a

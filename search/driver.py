@@ -31,7 +31,16 @@ from typing import Any
 from cacaoai.engine import Action, Position, derive_seed
 from cacaoai.engine.seeds import salted_seed, tree_seed
 
-from ._mcts import PRIORS, Tree, action_values, greedy_code, monotonic, playable_prefix, run_trees
+from ._mcts import (
+    PRIORS,
+    Tree,
+    action_values,
+    greedy_code,
+    monotonic,
+    playable_prefix,
+    principal_codes,
+    run_trees,
+)
 from .calibration_map import apply_map, choose_map
 from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
 from .model import load_model
@@ -122,7 +131,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
 
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
         result = _report(position, settings, threads, seed, observer, mask, trees, start,
-                         multipv, reused, codes if restricted else None)
+                         multipv, reused, codes if restricted else None, question.candidates)
         return _calibrated(result, settings, position, question.levels) if question.calibrated else result
 
     on_report = run.on_report
@@ -322,16 +331,6 @@ def _split(total: int, n: int) -> list[int]:
     return [total // n + (1 if i < total % n else 0) for i in range(n)]
 
 
-def _merge(trees: list[tuple[Tree, str]], path: Sequence[int] = ()) -> dict[int, list[Any]]:
-    """Children of the node at `path` (not the root), summed over the trees:
-    code -> [visits, win, margin]."""
-    merged: dict[int, list[Any]] = {}
-    for tree, _ in trees:
-        for code, _seat, visits, _avail, win, margin in tree.children(path):
-            _add(merged, code, [visits, win, margin])
-    return merged
-
-
 def _merge_root(trees: list[tuple[Tree, str]]) -> dict[int, list[Any]]:
     """The root's children summed over the trees:
     code -> [visits, win, margin, gold sum, gold count, prior]."""
@@ -354,7 +353,7 @@ def _add(merged: dict[int, list[Any]], code: int, figures: list[Any]) -> None:
 
 def _report(position: Position, settings: SearchSettings, threads: int, seed: int,
             observer: int, mask: int, trees: list[tuple[Tree, str]], start: float, multipv: int,
-            reused: int, within: list[int] | None) -> SearchResult:
+            reused: int, within: list[int] | None, most: int | None = None) -> SearchResult:
     players = position.players
     visits = gold_n = 0
     win = [0.0] * players
@@ -390,7 +389,7 @@ def _report(position: Position, settings: SearchSettings, threads: int, seed: in
     candidates = tuple(
         _candidate(position, trees, children[code], code, k, to_act, scale, observer, mask, seed,
                    pv if k == 0 else None, k < multipv)
-        for k, code in enumerate(order))
+        for k, code in enumerate(order[:most]))
 
     elapsed = monotonic() - start
     have = visits > 0
@@ -462,15 +461,7 @@ def _principal_variation(position: Position, trees: list[tuple[Tree, str]], firs
                          observer: int, mask: int, seed: int) -> tuple[Action, ...]:
     if first is None:
         return ()
-    codes = [first]
-    while len(codes) < PV_PLIES:
-        children = _merge(trees, codes)
-        if not children:
-            break
-        code = max(children, key=lambda c: (children[c][0], -c))
-        if children[code][0] < PV_MIN_VISITS:
-            break
-        codes.append(code)
+    codes = principal_codes([tree for tree, _ in trees], first, PV_PLIES, PV_MIN_VISITS)
     # Decode in a determinization where the whole line is legal (hidden parts
     # drawn from the observer's view only); keep the longest legal prefix,
     # the first found of that length. The codes are checked first, and only

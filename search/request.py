@@ -45,6 +45,10 @@ class Question:
             seat to act or knows its hand (`known_hands`).
         multipv: how many of the best candidates get a principal variation
             of their own (0: none; the result's own line is always given).
+        candidates: most candidates in the result, the best first (None:
+            every root action the search visited). A caller that sends a
+            few builds only those: each costs the report an Action and its
+            figures.
         calibrated: correct the per-seat win probabilities by the model's
             calibration map, when it has one (False: the tree's own, which
             is what a map is fitted to).
@@ -61,6 +65,7 @@ class Question:
     allow: Sequence[Action] = ()
     avoid: Sequence[Action] = ()
     multipv: int = DEFAULT_MULTIPV
+    candidates: int | None = None
     calibrated: bool = True
     levels: Sequence[str] = ()
 
@@ -69,6 +74,9 @@ class Question:
             raise ValueError(f"levels: must be a sequence of level names, got {self.levels!r}")
         if isinstance(self.multipv, bool) or not isinstance(self.multipv, int) or self.multipv < 0:
             raise ValueError(f"multipv: must be a non-negative integer, got {self.multipv!r}")
+        if self.candidates is not None and (isinstance(self.candidates, bool) or not isinstance(
+                self.candidates, int) or self.candidates < 1):
+            raise ValueError(f"candidates: must be a positive integer or None, got {self.candidates!r}")
         for name in ("allow", "avoid"):
             actions = getattr(self, name)
             if isinstance(actions, (str, bytes, Action)):

@@ -601,7 +601,7 @@ class CacaoApi:
 
         question = Question(seat=loaded.view if plan.seat is None else plan.seat,
                             known_hands=loaded.known_hands, allow=plan.allow, avoid=plan.avoid,
-                            multipv=plan.multipv, levels=plan.levels)
+                            multipv=plan.multipv, candidates=plan.multipv, levels=plan.levels)
         run = Run(stop=plan.call.stop, pause=ticket.pause, on_pause=lambda: self.gate.on_pause(ticket),
                   on_report=(lambda r: on_report(complete(r))) if on_report else None,
                   report_every_s=report_every_s, cpu_priority=plan.cpu_priority,

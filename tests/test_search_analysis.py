@@ -12,7 +12,7 @@ import pytest
 
 from cacaoai.engine import Position
 from cacaoai.search import Limit, Question, Run, SearchSettings, StopFlag, search
-from cacaoai.search._mcts import action_values
+from cacaoai.search._mcts import Tree, action_values, principal_codes, run_trees
 
 # the search without the learned model, whose root priors come from the greedy
 # one-step values
@@ -103,6 +103,52 @@ def test_multipv_zero_gives_no_candidate_a_line_but_the_result_keeps_its_own():
     assert result.principal_variation[0] == result.best_action
     with pytest.raises(ValueError, match="^multipv: "):
         search(position, Limit(iterations=10), seed=2, question=Question(multipv=-1))
+
+
+def test_a_candidate_limit_keeps_the_best_ones_and_changes_nothing_else():
+    position = played(2, 5, 6)
+    full = search(position, Limit(iterations=800), seed=4, question=Question(multipv=2))
+    few = search(position, Limit(iterations=800), seed=4, question=Question(multipv=2, candidates=3))
+    assert len(full.candidates) > 3 and few.candidates == full.candidates[:3]
+    assert replace(few, candidates=(), elapsed_s=0.0, iterations_per_second=0.0) == replace(
+        full, candidates=(), elapsed_s=0.0, iterations_per_second=0.0)
+    for bad in (0, -1, True, 2.0):
+        with pytest.raises(ValueError, match="^candidates: "):
+            Question(candidates=bad)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_compiled_principal_variation_walks_the_trees_as_the_python_one_did(threads):
+    """principal_codes against the walk it replaced: at each node the child
+    with the most visits summed over the trees, the lower code on a tie."""
+    def reference(trees, first, plies, min_visits):
+        codes = [first]
+        while len(codes) < plies:
+            merged = {}
+            for tree in trees:
+                for code, _seat, visits, *_ in tree.children(codes):
+                    merged[code] = merged.get(code, 0) + visits
+            if not merged:
+                break
+            code = max(merged, key=lambda c: (merged[c], -c))
+            if merged[code] < min_visits:
+                break
+            codes.append(code)
+        return codes
+
+    lengths = []
+    for seed in range(4):
+        position = played(2 + seed % 3, 20 + seed, 3 * seed)
+        trees = [Tree() for _ in range(threads)]
+        for k, tree in enumerate(trees):
+            tree.reset(position.core, observer=position.to_act, known_hands=0, seed=seed * 10 + k)
+        run_trees(trees, [600] * threads)
+        for first, *_ in trees[0].root_children():
+            for plies, min_visits in ((1, 1), (4, 2), (12, 1), (12, 5)):
+                codes = principal_codes(trees, first, plies, min_visits)
+                assert codes == reference(trees, first, plies, min_visits)
+                lengths.append(len(codes))
+    assert max(lengths) > 4  # some lines went deep
 
 
 def test_the_chosen_action_comes_first_even_when_sampled():
