@@ -45,6 +45,7 @@ suggestion after the load. Only loopback targets are accepted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import glob
 import json
@@ -54,6 +55,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "(default 16 users, --max-searches 2)")
     parser.add_argument("--allow-rejections", action="store_true",
                         help="count RESOURCE_EXHAUSTED as expected rejections, not failures")
+    parser.add_argument("--client-cpus", type=parse_cpus, default=None, metavar="LIST",
+                        help="run the load generator (locust and the plain client) on these "
+                             "CPUs only (taskset's form: 1 or 0,2-3), so that it does not take "
+                             "the cores the server answers on; the server keeps every CPU. "
+                             "Default: the generator shares every core")
     server = parser.add_argument_group("the server started here")
     server.add_argument("--replicas", type=int, default=0,
                         help="start nginx in front of this many replicas (cacao-replicas) "
@@ -162,6 +169,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.processes = 1 if args.workers else -(-args.users // USERS_PER_PROCESS)
     if args.workers and args.processes != 1:
         parser.error("--workers and --processes are two ways to the same end: give one")
+    if args.client_cpus is not None:
+        usable = os.sched_getaffinity(0)
+        if not args.client_cpus <= usable:
+            parser.error(f"--client-cpus: CPU {min(args.client_cpus - usable)} is not one this "
+                         f"process may use ({format_cpus(usable)})")
+        if args.client_cpus == usable:
+            parser.error(f"--client-cpus: {format_cpus(usable)} is every CPU this process may use: "
+                         "the generator would still share every core")
     if args.host and args.replicas:
         parser.error("--host loads a running server; --replicas starts its own: give one")
     if args.host and not LOOPBACK.match(args.host):
@@ -177,6 +192,48 @@ def parse_duration(text: str) -> float:
     if not parts or "".join(n + u for n, u in parts) != text.replace(" ", ""):
         raise argparse.ArgumentTypeError(f"bad duration {text!r}: use 30s, 2m or 1h30m")
     return float(sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts))
+
+
+def parse_cpus(text: str) -> set[int]:
+    """CPU numbers in taskset's list form: "1", "0,2", "2-3"."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        try:
+            first, last = int(low), int(high if dash else low)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: not a CPU list (such as 1 or 0,2-3)") from None
+        if first < 0 or last < first:
+            raise argparse.ArgumentTypeError(f"{text!r}: {part.strip()!r} is not a CPU or a rising range")
+        cpus.update(range(first, last + 1))
+    return cpus
+
+
+def format_cpus(cpus: set[int]) -> str:
+    """``cpus`` in taskset's list form."""
+    return ",".join(str(c) for c in sorted(cpus))
+
+
+@contextlib.contextmanager
+def confined(cpus: set[int] | None) -> Iterator[None]:
+    """Every thread of this process on ``cpus`` (processes started meanwhile
+    inherit them), as before on leaving; None: nothing changes. (Linux sets
+    a CPU affinity thread by thread.)"""
+    if cpus is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+
+    def pin(mask: set[int]) -> None:
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                os.sched_setaffinity(int(task), mask)
+
+    pin(cpus)
+    try:
+        yield
+    finally:
+        pin(before)
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -689,8 +746,10 @@ def print_table(summary: dict[str, Any]) -> None:
               f"{cpu['seconds_above_100_percent']} s above 100%")
     client = summary.get("locust_cpu") or {}
     if client.get("mean_percent") is not None:
+        cpus = summary["settings"].get("client_cpus")
         print(f"locust CPU: mean {client['mean_percent']}%, peak {client['peak_1s_percent']}% "
-              "(the load generator shares the cores)")
+              + (f"(the load generator on CPU {cpus} only)" if cpus else
+                 "(the load generator shares the cores)"))
     whole = summary.get("machine_cpu") or {}
     if whole.get("mean_percent") is not None:
         others = whole["mean_percent"] - (cpu.get("mean_percent") or 0) - (
@@ -746,61 +805,63 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        # with --replicas: the script, nginx and every replica
-        sampler = CpuSampler(server.pid, tree=bool(args.replicas)) if server else None
-        machine = CpuSampler(None)
-        prober = HealthProber(address, args.positions, args.suggest_short_ms / 1000,
-                              suggest=args.overload,
-                              interval=0.1 if args.overload else 0.25)
-        machine.start()
-        if sampler:
-            sampler.start()
-        prober.start()
-        analyses = (BackgroundAnalyses(address, args.positions, args.analyses, args.analysis_s)
-                    if args.analyses else None)
-        if analyses:
-            analyses.start()
-        commands = locust_commands(args, address, out)
-        print(f"load test: {args.users} users against {address} for {args.duration} "
-              f"(output in {out})", flush=True)
-        code, start, end, locust_sampler = run_locust(commands, out, args.duration_s)
-        background = analyses.stop() if analyses else None
-        prober.done.set()
-        machine.done.set()
-        if sampler:
-            sampler.done.set()
-        after = probe_after(address, args.positions, args.suggest_short_ms / 1000)
-        load = summarise(read_raw(out), args.allow_rejections, args.warmup)
-        # CPU use while requests were in flight (not locust's start-up and shut-down)
-        start, end = load.get("first_start", start), load.get("last_end", end)
-        summary = {
-            "target": address,
-            "settings": {
-                "users": args.users, "spawn_rate": args.spawn_rate, "duration": args.duration,
-                "suggest_short_ms": args.suggest_short_ms,
-                "suggest_normal_ms": args.suggest_normal_ms, "weights": args.weight_values,
-                "think_ms": args.think_ms, "reject_backoff_ms": args.reject_backoff_ms,
-                "overload": args.overload, "allow_rejections": args.allow_rejections,
-                "locust_processes": args.processes, "locust_workers": args.workers,
-                "retries": args.retries, "seeded": args.seeded,
-                "analyses": args.analyses, "analysis_s": args.analysis_s,
-            },
-            "server": ({"command": server.command[1:], "pid": server.pid,
-                        "replicas": args.replicas or 1,
-                        "balance": args.balance if args.replicas else None,
-                        "max_searches": args.max_searches, "max_queue": args.max_queue,
-                        "search_threads": args.search_threads}
-                       if server else {"external": True}),
-            "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before},
-            "locust_exit_code": code, "locust_exceptions": locust_exceptions(out),
-            "load": load,
-            "server_cpu": sampler.summary(start, end) if sampler else None,
-            "locust_cpu": locust_sampler.summary(start, end),
-            "machine_cpu": machine.summary(start, end),
-            "health_during_load": prober.summary(start, end),
-            "after_load": after,
-            "background_analyses": background,
-        }
+        with confined(args.client_cpus):  # the server started before: it keeps every CPU
+            # with --replicas: the script, nginx and every replica
+            sampler = CpuSampler(server.pid, tree=bool(args.replicas)) if server else None
+            machine = CpuSampler(None)
+            prober = HealthProber(address, args.positions, args.suggest_short_ms / 1000,
+                                  suggest=args.overload,
+                                  interval=0.1 if args.overload else 0.25)
+            machine.start()
+            if sampler:
+                sampler.start()
+            prober.start()
+            analyses = (BackgroundAnalyses(address, args.positions, args.analyses, args.analysis_s)
+                        if args.analyses else None)
+            if analyses:
+                analyses.start()
+            commands = locust_commands(args, address, out)
+            print(f"load test: {args.users} users against {address} for {args.duration} "
+                  f"(output in {out})", flush=True)
+            code, start, end, locust_sampler = run_locust(commands, out, args.duration_s)
+            background = analyses.stop() if analyses else None
+            prober.done.set()
+            machine.done.set()
+            if sampler:
+                sampler.done.set()
+            after = probe_after(address, args.positions, args.suggest_short_ms / 1000)
+            load = summarise(read_raw(out), args.allow_rejections, args.warmup)
+            # CPU use while requests were in flight (not locust's start-up and shut-down)
+            start, end = load.get("first_start", start), load.get("last_end", end)
+            summary = {
+                "target": address,
+                "settings": {
+                    "users": args.users, "spawn_rate": args.spawn_rate, "duration": args.duration,
+                    "suggest_short_ms": args.suggest_short_ms,
+                    "suggest_normal_ms": args.suggest_normal_ms, "weights": args.weight_values,
+                    "think_ms": args.think_ms, "reject_backoff_ms": args.reject_backoff_ms,
+                    "overload": args.overload, "allow_rejections": args.allow_rejections,
+                    "locust_processes": args.processes, "locust_workers": args.workers,
+                    "retries": args.retries, "seeded": args.seeded,
+                    "client_cpus": format_cpus(args.client_cpus) if args.client_cpus else None,
+                    "analyses": args.analyses, "analysis_s": args.analysis_s,
+                },
+                "server": ({"command": server.command[1:], "pid": server.pid,
+                            "replicas": args.replicas or 1,
+                            "balance": args.balance if args.replicas else None,
+                            "max_searches": args.max_searches, "max_queue": args.max_queue,
+                            "search_threads": args.search_threads}
+                           if server else {"external": True}),
+                "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before},
+                "locust_exit_code": code, "locust_exceptions": locust_exceptions(out),
+                "load": load,
+                "server_cpu": sampler.summary(start, end) if sampler else None,
+                "locust_cpu": locust_sampler.summary(start, end),
+                "machine_cpu": machine.summary(start, end),
+                "health_during_load": prober.summary(start, end),
+                "after_load": after,
+                "background_analyses": background,
+            }
     finally:
         if server:
             summary["server_exit_code"] = server.stop()

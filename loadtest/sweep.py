@@ -129,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs of one measurement while other jobs disturb it")
     parser.add_argument("--wait-quiet", type=float, default=120.0,
                         help="longest wait for an idle machine before each run, s")
+    parser.add_argument("--client-cpus", default=None, metavar="LIST",
+                        help="run.py's --client-cpus for every run: the load generator on these CPUs only")
     args = parser.parse_args(argv)
+    extra = ["--client-cpus", args.client_cpus] if args.client_cpus else []
+    run.parse_args(extra)  # a bad list is refused before the first run
     out = Path(args.out or run.HERE / "out" / time.strftime("sweep-%Y%m%d-%H%M%S"))
     users = [int(u) for u in args.users.split(",")]
     plans: list[tuple[str, str, int, str, list[str]]] = []
@@ -147,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for label, slug, n, weights, names in plans:
         code, summary = measure(["--users", str(n), "--duration", args.duration,
-                                 "--weights", weights], out / f"{slug}-u{n}",
+                                 "--weights", weights, *extra], out / f"{slug}-u{n}",
                                 args.attempts, args.wait_quiet)
         failed += code != 0
         lines += [row(label, n, name, summary) for name in names]
@@ -155,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + "\n".join(lines))
     print("\nfrom a plain client beside locust (four times a second):\n" + "\n".join(outside))
     if not args.skip_overload:
-        code, s = measure(["--overload", "--duration", args.duration], out / "overload-u16",
+        code, s = measure(["--overload", "--duration", args.duration, *extra], out / "overload-u16",
                           args.attempts, args.wait_quiet)
         failed += code != 0
         print("\noverload (16 users, --max-searches 2):\n" + HEADER)

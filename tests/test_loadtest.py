@@ -7,9 +7,11 @@ summary it writes.
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -91,6 +93,48 @@ def test_a_negative_warm_up_is_refused_naming_the_flag(capsys):
     with pytest.raises(SystemExit):
         run.parse_args(["--warmup", "-1"])
     assert "--warmup: -1 seconds is negative" in capsys.readouterr().err
+
+
+def test_client_cpus_read_in_tasksets_form_and_bad_lists_are_refused_naming_the_flag(capsys):
+    run = _module("run")
+    assert [run.parse_cpus(t) for t in ("1", "0,2", "2-3", "0, 4-5")] == [
+        {1}, {0, 2}, {2, 3}, {0, 4, 5}]
+    assert run.format_cpus({3, 0, 1}) == "0,1,3"
+    usable = os.sched_getaffinity(0)
+    for flag, problem in (("x", "not a CPU list"), ("3-1", "not a CPU or a rising range"),
+                          (str(max(usable) + 1), "is not one this process may use"),
+                          (run.format_cpus(usable), "is every CPU this process may use")):
+        with pytest.raises(SystemExit):
+            run.parse_args(["--client-cpus", flag])
+        err = capsys.readouterr().err
+        assert "--client-cpus" in err and problem in err, err
+
+
+def test_confined_puts_every_thread_and_every_process_started_meanwhile_on_the_cpus_then_restores():
+    run = _module("run")
+    before = os.sched_getaffinity(0)
+    target = {max(before)}
+    started, go = threading.Event(), threading.Event()
+    seen = {}
+
+    def older_thread():  # a thread that was running before: Linux pins threads one by one
+        started.set()
+        go.wait(10)
+        seen["thread"] = os.sched_getaffinity(0)
+
+    thread = threading.Thread(target=older_thread)
+    thread.start()
+    started.wait(10)
+    with run.confined(target):
+        go.set()
+        thread.join(10)
+        child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                               capture_output=True, text=True, timeout=60)
+        assert os.sched_getaffinity(0) == target
+    assert seen["thread"] == target and json.loads(child.stdout) == sorted(target)
+    assert os.sched_getaffinity(0) == before
+    with run.confined(None):  # the default: nothing changes
+        assert os.sched_getaffinity(0) == before
 
 
 def test_the_results_table_has_a_legend_of_its_columns_under_it(capsys):
