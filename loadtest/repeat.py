@@ -13,11 +13,15 @@ the arguments after ``--`` (its own server, started afresh), in
 does. The table gives, for each figure, the lowest, the median and the
 highest value over the runs, and every run's value in order.
 
-Figures (all in ms, from each run's ``summary.json``): ``<RPC>.p50`` and
+Figures (in ms unless named otherwise, from each run's ``summary.json``): ``<RPC>.p50`` and
 ``<RPC>.p99`` of the answers locust timed (``SuggestAction 50ms.p99``),
 ``<RPC>.refusals_p99`` where a call was refused, and the plain client's
 probes beside locust: ``health.p50``, ``health.p99``,
-``plain.ListLegalActions.p99``, ``plain.refusals_p99``.
+``plain.ListLegalActions.p99``, ``plain.refusals_p99``; and the machine's
+state at the time of the run: ``health_before.p50``, health checks one at a
+time on the quiet server just before the load (the machine's speed then), and
+``steal_percent``, the CPU time other virtual machines took during the load
+(percent of a core).
 
 A mark ``NAME<=VALUE`` (or ``>=``) names figures with shell-style wildcards
 (``*`` crosses dots: ``*.refusals_p99`` names the plain client's
@@ -57,6 +61,12 @@ def figures(summary: dict[str, Any]) -> dict[str, float]:
         for key, figure in (("p50_ms", "p50"), ("p99_ms", "p99"), ("rejected_p99_ms", "refusals_p99")):
             if r.get(key) is not None:
                 out[f"{name}.{figure}"] = float(r[key])
+    quiet = summary.get("health_before_load") or {}
+    if quiet.get("p50_ms") is not None:
+        out["health_before.p50"] = float(quiet["p50_ms"])
+    steal = (summary.get("machine") or {}).get("steal_percent")
+    if steal is not None:
+        out["steal_percent"] = float(steal)
     during = summary.get("health_during_load") or {}
     for key, figure in (("p50_ms", "health.p50"), ("p99_ms", "health.p99")):
         if during.get(key) is not None:
@@ -145,9 +155,10 @@ def spread_table(runs: Sequence[dict[str, float]]) -> str:
     for name in names:
         per_run = [figs.get(name) for figs in runs]
         known = [v for v in per_run if v is not None]
-        each = ", ".join("-" if v is None else f"{v:.1f}" for v in per_run)
-        lines.append(f"| {name} | {min(known):.1f} | {statistics.median(known):.1f} | "
-                     f"{max(known):.1f} | {each} |")
+        digits = 2 if max(known) < 1 else 1  # a quiet health check's half millisecond
+        each = ", ".join("-" if v is None else f"{v:.{digits}f}" for v in per_run)
+        lines.append(f"| {name} | {min(known):.{digits}f} | {statistics.median(known):.{digits}f} | "
+                     f"{max(known):.{digits}f} | {each} |")
     return "\n".join(lines)
 
 

@@ -315,6 +315,14 @@ def cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
 
 
+def steal_seconds() -> float:
+    """CPU time the hypervisor gave other guests while this machine's CPUs
+    wanted to run (the steal column of /proc/stat), in seconds so far."""
+    with open("/proc/stat") as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    return ticks[7] / CLOCK_TICKS if len(ticks) > 7 else 0.0
+
+
 def process_tree(pid: int) -> list[int]:
     """``pid`` and its live descendants (locust's worker processes), from /proc."""
     children: dict[int, list[int]] = {}
@@ -532,6 +540,22 @@ def wait_until_serving(address: str, timeout: float = 30.0) -> None:
                 return
             time.sleep(0.1)
     raise RuntimeError(f"{address} is not SERVING after {timeout:g} s")
+
+
+def probe_before(address: str, calls: int = 300) -> dict[str, Any]:
+    """Health checks one at a time on the quiet server, just before the load:
+    the machine's speed at the time of the run (on a shared machine the same
+    build's calls slow down and speed up from one half hour to the next), so
+    that a slow run can be told from a slow server."""
+    times = []
+    with grpc.insecure_channel(address) as channel:
+        for i in range(calls + calls // 10):
+            status, ms = health_check(channel)
+            if status != "SERVING":
+                return {"calls": 0, "status": status}
+            if i >= calls // 10:  # the first tenth warms the channel up
+                times.append(ms)
+    return {"calls": len(times), "p50_ms": _pct(times, 50), "p99_ms": _pct(times, 99)}
 
 
 def probe_after(address: str, positions: str, budget_s: float) -> dict[str, Any]:
@@ -756,6 +780,14 @@ def print_table(summary: dict[str, Any]) -> None:
             client.get("mean_percent") or 0)
         print(f"machine CPU: mean {whole['mean_percent']}%, of which other processes "
               f"about {max(others, 0):.0f}% (should be near 0 for a clean measurement)")
+    steal = summary["machine"].get("steal_percent")
+    if steal is not None:
+        print(f"steal: {steal}% of a core went to other virtual machines while locust ran")
+    quiet = summary.get("health_before_load") or {}
+    if quiet.get("calls"):
+        print(f"health before load, one call at a time: p50 {quiet['p50_ms']} ms, "
+              f"p99 {quiet['p99_ms']} ms ({quiet['calls']} calls; the machine's speed "
+              "at the time of the run)")
     during, after = summary["health_during_load"], summary["after_load"]
     print(f"health during load: {during['serving']}/{during['probes']} SERVING, "
           f"p50 {cell(during['p50_ms'])} ms, p99 {cell(during.get('p99_ms'))} ms, "
@@ -806,6 +838,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         with confined(args.client_cpus):  # the server started before: it keeps every CPU
+            before = probe_before(address)
             # with --replicas: the script, nginx and every replica
             sampler = CpuSampler(server.pid, tree=bool(args.replicas)) if server else None
             machine = CpuSampler(None)
@@ -823,7 +856,9 @@ def main(argv: list[str] | None = None) -> int:
             commands = locust_commands(args, address, out)
             print(f"load test: {args.users} users against {address} for {args.duration} "
                   f"(output in {out})", flush=True)
+            stolen = steal_seconds()
             code, start, end, locust_sampler = run_locust(commands, out, args.duration_s)
+            steal_percent = round(100 * (steal_seconds() - stolen) / max(end - start, 1e-9), 1)
             background = analyses.stop() if analyses else None
             prober.done.set()
             machine.done.set()
@@ -852,7 +887,9 @@ def main(argv: list[str] | None = None) -> int:
                             "max_searches": args.max_searches, "max_queue": args.max_queue,
                             "search_threads": args.search_threads}
                            if server else {"external": True}),
-                "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before},
+                "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before,
+                            "steal_percent": steal_percent},
+                "health_before_load": before,
                 "locust_exit_code": code, "locust_exceptions": locust_exceptions(out),
                 "load": load,
                 "server_cpu": sampler.summary(start, end) if sampler else None,

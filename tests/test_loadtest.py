@@ -196,6 +196,11 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
     legal = summary["health_during_load"]["legal_actions"]
     assert legal["n"] > 0 and legal["max_ms"] >= legal["p99_ms"] >= legal["p50_ms"] > 0
     assert "ListLegalActions from outside locust" in stdout
+    # the machine's speed before the load and the steal during it, to tell a slow run from a slow server
+    quiet = summary["health_before_load"]
+    assert quiet["calls"] == 300 and quiet["p99_ms"] >= quiet["p50_ms"] > 0
+    assert summary["machine"]["steal_percent"] >= 0
+    assert "health before load, one call at a time" in stdout and "steal: " in stdout
     assert summary["server_exit_code"] == 0
     assert (out / "locust_stats.csv").exists() and "PASS" in stdout
 

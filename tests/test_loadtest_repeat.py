@@ -37,13 +37,15 @@ def _summary(legal_p99=9.0, refusals=(8.0, 12.0), health_p99=7.0, plain_refusals
             "SuggestAction 50ms": {**rpc, "p50_ms": 250.0, "p99_ms": 700.0, "rejected_p99_ms": short},
             "SuggestAction 500ms": {**rpc, "rejected_p99_ms": normal},  # every one refused
         }},
+        "machine": {"cpus": 2, "steal_percent": 0.4},
+        "health_before_load": {"calls": 300, "p50_ms": 0.61, "p99_ms": 0.9},
         "health_during_load": {"p50_ms": 1.2, "p99_ms": health_p99,
                                "legal_actions": {"p50_ms": 2.1, "p99_ms": 8.5},
                                "suggest_resource_exhausted": {"p99_ms": plain_refusals}},
     }
 
 
-def test_a_runs_figures_name_each_call_and_the_plain_clients_probes_and_leave_out_what_is_absent():
+def test_a_runs_figures_name_each_call_the_plain_clients_probes_and_the_machine_and_leave_out_what_is_absent():
     f = repeat.figures(_summary())
     assert f == {
         "ListLegalActions.p50": 2.0, "ListLegalActions.p99": 9.0,
@@ -51,6 +53,7 @@ def test_a_runs_figures_name_each_call_and_the_plain_clients_probes_and_leave_ou
         "SuggestAction 50ms.refusals_p99": 8.0, "SuggestAction 500ms.refusals_p99": 12.0,
         "health.p50": 1.2, "health.p99": 7.0,
         "plain.ListLegalActions.p99": 8.5, "plain.refusals_p99": 6.5,
+        "health_before.p50": 0.61, "steal_percent": 0.4,  # the machine at the time of the run
     }
     # a run without refusals or probes has none of those figures
     bare = repeat.figures({"load": {"rpcs": {"ApplyAction": {"p50_ms": 2.0, "p99_ms": 5.0}}}})
@@ -89,7 +92,7 @@ def test_a_wildcard_mark_holds_in_a_run_only_when_every_figure_it_names_does():
     assert verdict.met_runs == 2 and verdict.met
     # >= takes each run's lowest named figure
     verdict = repeat.judge(repeat.parse_mark("*.p50>=2.0"), runs)
-    assert verdict.values == [1.2, 1.2, 1.2] and verdict.met_runs == 0 and not verdict.met
+    assert verdict.values == [0.61, 0.61, 0.61] and verdict.met_runs == 0 and not verdict.met  # health_before
 
 
 def test_locusts_refusals_are_named_apart_from_the_plain_clients():
@@ -114,6 +117,7 @@ def test_the_table_gives_each_figures_lowest_median_highest_and_every_run():
     assert table[0] == "| figure (ms) | min | median | max | runs 1..3 |"
     assert "| ListLegalActions.p99 | 9.0 | 10.0 | 14.0 | 9.0, 14.0, 10.0 |" in table
     assert "| health.p99 | 7.0 | 7.0 | 7.0 | 7.0, -, 7.0 |" in table
+    assert "| health_before.p50 | 0.61 | 0.61 | 0.61 | 0.61, 0.61, 0.61 |" in table  # below 1 ms: 2 digits
 
 
 def test_a_run_that_wrote_no_summary_has_no_figures(tmp_path):
