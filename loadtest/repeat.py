@@ -18,10 +18,12 @@ Figures (in ms unless named otherwise, from each run's ``summary.json``): ``<RPC
 ``<RPC>.refusals_p99`` where a call was refused, and the plain client's
 probes beside locust: ``health.p50``, ``health.p99``,
 ``plain.ListLegalActions.p99``, ``plain.refusals_p99``; and the machine's
-state at the time of the run: ``health_before.p50``, health checks one at a
-time on the quiet server just before the load (the machine's speed then), and
-``steal_percent``, the CPU time other virtual machines took during the load
-(percent of a core).
+state at the time of the run: ``cores_before.kgames_per_s``, thousands of
+random games a second a core of the rules core on every CPU at once just
+before the load (the machine's throughput then, which moves from one
+evening to the next), ``health_before.p50``, health checks one at a time
+on the quiet server (its unloaded latency then), and ``steal_percent``, the
+CPU time other virtual machines took during the load (percent of a core).
 
 A mark ``NAME<=VALUE`` (or ``>=``) names figures with shell-style wildcards
 (``*`` crosses dots: ``*.refusals_p99`` names the plain client's
@@ -64,6 +66,9 @@ def figures(summary: dict[str, Any]) -> dict[str, float]:
     quiet = summary.get("health_before_load") or {}
     if quiet.get("p50_ms") is not None:
         out["health_before.p50"] = float(quiet["p50_ms"])
+    cores = summary.get("cores_before_load") or {}
+    if cores.get("kgames_per_s") is not None:
+        out["cores_before.kgames_per_s"] = float(cores["kgames_per_s"])
     steal = (summary.get("machine") or {}).get("steal_percent")
     if steal is not None:
         out["steal_percent"] = float(steal)

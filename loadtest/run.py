@@ -51,6 +51,7 @@ import glob
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -65,6 +66,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cacaoai.client import CacaoClient, CacaoClientError, Limit
 from cacaoai.client.local import LocalServer, ServiceProcess, StartError, free_port, stop_process
+from cacaoai.engine import core
 from cacaoai.server.options import ServerOptions
 
 HERE = Path(__file__).resolve().parent
@@ -542,6 +544,29 @@ def wait_until_serving(address: str, timeout: float = 30.0) -> None:
     raise RuntimeError(f"{address} is not SERVING after {timeout:g} s")
 
 
+def probe_cores(seconds: float = 0.5) -> dict[str, Any]:
+    """Random games of the rules core on every usable CPU at once (a thread
+    each; the core releases the GIL), just before the load: the machine's
+    throughput with every core busy, which moves from one evening to the next
+    on a shared machine while one quiet call's latency stays the same."""
+    rates: list[float] = []
+
+    def play() -> None:
+        games, spent = 0, 0.0
+        while spent < seconds:
+            elapsed, _ = core.bench_random_games(2, 500, games + 1)
+            games, spent = games + 500, spent + elapsed
+        rates.append(games / spent)
+
+    threads = [threading.Thread(target=play) for _ in os.sched_getaffinity(0)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"cpus": len(rates), "kgames_per_s": round(statistics.mean(rates) / 1000, 1),
+            "lowest_kgames_per_s": round(min(rates) / 1000, 1)}
+
+
 def probe_before(address: str, calls: int = 300) -> dict[str, Any]:
     """Health checks one at a time on the quiet server, just before the load:
     the machine's speed at the time of the run (on a shared machine the same
@@ -783,6 +808,11 @@ def print_table(summary: dict[str, Any]) -> None:
     steal = summary["machine"].get("steal_percent")
     if steal is not None:
         print(f"steal: {steal}% of a core went to other virtual machines while locust ran")
+    cores = summary.get("cores_before_load") or {}
+    if cores.get("cpus"):
+        print(f"cores before load: {cores['kgames_per_s']}k random games/s a core with all "
+              f"{cores['cpus']} busy (lowest {cores['lowest_kgames_per_s']}k; the machine's "
+              "throughput at the time of the run)")
     quiet = summary.get("health_before_load") or {}
     if quiet.get("calls"):
         print(f"health before load, one call at a time: p50 {quiet['p50_ms']} ms, "
@@ -837,6 +867,7 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
+        cores = probe_cores()  # on every CPU, as the server runs
         with confined(args.client_cpus):  # the server started before: it keeps every CPU
             before = probe_before(address)
             # with --replicas: the script, nginx and every replica
@@ -890,6 +921,7 @@ def main(argv: list[str] | None = None) -> int:
                 "machine": {"cpus": os.cpu_count(), "loadavg_before": loadavg_before,
                             "steal_percent": steal_percent},
                 "health_before_load": before,
+                "cores_before_load": cores,
                 "locust_exit_code": code, "locust_exceptions": locust_exceptions(out),
                 "load": load,
                 "server_cpu": sampler.summary(start, end) if sampler else None,

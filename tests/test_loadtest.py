@@ -200,7 +200,10 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
     quiet = summary["health_before_load"]
     assert quiet["calls"] == 300 and quiet["p99_ms"] >= quiet["p50_ms"] > 0
     assert summary["machine"]["steal_percent"] >= 0
+    cores = summary["cores_before_load"]
+    assert cores["cpus"] == len(os.sched_getaffinity(0)) and cores["kgames_per_s"] >= cores["lowest_kgames_per_s"] > 0
     assert "health before load, one call at a time" in stdout and "steal: " in stdout
+    assert "cores before load" in stdout
     assert summary["server_exit_code"] == 0
     assert (out / "locust_stats.csv").exists() and "PASS" in stdout
 

@@ -39,6 +39,7 @@ def _summary(legal_p99=9.0, refusals=(8.0, 12.0), health_p99=7.0, plain_refusals
         }},
         "machine": {"cpus": 2, "steal_percent": 0.4},
         "health_before_load": {"calls": 300, "p50_ms": 0.61, "p99_ms": 0.9},
+        "cores_before_load": {"cpus": 2, "kgames_per_s": 410.5, "lowest_kgames_per_s": 402.0},
         "health_during_load": {"p50_ms": 1.2, "p99_ms": health_p99,
                                "legal_actions": {"p50_ms": 2.1, "p99_ms": 8.5},
                                "suggest_resource_exhausted": {"p99_ms": plain_refusals}},
@@ -53,7 +54,8 @@ def test_a_runs_figures_name_each_call_the_plain_clients_probes_and_the_machine_
         "SuggestAction 50ms.refusals_p99": 8.0, "SuggestAction 500ms.refusals_p99": 12.0,
         "health.p50": 1.2, "health.p99": 7.0,
         "plain.ListLegalActions.p99": 8.5, "plain.refusals_p99": 6.5,
-        "health_before.p50": 0.61, "steal_percent": 0.4,  # the machine at the time of the run
+        # the machine at the time of the run
+        "cores_before.kgames_per_s": 410.5, "health_before.p50": 0.61, "steal_percent": 0.4,
     }
     # a run without refusals or probes has none of those figures
     bare = repeat.figures({"load": {"rpcs": {"ApplyAction": {"p50_ms": 2.0, "p99_ms": 5.0}}}})
