@@ -21,7 +21,7 @@ probes beside locust: ``health.p50``, ``health.p99``,
 state at the time of the run: ``cores_before.kgames_per_s``, thousands of
 random games a second a core of the rules core on every CPU at once just
 before the load (the machine's throughput then, which moves from one
-evening to the next), ``health_before.p50``, health checks one at a time
+hour to the next), ``health_before.p50``, health checks one at a time
 on the quiet server (its unloaded latency then), and ``steal_percent``, the
 CPU time other virtual machines took during the load (percent of a core).
 

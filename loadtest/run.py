@@ -547,8 +547,8 @@ def wait_until_serving(address: str, timeout: float = 30.0) -> None:
 def probe_cores(seconds: float = 0.5) -> dict[str, Any]:
     """Random games of the rules core on every usable CPU at once (a thread
     each; the core releases the GIL), just before the load: the machine's
-    throughput with every core busy, which moves from one evening to the next
-    on a shared machine while one quiet call's latency stays the same."""
+    throughput with every core busy, which on a shared machine moves from
+    one hour to the next while one quiet call's latency stays the same."""
     rates: list[float] = []
 
     def play() -> None:
@@ -569,9 +569,8 @@ def probe_cores(seconds: float = 0.5) -> dict[str, Any]:
 
 def probe_before(address: str, calls: int = 300) -> dict[str, Any]:
     """Health checks one at a time on the quiet server, just before the load:
-    the machine's speed at the time of the run (on a shared machine the same
-    build's calls slow down and speed up from one half hour to the next), so
-    that a slow run can be told from a slow server."""
+    its unloaded latency at the time of the run, beside the cores' throughput
+    (:func:`probe_cores`)."""
     times = []
     with grpc.insecure_channel(address) as channel:
         for i in range(calls + calls // 10):
@@ -816,7 +815,7 @@ def print_table(summary: dict[str, Any]) -> None:
     quiet = summary.get("health_before_load") or {}
     if quiet.get("calls"):
         print(f"health before load, one call at a time: p50 {quiet['p50_ms']} ms, "
-              f"p99 {quiet['p99_ms']} ms ({quiet['calls']} calls; the machine's speed "
+              f"p99 {quiet['p99_ms']} ms ({quiet['calls']} calls; the quiet server's latency "
               "at the time of the run)")
     during, after = summary["health_during_load"], summary["after_load"]
     print(f"health during load: {during['serving']}/{during['probes']} SERVING, "

@@ -196,7 +196,7 @@ def test_a_short_run_against_a_real_server_succeeds_and_writes_its_summary(tmp_p
     legal = summary["health_during_load"]["legal_actions"]
     assert legal["n"] > 0 and legal["max_ms"] >= legal["p99_ms"] >= legal["p50_ms"] > 0
     assert "ListLegalActions from outside locust" in stdout
-    # the machine's speed before the load and the steal during it, to tell a slow run from a slow server
+    # the machine before the load (the cores' throughput, the quiet server's latency) and the steal during it
     quiet = summary["health_before_load"]
     assert quiet["calls"] == 300 and quiet["p99_ms"] >= quiet["p50_ms"] > 0
     assert summary["machine"]["steal_percent"] >= 0
