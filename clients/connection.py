@@ -27,6 +27,7 @@ from typing import Any
 import grpc
 
 from cacaoai.api import Limit
+from cacaoai.api.methods import RPCS, SERVICE_NAME
 
 from .errors import CacaoClientError, error_from_rpc
 
@@ -37,15 +38,15 @@ __all__ = [
 
 DEFAULT_TARGET = "127.0.0.1:50051"
 MAX_RETRIES = 4  # gRPC tries a call at most 5 times
-SERVICE = "cacao.v1.CacaoService"
-SEARCH_METHODS = ("SuggestAction", "AnalyzePosition", "Analyze")
 
 
 def retry_service_config(retries: int, backoff: float, max_backoff: float) -> str:
     """The gRPC service config (JSON) that retries calls of the Cacao service.
 
-    Every method is retried on UNAVAILABLE (no server listening, a connection
-    lost); the searches also on RESOURCE_EXHAUSTED, the server's answer while
+    Each method is retried on the codes of its row of the API's method table
+    (:mod:`cacaoai.api.methods`): every method on UNAVAILABLE (no server
+    listening, a connection lost); the calls that search (suggestions,
+    analyses, reviews) also on RESOURCE_EXHAUSTED, the server's answer while
     all its search slots are busy. gRPC waits a random time (jitter) up to
     ``backoff`` before the first retry, doubling up to ``max_backoff``. A
     stream is retried only before its first report. ``retries`` 0: none.
@@ -59,11 +60,13 @@ def retry_service_config(retries: int, backoff: float, max_backoff: float) -> st
                 "maxBackoff": f"{max(max_backoff, backoff, 0.001):.3f}s",
                 "backoffMultiplier": 2, "retryableStatusCodes": codes}
 
+    by_codes: dict[tuple[str, ...], list[str]] = {}
+    for rpc in RPCS:
+        by_codes.setdefault(rpc.retry_codes, []).append(rpc.name)
     return json.dumps({"methodConfig": [
-        {"name": [{"service": SERVICE, "method": m} for m in SEARCH_METHODS],
-         "retryPolicy": policy(["UNAVAILABLE", "RESOURCE_EXHAUSTED"])},
-        {"name": [{"service": SERVICE}], "retryPolicy": policy(["UNAVAILABLE"])},
-    ]})
+        {"name": [{"service": SERVICE_NAME, "method": name} for name in names],
+         "retryPolicy": policy(list(codes))}
+        for codes, names in by_codes.items()]})
 
 
 class Connection:

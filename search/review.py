@@ -76,7 +76,8 @@ DEFAULT_LIMIT = Limit(iterations=600)
 PAIR_SHARE = 0.5
 #: The fewest iterations the second search gets.
 PAIR_MIN_ITERATIONS = 32
-#: Memory for one seat's kept trees.
+#: Memory for the trees a review keeps from one decision to the seat's next
+#: (every seat's together), unless the caller gives its own bound.
 CACHE_BYTES = 512 * 2**20
 #: lichess's accuracy curve (lichess.org/page/accuracy), of a loss in percentage points.
 ACCURACY_SCALE, ACCURACY_RATE, ACCURACY_OFFSET = 103.1668, 0.04354, 3.1669
@@ -182,7 +183,8 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
            settings: SearchSettings = ANALYSIS, *, seed: int, seats: Sequence[int] | None = None,
            stop: StopFlag | None = None, priority: str = "normal",
            explanations: bool = True, pause: StopFlag | None = None,
-           on_pause: Callable[[], None] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
+           on_pause: Callable[[], None] | None = None,
+           keep_bytes: int = CACHE_BYTES) -> Iterator[DecisionReview | ReviewSummary]:
     """Review the decisions of `record` (a cacao-record/1, dict or text):
     an iterator of one DecisionReview per decision of the `seats` reviewed
     (default: all), in the record's order, then a ReviewSummary. The
@@ -200,6 +202,8 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
         explanations: build an Explanation for each decision that is not the best.
         pause, on_pause: pause the searches as ``Run`` does (a scheduler's
             flag, to give the cores to more urgent work).
+        keep_bytes: the most memory of the trees kept between decisions,
+            every seat's together (a server's memory budget sets it).
 
     Raises:
         RecordError: the record is malformed or an action is illegal.
@@ -209,14 +213,15 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
     Position.from_record(data)       # checks every action and the result before any search
     return review_game(Position.from_record(data, 0), [Action.from_json(a) for a in data["actions"]],
                        limit, settings, seed=seed, seats=seats, stop=stop, priority=priority,
-                       explanations=explanations, pause=pause, on_pause=on_pause)
+                       explanations=explanations, pause=pause, on_pause=on_pause, keep_bytes=keep_bytes)
 
 
 def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], limit: Limit = DEFAULT_LIMIT,
                 settings: SearchSettings = ANALYSIS, *, seed: int, seats: Sequence[int] | None = None,
                 stop: StopFlag | None = None, priority: str = "normal",
                 explanations: bool = True, pause: StopFlag | None = None,
-                on_pause: Callable[[], None] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
+                on_pause: Callable[[], None] | None = None,
+                keep_bytes: int = CACHE_BYTES) -> Iterator[DecisionReview | ReviewSummary]:
     """Review `actions` played from `start` (not modified) as :func:`review`
     reviews a record's: decision `index` is ``actions[index]``. For games
     that do not start at a deal (a snapshot, a hand-made position).
@@ -230,13 +235,13 @@ def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], 
         raise ValueError(f"limit: must be a Limit with iterations or time_s, got {limit!r}")
     played = _played(start, actions)
     run = Run(stop=stop, pause=pause, on_pause=on_pause, cpu_priority=priority)
-    return _review(start, played, limit, settings, seed, reviewed, run, explanations)
+    return _review(start, played, limit, settings, seed, reviewed, run, explanations, TreeCache(keep_bytes))
 
 
 def _review(start: Position, played: list[Action], limit: Limit, settings: SearchSettings, seed: int,
-            reviewed: list[int], run: Run, explanations: bool) -> Iterator[DecisionReview | ReviewSummary]:
+            reviewed: list[int], run: Run, explanations: bool,
+            cache: TreeCache) -> Iterator[DecisionReview | ReviewSummary]:
     pair_limit = _pair_limit(limit)
-    caches = {s: TreeCache(CACHE_BYTES) for s in reviewed}
     histories: dict[int, list[tuple[Position, Action]]] = {s: [] for s in reviewed}
     done: list[DecisionReview] = []
     iterations = 0
@@ -248,7 +253,7 @@ def _review(start: Position, played: list[Action], limit: Limit, settings: Searc
             if run.stop is not None and run.stop.is_set():
                 return
             decision = _decision(position, index, seat, action, limit, pair_limit, settings,
-                                 derive_seed(seed, index), run, caches[seat],
+                                 derive_seed(seed, index), run, cache,
                                  histories[seat], explanations)
             if decision is None:
                 return

@@ -31,6 +31,7 @@ from typing import Any
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+from cacaoai.api.methods import Priority, Rpc
 from cacaoai.search import ANALYSIS, PLAY, Limit, SearchResult, SearchSettings
 from cacaoai.search.bots import Level
 from cacaoai.search.limits import PRESETS
@@ -48,8 +49,6 @@ CAUTIOUS_ITERATIONS_PER_SECOND = 50_000
 QUEUE_CLASSES = {pb.SEARCH_PRIORITY_INTERACTIVE: INTERACTIVE,
                  pb.SEARCH_PRIORITY_BACKGROUND: BACKGROUND}
 QUEUE_CLASS_VALUES = {v: k for k, v in QUEUE_CLASSES.items()}
-#: The token role whose searches always run at background priority.
-BACKGROUND_ROLE = "background"
 
 
 @dataclass(frozen=True)
@@ -224,15 +223,18 @@ def expected_seconds(budget: Budget) -> float:
     return seconds
 
 
-def queue_class(asked: pb.SearchPriority, budget: Budget, options: ServerOptions, *,
-                interactive_by_default: bool, role: str = "") -> str:
-    """The queue class a search waits in: what the request asks (``asked``, a
-    SearchPriority), else interactive for a SuggestAction and background for
-    an analysis; but never interactive for a search longer than
-    ``interactive_max_time_s`` or for a token whose role is "background"."""
-    wanted = QUEUE_CLASSES.get(asked, INTERACTIVE if interactive_by_default else BACKGROUND)
-    if wanted == INTERACTIVE and (role == BACKGROUND_ROLE
-                                  or expected_seconds(budget) > options.interactive_max_time_s):
+def queue_class(asked: pb.SearchPriority, budget: Budget, options: ServerOptions, rpc: Rpc,
+                role: str = "") -> str:
+    """The queue class a search of `rpc` waits in: what the request asks
+    (``asked``, a SearchPriority), else the method's default (its row of the
+    API's method table: interactive for a SuggestAction, background for an
+    analysis or a review); but background where the table holds the method
+    or the token's `role` to it (a review, a "background" token), and for a
+    search longer than ``interactive_max_time_s``."""
+    if rpc.priority_for(role) is Priority.BACKGROUND:
+        return BACKGROUND
+    wanted = QUEUE_CLASSES.get(asked, INTERACTIVE if rpc.priority is Priority.INTERACTIVE else BACKGROUND)
+    if wanted == INTERACTIVE and expected_seconds(budget) > options.interactive_max_time_s:
         return BACKGROUND
     return wanted
 

@@ -38,9 +38,10 @@ from importlib import metadata
 from typing import Any, TypeVar
 
 from cacaoai import engine
-from cacaoai.api import convert
+from cacaoai.api import convert, methods
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+from cacaoai.api.methods import Rpc
 from cacaoai.engine import (
     Action,
     ActionFormatError,
@@ -347,12 +348,22 @@ class CacaoApi:
             errors.ApiError: INVALID_ARGUMENT for a bad budget,
                 RESOURCE_EXHAUSTED when no search can start or wait now.
         """
-        return self._admit(request, call, self.default_level, interactive_by_default=True)
+        return self._admit(request, call, methods.BY_NAME["SuggestAction"], self.default_level)
 
     def admit_analysis(self, request: pb.AnalyzePositionRequest, call: Call) -> Admitted:
         """An AnalyzePosition request's budget, refused at once as
         :meth:`admit_suggestion` says."""
-        return self._admit(request, call, None, interactive_by_default=False)
+        return self._admit(request, call, methods.BY_NAME["AnalyzePosition"], None)
+
+    def admit_review(self, request: pb.ReviewGameRequest, call: Call) -> Admitted:
+        """A ReviewGame request's budget (each decision's), refused at once as
+        :meth:`admit_suggestion` says: a review counts against the same slots
+        and per-client limits as any search, and always runs as background
+        work. Its expected time counts the record's actions when they came as
+        a message (JSON text is read later, with the rest of the request)."""
+        budget = reviews.review_budget(request, self.options)
+        actions = len(request.record.actions) if request.WhichOneof("source") == "record" else 1
+        return self._check(call, budget, BACKGROUND, budgets.expected_seconds(budget) * max(actions, 1), None)
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call,
                        admitted: Admitted | None = None) -> pb.SuggestActionResponse:
@@ -418,35 +429,32 @@ class CacaoApi:
         return analysis
 
     def review_game(self, request: pb.ReviewGameRequest, call: Call,
-                     notify: Callable[[], None] = lambda: None) -> reviews.ReviewStream:
+                    notify: Callable[[], None] = lambda: None,
+                    admitted: Admitted | None = None) -> reviews.ReviewStream:
         """Checks a ReviewGame request and starts the review; its running stream.
 
         The review runs on a thread of its own as one background search: it
         waits for a slot, pauses while interactive searches wait, and ends
-        at once when ``call.stop`` is set (no summary then).
+        at once when ``call.stop`` is set (no summary then). `admitted`: the
+        request's :meth:`admit_review`, when it ran already.
 
         Raises:
             errors.ApiError: the request is refused at once (nothing runs).
         """
+        admitted = admitted or self.admit_review(request, call)
         read = reviews.read_request(request, self.options)
         budget = read.budget
         remaining = call.time_remaining()
         seeded = request.HasField("seed")
         need = None
         if self.memory is not None:
-            need = budgets.tree_need(budget, seeded=seeded, reuse=False)
-            need = replace(need, nodes=min(need.nodes * reviews.REUSED_TREES, memory.MAX_TREE_NODES))
-        order = Request(
-            client=call.client, stop=call.stop, klass=BACKGROUND, need=need,
-            threads=budget.limit.threads or 1,
-            expected_s=budgets.expected_seconds(budget) * max(read.decisions, 1),
-            reply_by=(None if remaining is None
-                      else self.gate.clock() + remaining - self.options.deadline_margin_s))
-        self.gate.check(order)
+            need = reviews.tree_need(budget, seeded=seeded)
+        order = replace(admitted.order, need=need,
+                        expected_s=budgets.expected_seconds(budget) * max(read.decisions, 1))
         budgets.require_time(remaining)
         seed = request.seed if seeded else positions.random_seed()
         priority = budgets.cpu_priority(budget, remaining is not None,
-                                        budgets.class_priority(BACKGROUND, self.options),
+                                        budgets.class_priority(order.klass, self.options),
                                         starved=self.starvation.starved())
         ticket = self.gate.submit(order)
         stream = reviews.ReviewStream(read.decisions, notify)
@@ -454,11 +462,12 @@ class CacaoApi:
         def work() -> None:
             self.gate.wait(ticket)
             settings = budget.settings
-            if ticket.max_nodes is not None:
-                settings = replace(settings, max_nodes=ticket.max_nodes)
+            if ticket.reservation is not None:
+                settings = replace(settings, max_nodes=reviews.grown_nodes(ticket.reservation))
             for item in review(read.record, budget.limit, settings, seed=seed, seats=read.seats,
                                stop=call.stop, priority=priority, pause=ticket.pause,
-                               on_pause=lambda: self.gate.on_pause(ticket)):
+                               on_pause=lambda: self.gate.on_pause(ticket),
+                               keep_bytes=reviews.keep_bytes(ticket.reservation, budget)):
                 stream.add(item)
 
         self._run_behind(ticket, "cacao-review", work, stream.finish)
@@ -500,21 +509,23 @@ class CacaoApi:
         finally:
             call.stop.set()  # ends the search when the stream ends early
 
-    def _admit(self, request: Any, call: Call, default_level: str | None, *,
-               interactive_by_default: bool) -> Admitted:
+    def _admit(self, request: Any, call: Call, rpc: Rpc, default_level: str | None) -> Admitted:
         """A search request's budget (a level's, or limits with the settings
-        of budgets.request_settings) and what the scheduler needs to know,
-        past :meth:`SearchScheduler.check`, so that a refusal under overload
-        costs next to nothing."""
+        of budgets.request_settings), past the scheduler's check."""
         budget = budgets.resolve_budget(request, self.levels, self.options, default_level)
+        klass = budgets.queue_class(request.priority, budget, self.options, rpc,
+                                    role=self.roles.get(call.client, ""))
+        return self._check(call, budget, klass, budgets.expected_seconds(budget), budget.limit.time_s)
+
+    def _check(self, call: Call, budget: Budget, klass: str, expected_s: float,
+               time_s: float | None) -> Admitted:
+        """What the scheduler needs to know of a search, past
+        :meth:`SearchScheduler.check`, so that a refusal under overload costs
+        next to nothing: every call that searches comes through here."""
         remaining = call.time_remaining()
         order = Request(
-            client=call.client, stop=call.stop, time_s=budget.limit.time_s,
-            threads=budget.limit.threads or 1,
-            klass=budgets.queue_class(request.priority, budget, self.options,
-                                        interactive_by_default=interactive_by_default,
-                                        role=self.roles.get(call.client, "")),
-            expected_s=budgets.expected_seconds(budget),
+            client=call.client, stop=call.stop, time_s=time_s, threads=budget.limit.threads or 1,
+            klass=klass, expected_s=expected_s,
             reply_by=(None if remaining is None
                       else self.gate.clock() + remaining - self.options.deadline_margin_s))
         self.gate.check(order)

@@ -1,14 +1,14 @@
-"""The service's methods, once for every transport: :data:`METHODS` says for
-each RPC of ``cacao.v1.CacaoService`` how it is admitted, what its deadline
-does, where its errors point, whether it streams, and which
-:class:`~.handlers.CacaoApi` handler answers it; :class:`Dispatcher` runs a
-method so, on the transport's event loop.
+"""The service's methods, once for every transport: :data:`METHODS` binds
+each row of the API's method table (:mod:`cacaoai.api.methods`: how a call is
+admitted, whether it searches and at what priority, whether it streams, where
+its errors point) to the :class:`~.handlers.CacaoApi` functions that answer
+it; :class:`Dispatcher` runs a method so, on the transport's event loop.
 
 The gRPC adapter (:mod:`.grpc_transport`) and the Connect adapter
 (:mod:`.connect_transport`) only translate: a call's deadline, client and
 cancellation into a :class:`~.handlers.Call`, its bytes into a request
 message, and what :class:`Dispatcher` returns or raises into their answers.
-Adding an RPC is its proto, its handler and its row here.
+Adding an RPC: docs/architecture.md ("Adding an RPC") lists every place.
 
 What every method shares, on every transport:
 
@@ -19,10 +19,10 @@ What every method shares, on every transport:
 - an :class:`~.errors.ApiError` is the client's fault and goes back with its
   details; any other exception is logged and answered INTERNAL
   (:class:`InternalError`), and never harms the next call;
-- a search (SuggestAction, an analysis) is admitted on the event loop, before
-  any thread hop (its row's ``admit``): when the scheduler would refuse it
-  (RESOURCE_EXHAUSTED, ``TOO_MANY_SEARCHES``), the refusal waits for no
-  worker thread, however busy they are;
+- a call that searches (SuggestAction, the analyses, ReviewGame) is admitted
+  on the event loop, before any thread hop (its ``admit``): when the
+  scheduler would refuse it (RESOURCE_EXHAUSTED, ``TOO_MANY_SEARCHES``), the
+  refusal waits for no worker thread, however busy they are;
 - a search's call end (its deadline, a cancel, a hang-up) sets its stop
   flag, so its search ends at once.
 
@@ -44,8 +44,8 @@ from typing import Any, TypeVar
 
 import grpc
 
-from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+from cacaoai.api.methods import RPCS, SERVICE, Kind, Rpc
 from cacaoai.search import StopFlag
 
 from . import errors
@@ -56,23 +56,13 @@ T = TypeVar("T")
 
 log = logging.getLogger("cacaoai.server")
 
-SERVICE = pb.DESCRIPTOR.services_by_name["CacaoService"]
 INLINE_REQUEST_BYTES = 8 * 1024  # handled on the loop: every real request but searches
 LARGE_REQUEST_BYTES = 32 * 1024  # five times the largest real record
 LARGE_REQUESTS = 1  # large requests converted at once, per transport
 
 
-class Admission(enum.Enum):
-    """How a method's handler gets to run."""
-
-    #: on the event loop when the request is small (two thread switches
-    #: would cost more than the work), else in the worker pool
-    QUICK = "quick"
-    #: always in the worker pool: it waits there for the scheduler's slot
-    SEARCH = "search"
-    #: started as QUICK; its search runs on a thread of its own once the
-    #: scheduler admits it, and reports as it goes
-    ANALYSIS = "analysis"
+#: How a method's handler gets to run (the API table's kinds).
+Admission = Kind
 
 
 class Deadline(enum.Enum):
@@ -87,37 +77,51 @@ class Deadline(enum.Enum):
 
 @dataclass(frozen=True)
 class Method:
-    """One RPC as every transport serves it.
+    """One RPC as every transport serves it: its row of the API's table
+    (:data:`cacaoai.api.methods.RPCS`) bound to its :class:`CacaoApi` functions.
 
     Attributes:
-        name: its name in the proto (``SuggestAction``).
-        handler: the :class:`CacaoApi` function that answers it: ``(api,
-            request)`` for QUICK, ``(api, request, call)`` for SEARCH,
-            ``(api, request, call, notify)`` for ANALYSIS (an Analysis, or
-            a review's ReviewStream).
-        admission: how the handler gets to run.
-        deadline: what the call's deadline does.
-        streams: it answers with a stream of reports, the last one final.
-        start_then_stop: its first message holds the request in ``start``,
-            and a later ``stop`` ends the analysis at once (a half-close
-            lets it run).
-        errors_under: the field its request sits in (the fields its errors
-            name start with it); "" for the message itself.
-        admit: the :class:`CacaoApi` function ``(api, request, call)`` that
-            refuses a search at once when the scheduler would (a lock and
-            some arithmetic), run on the event loop before any thread hop so
-            that refusals under overload wait for no worker; what it returns
-            goes to the handler as ``admitted``. None: the handler checks.
+        rpc: the row: its name, kind, priority, roles and retry codes.
+        handler: the function that answers it: ``(api, request)`` for QUICK,
+            ``(api, request, call)`` for SEARCH, ``(api, request, call,
+            notify)`` for STREAM (a running :class:`~.streams.ReportStream`).
+        admit: ``(api, request, call)``, which refuses a search at once when
+            the scheduler would (a lock and some arithmetic), run on the event
+            loop before any thread hop so that refusals under overload wait
+            for no worker; what it returns goes to the handler as
+            ``admitted``. None for a call that does not search.
     """
 
-    name: str
+    rpc: Rpc
     handler: Callable[..., Any]
-    admission: Admission = Admission.QUICK
-    deadline: Deadline = Deadline.TRANSPORT
-    streams: bool = False
-    start_then_stop: bool = False
-    errors_under: str = ""
     admit: Callable[..., Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.rpc.name
+
+    @property
+    def admission(self) -> Kind:
+        return self.rpc.kind
+
+    @property
+    def deadline(self) -> Deadline:
+        return Deadline.FITS_BUDGET if self.rpc.searches else Deadline.TRANSPORT
+
+    @property
+    def streams(self) -> bool:
+        """It answers with a stream of reports, the last one final."""
+        return self.rpc.server_streaming
+
+    @property
+    def start_then_stop(self) -> bool:
+        """Its first message holds the request in ``start``, and a later
+        ``stop`` ends the analysis at once (a half-close lets it run)."""
+        return self.rpc.client_streaming
+
+    @property
+    def errors_under(self) -> str:
+        return self.rpc.errors_under
 
     def admitted(self, api: CacaoApi, request: Any, call: Call) -> dict[str, Any]:
         """The handler's keyword arguments after :attr:`admit` (run here, on
@@ -125,20 +129,11 @@ class Method:
         return {} if self.admit is None else {"admitted": self.admit(api, request, call)}
 
 
-METHODS: tuple[Method, ...] = (
-    Method("GetServerInfo", CacaoApi.get_server_info),
-    Method("NewGame", CacaoApi.new_game),
-    Method("ListLegalActions", CacaoApi.list_legal_actions),
-    Method("ApplyAction", CacaoApi.apply_action),
-    Method("ValidateRecord", CacaoApi.validate_record),
-    Method("SuggestAction", CacaoApi.suggest_action, Admission.SEARCH, Deadline.FITS_BUDGET,
-           admit=CacaoApi.admit_suggestion),
-    Method("AnalyzePosition", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
-           streams=True, admit=CacaoApi.admit_analysis),
-    Method("Analyze", CacaoApi.start_analysis, Admission.ANALYSIS, Deadline.FITS_BUDGET,
-           streams=True, start_then_stop=True, errors_under="start", admit=CacaoApi.admit_analysis),
-    Method("ReviewGame", CacaoApi.review_game, Admission.ANALYSIS, Deadline.FITS_BUDGET, streams=True),
-)
+def _bound(rpc: Rpc) -> Method:
+    return Method(rpc, getattr(CacaoApi, rpc.handler), getattr(CacaoApi, rpc.admit) if rpc.admit else None)
+
+
+METHODS: tuple[Method, ...] = tuple(_bound(rpc) for rpc in RPCS)
 BY_NAME = {method.name: method for method in METHODS}
 
 

@@ -48,7 +48,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .observe import SEARCH_METHODS, CallRecord
+from cacaoai.api.methods import SEARCHES
+
+from .observe import CallRecord
 
 #: Latency buckets, seconds: quick calls (~1 ms) up to long searches (60 s).
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -111,7 +113,7 @@ class Metrics:
         labels = (call.service, call.method)
         self.handled.labels(*labels, call.code).inc()
         self.latency.labels(*labels).observe(call.seconds)
-        if call.method in SEARCH_METHODS:
+        if call.method in SEARCHES:
             if call.code == "RESOURCE_EXHAUSTED":
                 self.refusals.labels(call.method).inc()
             elif call.iterations:

@@ -23,10 +23,6 @@ from typing import Any
 
 log = logging.getLogger("cacaoai.server")
 
-#: The RPCs that run a search (their RESOURCE_EXHAUSTED is a search-slot refusal).
-SEARCH_METHODS = frozenset({"SuggestAction", "AnalyzePosition", "Analyze"})
-
-
 @dataclass(frozen=True)
 class CallRecord:
     """What one finished call did, in plain values.
@@ -37,8 +33,10 @@ class CallRecord:
         code: status code name, e.g. ``OK``, ``INVALID_ARGUMENT``.
         seconds: wall time from the call's arrival to its end.
         position_hash: the hash of the position in the (last) reply, or "".
-        iterations: search iterations of the (last) reply's evaluation, or 0.
-        search_seconds: search time of that evaluation, or 0.
+        iterations: search iterations of the (last) reply's evaluation (a
+            review's: of its summary), or 0.
+        search_seconds: search time of that evaluation (a review's: the
+            call's time), or 0.
         stopped_by: why that search stopped ("iterations", "time", ...), or "".
         peer: the client's address as the transport names it.
     """
@@ -68,6 +66,9 @@ def call_record(full_method: str, code: str, seconds: float, reply: Any = None,
         iterations = evaluation.iterations
         search_seconds = evaluation.elapsed.ToTimedelta().total_seconds()
         stopped_by = evaluation.stopped_by
+    summary = getattr(reply, "summary", None)  # a review's last message
+    if summary is not None and reply.HasField("summary"):
+        iterations, search_seconds = summary.iterations, seconds
     return CallRecord(service=service, method=method, code=code, seconds=seconds,
                       position_hash=position_hash, iterations=iterations,
                       search_seconds=search_seconds, stopped_by=stopped_by, peer=peer)

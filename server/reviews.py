@@ -16,21 +16,22 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import CacaoError, Position, parse_record
 from cacaoai.search import ANALYSIS
-from cacaoai.search.review import DEFAULT_LIMIT, DecisionReview, ReviewSummary
+from cacaoai.search.review import CACHE_BYTES, DEFAULT_LIMIT, DecisionReview, ReviewSummary
 
 from . import budgets, errors, positions
 from .budgets import Budget
+from .memory import MAX_TREE_NODES, Need, Reservation, tree_bytes
 from .options import ServerOptions
 
 #: A seat's tree is continued from one decision to its next, so it grows past
-#: one search's nodes: the memory asked for a review's trees, in budgets.
+#: one search's nodes: the nodes a review's tree may grow to, in budgets.
 REUSED_TREES = 4
 
 
@@ -80,6 +81,32 @@ def review_budget(request: pb.ReviewGameRequest, options: ServerOptions) -> Budg
                              "limits.iterations or limits.time (or leave limits out for "
                              f"{DEFAULT_LIMIT.iterations} iterations)")
     return budgets.clamp(limit, options, ANALYSIS, timed=limit.time_s is not None)
+
+
+def tree_need(budget: Budget, *, seeded: bool) -> Need:
+    """What a review's trees need of the memory budget: the tree it grows (up
+    to :data:`REUSED_TREES` searches' nodes, continued from one decision to
+    the seat's next), and as much again for the trees it keeps meanwhile for
+    every seat's next decision (:func:`grown_nodes`, :func:`keep_bytes`)."""
+    need = budgets.tree_need(budget, seeded=seeded, reuse=False)
+    return replace(need, nodes=min(need.nodes * REUSED_TREES * 2, MAX_TREE_NODES))
+
+
+def grown_nodes(reservation: Reservation) -> int:
+    """The max_nodes of a review's trees: half its reservation's, the other
+    half being for the trees it keeps."""
+    return max(2, reservation.max_nodes // 2)
+
+
+def keep_bytes(reservation: Reservation | None, budget: Budget) -> int:
+    """The most bytes of trees a review keeps between decisions: its
+    reservation less the trees it grows (each within :func:`grown_nodes`),
+    so that everything it holds stays within what it reserved; the search's
+    own bound when the server has no memory budget."""
+    if reservation is None:
+        return CACHE_BYTES
+    growing = (budget.limit.threads or 1) * tree_bytes(grown_nodes(reservation))
+    return max(0, reservation.nbytes - growing)
 
 
 def _record(request: pb.ReviewGameRequest) -> dict:

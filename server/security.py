@@ -6,7 +6,8 @@
 - :class:`Tokens` holds the accepted bearer tokens and their roles;
   :class:`TokenInterceptor` refuses a call without a valid token
   (UNAUTHENTICATED) or whose token's role does not cover the method
-  (PERMISSION_DENIED). Health checks stay open: probes carry no token and
+  (PERMISSION_DENIED: the API's method table, :mod:`cacaoai.api.methods`,
+  says which roles may call what). Health checks stay open: probes carry no token and
   reveal nothing but "serving".
 - :func:`client_key` names the client a per-client search limit counts
   against: its token, else its IP address.
@@ -27,15 +28,11 @@ from typing import Any
 import grpc
 from grpc_status import rpc_status
 
-from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
+from cacaoai.api.methods import BY_PATH, ROLES
 
 from .errors import ApiError
 
-ROLES = ("all", "rules", "background")  # background: searches, at background priority only
-SEARCH_METHODS = frozenset(
-    f"/{pb.DESCRIPTOR.services_by_name['CacaoService'].full_name}/{name}"
-    for name in ("SuggestAction", "AnalyzePosition", "Analyze"))
 OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
 
 
@@ -131,10 +128,11 @@ class Tokens:
             return "", ApiError(grpc.StatusCode.UNAUTHENTICATED,
                                 "the token is not one this server accepts", ErrorReason.UNAUTHENTICATED)
         role, client = found
-        if role == "rules" and method in SEARCH_METHODS:
+        rpc = BY_PATH.get(method)
+        if rpc is not None and not rpc.allows(role):
             return "", ApiError(grpc.StatusCode.PERMISSION_DENIED,
-                                f"the token's role ({role}) does not allow searches "
-                                f"({method.rsplit('/', 1)[-1]})", ErrorReason.PERMISSION_DENIED)
+                                f"the token's role ({role}) does not allow searches ({rpc.name})",
+                                ErrorReason.PERMISSION_DENIED)
         return client, None
 
 

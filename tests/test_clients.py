@@ -402,10 +402,13 @@ def test_the_retry_policy_is_a_grpc_service_config():
     from cacaoai.client.connection import retry_service_config
 
     config = json.loads(retry_service_config(9, 0.1, 2.0))
-    search, every = config["methodConfig"]
+    every, search = config["methodConfig"]
     assert search["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE", "RESOURCE_EXHAUSTED"]
-    assert {n["method"] for n in search["name"]} == {"SuggestAction", "AnalyzePosition", "Analyze"}
+    # every call that searches, reviews too: a full server refuses them all alike
+    assert {n["method"] for n in search["name"]} == {"SuggestAction", "AnalyzePosition", "Analyze", "ReviewGame"}
     assert every["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
+    assert {n["method"] for n in every["name"]} == {
+        "GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "ValidateRecord"}
     assert every["retryPolicy"]["maxAttempts"] == 5  # gRPC's limit
     assert json.loads(retry_service_config(0, 0.1, 2.0)) == {"methodConfig": []}
 

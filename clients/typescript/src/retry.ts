@@ -2,6 +2,9 @@
 // after a pause that doubles each time (with jitter), a bounded number of times.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Interceptor, StreamRequest, StreamResponse } from "@connectrpc/connect";
+import { METHODS, RETRY_ALWAYS, SEARCH_METHODS } from "./gen/cacao/v1/cacao_methods.js";
+
+export { SEARCH_METHODS };
 
 /** When and how often to send a refused call again. */
 export interface RetryOptions {
@@ -19,11 +22,13 @@ export interface RetryOptions {
   /** Codes that make any method retry (default: UNAVAILABLE, which the service
    *  answers before doing anything: too many connections, shutting down). */
   codes?: Code[];
-  /** Codes that make a search retry (default: RESOURCE_EXHAUSTED: the server
-   *  runs its most searches at once and refuses one more without queueing it). */
+  /** Codes that make a search retry (default: the method's own retry codes in the
+   *  service's method table, RESOURCE_EXHAUSTED for a search: the server runs its
+   *  most searches at once and refuses one more without queueing it). */
   searchCodes?: Code[];
-  /** Methods that are searches (default: SuggestAction, AnalyzePosition, Analyze). */
-  searchMethods?: string[];
+  /** Methods that are searches (default: the method table's: SuggestAction,
+   *  AnalyzePosition, Analyze, ReviewGame). */
+  searchMethods?: readonly string[];
   /** Told before each pause, e.g. to say "the service is busy". */
   onRetry?: (retry: RetryEvent) => void;
   /** For tests: the random source (default Math.random) and the pause. */
@@ -42,8 +47,6 @@ export interface RetryEvent {
   /** Why the last send failed. */
   error: ConnectError;
 }
-
-export const SEARCH_METHODS = ["SuggestAction", "AnalyzePosition", "Analyze", "ReviewGame"];
 
 /** The pause before retry number `retry` (1, 2, ...): exponential, capped, with jitter. */
 export function retryDelay(retry: number, options: RetryOptions = {}, random = Math.random): number {
@@ -77,14 +80,14 @@ function cancelled(signal: AbortSignal): ConnectError {
  *  be read twice. The call's signal (cancellation, deadline) ends the waiting. */
 export function retryInterceptor(options: RetryOptions = {}): Interceptor {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 8);
-  const codes = new Set(options.codes ?? [Code.Unavailable]);
-  const searchCodes = new Set(options.searchCodes ?? [Code.ResourceExhausted]);
+  const codes = new Set(options.codes ?? RETRY_ALWAYS);
   const searches = new Set(options.searchMethods ?? SEARCH_METHODS);
   const random = options.random ?? Math.random, sleep = options.sleep ?? abortableSleep;
+  const searchCodes = (method: string): readonly Code[] => options.searchCodes ?? METHODS[method]?.retryCodes ?? [];
 
   const retryable = (method: string, error: unknown): error is ConnectError =>
     error instanceof ConnectError &&
-    (codes.has(error.code) || (searches.has(method) && searchCodes.has(error.code)));
+    (codes.has(error.code) || (searches.has(method) && searchCodes(method).includes(error.code)));
 
   return (next) => async (req) => {
     const method = req.method.name;

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import {
   CacaoService, cacaoInterceptors, create, ErrorReason, errorReason, EvaluationSchema, explainError, retryDelay,
+  SEARCH_METHODS,
 } from "../src/index.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import type { CacaoClientOptions, RetryEvent } from "../src/index.js";
@@ -26,6 +27,10 @@ function fake(codes: Code[], options: CacaoClientOptions = {}) {
       suggestAction() {
         next();
         return { seat: 1 };
+      },
+      async *reviewGame() {
+        next();
+        yield { sequence: 0, decisions: 0 };
       },
       async *analyzePosition(req) {
         next();
@@ -73,6 +78,15 @@ test("a busy server refuses a search, which is asked again; other calls are not"
   const other = fake([Code.ResourceExhausted]);
   await assert.rejects(other.client.getServerInfo({}), (e: ConnectError) => e.code === Code.ResourceExhausted);
   assert.equal(other.seen.calls, 1);
+});
+
+test("a review is a search: a busy server's refusal of it is asked again, as the method table says", async () => {
+  const { client, seen } = fake([Code.ResourceExhausted]);
+  const reports = [];
+  for await (const report of client.reviewGame({})) reports.push(report);
+  assert.equal(reports.length, 1);
+  assert.equal(seen.calls, 2);
+  assert.ok(SEARCH_METHODS.includes("ReviewGame"));
 });
 
 test("an error that is the caller's is never retried", async () => {
