@@ -7,12 +7,15 @@ knows nothing about the transports: each serves the method table
 before the client's deadline and a stop flag that the client's cancellation
 sets), and turns its :class:`~.errors.ApiError` into its own error answer.
 
-Searches go through the :class:`~.scheduler.SearchScheduler` (``gate``):
-a search request is checked cheaply (a refusal under overload costs next to
-nothing), then read, then queued in its queue class until a slot (and its
-trees' memory, under the memory budget) is free; a background search gives
-its slot to a waiting interactive one by pausing. Every transport that calls
-CacaoApi gets the same scheduling.
+The rules calls are :mod:`.rules_calls`' functions. Every call that searches
+(a suggestion, an analysis, a review) goes through the same steps here and
+the :class:`~.scheduler.SearchScheduler` (``gate``): admitted cheaply
+(``_check``: a refusal under overload costs next to nothing), then read once
+(``_plan``, with :mod:`.searching`'s checks), then queued in its queue class
+until a slot (and its trees' memory, under the memory budget) is free; a
+background search gives its slot to a waiting interactive one by pausing.
+Analyses and reviews report through :mod:`.streams`. Every transport that
+calls CacaoApi gets the same scheduling.
 
 Thread-safety: one CacaoApi serves all RPC threads at once. Its only shared
 mutable state is the scheduler, the memory budget and the search's
@@ -23,34 +26,24 @@ the GIL, so concurrent searches use all cores.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-import json
 import os
 import socket
 import threading
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from importlib import metadata
 from typing import Any, TypeVar
 
 from cacaoai import engine
 from cacaoai.api import convert, methods
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
-from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.api.methods import Rpc
 from cacaoai.engine import (
-    Action,
-    ActionFormatError,
-    CacaoError,
-    IllegalActionError,
-    Position,
-    RecordError,
     derive_seed,
-    record_text,
 )
 from cacaoai.search import (
     FinishTimes,
@@ -58,7 +51,6 @@ from cacaoai.search import (
     Reuse,
     Run,
     SearchResult,
-    StopFlag,
     TreeCache,
     search,
 )
@@ -69,12 +61,13 @@ from cacaoai.search.explain import explain_result
 from cacaoai.search.model import load_model
 from cacaoai.search.review import review
 
-from . import budgets, errors, memory, positions, reviews, security
+from . import budgets, errors, memory, positions, reviews, rules_calls, security, streams
 from .budgets import Budget
 from .options import ServerOptions, reported_limits
-from .positions import Loaded
 from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
+from .searching import Admitted, Call, SearchPlan, budget_start, ponder_seat, restriction, scheduling, seat_levels
 from .starvation import StarvationGuard
+from .streams import Analysis
 
 T = TypeVar("T")
 
@@ -84,81 +77,6 @@ API_VERSION = "cacao.v1"
 COMPUTED_LIMITS = ("max_tree_nodes",)
 DEFAULT_REPORT_INTERVAL_S = 0.5
 INSTANCE = f"{socket.gethostname()}/{os.getpid()}"
-
-
-@dataclass
-class Call:
-    """What a handler may know of its RPC.
-
-    Attributes:
-        time_remaining: seconds left before the client's deadline, or None.
-        stop: set when the client cancels or the server shuts down; searches
-            poll it and end at once.
-        client: who the call counts as for the per-client search limit
-            (the transport decides: a token's id, an IP address); a token's
-            id also names its role (a "background" token's searches run at
-            background priority).
-        arrived: when the server had the request (:func:`time.monotonic`
-            seconds; None: not known). A search's time budget counts from
-            it, less the search's wait for a slot (:func:`budget_start`).
-    """
-
-    time_remaining: Callable[[], float | None] = lambda: None
-    stop: Any = field(default_factory=StopFlag)
-    client: str = ""
-    arrived: float | None = None
-
-
-@dataclass(frozen=True)
-class Admitted:
-    """A search request past the scheduler's check: its budget and what the
-    scheduler needs to know of it (see :meth:`CacaoApi.admit_suggestion`)."""
-
-    budget: Budget
-    order: Request
-
-
-@dataclass(frozen=True)
-class SearchPlan:
-    """A search request read and checked once, and passed down: what to
-    search, for whom, how much, how urgently and by when.
-
-    Attributes:
-        call: the call: its deadline (``time_remaining``), stop flag and client.
-        seed: the search's seed.
-        loaded: the request's source read into a position (and, for a
-            record, its last positions).
-        budget: the limit and settings (budgets.resolve_budget), clamped to
-            the server's; fitted to the deadline when the search starts (after
-            its wait for a slot).
-        order: what the scheduler knows of the search: its queue class,
-            expected time, latest reply and memory need.
-        cpu_priority: the CPU priority its trees run at.
-        seat: the searching seat (None: the observation's view, else the seat to act).
-        allow, avoid: the root's restriction.
-        multipv: candidates with a line of their own.
-        max_candidates: candidates the reply carries (0: the default).
-        cache: the tree cache when this search continues and keeps trees.
-        hash: short hash of what the searching seat sees (positions.searched_hash).
-        levels: who plays each seat, by level name ("" not known; empty: not said).
-        explain: build the suggestion's explanation.
-    """
-
-    call: Call
-    seed: int
-    loaded: Loaded
-    budget: Budget
-    order: Request
-    cpu_priority: str
-    seat: int | None = None
-    allow: tuple[Action, ...] = ()
-    avoid: tuple[Action, ...] = ()
-    multipv: int = convert.DEFAULT_CANDIDATES
-    max_candidates: int = 0
-    cache: TreeCache | None = None
-    hash: str = ""
-    levels: tuple[str, ...] = ()
-    explain: bool = False
 
 
 def _model_version(settings: Any) -> str:
@@ -258,83 +176,16 @@ class CacaoApi:
     # --- rules ---
 
     def new_game(self, request: pb.NewGameRequest) -> pb.NewGameResponse:
-        if not 2 <= request.players <= 4:
-            raise errors.invalid("players", f"{request.players} players: must be 2, 3 or 4")
-        seed = request.seed if request.HasField("seed") else positions.random_seed()
-        position = Position.new(players=request.players, seed=seed)
-        return pb.NewGameResponse(
-            position=convert.position_from_json(position.snapshot()),
-            position_hash=position.hash(),
-            record=convert.record_from_json(position.record()),
-        )
+        return rules_calls.new_game(request)
 
     def list_legal_actions(self, request: pb.ListLegalActionsRequest) -> pb.ListLegalActionsResponse:
-        loaded = positions.load(request, seed=0)
-        position = loaded.position
-        response = pb.ListLegalActionsResponse(
-            position_hash=loaded.hash, phase=convert.PHASES[position.phase],
-            standing=convert.standing_to_proto(position))  # public facts only: safe for an observation
-        if position.is_over:
-            return response
-        _require_decider_visible(loaded)
-        assert position.to_act is not None  # None only once the game is over
-        response.to_act = position.to_act
-        convert.legal_actions_to_proto(position, response)
-        return response
+        return rules_calls.list_legal_actions(request)
 
     def apply_action(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
-        if request.WhichOneof("source") == "position" and request.position.HasField("view"):
-            raise errors.failed_precondition(
-                "position.view",
-                "ApplyAction needs a complete position or a record: an observation hides "
-                "the tiles the action would draw", ErrorReason.HIDDEN_INFORMATION)
-        with errors.request_fields():
-            action_json = convert.action_to_json(request.action)
-        loaded = positions.load(request)
-        if request.expected_position_hash and request.expected_position_hash != loaded.hash:
-            raise errors.failed_precondition(
-                "expected_position_hash",
-                f"the position sent hashes to {loaded.hash}, not {request.expected_position_hash}",
-                ErrorReason.POSITION_MISMATCH)
-        position = loaded.position
-        _require_not_over(position)
-        turn = position.turn
-        report = positions.apply(position, request.action, action_json)
-        response = pb.ApplyActionResponse(
-            position=convert.position_from_json(position.snapshot()),
-            position_hash=position.hash(),
-            action=convert.action_to_proto(report.action),
-            standing=convert.standing_to_proto(position),
-        )
-        _describe(response, report, turn_ended=position.turn > turn or position.is_over)
-        if position.is_over:
-            response.result.CopyFrom(convert.result_from_json(position.result()))
-        if loaded.from_record:
-            response.record.CopyFrom(convert.record_from_json(position.record()))
-        return response
+        return rules_calls.apply_action(request)
 
     def validate_record(self, request: pb.ValidateRecordRequest) -> pb.ValidateRecordResponse:
-        kind = request.WhichOneof("source")
-        if kind is None:
-            raise errors.invalid("record", "required: a record or record_json")
-        data: dict | str
-        with errors.request_fields():
-            data = convert.record_to_json(request.record) if kind == "record" else request.record_json
-        try:
-            position = Position.from_record(data)
-        except RecordError as error:
-            response = pb.ValidateRecordResponse(
-                valid=False, error_index=error.index, error_message=error.reason)
-            if error.index >= 0:
-                partial = Position.from_record(data, upto=_count_actions(data, error.index))
-                response.actions_replayed = len(partial.history)
-                _set_final(response, partial)
-            return response
-        except CacaoError as error:
-            return pb.ValidateRecordResponse(valid=False, error_index=-1, error_message=str(error))
-        response = pb.ValidateRecordResponse(valid=True, actions_replayed=len(position.history))
-        _set_final(response, position)
-        return response
+        return rules_calls.validate_record(request)
 
     # --- search ---
 
@@ -382,7 +233,7 @@ class CacaoApi:
         searched = time.monotonic()
         evaluation = convert.evaluation_to_proto(budgets.answer(result, budget, final=True),
                                                  plan.max_candidates)
-        _scheduling(evaluation, ticket, self.gate.clock())
+        scheduling(evaluation, ticket, self.gate.clock())
         response = pb.SuggestActionResponse(
             position_hash=plan.hash, seat=plan.loaded.position.to_act,
             action=evaluation.best_action, evaluation=evaluation)
@@ -478,7 +329,7 @@ class CacaoApi:
         """Runs ``work()`` (which waits for `ticket`'s slot) on a thread of its
         own; when it ends, releases the ticket and calls ``finish`` with its future."""
         try:
-            running = _start_thread(name, work)
+            running = streams.start_thread(name, work)
         except BaseException:
             self.gate.release(ticket)
             raise
@@ -544,12 +395,12 @@ class CacaoApi:
         cache = self._cache(request)
         loaded = positions.load(request, seed=seed,
                                 history=positions.HISTORY_PLIES if cache is not None else 0)
-        _require_not_over(loaded.position)
-        seat = _ponder_seat(request, loaded)
+        rules_calls.require_not_over(loaded.position)
+        seat = ponder_seat(request, loaded)
         if seat is None:
-            _require_decider_visible(loaded)
-        levels = _seat_levels(request, loaded.position.players, self.levels)
-        allow, avoid = _restriction(request, loaded, seat)
+            rules_calls.require_decider_visible(loaded)
+        levels = seat_levels(request, loaded.position.players, self.levels)
+        allow, avoid = restriction(request, loaded, seat)
         budgets.require_time(call.time_remaining())
         observer = seat if seat is not None else (loaded.view if loaded.view is not None
                                                   else loaded.position.to_act)
@@ -627,295 +478,4 @@ class CacaoApi:
         return complete(result)
 
 
-class Analysis:
-    """A running AnalyzePosition search and the reports it has ready.
 
-    The search thread calls :meth:`report` and :meth:`finish`; the stream
-    calls :meth:`take`. Only the newest report waits to be taken: a client
-    slower than the search skips reports, and memory stays bounded.
-
-    Thread-safe.
-    """
-
-    def __init__(self, plan: SearchPlan, notify: Callable[[], None], ticket: Ticket | None = None,
-                 clock: Callable[[], float] | None = None):
-        self._max_candidates, self._loaded, self._hash = plan.max_candidates, plan.loaded, plan.hash
-        self.budget = plan.budget  # fitted to the deadline when the search starts after its wait
-        self._notify = notify
-        self._ticket, self._clock = ticket, clock
-        self._lock = threading.Lock()
-        self._latest: SearchResult | None = None
-        self._final: Future[SearchResult] | None = None
-        self._sequence = 0
-        self.finished = False  # the final report has been taken
-
-    def report(self, result: SearchResult) -> None:
-        with self._lock:
-            self._latest = result
-        self._notify()
-
-    def finish(self, done: Future[SearchResult]) -> None:
-        with self._lock:
-            self._final = done
-        self._notify()
-
-    def take(self) -> list[pb.AnalyzePositionResponse]:
-        """The reports ready now: the newest interim one, or the final one.
-
-        Raises:
-            Exception: the search's own error, with the final report.
-        """
-        with self._lock:
-            if self.finished:
-                return []
-            if self._final is not None:
-                self.finished = True
-                result, final = self._final.result(), True
-            elif self._latest is not None:
-                result, final = self._latest, False
-            else:
-                return []
-            self._latest = None
-            sequence, self._sequence = self._sequence, self._sequence + 1
-        evaluation = convert.evaluation_to_proto(budgets.answer(result, self.budget, final=final),
-                                                 self._max_candidates)
-        if self._ticket is not None and self._clock is not None:
-            _scheduling(evaluation, self._ticket, self._clock())
-        return [pb.AnalyzePositionResponse(
-            position_hash=self._hash,
-            seat=self._loaded.position.to_act,
-            sequence=sequence,
-            evaluation=evaluation,
-        )]
-
-
-async def analysis_reports(start: Callable[[Callable[[], None]], Awaitable[Analysis | reviews.ReviewStream]],
-                           problems: list[errors.ApiError] | None = None,
-                           within: str = "") -> AsyncGenerator[Any, None]:
-    """An analysis's reports (or a review's messages) on the event loop, as
-    the search makes them ready, until the final one: what the gRPC and the
-    HTTP transports stream.
-
-    Args:
-        start: ``start(notify)`` starts the analysis (see
-            :meth:`CacaoApi.start_analysis`); ``notify`` may be called from
-            any thread.
-        problems: filled by another task when the client sends something
-            wrong mid-stream: the reports then end with that error.
-        within: the field holding the request in the call's message (its
-            errors name their fields under it).
-
-    Raises:
-        errors.ApiError: the start's, or the first of ``problems``.
-    """
-    loop = asyncio.get_running_loop()
-    ready = asyncio.Event()
-
-    def notify() -> None:  # from the search thread
-        with contextlib.suppress(RuntimeError):  # the loop has closed
-            loop.call_soon_threadsafe(ready.set)
-
-    try:
-        analysis = await start(notify)
-    except errors.ApiError as error:
-        raise (errors.within(error, within) if within else error) from None
-    while not analysis.finished:
-        await ready.wait()
-        ready.clear()
-        for report in analysis.take():
-            if problems:
-                raise problems[0]
-            yield report
-
-
-# --- helpers ------------------------------------------------------------------
-
-def _start_thread(name: str, work: Callable[[], T]) -> Future[T]:
-    """Runs ``work()`` on a new daemon thread; its future."""
-    future: Future[T] = Future()
-
-    def body() -> None:
-        future.set_running_or_notify_cancel()
-        try:
-            future.set_result(work())
-        except BaseException as error:  # noqa: BLE001 - the future raises it in the caller
-            future.set_exception(error)
-
-    threading.Thread(target=body, name=name, daemon=True).start()
-    return future
-
-
-def budget_start(call: Call, ticket: Ticket) -> float | None:
-    """When a search's time budget began (time.monotonic() seconds): the
-    call's arrival plus the search's wait for a slot, so that reading and
-    admitting the request count and waiting in the queue does not (a queued
-    search under load keeps its whole budget); never later than now. None
-    when the call does not know its arrival: the search's own start."""
-    if call.arrived is None:
-        return None
-    return min(time.monotonic(), call.arrived + max(0.0, ticket.queued_s))
-
-
-def _scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
-    """The class a search ran at, its wait for a slot and its pauses so far
-    (each absent when none), into its evaluation."""
-    evaluation.priority = budgets.QUEUE_CLASS_VALUES[ticket.klass]
-    if ticket.queued_s > 0:
-        evaluation.queued.CopyFrom(convert.seconds_to_duration(ticket.queued_s))
-    paused = ticket.paused_s + (now - ticket.paused_at if ticket.paused_at is not None else 0.0)
-    if paused > 0:
-        evaluation.paused.CopyFrom(convert.seconds_to_duration(paused))
-
-
-def _require_not_over(position: Position) -> None:
-    if position.is_over:
-        raise errors.failed_precondition(
-            "position.phase", "the game is over: nobody acts", ErrorReason.GAME_OVER)
-
-
-def _ponder_seat(request: Any, loaded: Loaded) -> int | None:
-    """The seat an AnalyzePosition request ponders for (None: not given).
-
-    Raises:
-        errors.ApiError: INVALID_ARGUMENT on ``seat`` for no such seat, or a
-            seat whose observation the request does not give.
-    """
-    if "seat" not in request.DESCRIPTOR.fields_by_name or not request.HasField("seat"):
-        return None
-    seat, players = request.seat, loaded.position.players
-    if not 0 <= seat < players:
-        raise errors.invalid("seat", f"seat {seat} does not exist: the game has seats "
-                             f"0..{players - 1}")
-    if loaded.view is not None and seat != loaded.view:
-        raise errors.invalid(
-            "seat", f"the position is seat {loaded.view}'s observation: pondering for seat "
-            f"{seat} needs seat {seat}'s observation (or a complete position or a record)")
-    return seat
-
-
-def _seat_levels(request: Any, players: int, known: Collection[str]) -> tuple[str, ...]:
-    """Who plays each seat, as the request's ``levels`` say: one level name
-    (of `known`) or "" a seat, or nothing.
-
-    Raises:
-        errors.ApiError: INVALID_ARGUMENT on ``levels`` for another length, on
-            ``levels[i]`` (reason UNKNOWN_LEVEL) for an unknown name.
-    """
-    levels = tuple(request.levels)
-    if not levels:
-        return ()
-    if len(levels) != players:
-        raise errors.invalid("levels", f"{len(levels)} level{'s' * (len(levels) != 1)} for "
-                             f"{players} seats: give one a "
-                             "seat (\"\" for a player not known), or none")
-    for i, name in enumerate(levels):
-        if name and name not in known:
-            raise errors.invalid(f"levels[{i}]", f"unknown level {name!r}; the levels are "
-                                 f"{', '.join(known)}", ErrorReason.UNKNOWN_LEVEL)
-    return levels
-
-
-def _restriction(request: Any, loaded: Loaded,
-                 seat: int | None) -> tuple[tuple[Action, ...], tuple[Action, ...]]:
-    """The request's allow and avoid lists as engine actions, each checked
-    legal, with something left to search.
-
-    Raises:
-        errors.ApiError: INVALID_ARGUMENT naming the field (``allow[1].place.x``;
-            reason ILLEGAL_ACTION for an illegal action), or on ``avoid`` when
-            no action is left.
-    """
-    if not request.allow and not request.avoid:
-        return (), ()
-    position = loaded.position
-    field = "allow" if request.allow else "avoid"
-    observer = position.to_act if seat is None else seat
-    if observer != position.to_act and position.to_act not in loaded.known_hands:
-        raise errors.invalid(field, f"seat {observer} cannot see the hand of seat "
-                             f"{position.to_act}, the seat to act, so its actions are not known")
-    lists = []
-    for name in ("allow", "avoid"):
-        chosen = []
-        for i, message in enumerate(getattr(request, name)):
-            path = f"{name}[{i}]"
-            with errors.request_fields():
-                data = convert.action_to_json(message, path)
-            try:
-                position.encode(data)
-            except (IllegalActionError, ActionFormatError) as error:
-                raise positions.illegal_action(str(error), message.WhichOneof("kind") or "",
-                                               path) from None
-            chosen.append(Action.from_json(data))
-        lists.append(tuple(chosen))
-    allow, avoid = lists
-    if not any((not allow or a in allow) and a not in avoid for a in position.legal_actions()):
-        raise errors.invalid("avoid", "no legal action is left to search"
-                             + (" of those allowed" if allow else ""))
-    return allow, avoid
-
-
-def _require_decider_visible(loaded: Loaded) -> None:
-    """An observation must show the hand of the seat that places."""
-    position = loaded.position
-    if loaded.view is None or position.phase != "turn":
-        return
-    to_act = position.to_act
-    if to_act == loaded.view or to_act in loaded.known_hands:
-        return
-    raise errors.failed_precondition(
-        "position.view",
-        f"seat {to_act} is to act but its hand is hidden from seat {loaded.view}: send seat "
-        f"{to_act}'s observation, or its hand in position.seats[{to_act}].hand",
-        ErrorReason.HIDDEN_INFORMATION)
-
-
-def _count_actions(data: dict | str, index: int) -> int:
-    """How many actions of a record replay before the error at ``index``."""
-    record: dict
-    if isinstance(data, str):
-        try:
-            record = json.loads(data)
-        except ValueError:
-            return 0
-    else:
-        record = data
-    return min(index, len(record.get("actions", [])))
-
-
-def _set_final(response: pb.ValidateRecordResponse, position: Position) -> None:
-    """The position after the legal actions, how it stands, and the record so far."""
-    response.position.CopyFrom(convert.position_from_json(position.snapshot()))
-    response.position_hash = position.hash()
-    response.standing.CopyFrom(convert.standing_to_proto(position))
-    record = position.record()
-    response.record.CopyFrom(convert.record_from_json(record))
-    response.record_json = record_text(record)
-    if position.is_over:
-        response.result.CopyFrom(convert.result_from_json(position.result()))
-
-
-def _describe(response: pb.ApplyActionResponse, report: Any, turn_ended: bool) -> None:
-    """Fills what happened: tiles placed, activations, gains and draws."""
-    for tile in report.placed:
-        if tile["tile"] in convert.WORKER_TILES:
-            source = pb.TILE_SOURCE_HAND
-        elif tile.get("blind"):
-            source = pb.TILE_SOURCE_DECK
-        else:
-            source = pb.TILE_SOURCE_DISPLAY
-        clean = {k: v for k, v in tile.items() if k != "blind"}
-        response.placed.add(tile=convert.board_tile_from_json(clean), source=source)
-    for a in report.activations:
-        response.activations.add(
-            seat=a["seat"], x=a["x"], y=a["y"], direction=convert.direction_enum(a["side"]),
-            jungle=convert.JUNGLE_TILES[a["tile"]], workers=a["workers"])
-    for seat, gains in enumerate(report.gains):
-        if any(gains.values()):
-            response.gains.add(seat=seat, **gains)
-    response.turn_ended = turn_ended
-    if turn_ended:
-        draws = pb.Draws(worker_tile_drawn=bool(report.drew))
-        if report.drawn is not None:
-            draws.worker_tile = convert.WORKER_TILES[report.drawn]
-        draws.display_refill.extend(convert.JUNGLE_TILES[t] for t in report.refill)
-        response.draws.CopyFrom(draws)

@@ -50,7 +50,8 @@ from cacaoai.search import StopFlag
 
 from . import errors
 from .errors import ApiError
-from .handlers import Analysis, CacaoApi, Call, analysis_reports
+from .handlers import CacaoApi, Call
+from .streams import ReportStream, stream_reports
 
 T = TypeVar("T")
 
@@ -280,12 +281,12 @@ class Dispatcher:
             elif request is None:
                 raise errors.invalid("request", "the call sent no request")
 
-            async def start(notify: Callable[[], None]) -> Analysis:
+            async def start(notify: Callable[[], None]) -> ReportStream[Any, Any]:
                 admitted = method.admitted(self.api, request, call)  # on the loop, as in unary
                 return await self._run(request, lambda: method.handler(self.api, request, call, notify,
                                                                        **admitted))
 
-            async with contextlib.aclosing(analysis_reports(start, problems, method.errors_under)) as reports:
+            async with contextlib.aclosing(stream_reports(start, problems, method.errors_under)) as reports:
                 async for report in reports:
                     yield report
         except ApiError as error:

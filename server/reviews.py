@@ -4,18 +4,15 @@
 record as a dict, the seats, the budget of each decision, the decisions it
 will report), with INVALID_ARGUMENT errors that name the field at fault;
 :class:`ReviewStream` carries the messages from the review's thread to the
-transport's stream (the same ``take``/``finished`` face as an
-:class:`~.handlers.Analysis`, so :func:`~.handlers.analysis_reports` streams
-either).
+transport's stream (a :class:`~.streams.ReportStream`, as an analysis's
+reports are).
 
 Thread-safety: ReviewStream is thread-safe; the functions are pure.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
 from cacaoai.api import convert
@@ -29,6 +26,7 @@ from . import budgets, errors, positions
 from .budgets import Budget
 from .memory import MAX_TREE_NODES, Need, Reservation, tree_bytes
 from .options import ServerOptions
+from .streams import ReportStream
 
 #: A seat's tree is continued from one decision to its next, so it grows past
 #: one search's nodes: the nodes a review's tree may grow to, in budgets.
@@ -137,53 +135,23 @@ def _decisions(record: dict, seats: tuple[int, ...]) -> int:
     return count
 
 
-class ReviewStream:
-    """The messages of a running review, from its thread to the stream.
+class ReviewStream(ReportStream[DecisionReview | ReviewSummary, pb.ReviewGameResponse]):
+    """The messages of a running review: every decision, then the summary,
+    each kept until taken (a review has one per decision)."""
 
-    The review thread calls :meth:`add` for each decision and the summary,
-    then :meth:`finish`; the stream calls :meth:`take`. Every message is
-    kept until taken (a review has one per decision).
-    """
+    keep_all = True
 
     def __init__(self, decisions: int, notify: Callable[[], None]):
+        super().__init__(notify)
         self.decisions = decisions
-        self._notify = notify
-        self._lock = threading.Lock()
-        self._ready: list[pb.ReviewGameResponse] = []
-        self._done: Future[None] | None = None
-        self._sequence = 0
-        self.finished = False  # everything has been taken
 
     def add(self, item: DecisionReview | ReviewSummary) -> None:
-        message = pb.ReviewGameResponse(decisions=self.decisions)
+        self.put(item)
+
+    def message(self, item: DecisionReview | ReviewSummary, sequence: int) -> pb.ReviewGameResponse:
+        message = pb.ReviewGameResponse(decisions=self.decisions, sequence=sequence)
         if isinstance(item, ReviewSummary):
             message.summary.CopyFrom(convert.review_summary_to_proto(item))
         else:
             message.decision.CopyFrom(convert.decision_review_to_proto(item))
-        with self._lock:
-            message.sequence, self._sequence = self._sequence, self._sequence + 1
-            self._ready.append(message)
-        self._notify()
-
-    def finish(self, done: Future[None]) -> None:
-        with self._lock:
-            self._done = done
-        self._notify()
-
-    def take(self) -> list[pb.ReviewGameResponse]:
-        """The messages ready now, in order.
-
-        Raises:
-            Exception: the review's own error, after the messages before it.
-        """
-        with self._lock:
-            ready, self._ready = self._ready, []
-            done = self._done
-            if done is not None and not ready:
-                self.finished = True
-        if done is not None:
-            if ready:
-                self._notify()  # the end comes with the next take
-            else:
-                done.result()
-        return ready
+        return message
