@@ -27,18 +27,13 @@ the GIL, so concurrent searches use all cores.
 from __future__ import annotations
 
 import contextlib
-import functools
-import os
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import replace
-from importlib import metadata
 from typing import Any, TypeVar
 
-from cacaoai import engine
 from cacaoai.api import convert, methods
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.methods import Rpc
@@ -58,12 +53,11 @@ from cacaoai.search.adaptive import ADAPTIVE, choose_level
 from cacaoai.search.bots import levels as search_levels
 from cacaoai.search.bots import rungs as adaptive_rungs
 from cacaoai.search.explain import explain_result
-from cacaoai.search.model import load_model
 from cacaoai.search.review import review
 
-from . import budgets, errors, memory, positions, reviews, rules_calls, security, streams
+from . import budgets, errors, info, memory, positions, reviews, rules_calls, security, streams
 from .budgets import Budget
-from .options import ServerOptions, reported_limits
+from .options import ServerOptions
 from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
 from .searching import Admitted, Call, SearchPlan, budget_start, ponder_seat, restriction, scheduling, seat_levels
 from .starvation import StarvationGuard
@@ -71,28 +65,7 @@ from .streams import Analysis
 
 T = TypeVar("T")
 
-API_VERSION = "cacao.v1"
-#: ServerLimits fields that no option reports: computed from the options when the server starts
-#: (max_tree_nodes: the most nodes a tree of a search with every thread may grow to in the memory budget).
-COMPUTED_LIMITS = ("max_tree_nodes",)
 DEFAULT_REPORT_INTERVAL_S = 0.5
-INSTANCE = f"{socket.gethostname()}/{os.getpid()}"
-
-
-def _model_version(settings: Any) -> str:
-    """The version of the learned model the levels use ("" for none)."""
-    names = sorted({s.model for s in settings if s.uses_model})
-    return ", ".join(load_model(name).version for name in names)
-
-
-@functools.cache
-def _version() -> str:
-    """The installed cacaoai's version (read once: the package metadata takes
-    milliseconds to parse)."""
-    try:
-        return metadata.version("cacaoai")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 class CacaoApi:
@@ -130,8 +103,6 @@ class CacaoApi:
         if self.default_level not in self.levels:
             raise ValueError(f"default level {self.default_level!r} is not one of "
                              f"{', '.join(self.levels)}")
-        self.rules = convert.rules_facts_to_proto()
-        self.model_version = _model_version(level.settings for level in search_levels().values())
         self._info: pb.GetServerInfoResponse | None = None
 
     # --- information ---
@@ -140,38 +111,8 @@ class CacaoApi:
         """The server's facts, built on the first call: they never change while
         it runs (the reply is shared; nothing may change it)."""
         if self._info is None:
-            self._info = self._server_info()
+            self._info = info.server_info(self.options, self.levels, self.default_level, self.memory)
         return self._info
-
-    def _server_info(self) -> pb.GetServerInfoResponse:
-        return pb.GetServerInfoResponse(
-            api_version=API_VERSION,
-            server_version=_version(),
-            engine_version=engine.ENGINE_VERSION,
-            rules_version=engine.RULES_VERSION,
-            record_format=convert.RECORD_FORMAT,
-            position_format=convert.POSITION_FORMAT,
-            limits=self._limits(),
-            levels=[pb.StrengthLevel(name=n, limits=convert.limit_to_proto(b.limit))
-                    for n, b in self.levels.items()],
-            default_level=self.default_level,
-            instance=INSTANCE,
-            rules=self.rules,
-            model_version=self.model_version,
-        )
-
-    def _limits(self) -> pb.ServerLimits:
-        """Every field an option reports, from the options' declaration
-        (``options.reported_limits``), and the ones computed here (:data:`COMPUTED_LIMITS`)."""
-        o = self.options
-        limits = pb.ServerLimits(
-            max_tree_nodes=self.memory.tree_cap(o.search_threads) if self.memory else 0)
-        for name, value in reported_limits(o).items():
-            if limits.DESCRIPTOR.fields_by_name[name].message_type is not None:  # a Duration
-                getattr(limits, name).CopyFrom(convert.seconds_to_duration(float(value)))
-            else:
-                setattr(limits, name, value)
-        return limits
 
     # --- rules ---
 

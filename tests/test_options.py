@@ -19,7 +19,8 @@ import pytest
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.server import ServerOptions, create_server
-from cacaoai.server.handlers import COMPUTED_LIMITS, CacaoApi
+from cacaoai.server.handlers import CacaoApi
+from cacaoai.server.info import COMPUTED_LIMITS
 from cacaoai.server.options import HOST, OPTIONS, PORT, parse_args, switch
 from cacaoai.server.options_docs import OPERATIONS, PROTOCOL, check, main
 
