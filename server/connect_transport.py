@@ -5,7 +5,7 @@ handler when the client hangs up, and writes the answer or the error.
 
 For every method of the table it has the coroutine (or async generator) of
 its snake_case name that the generated application calls: it makes the
-:class:`~.handlers.Call` (the Connect deadline, the client the guard
+:class:`~.searching.Call` (the Connect deadline, the client the guard
 admitted, a stop flag), runs the method through the
 :class:`~.methods.Dispatcher`, and turns an :class:`~.errors.ApiError` into
 a ``ConnectError``. The guard, the request's arrival and the call's record
@@ -29,8 +29,9 @@ from connectrpc.request import RequestContext
 from .connect_codecs import connect_error
 from .connect_guard import current
 from .errors import ApiError
-from .handlers import CacaoApi, Call
+from .handlers import CacaoApi
 from .methods import METHODS, SERVICE, Dispatcher, Hangup, InternalError, Method, new_call, undecodable
+from .searching import Call
 
 log = logging.getLogger("cacaoai.server.http")
 

@@ -12,7 +12,7 @@ the same; clients see the methods of the proto), so that a guard runs as
 soon as a call opens: it counts the call against ``max_client_calls`` of
 its client, gives the request ``request_timeout_s`` to arrive, and answers
 INVALID_ARGUMENT for bytes that do not decode. The adapter makes the
-:class:`~.handlers.Call` (the gRPC deadline, the client, a stop flag) and
+:class:`~.searching.Call` (the gRPC deadline, the client, a stop flag) and
 turns an :class:`~.errors.ApiError` into a rich ``google.rpc.Status``.
 
 Building, starting, draining and stopping a server is :mod:`.lifecycle`.

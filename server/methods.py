@@ -6,7 +6,7 @@ it; :class:`Dispatcher` runs a method so, on the transport's event loop.
 
 The gRPC adapter (:mod:`.grpc_transport`) and the Connect adapter
 (:mod:`.connect_transport`) only translate: a call's deadline, client and
-cancellation into a :class:`~.handlers.Call`, its bytes into a request
+cancellation into a :class:`~.searching.Call`, its bytes into a request
 message, and what :class:`Dispatcher` returns or raises into their answers.
 Adding an RPC: docs/architecture.md ("Adding an RPC") lists every place.
 
@@ -50,7 +50,8 @@ from cacaoai.search import StopFlag
 
 from . import errors
 from .errors import ApiError
-from .handlers import CacaoApi, Call
+from .handlers import CacaoApi
+from .searching import Call
 from .streams import ReportStream, stream_reports
 
 T = TypeVar("T")
