@@ -7,7 +7,7 @@ a real port, ``e2e`` tests drive outside programs or many processes.
 
 import pytest
 from hypothesis import HealthCheck, settings
-from support import require_tool
+from support import require_tool, server_options
 
 # Property tests never fail on speed: no per-example deadline, and a slow
 # example on a loaded machine is not a failed health check.
@@ -35,12 +35,13 @@ def pytest_runtest_setup(item):
 def cacao_server():
     """A real Cacao gRPC server on a free localhost port, in this process.
 
-    Yields (server, "127.0.0.1:PORT"). Small limits keep the tests fast.
+    Yields (server, "127.0.0.1:PORT"). A test's server (support.TEST_SERVER):
+    its searches at normal CPU priority and ten minutes at most, so that an
+    iteration budget is spent however busy the machine; small limits besides.
     """
-    from cacaoai.server import ServerOptions, create_server
+    from cacaoai.server import create_server
 
-    options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=200_000,
-                            max_time_s=5.0, grace_s=0.0)
+    options = server_options(worker_threads=8, max_searches=2, max_iterations=200_000, grace_s=0.0)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     yield server, f"127.0.0.1:{port}"

@@ -17,14 +17,37 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
+
+if TYPE_CHECKING:
+    from cacaoai.server import ServerOptions
 
 T = TypeVar("T")
 
 GUARD_S = 30.0  # far above anything a test waits for, even on a loaded machine
 POLL_S = 0.01
+
+#: What a test's server runs with unless its test is about these options.
+#: Its searches run at normal CPU priority: at the product's default, idle, a
+#: search beside busy processes gets almost no core (4,000 iterations took
+#: over 5 s next to two busy loops), so an iteration budget would be cut by
+#: the longest search time, or take minutes, and a stopped search might not
+#: even notice its stop in time. Its longest search is ten minutes, far above
+#: any test's need: an iteration budget is always spent, never cut by the clock.
+TEST_SERVER = {"search_priority": "normal", "background_priority": "normal", "max_time_s": 600.0}
+#: The same for a ``cacao-server`` process (LocalServer), as flags.
+TEST_SERVER_FLAGS = ("--search-priority", "normal", "--background-priority", "normal",
+                     "--max-time", "600")
+
+
+def server_options(**settings: Any) -> ServerOptions:
+    """``ServerOptions(**settings)`` for a test's server: :data:`TEST_SERVER`
+    unless `settings` say otherwise."""
+    from cacaoai.server import ServerOptions
+
+    return ServerOptions(**{**TEST_SERVER, **settings})
 
 
 def poll_until(condition: Callable[[], T], timeout: float = GUARD_S) -> T | None:

@@ -18,6 +18,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from support import server_options
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -368,9 +369,9 @@ def test_the_tree_cache_size_is_a_flag_and_an_environment_variable():
 
 
 def test_a_server_without_a_tree_cache_searches_afresh_every_time():
-    from cacaoai.server import ServerOptions, create_server
+    from cacaoai.server import create_server
 
-    server, port = create_server("127.0.0.1:0", ServerOptions(
+    server, port = create_server("127.0.0.1:0", server_options(
         worker_threads=4, max_searches=2, tree_cache_mb=0, grace_s=0.0))
     server.start()
     try:

@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from support import GUARD_S, wait_until
+from support import GUARD_S, server_options, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -408,10 +408,10 @@ def test_cacao_play_shows_the_ai_thinking_on_one_line_that_it_rewrites(cacao_ser
 
 @pytest.mark.integration
 def test_ctrl_c_while_the_ai_thinks_cancels_its_search_and_leaves_with_one_line(tmp_path):
-    from cacaoai.server import ServerOptions, create_server
+    from cacaoai.server import create_server
 
-    server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
-                                                              max_time_s=600.0, grace_s=0.0))
+    server, port = create_server("127.0.0.1:0", server_options(worker_threads=4, max_searches=1,
+                                                               grace_s=0.0))
     server.start()
     tty = Tty([str(BIN / "cacao-play"), "--server", f"127.0.0.1:{port}", "--time", "600",
                "--timeout", "700", "--seed", "5", "--color", "never"], tmp_path)

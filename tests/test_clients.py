@@ -20,6 +20,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from support import server_options
 
 from cacaoai.client import CacaoClient, CacaoClientError, Limit, board, notation
 from cacaoai.client.local import LocalServer, free_port
@@ -132,7 +133,7 @@ def test_server_info_lists_levels_and_limits(client):
     assert info.record_format == "cacao-record/1"
     assert info.levels and info.default_level in info.levels
     assert info.limits.max_iterations > 0 and info.limits.max_concurrent_searches >= 1
-    assert info.limits.search_priority == "idle" and info.limits.max_client_searches == 0
+    assert info.limits.search_priority == "normal" and info.limits.max_client_searches == 0  # the fixture's
 
 
 def test_server_info_carries_every_limit_the_rules_facts_and_the_model(client, cacao_stub):
@@ -142,7 +143,7 @@ def test_server_info_carries_every_limit_the_rules_facts_and_the_model(client, c
 
     info, defaults = client.get_server_info(), ServerOptions()
     limits = info.limits
-    assert (limits.max_time_s, limits.min_report_interval_s) == (5.0, defaults.min_report_interval_s)
+    assert (limits.max_time_s, limits.min_report_interval_s) == (600.0, defaults.min_report_interval_s)
     assert (limits.max_queued_searches, limits.max_client_interactive) == (defaults.max_queue, 0)
     assert (limits.max_queue_wait_s, limits.interactive_max_time_s) == (
         defaults.max_queue_wait_s, defaults.interactive_max_time_s)
@@ -302,10 +303,10 @@ def test_a_search_reports_the_threads_it_used_within_the_servers_allowance(clien
     assert client.get_server_info().limits.search_threads == 1
     one = client.suggest(game, Limit(iterations=100, threads=2), seed=1).evaluation
     assert one.threads == 1 and one.limit.threads == 1  # asked for 2, allowed 1: reported
-    from cacaoai.server import ServerOptions, create_server
+    from cacaoai.server import create_server
 
-    server, port = create_server("127.0.0.1:0", ServerOptions(worker_threads=4, max_searches=1,
-                                                              search_threads=2, grace_s=0.0))
+    server, port = create_server("127.0.0.1:0", server_options(worker_threads=4, max_searches=1,
+                                                               search_threads=2, grace_s=0.0))
     server.start()
     try:
         with CacaoClient(f"127.0.0.1:{port}") as wider:
@@ -356,10 +357,10 @@ def test_a_search_refused_while_the_slots_are_busy_is_retried_by_grpc_until_one_
 
     from cacaoai.api.cacao.v1 import cacao_pb2 as pb
     from cacaoai.api.cacao.v1 import cacao_pb2_grpc
-    from cacaoai.server import ServerOptions, create_server
+    from cacaoai.server import create_server
 
     # one slot and no queue: a search that cannot start is refused at once
-    server, port = create_server("127.0.0.1:0", ServerOptions(
+    server, port = create_server("127.0.0.1:0", server_options(
         worker_threads=4, max_searches=1, max_queue=0, interactive_max_time_s=600.0, grace_s=0.0))
     server.start()
     target = f"127.0.0.1:{port}"

@@ -27,7 +27,7 @@ from connectrpc.errors import ConnectError
 from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from pyqwest import Client, HTTPTransport, HTTPVersion
-from support import GUARD_S, wait_until
+from support import GUARD_S, server_options, wait_until
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
@@ -54,7 +54,7 @@ def url(cacao_server):
 def long_url():
     """A server of its own whose searches may run ten minutes: a search that
     ends early was ended by the client."""
-    api = CacaoApi(ServerOptions(max_time_s=600.0, max_searches=2))
+    api = CacaoApi(server_options(max_searches=2))
     server = start_http(api, "127.0.0.1", 0)
     yield f"http://127.0.0.1:{server.server_address[1]}", api
     server.shutdown()

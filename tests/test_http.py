@@ -19,7 +19,7 @@ from email.message import Message
 import pytest
 from google.protobuf import json_format
 from google.rpc import error_details_pb2
-from support import GUARD_S, wait_until
+from support import GUARD_S, server_options, wait_until
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client.local import LocalServer, free_port
@@ -105,10 +105,9 @@ def test_the_bidirectional_analyze_over_http_1_1_reads_its_messages_then_answers
     """Over HTTP/1.1 a client sends Analyze's messages, then reads the reports
     (half duplex): a start and a stop end a ten-minute search at once with
     one final report, stopped by "stop"."""
-    from cacaoai.server import ServerOptions
     from cacaoai.server.handlers import CacaoApi
 
-    api = CacaoApi(ServerOptions(max_time_s=600.0, max_searches=1))
+    api = CacaoApi(server_options(max_searches=1))  # searches of ten minutes
     server = start_http(api, "127.0.0.1", 0)
     try:
         game = api.new_game(pb.NewGameRequest(players=2, seed=7))
@@ -268,10 +267,9 @@ def test_a_stream_error_is_in_the_end_of_stream_message(http_server, cacao_stub)
 
 
 def test_a_client_that_hangs_up_stops_its_search(cacao_stub):
-    from cacaoai.server import ServerOptions
     from cacaoai.server.handlers import CacaoApi
 
-    api = CacaoApi(ServerOptions(max_time_s=600.0, max_searches=1))  # searches of ten minutes
+    api = CacaoApi(server_options(max_searches=1))  # searches of ten minutes
     server = start_http(api, "127.0.0.1", 0)
     gate = api.gate
     game = cacao_stub.NewGame(pb.NewGameRequest(players=2, seed=7))

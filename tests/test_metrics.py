@@ -16,7 +16,7 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 from prometheus_client.parser import text_string_to_metric_families
-from support import GUARD_S, wait_until
+from support import GUARD_S, server_options, wait_until
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
@@ -53,8 +53,8 @@ def position() -> pb.Position:
 @pytest.fixture
 def observed_server():
     """An in-process server with metrics and the JSON call log, one search slot."""
-    options = ServerOptions(worker_threads=4, max_searches=1, max_time_s=5.0, grace_s=0.0,
-                            metrics_port=0, log_format="json")
+    options = server_options(worker_threads=4, max_searches=1, grace_s=0.0, metrics_port=0,
+                             log_format="json")
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -104,8 +104,7 @@ def test_calls_errors_latency_and_searches_are_counted(observed_server, caplog):
 def test_slots_queue_waits_pauses_and_refusals_are_counted():
     """A move pauses the one running analysis; a second analysis that could
     not start before its deadline is refused at once; the metrics say so."""
-    options = ServerOptions(worker_threads=8, max_searches=1, max_time_s=600.0, grace_s=0.0,
-                            metrics_port=0)
+    options = server_options(worker_threads=8, max_searches=1, grace_s=0.0, metrics_port=0)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     metrics, gate = server.cacao_metrics, server.cacao_api.gate

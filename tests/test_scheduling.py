@@ -19,7 +19,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
-from support import GUARD_S
+from support import GUARD_S, TEST_SERVER_FLAGS, server_options
 from test_server import position_message, seconds
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -35,9 +35,9 @@ INTERACTIVE_PRIORITY, BACKGROUND_PRIORITY = pb.SEARCH_PRIORITY_INTERACTIVE, pb.S
 
 
 def started(**settings):
-    """A started in-process server whose searches may run ten minutes; (server, stub, channel)."""
-    options = ServerOptions(**{"worker_threads": 12, "max_searches": 2, "max_time_s": 600.0,
-                               "grace_s": 0.0, **settings})
+    """A started in-process server whose searches may run ten minutes (a test's
+    server, support.TEST_SERVER); (server, stub, channel)."""
+    options = server_options(**{"worker_threads": 12, "max_searches": 2, "grace_s": 0.0, **settings})
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -145,8 +145,7 @@ def test_a_paused_analysis_ends_with_its_whole_budget_and_the_answer_it_gives_un
     """Paused after its first report (a move takes its one slot), resumed when
     the move ends: its final report is the answer of the same seeded
     analysis never paused."""
-    api = CacaoApi(ServerOptions(worker_threads=8, max_searches=1, max_iterations=10**6,
-                                 max_time_s=600.0, tree_cache_mb=0))
+    api = CacaoApi(server_options(worker_threads=8, max_searches=1, max_iterations=10**6, tree_cache_mb=0))
     request = analysis(iterations=60_000, seed=5)
     paused_by: list = []
     ready = threading.Event()
@@ -261,7 +260,7 @@ def test_a_move_still_waiting_when_its_deadline_nears_is_refused_then():
 
 def test_a_time_budget_counts_from_the_calls_arrival_less_its_wait_for_a_slot():
     clock = Clock()
-    api = CacaoApi(ServerOptions(worker_threads=8, max_searches=1, max_queue_wait_s=600.0), clock=clock)
+    api = CacaoApi(server_options(worker_threads=8, max_searches=1, max_queue_wait_s=600.0), clock=clock)
     timed = move(iterations=300)
     timed.limits.time.CopyFrom(seconds(10.0))
     # a move and an analysis whose calls arrived 20 s ago have spent their 10 s
@@ -293,7 +292,7 @@ def test_a_time_budget_counts_from_the_calls_arrival_less_its_wait_for_a_slot():
 def test_the_reply_time_of_timed_moves_is_learned_for_their_reserve_and_only_theirs():
     """A move its time ended teaches the server how long its reply takes to
     build (apart for explained moves); one its iterations ended does not."""
-    api = CacaoApi(ServerOptions(worker_threads=8, max_searches=1))
+    api = CacaoApi(server_options(worker_threads=8, max_searches=1))
     timed = move(iterations=300)
     timed.limits.time.CopyFrom(seconds(10.0))
     counted = api.suggest_action(move(iterations=50), Call()).evaluation
@@ -315,8 +314,8 @@ def test_a_stopped_analysis_that_waited_for_a_slot_still_answers(one_busy_slot):
 # --- who gets interactive -----------------------------------------------------------
 
 def test_the_request_its_budget_and_its_clients_share_decide_the_class():
-    api = CacaoApi(ServerOptions(worker_threads=8, max_searches=4, max_client_interactive=1,
-                                 interactive_max_time_s=0.01))
+    api = CacaoApi(server_options(worker_threads=8, max_searches=4, max_client_interactive=1,
+                                  interactive_max_time_s=0.01))
 
     def priority(request, client="x") -> int:
         return api.suggest_action(request, Call(client=client)).evaluation.priority
@@ -389,7 +388,7 @@ def test_the_tree_cache_holds_what_the_running_searches_leave_of_the_budget(two_
 # --- any transport --------------------------------------------------------------------------
 
 def test_a_move_over_http_pauses_an_analysis_as_one_over_grpc_does():
-    with LocalServer("--max-searches", "1", "--max-time", "600", http=True) as server, \
+    with LocalServer(*TEST_SERVER_FLAGS, "--max-searches", "1", http=True) as server, \
             grpc.insecure_channel(server.address) as channel:
         stub = cacao_pb2_grpc.CacaoServiceStub(channel)
         running = Stoppable(stub, analysis(600))

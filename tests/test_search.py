@@ -200,8 +200,12 @@ def _task_priorities() -> dict[int, tuple[int, int]]:
                                                      ("reduced", "SCHED_OTHER", 5)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, nice, threads):
-    """The search runs until a watcher has seen its threads lowered and a
-    report has shown the trees growing; then the watcher stops it."""
+    """The search's threads lower themselves to the priority asked for before
+    they grow their trees: a watcher reads every thread's priority (the
+    kernel's view, by native thread id) until it sees the search's threads
+    lowered, all at once; then it stops the search. What is checked is the
+    priority they were given, not how far their trees grew: next to busy
+    processes an idle thread may not run for seconds."""
     normal = (os.SCHED_OTHER, 0)
     expected = (getattr(os, lowered), nice)
 
@@ -210,19 +214,18 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
 
     wait_until(all_normal, "no thread of this process at a lowered priority")
     looks: list[dict[int, tuple[int, int]]] = []  # the lowered threads at each look
-    reports = []
     stop = StopFlag()
 
-    def grown_on_lowered_threads():
+    def all_lowered() -> bool:
         looks.append({t: p for t, p in _task_priorities().items() if p != normal})
-        return reports and len(looks[-1]) == threads
+        return len(looks[-1]) == threads
 
-    watcher = threading.Thread(target=lambda: (poll_until(grown_on_lowered_threads), stop.set()))
+    watcher = threading.Thread(target=lambda: (poll_until(all_lowered), stop.set()))
     watcher.start()
     result = search(Position.new(2, 3), Limit(threads=threads), seed=1,
-                    run=Run(stop=stop, cpu_priority=priority, on_report=reports.append, report_every_iterations=200))
+                    run=Run(stop=stop, cpu_priority=priority))
     watcher.join()
-    assert result.stopped_by == "stop" and result.iterations >= 200
+    assert result.stopped_by == "stop"                   # it ran until the watcher had seen them
     assert len(looks[-1]) == threads, looks[-1]          # the search's threads, seen at once
     assert max(len(look) for look in looks) == threads   # only the search's own threads
     assert {p for look in looks for p in look.values()} == {expected}

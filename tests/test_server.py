@@ -26,7 +26,7 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
-from support import GUARD_S, wait_until
+from support import GUARD_S, TEST_SERVER_FLAGS, server_options, wait_until
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -105,21 +105,23 @@ def legal_actions(stub, position: pb.Position) -> list[pb.Action]:
 
 # --- information and new games -----------------------------------------------
 
-def test_server_info_names_versions_limits_and_levels(cacao_stub):
+def test_server_info_names_versions_limits_and_levels(cacao_stub, cacao_server):
+    options = cacao_server[0].cacao_api.options  # the fixture's: ten minutes, normal priority
     info = cacao_stub.GetServerInfo(pb.GetServerInfoRequest())
     assert info.api_version == "cacao.v1"
     assert info.engine_version and info.rules_version and info.server_version
     assert (info.record_format, info.position_format) == ("cacao-record/1", "cacao-position/1")
     assert info.limits.max_iterations == 200_000
-    assert info.limits.max_time.ToNanoseconds() == 5 * 10**9
+    assert info.limits.max_time.ToNanoseconds() == options.max_time_s * 10**9 == 600 * 10**9
     assert info.limits.max_concurrent_searches == 2
-    assert info.limits.search_priority == "idle" and info.limits.max_concurrent_calls == 100
+    assert info.limits.search_priority == options.search_priority == "normal"
+    assert info.limits.max_concurrent_calls == 100
     names = [level.name for level in info.levels]
     assert {"beginner", "casual", "strong", "max"} <= set(names)
     assert info.default_level in names
     for level in info.levels:  # levels are shown after the server's clamps
         assert 0 < level.limits.iterations <= 200_000
-        assert level.limits.time.ToNanoseconds() <= 5 * 10**9
+        assert level.limits.time.ToNanoseconds() <= options.max_time_s * 10**9
 
 
 def test_new_game_returns_the_position_its_hash_and_the_deal(cacao_stub):
@@ -296,9 +298,9 @@ def test_budgets_above_the_limits_are_clamped(cacao_stub):
 def test_analyze_position_streams_reports_while_it_searches_and_ends_with_one_final(
         cacao_stub, cacao_server):
     message, position = position_message(upto=6)
-    # a search of the server's longest time: its reports come every 50 ms long before it ends
+    # a search of ten minutes: its reports come every 50 ms long before it ends
     running = cacao_stub.AnalyzePosition(pb.AnalyzePositionRequest(
-        position=message, limits=pb.SearchLimits(time=seconds(5.0)),
+        position=message, limits=pb.SearchLimits(time=seconds(600)),
         report_interval=seconds(0.05), seed=5))
     reports = [next(running) for _ in range(3)]
     running.cancel()
@@ -520,7 +522,7 @@ def analyze_request(seconds_budget: float = 4.0) -> pb.AnalyzePositionRequest:
 def long_searches():
     """A fresh server whose searches may run ten minutes, and a stub: a test
     that must see a search end early (a cancel, a stop) waits far less than that."""
-    options = ServerOptions(worker_threads=8, max_searches=2, max_time_s=600.0, grace_s=0.0)
+    options = server_options(worker_threads=8, max_searches=2, grace_s=0.0)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -786,8 +788,9 @@ def test_flags_and_environment_variables_set_the_options():
 
 
 def start_server_process(*flags: str) -> tuple[subprocess.Popen, int]:
-    """A cacao-server process on a free port: (process, port)."""
-    server = LocalServer(*flags)
+    """A cacao-server process on a free port, a test's server (support.TEST_SERVER_FLAGS):
+    (process, port)."""
+    server = LocalServer(*TEST_SERVER_FLAGS, *flags)
     return server.process, server.port
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from support import require_tool, wait_until
+from support import TEST_SERVER, TEST_SERVER_FLAGS, require_tool, server_options, wait_until
 
 from cacaoai.server.scheduler import Request, SearchScheduler
 
@@ -29,6 +29,17 @@ def test_under_ci_a_missing_program_fails_the_test(monkeypatch):
 def test_a_program_that_is_there_gives_its_path(monkeypatch):
     monkeypatch.setenv("CI", "true")
     assert require_tool("sh").endswith("/sh")
+
+
+def test_a_test_server_process_runs_as_an_in_process_test_server_does():
+    """The flags of a test's cacao-server process set what a test's in-process
+    server has: searches at normal priority, ten minutes at most."""
+    from cacaoai.server.options import parse_args
+
+    options = parse_args(list(TEST_SERVER_FLAGS), {})[2]
+    assert {name: getattr(options, name) for name in TEST_SERVER} == TEST_SERVER
+    assert server_options(max_searches=1) == parse_args([*TEST_SERVER_FLAGS, "--max-searches", "1"], {})[2]
+    assert TEST_SERVER["search_priority"] != parse_args([], {})[2].search_priority  # not the default
 
 
 def test_waiting_returns_the_first_true_value_and_fails_naming_what_never_came():

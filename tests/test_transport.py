@@ -7,19 +7,17 @@ a while."""
 from __future__ import annotations
 
 import signal
-import subprocess
 import threading
 from concurrent import futures
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from support import GUARD_S, wait_until
-from test_server import analyze_request, position_message, seconds
+from support import GUARD_S, server_options, wait_until
+from test_server import analyze_request, position_message, seconds, start_server_process
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
-from cacaoai.client.local import LocalServer
 from cacaoai.server import ServerOptions, create_server
 
 SERVICE = "cacao.v1.CacaoService"
@@ -31,8 +29,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def server():
     """A fresh server (8 RPC threads, 2 searches of ten minutes at most) and its address."""
-    options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=200_000,
-                            max_time_s=600.0, grace_s=0.0, min_report_interval_s=0.02)
+    options = server_options(worker_threads=8, max_searches=2, max_iterations=200_000,
+                             grace_s=0.0, min_report_interval_s=0.02)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     yield server, f"127.0.0.1:{port}"
@@ -66,7 +64,7 @@ def test_calls_that_never_send_their_request_wedge_nothing():
     search are still answered. The per-client limit shows when the silent
     calls have reached the server: one more silent call fills it, and its
     cancel leaves room for one call at a time."""
-    options = ServerOptions(worker_threads=8, max_searches=2, grace_s=0.0, max_client_calls=17)
+    options = server_options(worker_threads=8, max_searches=2, grace_s=0.0, max_client_calls=17)
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     try:
@@ -233,17 +231,11 @@ def test_a_request_above_the_message_limit_is_refused_by_the_transport(server):
 
 # --- shutdown ----------------------------------------------------------------------
 
-def start_process(*flags: str) -> tuple[subprocess.Popen, int]:
-    """A cacao-server process on a free port: (process, port)."""
-    server = LocalServer(*flags)
-    return server.process, server.port
-
-
 def test_sigterm_drains_then_ends_an_analysis_with_one_final_report():
     """Health says NOT_SERVING while calls are still answered (the drain); then
     a running analysis ends with exactly one final report, and the process exits 0.
     The drain's 2 seconds are far more than the calls made in it take."""
-    process, port = start_process("--drain", "2.0", "--grace", "0.2")
+    process, port = start_server_process("--drain", "2.0", "--grace", "0.2")
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = cacao_pb2_grpc.CacaoServiceStub(channel)
