@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import TEST_SERVER_FLAGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / ".ci"))
 from screenshots import CHOICE, CHROMIUM, SIZES, TARGET, BoardPage, cacao_server, chromium  # noqa: E402
@@ -25,7 +26,7 @@ TOUCH = {"phone": True, "tablet": True, "desktop": False}
 
 @pytest.fixture(scope="module")
 def url():
-    with cacao_server("--max-searches", "2") as address:
+    with cacao_server(*TEST_SERVER_FLAGS, "--max-searches", "2") as address:
         yield address
 
 
@@ -942,7 +943,7 @@ def test_seat_colours_stay_distinct_for_colour_blind_players_and_from_water(boar
 def test_a_server_that_needs_tokens_is_played_with_a_token_from_the_address_or_the_dialog(tmp_path):
     tokens = tmp_path / "tokens"
     tokens.write_text("page-token-1\n")
-    with cacao_server("--auth-tokens", str(tokens), "--max-searches", "2") as url, \
+    with cacao_server(*TEST_SERVER_FLAGS, "--auth-tokens", str(tokens), "--max-searches", "2") as url, \
             chromium(*SIZES["desktop"]) as page:
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
