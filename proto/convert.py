@@ -830,7 +830,8 @@ def explanation_to_proto(explanation: Explanation) -> pb.Explanation:
         other_line=_actions_from_json(explanation.other_line), plies=explanation.plies,
         other_plies=explanation.other_plies, turn=explanation.turn,
         parts=[pb.ScorePart(name=p.name, best=p.best, other=p.other) for p in explanation.parts],
-        temples=[pb.TempleChange(x=t.x, y=t.y, best=t.best, other=t.other) for t in explanation.temples])
+        temples=[pb.TempleChange(x=t.x, y=t.y, best=t.best, other=t.other) for t in explanation.temples],
+        totals=explanation.totals, other_totals=explanation.other_totals)
 
 
 def explanation_from_proto(message: pb.Explanation, path: str = "explanation") -> Explanation:
@@ -846,7 +847,8 @@ def explanation_from_proto(message: pb.Explanation, path: str = "explanation") -
     return Explanation(
         message.seat, line, other, message.plies, message.other_plies, message.turn,
         tuple(Part(p.name, p.best, p.other) for p in message.parts),
-        tuple(TempleChange(t.x, t.y, tuple(t.best), tuple(t.other)) for t in message.temples))
+        tuple(TempleChange(t.x, t.y, tuple(t.best), tuple(t.other)) for t in message.temples),
+        tuple(message.totals), tuple(message.other_totals))
 
 
 _DECISION_FIGURES = ("win_before", "win_after", "best_win", "gold_after", "best_gold", "accuracy")

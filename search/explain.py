@@ -40,6 +40,7 @@ MAX_CLAUSES = 3
 DEFAULT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
 
 _PLANTATION_CACAO = {"plantation-1": 1, "plantation-2": 2}
+_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth"}
 
 
 @dataclass(frozen=True)
@@ -87,27 +88,43 @@ class Explanation:
     turn: int
     parts: tuple[Part, ...] = ()
     temples: tuple[TempleChange, ...] = field(default_factory=tuple)
+    #: every seat's score at the end of `line` and of `other_line` (empty: not known)
+    totals: tuple[int, ...] = ()
+    other_totals: tuple[int, ...] = ()
 
     def part(self, name: str) -> Part | None:
         """The part called `name`, or None when it does not differ."""
         return next((p for p in self.parts if p.name == name), None)
+
+    def edge(self, totals: Sequence[int]) -> int:
+        """What decides the game for the seat, at a line's end: with two
+        players its margin over the other seat; with three or four, its gap to
+        the best of the others (its lead when it is ahead)."""
+        return totals[self.seat] - max(t for s, t in enumerate(totals) if s != self.seat)
+
+    def rank(self, totals: Sequence[int]) -> int:
+        """The seat's place at a line's end (1: ahead of or level with every other)."""
+        return 1 + sum(t > totals[self.seat] for t in totals)
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "line": [a.to_json() for a in self.line],
                 "other_line": [a.to_json() for a in self.other_line], "plies": self.plies,
                 "other_plies": self.other_plies, "turn": self.turn,
                 "parts": [p.to_json() for p in self.parts],
-                "temples": [t.to_json() for t in self.temples]}
+                "temples": [t.to_json() for t in self.temples],
+                "totals": list(self.totals), "other_totals": list(self.other_totals)}
 
 
 @dataclass
 class _End:
-    """One line's end: turn reached, plies played, the seat's parts and the temples' awards."""
+    """One line's end: turn reached, plies played, the seat's parts, the
+    temples' awards and every seat's score."""
 
     turn: int
     plies: int
     parts: dict[str, int]
     temples: dict[tuple[int, int], tuple[int, ...]]
+    totals: tuple[int, ...]
 
 
 def explain(position: Position, seat: int, line: Sequence[Action], other_line: Sequence[Action], *,
@@ -140,7 +157,7 @@ def explain(position: Position, seat: int, line: Sequence[Action], other_line: S
                     for x, y in sorted(set(a.temples) | set(b.temples))
                     if a.temples.get((x, y), zeros) != b.temples.get((x, y), zeros))
     return Explanation(seat, tuple(line[:a.plies]), tuple(other_line[:b.plies]), a.plies, b.plies,
-                       min(a.turn, b.turn), parts, temples)
+                       min(a.turn, b.turn), parts, temples, a.totals, b.totals)
 
 
 def explain_result(position: Position, result: SearchResult, *, seed: int) -> Explanation | None:
@@ -185,12 +202,13 @@ def _play(observation: dict[str, Any], seat: int, line: tuple[Action, ...], seed
 
 
 def _end(game: Position, seat: int, plies: int, harvest: dict[str, int]) -> _End:
-    score = game.scores()[seat]
+    scores = game.scores()
+    score = scores[seat]
     facts = game.core.seat(seat)
     parts = {"total": score.total, "gold": score.gold, "temples": score.temples, "water": score.water,
              "water_space": facts["water"], "sun": facts["sun"], "cacao": facts["cacao"], **harvest}
     temples = {(t.x, t.y): t.awards for t in game.temples()}
-    return _End(game.turn, plies, parts, temples)
+    return _End(game.turn, plies, parts, temples, tuple(s.total for s in scores))
 
 
 # --- the sentence ---
@@ -198,29 +216,64 @@ def _end(game: Position, seat: int, plies: int, harvest: dict[str, int]) -> _End
 def sentence(explanation: Explanation, names: Sequence[str] = DEFAULT_NAMES) -> str:
     """One English sentence from an explanation: what its line gains for its
     seat ("your") over the other line, at most MAX_CLAUSES gains in PARTS
-    order (temples first), then the difference in the final gold; other
-    seats are named by `names` (one a seat). For example "2101 at (1,-2)
-    takes the majority of the temple at (1,-1) from yellow (+6 gold at the
-    end) and moves your water carrier to 4 instead of 2 (+3), +9 gold in all
-    at the end". The trade-offs (parts where the line does worse) stay in the
-    data only."""
+    order (temples first), then what decides the game: with two players the
+    margin over the other seat, with three or four the gap to the leader
+    (and the place, when it changes). For example "2101 at (1,-2) takes the
+    majority of the temple at (1,-1) from yellow (+3 gold at the end) and
+    moves your water carrier to 4 instead of 2 (+3), +6 in the margin over
+    yellow at the end". A line that does not gain on what decides says that
+    its gain is in the chances after the lines; one that scores less for its
+    seat but gains on the others says both. Other seats are named by `names`
+    (one a seat). The trade-offs (parts where the line does worse) stay in
+    the data only. An explanation without the seats' totals (an older
+    server's) ends with the seat's own gold, as it did."""
     head = action_text(explanation.line[0])
+    other = action_text(explanation.other_line[0])
     clauses = [*_temple_clauses(explanation, names), *_part_clauses(explanation)][:MAX_CLAUSES]
+    if (len(explanation.totals) != len(explanation.other_totals) or len(explanation.totals) < 2
+            or (not clauses and explanation.totals == explanation.other_totals)):
+        return _own_gold_sentence(explanation, head, other, clauses)
+    gained, decisive = _decisive(explanation, names)
+    if clauses:
+        text = f"{head} {_listed(clauses)}, {decisive}"
+    else:
+        text = f"{head} instead of {other}: {decisive}"
+    return text if gained else text + "; its gain is in the chances after these lines"
+
+
+def _decisive(explanation: Explanation, names: Sequence[str]) -> tuple[bool, str]:
+    """Whether the line gains on what decides the game, and the words for it."""
+    mine = explanation.totals[explanation.seat] - explanation.other_totals[explanation.seat]
+    edge = explanation.edge(explanation.totals) - explanation.edge(explanation.other_totals)
+    own = f"{_signed(mine)} gold for you but " if mine < 0 < edge else ""
+    if len(explanation.totals) == 2:
+        rival = _name(names, 1 - explanation.seat)
+        return edge > 0, f"{own}{_signed(edge)} in the margin over {rival} at the end"
+    text = f"{own}{_signed(edge)} against the leader at the end"
+    rank, other_rank = explanation.rank(explanation.totals), explanation.rank(explanation.other_totals)
+    if rank != other_rank:
+        text += f" ({_ORDINALS[rank]} instead of {_ORDINALS[other_rank]})"
+    return edge > 0 or rank < other_rank, text
+
+
+def _own_gold_sentence(explanation: Explanation, head: str, other: str, clauses: list[str]) -> str:
     total = explanation.part("total")
     if clauses:
-        text = head + " " + (clauses[0] if len(clauses) == 1
-                             else ", ".join(clauses[:-1]) + " and " + clauses[-1])
+        text = f"{head} {_listed(clauses)}"
     elif total is not None and total.difference > 0:
-        text = f"{head} scores more than {action_text(explanation.other_line[0])}"
+        text = f"{head} scores more than {other}"
     elif total is not None:
-        return (f"{head} scores {-total.difference} gold less than {action_text(explanation.other_line[0])} "
+        return (f"{head} scores {-total.difference} gold less than {other} "
                 "along the expected lines; its gain is in the chances after them")
     else:
-        return (f"{head} scores as much as {action_text(explanation.other_line[0])} along the expected "
-                "lines; its gain is in the chances after them")
+        return f"{head} scores as much as {other} along the expected lines; its gain is in the chances after them"
     if total is not None:
         text += f", {_signed(total.difference)} gold in all at the end"
     return text
+
+
+def _listed(clauses: list[str]) -> str:
+    return clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
 
 
 def action_text(action: Action) -> str:

@@ -88,7 +88,11 @@ export interface PartLike { name: string; best: number; other: number }
 export interface TempleLike { x: number; y: number; best: number[]; other: number[] }
 /** What `line` gives `seat` over `otherLine` (each starting with an action of the seat):
  *  an Explanation message, or the same as plain data. */
-export type ExplanationLike = Pick<Explanation, "seat" | "line" | "otherLine"> & { parts: PartLike[]; temples: TempleLike[] };
+export type ExplanationLike = Pick<Explanation, "seat" | "line" | "otherLine"> & {
+  parts: PartLike[]; temples: TempleLike[];
+  /** Every seat's score at the end of each line (absent or empty from an older server). */
+  totals?: number[]; otherTotals?: number[];
+};
 
 /** The most gains a sentence names. */
 const MAX_CLAUSES = 3;
@@ -163,24 +167,57 @@ function partClauses(e: ExplanationLike): string[] {
 }
 
 /** One sentence from an explanation: what its line gains for its seat ("your") over the
- *  other line, at most three gains (temples first), then the difference in the final
- *  gold. For example "2101 at (1,-2) takes the majority of the temple at (1,-1) from
- *  yellow (+6 gold at the end) and moves your water carrier to 4 instead of 2 (+3), +9
- *  gold in all at the end". The same words as the service's Python `sentence`. */
+ *  other line, at most three gains (temples first), then what decides the game: with two
+ *  players the margin over the other seat, with three or four the gap to the leader (and
+ *  the place, when it changes). For example "2101 at (1,-2) takes the majority of the
+ *  temple at (1,-1) from yellow (+3 gold at the end) and moves your water carrier to 4
+ *  instead of 2 (+3), +6 in the margin over yellow at the end". A line that does not gain
+ *  on what decides says its gain is in the chances after the lines. The same words as the
+ *  service's Python `sentence`. */
 export function sentence(e: ExplanationLike, wording: Wording): string {
   const { rules } = wording, name = wording.seatName ?? seatName;
-  const head = actionText(e.line[0], rules);
+  const head = actionText(e.line[0], rules), other = actionText(e.otherLine[0], rules);
   const clauses = [...templeClauses(e, name), ...partClauses(e)].slice(0, MAX_CLAUSES);
+  const totals = e.totals ?? [], otherTotals = e.otherTotals ?? [];
+  const same = totals.length === otherTotals.length && totals.every((t, s) => t === otherTotals[s]);
+  if (totals.length !== otherTotals.length || totals.length < 2 || (!clauses.length && same)) {
+    return ownGoldSentence(e, head, other, clauses);
+  }
+  const [gained, decisive] = decisiveWords(e.seat, totals, otherTotals, name);
+  const text = clauses.length ? `${head} ${listed(clauses)}, ${decisive}` : `${head} instead of ${other}: ${decisive}`;
+  return gained ? text : `${text}; its gain is in the chances after these lines`;
+}
+
+const ORDINALS = ["", "first", "second", "third", "fourth"];
+const listed = (clauses: string[]) =>
+  clauses.length === 1 ? clauses[0] : `${clauses.slice(0, -1).join(", ")} and ${clauses[clauses.length - 1]}`;
+/** The seat's margin over the best of the others (its lead when ahead). */
+const edge = (seat: number, totals: number[]) => totals[seat] - Math.max(...totals.filter((_, s) => s !== seat));
+const rank = (seat: number, totals: number[]) => 1 + totals.filter((t) => t > totals[seat]).length;
+
+function decisiveWords(seat: number, totals: number[], otherTotals: number[],
+                       name: (seat: number) => string): [boolean, string] {
+  const mine = totals[seat] - otherTotals[seat], gain = edge(seat, totals) - edge(seat, otherTotals);
+  const own = mine < 0 && gain > 0 ? `${signed(mine)} gold for you but ` : "";
+  if (totals.length === 2) return [gain > 0, `${own}${signed(gain)} in the margin over ${name(1 - seat)} at the end`];
+  let text = `${own}${signed(gain)} against the leader at the end`;
+  const place = rank(seat, totals), otherPlace = rank(seat, otherTotals);
+  if (place !== otherPlace) text += ` (${ORDINALS[place]} instead of ${ORDINALS[otherPlace]})`;
+  return [gain > 0 || place < otherPlace, text];
+}
+
+/** The sentence of an explanation without the seats' totals: the seat's own gold. */
+function ownGoldSentence(e: ExplanationLike, head: string, other: string, clauses: string[]): string {
   const total = part(e, "total");
   let text: string;
   if (clauses.length) {
-    text = `${head} ${clauses.length === 1 ? clauses[0] : `${clauses.slice(0, -1).join(", ")} and ${clauses[clauses.length - 1]}`}`;
+    text = `${head} ${listed(clauses)}`;
   } else if (total && total.best > total.other) {
-    text = `${head} scores more than ${actionText(e.otherLine[0], rules)}`;
+    text = `${head} scores more than ${other}`;
   } else if (total) {
-    return `${head} scores ${total.other - total.best} gold less than ${actionText(e.otherLine[0], rules)} along the expected lines; its gain is in the chances after them`;
+    return `${head} scores ${total.other - total.best} gold less than ${other} along the expected lines; its gain is in the chances after them`;
   } else {
-    return `${head} scores as much as ${actionText(e.otherLine[0], rules)} along the expected lines; its gain is in the chances after them`;
+    return `${head} scores as much as ${other} along the expected lines; its gain is in the chances after them`;
   }
   if (total) text += `, ${signed(total.best - total.other)} gold in all at the end`;
   return text;

@@ -56,6 +56,29 @@ test("a sentence keeps to three gains, says when only the total differs, and whe
   assert.equal(actionText(discard(0, 1), rules), "discarding 1111");
 });
 
+test("a sentence speaks of what decides: the margin in 2 players, the leader and the place in 3-4", () => {
+  // the cases of tests/test_explain_margin.py
+  const why = (totals: number[], otherTotals: number[], parts: { name: string; best: number; other: number }[] = [],
+               temples: { x: number; y: number; best: number[]; other: number[] }[] = []) =>
+    ({ seat: 0, line: [place(0, 2, 1, -2)], otherLine: [discard(0, 1)], parts, temples, totals, otherTotals });
+  const gains = why([20, 14], [11, 17], [{ name: "water", best: 2, other: -1 }, { name: "water_space", best: 4, other: 2 },
+    { name: "total", best: 20, other: 11 }], [{ x: 1, y: -1, best: [6, 3], other: [3, 6] }]);
+  assert.equal(sentence(gains, { rules }),
+    "2101 at (1,-2) takes the majority of the temple at (1,-1) from yellow (+3 gold at the end) " +
+    "and moves your water carrier to 4 instead of 2 (+3), +12 in the margin over yellow at the end");
+  assert.equal(sentence(why([18, 10], [20, 16], [{ name: "total", best: 18, other: 20 }]), { rules }),
+    "2101 at (1,-2) instead of discarding 1111: −2 gold for you but +4 in the margin over yellow at the end");
+  assert.equal(sentence(why([15, 15], [16, 15], [{ name: "total", best: 15, other: 16 }]), { rules }),
+    "2101 at (1,-2) instead of discarding 1111: −1 in the margin over yellow at the end; " +
+    "its gain is in the chances after these lines");
+  assert.equal(sentence(why([20, 22, 12], [16, 22, 18]), { rules }),
+    "2101 at (1,-2) instead of discarding 1111: +4 against the leader at the end (second instead of third)");
+  assert.equal(sentence(why([25, 19, 20, 3], [21, 19, 20, 3]), { rules }),
+    "2101 at (1,-2) instead of discarding 1111: +4 against the leader at the end");
+  assert.match(sentence(why([10, 19, 20, 3], [12, 19, 20, 3]), { rules }),
+    /−2 against the leader at the end; its gain is in the chances after these lines$/);
+});
+
 test("a decision's class in words, and chess's marks on the losing ones only", () => {
   const of = (classification: DecisionClass, forced = false) => className(create(DecisionReviewSchema, { classification, forced }));
   assert.deepEqual([DecisionClass.BEST, DecisionClass.GOOD, DecisionClass.INACCURACY, DecisionClass.MISTAKE,

@@ -709,7 +709,7 @@ class TempleChange(_message.Message):
     def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., best: _Optional[_Iterable[int]] = ..., other: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Explanation(_message.Message):
-    __slots__ = ("seat", "line", "other_line", "plies", "other_plies", "turn", "parts", "temples")
+    __slots__ = ("seat", "line", "other_line", "plies", "other_plies", "turn", "parts", "temples", "totals", "other_totals")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
     OTHER_LINE_FIELD_NUMBER: _ClassVar[int]
@@ -718,6 +718,8 @@ class Explanation(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     PARTS_FIELD_NUMBER: _ClassVar[int]
     TEMPLES_FIELD_NUMBER: _ClassVar[int]
+    TOTALS_FIELD_NUMBER: _ClassVar[int]
+    OTHER_TOTALS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     line: _containers.RepeatedCompositeFieldContainer[Action]
     other_line: _containers.RepeatedCompositeFieldContainer[Action]
@@ -726,7 +728,9 @@ class Explanation(_message.Message):
     turn: int
     parts: _containers.RepeatedCompositeFieldContainer[ScorePart]
     temples: _containers.RepeatedCompositeFieldContainer[TempleChange]
-    def __init__(self, seat: _Optional[int] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., other_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., plies: _Optional[int] = ..., other_plies: _Optional[int] = ..., turn: _Optional[int] = ..., parts: _Optional[_Iterable[_Union[ScorePart, _Mapping]]] = ..., temples: _Optional[_Iterable[_Union[TempleChange, _Mapping]]] = ...) -> None: ...
+    totals: _containers.RepeatedScalarFieldContainer[int]
+    other_totals: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., other_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., plies: _Optional[int] = ..., other_plies: _Optional[int] = ..., turn: _Optional[int] = ..., parts: _Optional[_Iterable[_Union[ScorePart, _Mapping]]] = ..., temples: _Optional[_Iterable[_Union[TempleChange, _Mapping]]] = ..., totals: _Optional[_Iterable[int]] = ..., other_totals: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class DecisionReview(_message.Message):
     __slots__ = ("index", "seat", "action", "forced", "classification", "win_before", "win_after", "best_action", "best_win", "win_loss", "gold_after", "best_gold", "gold_loss", "accuracy", "best_line", "line", "explanation", "iterations", "reused_visits")
