@@ -215,6 +215,10 @@ def test_cacao_match_ends_quietly_when_its_reader_has_gone(cacao_server):
 
 # --- Ctrl-C -------------------------------------------------------------------------
 
+SIGINT_AS_A_TERMINALS = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                         "os.execvp(sys.argv[1], sys.argv[1:])")
+
+
 class Program:
     """A command in a process group of its own, its output (stdout and
     stderr together) read as it comes."""
@@ -222,11 +226,14 @@ class Program:
     def __init__(self, args: list[str], cwd: Path | None = None):
         # SIGINT as a terminal's foreground program has it, even when the tests
         # run where it is ignored (a background job of a script ignores it, and
-        # its children inherit that, so Python would install no handler)
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        # its children inherit that, so Python would install no handler). A
+        # small Python sets it and becomes the program (exec); a preexec_fn
+        # would run Python between fork and exec of this process, whose gRPC
+        # threads may hold locks then (a loaded run's child died there).
+        self.proc = subprocess.Popen([sys.executable, "-c", SIGINT_AS_A_TERMINALS, *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True, cwd=cwd,
-                                     env=dict(os.environ, PYTHONUNBUFFERED="1"),
-                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
         self.text = ""
 
     def wait_for(self, pattern: str) -> str:
