@@ -167,6 +167,7 @@ def test_a_to_act_offset_moves_the_seat_to_act_after_the_temperature():
             cm.validate_map({"version": 1, "players": {"2": dict(three, to_act=bad)}})
 
 
+@pytest.mark.timeout(180)  # two fits of 1,500 games: 6 s alone, 27 s with the CPU shared five ways
 def test_the_fit_finds_and_corrects_an_optimism_for_the_seat_to_act():
     """Predictions that favour the seat to act by 0.6 logits at every stage: the fit
     chooses the to-act offsets, finds about -0.6, and beats the plain staged map."""
