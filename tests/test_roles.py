@@ -20,6 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 from pyqwest import Client, HTTPTransport, HTTPVersion
+from support import server_options
 from test_metrics import value
 from test_security import code_and_reason
 
@@ -29,7 +30,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
 from cacaoai.api.methods import BY_NAME, ROLES, RPCS, SEARCHES
 from cacaoai.engine import Position
-from cacaoai.server import ServerOptions, create_server, methods_docs, reviews
+from cacaoai.server import create_server, methods_docs, reviews
 from cacaoai.server.http import start_http
 from cacaoai.server.memory import Reservation, least_budget_mb, tree_bytes
 from cacaoai.server.scheduler import BACKGROUND, INTERACTIVE, Request
@@ -89,8 +90,8 @@ def guarded(tmp_path_factory):
     every search as it starts (the scheduler's own hook)."""
     path = tmp_path_factory.mktemp("roles") / "tokens"
     path.write_text("".join(f"{token} {role}\n" for role, token in SECRETS.items()))
-    options = ServerOptions(worker_threads=8, max_searches=2, max_iterations=100_000, max_time_s=600.0,
-                            grace_s=0.0, auth_tokens=str(path))
+    options = server_options(worker_threads=8, max_searches=2, max_iterations=100_000, grace_s=0.0,
+                             auth_tokens=str(path))
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     started: list[str] = []
@@ -223,8 +224,8 @@ def review_request(players: int = 2, actions: int = 3, iterations: int = 20, sea
 
 
 def started_server(**settings):
-    options = ServerOptions(**{"worker_threads": 8, "max_iterations": 100_000, "max_time_s": 600.0,
-                               "grace_s": 0.0, "metrics_port": 0, **settings})
+    options = server_options(**{"worker_threads": 8, "max_iterations": 100_000, "grace_s": 0.0,
+                                "metrics_port": 0, **settings})
     server, port = create_server("127.0.0.1:0", options)
     server.start()
     return server, f"127.0.0.1:{port}"
