@@ -187,10 +187,10 @@ class AsyncCacaoClient(Connection):
             stream.cancel()
 
     async def review_game(self, record: Mapping[str, Any] | str, limit: Limit | None = None, *,
-                          seed: int | None = None, seats: Sequence[int] = (),
+                          seed: int | None = None, seats: Sequence[int] = (), decisions: Sequence[int] = (),
                           timeout: float | None = None) -> AsyncIterator[ReviewReport]:
         """As :meth:`CacaoClient.review_game` (ReviewGame): ``async for`` its reports."""
-        stream = self._stub.ReviewGame(review_request(record, limit, seed=seed, seats=seats),
+        stream = self._stub.ReviewGame(review_request(record, limit, seed=seed, seats=seats, decisions=decisions),
                                        metadata=self._metadata, timeout=timeout)
         try:
             async for r in stream:

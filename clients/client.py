@@ -309,7 +309,7 @@ class CacaoClient(Connection):
             stream.cancel()
 
     def review_game(self, record: Mapping[str, Any] | str, limit: Limit | None = None, *,
-                    seed: int | None = None, seats: Sequence[int] = (),
+                    seed: int | None = None, seats: Sequence[int] = (), decisions: Sequence[int] = (),
                     timeout: float | None = None) -> Iterator[ReviewReport]:
         """Reviews a game (ReviewGame): one report per decision of `seats`
         (default: all) in the record's order, each with its ``decision``,
@@ -323,10 +323,13 @@ class CacaoClient(Connection):
                 server's default (600 iterations).
             seed: with an iteration budget, the same seed gives the same review.
             seats: the seats whose decisions are reviewed (empty: all).
+            decisions: only the decisions at these indices of the record's
+                actions (empty: every decision of `seats`); :mod:`.practice`
+                judges a try so.
             timeout: seconds for the whole review; None: no deadline (a
                 review of a long game takes a while on a busy server).
         """
-        stream = self._stub.ReviewGame(review_request(record, limit, seed=seed, seats=seats),
+        stream = self._stub.ReviewGame(review_request(record, limit, seed=seed, seats=seats, decisions=decisions),
                                        timeout=timeout)
         try:
             for r in stream:

@@ -96,10 +96,12 @@ def validate_request(record: Mapping[str, Any] | str) -> pb.ValidateRecordReques
 
 
 def review_request(record: Mapping[str, Any] | str, limit: Limit | None = None, *,
-                   seed: int | None = None, seats: Sequence[int] = ()) -> pb.ReviewGameRequest:
+                   seed: int | None = None, seats: Sequence[int] = (),
+                   decisions: Sequence[int] = ()) -> pb.ReviewGameRequest:
     """A ReviewGame request: the record (a dict as a message, JSON text as
-    text), each decision's budget (None: the server's default), seed, seats."""
-    request = pb.ReviewGameRequest(seats=list(seats))
+    text), each decision's budget (None: the server's default), seed, seats,
+    and the decisions reviewed (empty: all of the seats')."""
+    request = pb.ReviewGameRequest(seats=list(seats), decisions=list(decisions))
     if isinstance(record, str):
         request.record_json = record
     else:

@@ -13,19 +13,23 @@ Thread-safety: the functions write to the stream they are given; one review at a
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import sys
 from collections.abc import Sequence
 from importlib import metadata
-from typing import TextIO
+from typing import Any, TextIO
 
 from cacaoai.api import CLASSES, DecisionReview, Limit, ReviewSummary, action_text, sentence
 
-from .board import SEAT_COLOUR_NAMES
+from . import notation
+from .board import SEAT_COLOUR_NAMES, draw_position
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
 from .console import StatusLine, run_command, shielded
 from .errors import CacaoClientError
 from .local import LocalServer, StartError
+from .practice import Exercise, exercises, judge
 
 #: Class names as the table writes them.
 CLASS_WORDS = {"best": "best", "good": "good", "inaccuracy": "inaccuracy", "mistake": "MISTAKE",
@@ -69,12 +73,20 @@ def show_review(client: CacaoClient, record: dict | str, out: TextIO, limit: Lim
     Raises:
         CacaoClientError: the server refused or failed.
     """
+    return review_table(client, record, out, limit, seed=seed, seats=seats, names=names)[0]
+
+
+def review_table(client: CacaoClient, record: dict | str, out: TextIO, limit: Limit | None = None, *,
+                 seed: int | None = None, seats: Sequence[int] = (),
+                 names: Sequence[str] = SEAT_COLOUR_NAMES) -> tuple[ReviewSummary | None, list[DecisionReview]]:
+    """As :func:`show_review`, with the decisions reviewed."""
     status = StatusLine(out)
     out.write(f"{'#':>4}  {'seat':<7} {'class':<10} {'before → after':>14} {'loss':>6}  action\n")
-    summary = None
+    summary, decisions = None, []
     for report in client.review_game(record, limit, seed=seed, seats=seats):
         status.clear()
         if report.decision is not None:
+            decisions.append(report.decision)
             out.write("\n".join(decision_lines(report.decision, names)) + "\n")
             status.show(f"reviewing: {report.sequence + 1}/{report.decisions} decisions")
         elif report.summary is not None:
@@ -82,7 +94,56 @@ def show_review(client: CacaoClient, record: dict | str, out: TextIO, limit: Lim
             out.write("\n" + "\n".join(summary_lines(summary, names)) + "\n")
         out.flush()
     status.clear()
-    return summary
+    return summary, decisions
+
+
+#: Tries at one exercise before the best action is shown.
+TRIES = 2
+
+
+def practise(client: CacaoClient, items: Sequence[Exercise], read: Any, out: TextIO, limit: Limit | None, *,
+             seed: int | None, names: Sequence[str] = SEAT_COLOUR_NAMES) -> tuple[int, int]:
+    """Puts the player before each exercise in turn, from their seat's view:
+    `read(prompt)` gives a line they typed (None: no more input); each try is
+    judged by the review's search; after TRIES misses, the best action and
+    why. Returns (solved, offered)."""
+    solved = 0
+    out.write(f"\nPractise: {len(items)} decision{'s' * (len(items) != 1)} to try again, from your seat's "
+              "view. Type an action as in cacao-play, 'skip' or 'quit'.\n")
+    for number, item in enumerate(items, 1):
+        view, legal = item.view(), item.legal_actions()
+        who = names[item.seat] if item.seat < len(names) else f"seat {item.seat}"
+        out.write(f"\n[{number}/{len(items)}] decision {item.index + 1}, {who} to act "
+                  f"(in the game: {action_text(item.taken)}, a {item.classification})\n")
+        out.write(draw_position(view, names, viewer=item.seat) + "\n")
+        tries = 0
+        while tries < TRIES:
+            line = read("your try> ")
+            if line is None or line.strip() == "quit":
+                return solved, number - 1
+            if line.strip() == "skip":
+                break
+            parsed = notation.parse(line, legal, view, item.seat)
+            if parsed.action is None:
+                out.write((parsed.error or parsed.prompt or "Several actions fit: say which.") + "\n")
+                continue
+            verdict = judge(client, item, parsed.action, limit, seed=seed)
+            tries += 1
+            if verdict.solved:
+                solved += 1
+                out.write(f"Solved: {action_text(parsed.action)} is {verdict.classification}"
+                          f"{'' if verdict.classification == 'best' else f' ({-verdict.win_loss:+.0%})'}.\n")
+                break
+            out.write(f"Not yet: {action_text(parsed.action)} is a {verdict.classification} "
+                      f"({-verdict.win_loss:+.0%} against the best).\n")
+            if tries == TRIES:
+                out.write(f"The best: {action_text(verdict.best_action)}")
+                if verdict.explanation is not None:
+                    out.write(f": {sentence(verdict.explanation, names)}")
+                out.write(".\n")
+        out.flush()
+    out.write(f"\nPractice done: {solved} of {len(items)} solved.\n")
+    return solved, len(items)
 
 
 EXAMPLES = """\
@@ -91,6 +152,7 @@ examples:
   cacao-review game.json --iterations 2000 --seed 1   a deeper review, the same on every run
   cacao-review game.json --seat 0        only seat 0's decisions
   cacao-review game.json --server 10.0.0.5:50051      on a running server
+  cacao-review game.json --seat 0 --practise          then try again at seat 0's mistakes
 """
 
 
@@ -108,6 +170,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "review on every run (default: a random one)")
     parser.add_argument("--seat", type=int, action="append", default=[], dest="seats",
                         help="review only this seat's decisions (repeat for more)")
+    parser.add_argument("--practise", "--practice", action="store_true", dest="practise",
+                        help="after the review, try again at each inaccuracy, mistake and blunder of the "
+                        "--seat seats (default: every seat), from that seat's view; each try is judged by "
+                        "the review's search")
     parser.add_argument("--server", metavar="ADDR", help="a running server (host:port); default: "
                         "start one on a free local port")
     add_connection_flags(parser)
@@ -127,6 +193,10 @@ def _main(argv: Sequence[str] | None, out: TextIO) -> int:
         connection = connection_settings(args) if args.server else {}
     except ValueError as error:
         print(f"cacao-review: {error}", file=sys.stderr)
+        return 2
+    if args.practise and args.record == "-":
+        print("cacao-review: --practise reads your tries from standard input: give the record as a file",
+              file=sys.stderr)
         return 2
     try:
         if args.record == "-":
@@ -151,7 +221,17 @@ def _review(target: str, connection: dict, record: str, limit: Limit | None,
             args: argparse.Namespace, out: TextIO) -> int:
     client = CacaoClient(target, **connection)
     try:
-        show_review(client, record, out, limit, seed=args.seed, seats=args.seats)
+        if not args.practise:
+            show_review(client, record, out, limit, seed=args.seed, seats=args.seats)
+            return 0
+        seed = args.seed if args.seed is not None else random.randrange(2**63)  # the tries' search is the review's
+        _, decisions = review_table(client, record, out, limit, seed=seed, seats=args.seats)
+        try:
+            items = exercises(json.loads(record), decisions, args.seats)
+        except ValueError as error:
+            print(f"cacao-review: {error}", file=sys.stderr)
+            return 1
+        practise(client, items, _read_line, out, limit, seed=seed)
         return 0
     except CacaoClientError as error:
         print(f"cacao-review: {error}", file=sys.stderr)
@@ -159,6 +239,13 @@ def _review(target: str, connection: dict, record: str, limit: Limit | None,
     finally:
         with shielded():
             client.close()
+
+
+def _read_line(prompt: str) -> str | None:
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
 
 
 if __name__ == "__main__":

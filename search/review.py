@@ -42,7 +42,7 @@ Thread-safety: a review owns its trees; run several in several threads.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -184,7 +184,8 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
            stop: StopFlag | None = None, priority: str = "normal",
            explanations: bool = True, pause: StopFlag | None = None,
            on_pause: Callable[[], None] | None = None,
-           keep_bytes: int = CACHE_BYTES) -> Iterator[DecisionReview | ReviewSummary]:
+           keep_bytes: int = CACHE_BYTES,
+           decisions: Collection[int] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
     """Review the decisions of `record` (a cacao-record/1, dict or text):
     an iterator of one DecisionReview per decision of the `seats` reviewed
     (default: all), in the record's order, then a ReviewSummary. The
@@ -204,6 +205,9 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
             flag, to give the cores to more urgent work).
         keep_bytes: the most memory of the trees kept between decisions,
             every seat's together (a server's memory budget sets it).
+        decisions: review only the decisions at these indices of the
+            record's actions (each a decision of a seat reviewed: practising a
+            mistake judges one decision); None: every decision.
 
     Raises:
         RecordError: the record is malformed or an action is illegal.
@@ -213,7 +217,8 @@ def review(record: Mapping[str, Any] | str, limit: Limit = DEFAULT_LIMIT,
     Position.from_record(data)       # checks every action and the result before any search
     return review_game(Position.from_record(data, 0), [Action.from_json(a) for a in data["actions"]],
                        limit, settings, seed=seed, seats=seats, stop=stop, priority=priority,
-                       explanations=explanations, pause=pause, on_pause=on_pause, keep_bytes=keep_bytes)
+                       explanations=explanations, pause=pause, on_pause=on_pause, keep_bytes=keep_bytes,
+                       decisions=decisions)
 
 
 def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], limit: Limit = DEFAULT_LIMIT,
@@ -221,7 +226,8 @@ def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], 
                 stop: StopFlag | None = None, priority: str = "normal",
                 explanations: bool = True, pause: StopFlag | None = None,
                 on_pause: Callable[[], None] | None = None,
-                keep_bytes: int = CACHE_BYTES) -> Iterator[DecisionReview | ReviewSummary]:
+                keep_bytes: int = CACHE_BYTES,
+                decisions: Collection[int] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
     """Review `actions` played from `start` (not modified) as :func:`review`
     reviews a record's: decision `index` is ``actions[index]``. For games
     that do not start at a deal (a snapshot, a hand-made position).
@@ -234,13 +240,15 @@ def review_game(start: Position, actions: Sequence[Action | Mapping[str, Any]], 
     if not isinstance(limit, Limit) or not limit.bounded:
         raise ValueError(f"limit: must be a Limit with iterations or time_s, got {limit!r}")
     played = _played(start, actions)
+    chosen = None if decisions is None else _decisions(start, played, reviewed, decisions)
     run = Run(stop=stop, pause=pause, on_pause=on_pause, cpu_priority=priority)
-    return _review(start, played, limit, settings, seed, reviewed, run, explanations, TreeCache(keep_bytes))
+    return _review(start, played, limit, settings, seed, reviewed, run, explanations, TreeCache(keep_bytes),
+                   chosen)
 
 
 def _review(start: Position, played: list[Action], limit: Limit, settings: SearchSettings, seed: int,
-            reviewed: list[int], run: Run, explanations: bool,
-            cache: TreeCache) -> Iterator[DecisionReview | ReviewSummary]:
+            reviewed: list[int], run: Run, explanations: bool, cache: TreeCache,
+            chosen: frozenset[int] | None = None) -> Iterator[DecisionReview | ReviewSummary]:
     pair_limit = _pair_limit(limit)
     histories: dict[int, list[tuple[Position, Action]]] = {s: [] for s in reviewed}
     done: list[DecisionReview] = []
@@ -249,7 +257,7 @@ def _review(start: Position, played: list[Action], limit: Limit, settings: Searc
     for index, action in enumerate(played):
         seat = position.to_act
         assert seat is not None
-        if seat in reviewed:
+        if seat in reviewed and (chosen is None or index in chosen):
             if run.stop is not None and run.stop.is_set():
                 return
             decision = _decision(position, index, seat, action, limit, pair_limit, settings,
@@ -282,6 +290,32 @@ def _played(start: Position, actions: Sequence[Action | Mapping[str, Any]]) -> l
             raise ValueError(f"actions[{i}]: {exc}") from None
         out.append(action)
     return out
+
+
+def movers(start: Position, actions: Sequence[Action | Mapping[str, Any]]) -> list[int]:
+    """The seat that chose each of `actions` (legal, played from `start`)."""
+    position = start.clone()
+    out = []
+    for action in actions:
+        assert position.to_act is not None  # nobody acts only once the game is over
+        out.append(position.to_act)
+        position.apply(action)
+    return out
+
+
+def _decisions(start: Position, played: list[Action], reviewed: list[int],
+               decisions: Collection[int]) -> frozenset[int]:
+    """The indices asked for, each checked to be a decision of a seat
+    reviewed; ValueError naming the first that is not."""
+    chooser = movers(start, played)
+    for i, index in enumerate(decisions):
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(played):
+            raise ValueError(f"decisions[{i}]: must be the index of an action, 0..{len(played) - 1}, "
+                             f"got {index!r}")
+        if chooser[index] not in reviewed:
+            raise ValueError(f"decisions[{i}]: action {index} is seat {chooser[index]}'s, "
+                             f"a seat not reviewed")
+    return frozenset(decisions)
 
 
 def _seats(seats: Sequence[int] | None, players: int) -> list[int]:

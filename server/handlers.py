@@ -155,7 +155,8 @@ class CacaoApi:
         a message (JSON text is read later, with the rest of the request)."""
         budget = reviews.review_budget(request, self.options)
         actions = len(request.record.actions) if request.WhichOneof("source") == "record" else 1
-        return self._check(call, budget, BACKGROUND, budgets.expected_seconds(budget) * max(actions, 1), None)
+        searched = len(request.decisions) or actions
+        return self._check(call, budget, BACKGROUND, budgets.expected_seconds(budget) * max(searched, 1), None)
 
     def suggest_action(self, request: pb.SuggestActionRequest, call: Call,
                        admitted: Admitted | None = None) -> pb.SuggestActionResponse:
@@ -259,7 +260,8 @@ class CacaoApi:
             for item in review(read.record, budget.limit, settings, seed=seed, seats=read.seats,
                                stop=call.stop, priority=priority, pause=ticket.pause,
                                on_pause=lambda: self.gate.on_pause(ticket),
-                               keep_bytes=reviews.keep_bytes(ticket.reservation, budget)):
+                               keep_bytes=reviews.keep_bytes(ticket.reservation, budget),
+                               decisions=read.only):
                 stream.add(item)
 
         self._run_behind(ticket, "cacao-review", work, stream.finish)

@@ -21,6 +21,7 @@ from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import CacaoError, Position, parse_record
 from cacaoai.search import ANALYSIS
 from cacaoai.search.review import CACHE_BYTES, DEFAULT_LIMIT, DecisionReview, ReviewSummary
+from cacaoai.search.review import movers as review_movers
 
 from . import budgets, errors, positions
 from .budgets import Budget
@@ -36,12 +37,14 @@ REUSED_TREES = 4
 @dataclass(frozen=True)
 class ReviewRequest:
     """A ReviewGame request read: the record, the seats reviewed, the budget
-    of each decision, and how many decisions the review reports."""
+    of each decision, how many decisions the review reports, and the ones
+    asked for (None: every decision of the seats)."""
 
     record: dict
     seats: tuple[int, ...]
     budget: Budget
     decisions: int
+    only: tuple[int, ...] | None = None
 
 
 def read_request(request: pb.ReviewGameRequest, options: ServerOptions) -> ReviewRequest:
@@ -64,7 +67,22 @@ def read_request(request: pb.ReviewGameRequest, options: ServerOptions) -> Revie
             raise errors.invalid(f"seats[{i}]", f"seat {seat} is listed twice")
         seats.append(seat)
     reviewed = tuple(sorted(seats)) if seats else tuple(range(players))
-    return ReviewRequest(record, reviewed, budget, _decisions(record, reviewed))
+    movers = review_movers(Position.from_record(record, 0), record["actions"])
+    only = None
+    if request.decisions:
+        only = []
+        for i, index in enumerate(request.decisions):
+            if not 0 <= index < len(movers):
+                raise errors.invalid(f"decisions[{i}]", f"{index} is not the index of an action: the record "
+                                     f"has actions 0..{len(movers) - 1}")
+            if movers[index] not in reviewed:
+                raise errors.invalid(f"decisions[{i}]", f"action {index} is seat {movers[index]}'s, and "
+                                     f"that seat is not reviewed")
+            if index in only:
+                raise errors.invalid(f"decisions[{i}]", f"action {index} is listed twice")
+            only.append(index)
+    count = len(only) if only is not None else sum(mover in reviewed for mover in movers)
+    return ReviewRequest(record, reviewed, budget, count, None if only is None else tuple(only))
 
 
 def review_budget(request: pb.ReviewGameRequest, options: ServerOptions) -> Budget:
@@ -123,16 +141,6 @@ def _record(request: pb.ReviewGameRequest) -> dict:
     except CacaoError as error:
         raise errors.invalid("record_json", str(error), ErrorReason.INVALID_RECORD) from None
     return data
-
-
-def _decisions(record: dict, seats: tuple[int, ...]) -> int:
-    """The decisions of `seats` in the record: the actions the review reports."""
-    position = Position.from_record(record, 0)
-    count = 0
-    for action in record["actions"]:
-        count += position.to_act in seats
-        position.apply(action)
-    return count
 
 
 class ReviewStream(ReportStream[DecisionReview | ReviewSummary, pb.ReviewGameResponse]):

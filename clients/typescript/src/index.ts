@@ -15,6 +15,8 @@ export { errorReason, explainError, needsToken } from "./errors.js";
 export type { ErrorExplanation } from "./errors.js";
 export { SEAT_NAMES, seatName } from "./names.js";
 export { actionText, className, reviewGame, reviewMark, sentence } from "./review.js";
+export { PRACTISED, SOLVED, exercises, judgeTry } from "./practice.js";
+export type { Exercise, Verdict } from "./practice.js";
 export type { ClassName, ExplanationLike, GameReview, PartLike, ReviewOptions, TempleLike, Wording } from "./review.js";
 // the libraries' pieces a user of the messages needs, so that an application
 // bundles one copy of each

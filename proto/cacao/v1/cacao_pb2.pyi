@@ -673,18 +673,20 @@ class ValidateRecordResponse(_message.Message):
     def __init__(self, valid: _Optional[bool] = ..., error_index: _Optional[int] = ..., error_message: _Optional[str] = ..., actions_replayed: _Optional[int] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ...) -> None: ...
 
 class ReviewGameRequest(_message.Message):
-    __slots__ = ("record", "record_json", "limits", "seed", "seats")
+    __slots__ = ("record", "record_json", "limits", "seed", "seats", "decisions")
     RECORD_FIELD_NUMBER: _ClassVar[int]
     RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
     record: GameRecord
     record_json: str
     limits: SearchLimits
     seed: int
     seats: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ...) -> None: ...
+    decisions: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, record: _Optional[_Union[GameRecord, _Mapping]] = ..., record_json: _Optional[str] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., decisions: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ScorePart(_message.Message):
     __slots__ = ("name", "best", "other")
