@@ -31,6 +31,7 @@ from typing import Any, TextIO, TypeAlias
 
 from cacaoai.api import LEVEL_NAMES, Limit, parse_strength
 from cacaoai.engine import derive_seed, record_text
+from cacaoai.engine.cli import add_version_option
 
 from .board import seat_name
 from .client import CacaoClient
@@ -177,6 +178,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="cacao-match", description="Play AI-vs-AI games of Cacao through a server.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_option(parser)
     parser.add_argument("--strength", "-s", action="append", default=[], metavar="SPEC",
                         help="one player: a level (strong), iterations (500) or time a move "
                              "(2s); give it 2-4 times, one per player (default: beginner and "

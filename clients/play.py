@@ -32,11 +32,11 @@ import re
 import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, TextIO
 
 from cacaoai.api import LEVEL_NAMES, Limit, action_text, parse_strength, sentence
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report, derive_seed, record_text
+from cacaoai.engine.cli import add_version_option
 
 from . import board, notation
 from .client import CacaoClient
@@ -586,8 +586,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="cacao-play", description="Play Cacao in a terminal against 1-3 AI seats.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version",
-                        version=f"%(prog)s {metadata.version('cacaoai')}")
+    add_version_option(parser)
     parser.add_argument("--players", type=int, choices=(2, 3, 4),
                         help="players, you included (default 2, or one more than the --ai given)")
     parser.add_argument("--seat", type=int, default=0,

@@ -54,6 +54,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cacaoai.client.local import LocalServer, free_port, stop_process
+from cacaoai.engine.cli import add_version_option
 
 TEMPLATE = Path(__file__).resolve().parent / "nginx" / "nginx.conf"  # package data
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -305,6 +306,7 @@ examples:
   cacao-replicas --http-port 8080                  and the replicas' HTTP sides on :8080
   cacao-replicas --port 0 --keep -- --max-searches 1 --metrics-port 0
 """)
+    add_version_option(parser)
     parser.add_argument("--replicas", type=int, default=2,
                         help="cacao-server processes to start, each on a free loopback port "
                              "(default 2)")

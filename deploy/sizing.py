@@ -37,6 +37,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cacaoai.engine.cli import add_version_option
+
 from .replicas import BALANCES
 
 #: The server's CPU a quick call takes (ListLegalActions and ApplyAction,
@@ -295,6 +297,7 @@ examples:
   cacao-size --games 200 --budget-ms 50:3,500:1      3 in 4 suggestions at 50 ms, 1 at 500 ms
   cacao-size --suggestions-per-s 30 --budget-ms 50 --p99-wait-ms 20 --cores-per-replica 4
 """)
+    add_version_option(parser)
     load = parser.add_mutually_exclusive_group(required=True)
     load.add_argument("--games", type=float, help="games in play at once")
     load.add_argument("--suggestions-per-s", type=float,

@@ -1,4 +1,5 @@
-"""``cacao-engine``: random games, replay, legal actions, benchmark, demo.
+"""``cacao-engine``: random games, replay, legal actions, benchmark, demo; and
+``add_version_option``, the ``--version`` every installed command shares.
 
 Ctrl-C ends a command with one line and status 130; a reader that goes away
 (``cacao-engine legal FILE | head -3``) ends it quietly with status 141, as
@@ -14,12 +15,21 @@ import random
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from typing import Any
 
 from . import core
 from .errors import CacaoError, RecordError
 from .position import Position, replay
 from .seeds import derive_seed
+
+
+def add_version_option(parser: argparse.ArgumentParser) -> None:
+    """Gives a command ``--version``, which prints ``<command> <version>`` (the
+    installed release of the package, from its metadata) and exits."""
+    parser.add_argument("--version", action="version",
+                        version=f"{parser.prog} {metadata.version('cacaoai')}",
+                        help="print the command's name and the installed release, and exit")
 
 
 def _read(path: str) -> str:
@@ -159,6 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cacao-engine", description=_fill(DESCRIPTION),
                                      epilog=EXAMPLES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_option(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = _command(sub, "random", "print one uniformly random game as a cacao-record/1",
                  "Plays one game choosing uniformly among the legal actions at every decision "

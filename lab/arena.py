@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from cacaoai.engine import Position, derive_seed
+from cacaoai.engine.cli import add_version_option
 from cacaoai.search.bots import Bot, parse_bot
 
 _BOTS: dict[tuple[str, int], Bot] = {}
@@ -258,6 +259,7 @@ examples:
 Game g is played on deal g // players with bot i in seat (i + g) % players, so
 each deal is played once from every seat. Prints each bot's win rate (a shared
 win counts as a fraction) with its 95% Wilson interval and its mean gold.""")
+    add_version_option(parser)
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="one bot spec per seat, in seat order for the first game (see bots "
                              "below)")

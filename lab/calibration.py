@@ -67,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position, derive_seed
+from cacaoai.engine.cli import add_version_option
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.bots import Bot, MCTSBot, parse_bot
 from cacaoai.search.driver import search
@@ -680,6 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                "  cacao-calibration --input samples.json --games 0 --fit map.json   # fit a map, play nothing\n"
                "  cacao-calibration --evaluator mcts:iterations=1500,value=1,prior=model --games 100\n"
                "  cacao-calibration --games 150 --replays 24   # and the best possible prediction's skill")
+    add_version_option(parser)
     parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (default 2)")
     parser.add_argument("--games", type=int, default=40, help="games per player count (default 40)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the moves (default 1)")

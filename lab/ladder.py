@@ -66,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import derive_seed
+from cacaoai.engine.cli import add_version_option
 from cacaoai.search.bots import Bot, parse_bot
 
 from .arena import play_deal
@@ -496,6 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                "  cacao-ladder greedy level:casual level:strong --deals 50 --results ladder.jsonl\n"
                "  cacao-ladder --merge ladder.jsonl more.jsonl --anchor level:casual   # re-rate, play nothing\n"
                "  cacao-ladder --sprt mcts:time=0.05,value=1 mcts:time=0.05 --elo0 0 --elo1 10")
+    add_version_option(parser)
     parser.add_argument("bots", nargs="*", help="bot specs (none: rate the games of the result files)")
     parser.add_argument("--players", type=int, default=2, help="2, 3 or 4 (default 2)")
     parser.add_argument("--deals", type=int, default=10, help="deals each match plays (default 10)")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from cacaoai.engine import CacaoError, derive_seed, parse_record
+from cacaoai.engine.cli import add_version_option
 from cacaoai.search import Limit
 from cacaoai.search.review import CLASSES, DEFAULT_LIMIT, ReviewSummary, review
 
@@ -173,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="cacao-review-batch", description="Review many recorded games: one summary a game "
         "(JSONL) and a table per player.", epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_version_option(parser)
     parser.add_argument("records", help="a JSONL file (a record, or {record, players}, a line) "
                         "or a folder of cacao-record/1 .json files")
     parser.add_argument("--iterations", type=int, default=DEFAULT_LIMIT.iterations,

@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position, derive_seed, features
+from cacaoai.engine.cli import add_version_option
 from cacaoai.engine.seeds import salted_seed
 from cacaoai.search.bots import MCTSBot, parse_bot
 from cacaoai.search.driver import search
@@ -461,6 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                "  cacao-selfplay --out out/sp --games 200 --spec mcts:iterations=400\n"
                "  cacao-selfplay --out out/sp2 --games 2000 --players 2,3,2,4 --fast-share 0.5 --processes 2\n"
                "  cacao-selfplay --out out/sp3 --games 100 --spec mcts:iterations=400,value=0.5,model=cacao --ray")
+    add_version_option(parser)
     defaults = SelfPlayConfig()
     parser.add_argument("--out", required=True, help="folder for the shards and selfplay.json")
     parser.add_argument("--spec", default=defaults.spec,

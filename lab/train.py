@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import features
+from cacaoai.engine.cli import add_version_option
 from cacaoai.search.model import save_model
 
 from .mlp import MLP, Adam
@@ -671,6 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                "  cacao-train --pipeline --out out/model --work out/pipeline      # self-play, then train\n"
                "  cacao-train --pipeline --generations 1 --out out/cacao          # the shipped weights\n"
                "  cacao-train --pipeline --tiny --out out/tiny --work out/tiny-work  # seconds")
+    add_version_option(parser)
     parser.add_argument("data", nargs="*", help="self-play folders (cacao-selfplay --out)")
     parser.add_argument("--out", required=True, help="the model's path (.npz, and .json beside it)")
     parser.add_argument("--pipeline", action="store_true",
@@ -698,7 +700,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="share of the self-play search's root win probabilities in the value target "
                              "(default 0: the games' results only)")
     parser.add_argument("--name", default="cacao", help="the model's name in its manifest (default cacao)")
-    parser.add_argument("--version", default="1",
+    parser.add_argument("--model-version", default="1",
                         help="the model's version in its manifest, which GetServerInfo reports (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
@@ -728,11 +730,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 plan = replace(plan, generations=plan.generations[:args.generations])
             plan = replace(plan, train=config)
             manifest = pipeline(args.out, args.work, plan, processes=args.processes, ray_address=args.ray,
-                                name=args.name, version=args.version, log=log, progress=not args.quiet)
+                                name=args.name, version=args.model_version, log=log, progress=not args.quiet)
         else:
             if not args.data:
                 parser.error("give self-play folders, or --pipeline")
-            manifest = train(args.data, args.out, config, name=args.name, version=args.version, log=log)
+            manifest = train(args.data, args.out, config, name=args.name, version=args.model_version, log=log)
     except ValueError as exc:
         parser.error(str(exc))
     if args.quiet:

@@ -22,9 +22,9 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from importlib import metadata
 from typing import Any, TypeVar, cast
 
+from cacaoai.engine.cli import add_version_option
 from cacaoai.search import PRIORITIES
 from cacaoai.search.bots import LEVELS
 
@@ -411,8 +411,7 @@ def parse_args(argv: list[str] | None = None,
         description="Serve the Cacao rules and AI over gRPC (API cacao.v1).",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version",
-                        version=f"%(prog)s {metadata.version('cacaoai')}")
+    add_version_option(parser)
     flagged = [(o, o.flag, env_name(o.flag)) for o in OPTIONS if o.flag]
     for o, flag, env in flagged:
         default = o.default
