@@ -154,13 +154,13 @@ class AsyncCacaoClient(Connection):
                       seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                       avoid: Actions = (), reuse_tree: bool | None = None,
                       priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
-                      explain: bool = False, timeout: float | None = None) -> Suggestion:
+                      explain: bool = False, forecast: int = 0, timeout: float | None = None) -> Suggestion:
         """As :meth:`CacaoClient.suggest`."""
         strength = as_strength(strength)
         request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, priority=priority, levels=levels,
-                                 settings=settings, explain=explain)
+                                 settings=settings, explain=explain, forecast=forecast)
         return read_suggestion(await self._call(
             self._stub.SuggestAction, request, self._search_timeout(strength, timeout)))
 
@@ -169,13 +169,14 @@ class AsyncCacaoClient(Connection):
                       max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                       seat: int | None = None, reuse_tree: bool | None = None,
                       priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
-                      timeout: float | None = None) -> AsyncIterator[AnalysisReport]:
+                      forecast: int = 0, timeout: float | None = None) -> AsyncIterator[AnalysisReport]:
         """As :meth:`CacaoClient.analyze` (AnalyzePosition): ``async for`` its reports."""
         strength = as_strength(strength)
         request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, report_interval=report_interval,
-                                 seat=seat, priority=priority, levels=levels, settings=settings)
+                                 seat=seat, priority=priority, levels=levels, settings=settings,
+                                 forecast=forecast)
         stream = self._stub.AnalyzePosition(request, metadata=self._metadata,
                                             timeout=self._search_timeout(strength, timeout))
         try:
@@ -205,14 +206,15 @@ class AsyncCacaoClient(Connection):
                              max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                              seat: int | None = None, reuse_tree: bool | None = None,
                              priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
-                             timeout: float | None = None) -> AsyncAnalysis:
+                             forecast: int = 0, timeout: float | None = None) -> AsyncAnalysis:
         """As :meth:`CacaoClient.start_analysis` (Analyze): ``async for`` the
         reports; ``await analysis.stop()`` ends the search with its final report."""
         strength = as_strength(strength)
         start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                max_candidates=max_candidates, allow=allow, avoid=avoid,
                                reuse_tree=reuse_tree, report_interval=report_interval, seat=seat,
-                               priority=priority, levels=levels, settings=settings)
+                               priority=priority, levels=levels, settings=settings,
+                               forecast=forecast)
         call = self._stub.Analyze(metadata=self._metadata,
                                   timeout=self._search_timeout(strength, timeout))
         analysis = AsyncAnalysis(call, self._error)

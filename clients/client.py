@@ -214,7 +214,7 @@ class CacaoClient(Connection):
                 seed: int | None = None, max_candidates: int = 0, allow: Actions = (),
                 avoid: Actions = (), reuse_tree: bool | None = None,
                 priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
-                explain: bool = False, timeout: float | None = None) -> Suggestion:
+                explain: bool = False, forecast: int = 0, timeout: float | None = None) -> Suggestion:
         """Searches and suggests an action for the seat to act (SuggestAction).
 
         Args:
@@ -246,6 +246,9 @@ class CacaoClient(Connection):
                 the default), "analysis" or "nomodel"; "" with a level.
             explain: also ask for ``explanation`` (what the action gives that
                 the runner-up does not); it costs the server milliseconds.
+            forecast: also ask for ``evaluation.forecast`` from this many
+                playouts (every temple's majority chances and every seat's
+                score parts; 0: none, as in :meth:`analyze` too).
             timeout: deadline in seconds (default: see ``search_timeout``);
                 the server fits its search into it.
 
@@ -260,7 +263,7 @@ class CacaoClient(Connection):
         request = search_request(pb.SuggestActionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, priority=priority, levels=levels,
-                                 settings=settings, explain=explain)
+                                 settings=settings, explain=explain, forecast=forecast)
         return read_suggestion(self._call(self._stub.SuggestAction, request,
                                           self._search_timeout(strength, timeout)))
 
@@ -269,7 +272,7 @@ class CacaoClient(Connection):
                 max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                 seat: int | None = None, reuse_tree: bool | None = None,
                 priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
-                timeout: float | None = None) -> Iterator[AnalysisReport]:
+                forecast: int = 0, timeout: float | None = None) -> Iterator[AnalysisReport]:
         """Streams evaluations of a position as the search goes on (AnalyzePosition).
 
         Closing the iterator early (``break``) cancels the search on the server
@@ -297,7 +300,8 @@ class CacaoClient(Connection):
         request = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                  max_candidates=max_candidates, allow=allow, avoid=avoid,
                                  reuse_tree=reuse_tree, report_interval=report_interval,
-                                 seat=seat, priority=priority, levels=levels, settings=settings)
+                                 seat=seat, priority=priority, levels=levels, settings=settings,
+                                 forecast=forecast)
         stream = self._stub.AnalyzePosition(request,
                                             timeout=self._search_timeout(strength, timeout))
         try:
@@ -344,7 +348,7 @@ class CacaoClient(Connection):
                        max_candidates: int = 0, allow: Actions = (), avoid: Actions = (),
                        seat: int | None = None, reuse_tree: bool | None = None,
                        priority: str | None = None, levels: Sequence[str] = (), settings: str = "",
-                       timeout: float | None = None) -> Analysis:
+                       forecast: int = 0, timeout: float | None = None) -> Analysis:
         """Starts an analysis that can be stopped with its answer (Analyze).
 
         Iterate the returned :class:`Analysis` for its reports; its
@@ -358,7 +362,8 @@ class CacaoClient(Connection):
         start = search_request(pb.AnalyzePositionRequest(), source, strength, seed=seed,
                                max_candidates=max_candidates, allow=allow, avoid=avoid,
                                reuse_tree=reuse_tree, report_interval=report_interval, seat=seat,
-                               priority=priority, levels=levels, settings=settings)
+                               priority=priority, levels=levels, settings=settings,
+                               forecast=forecast)
         return Analysis.start(self._stub.Analyze, start,
                               self._search_timeout(strength, timeout), self._error)
 

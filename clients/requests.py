@@ -122,7 +122,7 @@ def search_request(request: T, source: Source, strength: Limit | str | None = No
                    avoid: Actions = (), reuse_tree: bool | None = None,
                    report_interval: float | None = None, seat: int | None = None,
                    priority: str | None = None, levels: Sequence[str] = (),
-                   settings: str = "", explain: bool = False) -> T:
+                   settings: str = "", explain: bool = False, forecast: int = 0) -> T:
     """Fills a SuggestAction or AnalyzePosition request (``report_interval``
     and ``seat`` are AnalyzePosition's, ``explain`` SuggestAction's) and
     returns it.
@@ -155,6 +155,8 @@ def search_request(request: T, source: Source, strength: Limit | str | None = No
     message.settings = settings
     if explain:
         message.explain = True
+    if forecast:
+        message.forecast = forecast
     return request
 
 

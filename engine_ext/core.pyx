@@ -1960,6 +1960,15 @@ cdef class CorePosition:
             position_apply(&self.pos, a)
         return codes
 
+    def playout_informed(self, unsigned long long seed, int samples):
+        """Play to the end with the search's informed playout policy (the best
+        one-step value among `samples` uniform draws a turn: playout.pxi)."""
+        cdef rng_t rng
+        _require(1 <= samples <= MAX_PLAYOUT_SAMPLES, f"samples must be 1..{MAX_PLAYOUT_SAMPLES}")
+        rng_seed(&rng, seed)
+        with nogil:
+            position_playout_informed(&self.pos, &rng, samples)
+
     def determinize(self, int seat, int known_hands, unsigned long long seed):
         cdef rng_t rng
         self._seat_index(seat)

@@ -15,6 +15,7 @@
 from cacaoai.search.adaptive import ADAPTIVE
 from cacaoai.search.bots import LEVELS
 from cacaoai.search.explain import Explanation, Part, TempleChange, action_text, sentence
+from cacaoai.search.forecast import Forecast, PartForecast, SeatForecast, TempleForecast
 from cacaoai.search.limits import Limit, parse_strength
 from cacaoai.search.results import Candidate, RootInfo, SearchResult, SeatOutlook
 from cacaoai.search.review import CLASSES, FORCED, DecisionReview, ReviewSummary, SeatReview
@@ -23,6 +24,7 @@ from cacaoai.search.review import CLASSES, FORCED, DecisionReview, ReviewSummary
 #: ``adaptive`` (a server of another version may have others: GetServerInfo says).
 LEVEL_NAMES: tuple[str, ...] = (*LEVELS, ADAPTIVE)
 
-__all__ = ["CLASSES", "FORCED", "LEVEL_NAMES", "Candidate", "DecisionReview", "Explanation", "Limit", "Part",
-           "ReviewSummary", "RootInfo", "SearchResult", "SeatOutlook", "SeatReview", "TempleChange",
+__all__ = ["CLASSES", "FORCED", "LEVEL_NAMES", "Candidate", "DecisionReview", "Explanation", "Forecast", "Limit",
+           "Part", "PartForecast", "ReviewSummary", "RootInfo", "SearchResult", "SeatForecast", "SeatOutlook",
+           "SeatReview", "TempleChange", "TempleForecast",
            "action_text", "parse_strength", "sentence"]

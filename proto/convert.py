@@ -30,6 +30,8 @@ from cacaoai.api.cacao.v1.cacao_pb2 import ErrorReason
 from cacaoai.engine import Action, Position, rules
 from cacaoai.engine.actions import trusted_action, trusted_fill
 from cacaoai.search.explain import Explanation, Part, TempleChange
+from cacaoai.search.forecast import PARTS as FORECAST_PARTS
+from cacaoai.search.forecast import Forecast, PartForecast, SeatForecast, TempleForecast
 from cacaoai.search.limits import MAX_THREADS, Limit
 from cacaoai.search.results import Candidate, RootInfo, SearchResult
 from cacaoai.search.review import CLASSES, FORCED, DecisionReview, ReviewSummary, SeatReview
@@ -706,7 +708,30 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
             visits=root.visits, mean_value=_finite(root.mean_value),
             win_probability=_finite(root.win_probability), score_lead=_finite(root.score_lead),
             expected_gold=_finite(root.expected_gold), reused_visits=root.reused_visits))
+    if result.forecast is not None:
+        message.forecast.CopyFrom(forecast_to_proto(result.forecast))
     return message
+
+
+def forecast_to_proto(forecast: Forecast) -> pb.Forecast:
+    """The Forecast message of a search's forecast."""
+    def part(p: PartForecast) -> pb.PartForecast:
+        return pb.PartForecast(mean=_finite(p.mean), spread=_finite(p.spread))
+
+    return pb.Forecast(
+        playouts=forecast.playouts,
+        temples=[pb.TempleForecast(x=t.x, y=t.y, first=t.first, second=t.second) for t in forecast.temples],
+        seats=[pb.SeatForecast(seat=s.seat, **{name: part(getattr(s, name)) for name in FORECAST_PARTS})
+               for s in forecast.seats])
+
+
+def forecast_from_proto(message: pb.Forecast) -> Forecast:
+    """The search's Forecast of a Forecast message."""
+    return Forecast(
+        message.playouts,
+        tuple(TempleForecast(t.x, t.y, tuple(t.first), tuple(t.second)) for t in message.temples),
+        tuple(SeatForecast(s.seat, *(PartForecast(getattr(s, name).mean, getattr(s, name).spread)
+                                     for name in FORECAST_PARTS)) for s in message.seats))
 
 
 def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
@@ -752,6 +777,7 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
             root.expected_gold, root.reused_visits),
         population=message.population,
         settings=message.settings,
+        forecast=forecast_from_proto(message.forecast) if message.HasField("forecast") else None,
     )
 
 

@@ -42,11 +42,15 @@ from ._mcts import (
     run_trees,
 )
 from .calibration_map import apply_map, choose_map
+from .forecast import forecast
 from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
 from .model import load_model
 from .request import Question, Reuse, Run
 from .results import Candidate, RootInfo, SearchResult
 from .reuse import check_history, find_trees
+
+#: Salts the forecast's seed apart from the trees' (engine/seeds.salted_seed).
+FORECAST_SALT = 0xF0CA57
 
 __all__ = ["search", "wilson_lower"]
 
@@ -123,7 +127,8 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
         codes = [c for c in position.legal_codes()
                  if (not allowed or c in allowed) and c not in avoided]
         if len(codes) == 1:
-            return _single(position, observer, codes[0], start, threads, multipv)
+            return _forecast(_single(position, observer, codes[0], start, threads, multipv), position,
+                             observer, question, seed, settings)
     restricted = bool(allowed or avoided)
 
     key, trees, reused = _trees(position, threads, settings, seed, observer, mask, allowed,
@@ -132,7 +137,9 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
     def report(trees: list[tuple[Tree, str]]) -> SearchResult:
         result = _report(position, settings, threads, seed, observer, mask, trees, start,
                          multipv, reused, codes if restricted else None, question.candidates)
-        return _calibrated(result, settings, position, question.levels) if question.calibrated else result
+        if question.calibrated:
+            result = _calibrated(result, settings, position, question.levels)
+        return _forecast(result, position, observer, question, seed, settings)
 
     on_report = run.on_report
     finish_key = (position.players, multipv, threads)
@@ -273,6 +280,17 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
     if reuse is not None:
         reuse.cache.count(reused > 0)
     return key, trees, reused
+
+
+def _forecast(result: SearchResult, position: Position, observer: int, question: Question, seed: int,
+              settings: SearchSettings) -> SearchResult:
+    """`result` with the forecast `question` asks for (its playouts from the
+    observer's view, seeded apart from the trees)."""
+    if not question.forecast:
+        return result
+    return replace(result, forecast=forecast(position, observer, seed=salted_seed(seed, FORECAST_SALT),
+                                             playouts=question.forecast, known_hands=question.known_hands,
+                                             samples=settings.samples))
 
 
 def _run(trees: list[Tree], limit: Limit, run: Run, start: float,

@@ -58,6 +58,8 @@ class Question:
             players where the model's map for the search's settings has one
             for their population (calibration_map.population);
             the search itself is the same.
+        forecast: playouts of a forecast of every temple and score part
+            from the observer's view (:mod:`.forecast`; 0: none).
     """
 
     seat: int | None = None
@@ -68,10 +70,13 @@ class Question:
     candidates: int | None = None
     calibrated: bool = True
     levels: Sequence[str] = ()
+    forecast: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.levels, (str, bytes)) or not all(isinstance(v, str) for v in self.levels):
             raise ValueError(f"levels: must be a sequence of level names, got {self.levels!r}")
+        if isinstance(self.forecast, bool) or not isinstance(self.forecast, int) or not 0 <= self.forecast <= 100_000:
+            raise ValueError(f"forecast: must be a number of playouts in 0..100000, got {self.forecast!r}")
         if isinstance(self.multipv, bool) or not isinstance(self.multipv, int) or self.multipv < 0:
             raise ValueError(f"multipv: must be a non-negative integer, got {self.multipv!r}")
         if self.candidates is not None and (isinstance(self.candidates, bool) or not isinstance(

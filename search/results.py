@@ -15,6 +15,7 @@ from typing import Any
 
 from cacaoai.engine import Action
 
+from .forecast import Forecast
 from .limits import Limit
 
 __all__ = ["Candidate", "RootInfo", "SearchResult", "SeatOutlook"]
@@ -132,6 +133,8 @@ class SearchResult:
             :data:`~cacaoai.search.limits.PRESETS`: "mcts", "analysis",
             "nomodel"), as a server reports it; "" when not given (a direct
             call of ``cacaoai.search.search``, whose caller knows them).
+        forecast: every temple's and every seat's score parts' forecast,
+            when the question asked for one (Question.forecast).
     """
 
     best_action: Action | None
@@ -153,6 +156,7 @@ class SearchResult:
     root: RootInfo | None = None
     population: str = ""
     settings: str = ""
+    forecast: Forecast | None = None
 
     @property
     def seats(self) -> tuple[SeatOutlook, ...]:

@@ -59,7 +59,17 @@ from . import budgets, errors, info, memory, positions, reviews, rules_calls, se
 from .budgets import Budget
 from .options import ServerOptions
 from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
-from .searching import Admitted, Call, SearchPlan, budget_start, ponder_seat, restriction, scheduling, seat_levels
+from .searching import (
+    Admitted,
+    Call,
+    SearchPlan,
+    budget_start,
+    forecast_playouts,
+    ponder_seat,
+    restriction,
+    scheduling,
+    seat_levels,
+)
 from .starvation import StarvationGuard
 from .streams import Analysis
 
@@ -361,7 +371,7 @@ class CacaoApi:
             multipv=request.max_candidates or convert.DEFAULT_CANDIDATES,
             max_candidates=request.max_candidates, cache=cache,
             hash=positions.searched_hash(loaded, observer), levels=levels,
-            explain=getattr(request, "explain", False))
+            explain=getattr(request, "explain", False), forecast=forecast_playouts(request))
 
     def _fitted(self, plan: SearchPlan) -> Budget:
         """The plan's budget fitted to what is left of its deadline now, as
@@ -406,7 +416,8 @@ class CacaoApi:
 
         question = Question(seat=loaded.view if plan.seat is None else plan.seat,
                             known_hands=loaded.known_hands, allow=plan.allow, avoid=plan.avoid,
-                            multipv=plan.multipv, candidates=plan.multipv, levels=plan.levels)
+                            multipv=plan.multipv, candidates=plan.multipv, levels=plan.levels,
+                            forecast=plan.forecast)
         run = Run(stop=plan.call.stop, pause=ticket.pause, on_pause=lambda: self.gate.on_pause(ticket),
                   on_report=(lambda r: on_report(complete(r))) if on_report else None,
                   report_every_s=report_every_s, cpu_priority=plan.cpu_priority,

@@ -86,6 +86,7 @@ class SearchPlan:
         hash: short hash of what the searching seat sees (positions.searched_hash).
         levels: who plays each seat, by level name ("" not known; empty: not said).
         explain: build the suggestion's explanation.
+        forecast: playouts of the evaluation's forecast (0: none).
     """
 
     call: Call
@@ -103,6 +104,7 @@ class SearchPlan:
     hash: str = ""
     levels: tuple[str, ...] = ()
     explain: bool = False
+    forecast: int = 0
 
 
 def budget_start(call: Call, ticket: Ticket) -> float | None:
@@ -125,6 +127,23 @@ def scheduling(evaluation: pb.Evaluation, ticket: Ticket, now: float) -> None:
     paused = ticket.paused_s + (now - ticket.paused_at if ticket.paused_at is not None else 0.0)
     if paused > 0:
         evaluation.paused.CopyFrom(convert.seconds_to_duration(paused))
+
+
+#: The most playouts a forecast may ask for.
+MAX_FORECAST_PLAYOUTS = 100_000
+
+
+def forecast_playouts(request: Any) -> int:
+    """The playouts of the forecast a request asks for (0: none).
+
+    Raises:
+        errors.ApiError: INVALID_ARGUMENT on ``forecast`` for a negative or absurd count.
+    """
+    playouts = getattr(request, "forecast", 0)
+    if not 0 <= playouts <= MAX_FORECAST_PLAYOUTS:
+        raise errors.invalid("forecast", f"{playouts} playouts: give 0 (no forecast) to "
+                             f"{MAX_FORECAST_PLAYOUTS:,}")
+    return playouts
 
 
 def ponder_seat(request: Any, loaded: Loaded) -> int | None:

@@ -18,14 +18,18 @@ from cacaoai.api import (
     Candidate,
     DecisionReview,
     Explanation,
+    Forecast,
     Limit,
     Part,
+    PartForecast,
     ReviewSummary,
     RootInfo,
     SearchResult,
+    SeatForecast,
     SeatOutlook,
     SeatReview,
     TempleChange,
+    TempleForecast,
 )
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client import replies
@@ -186,6 +190,10 @@ MIRRORS: dict[type, tuple[Descriptor, ...]] = {
     Explanation: (pb.Explanation.DESCRIPTOR,),
     Part: (pb.ScorePart.DESCRIPTOR,),
     TempleChange: (pb.TempleChange.DESCRIPTOR,),
+    Forecast: (pb.Forecast.DESCRIPTOR,),
+    TempleForecast: (pb.TempleForecast.DESCRIPTOR,),
+    SeatForecast: (pb.SeatForecast.DESCRIPTOR,),
+    PartForecast: (pb.PartForecast.DESCRIPTOR,),
 }
 
 RENAMED = {

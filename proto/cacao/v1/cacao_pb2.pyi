@@ -445,7 +445,7 @@ class ApplyActionResponse(_message.Message):
     def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., position_hash: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., placed: _Optional[_Iterable[_Union[TilePlacement, _Mapping]]] = ..., activations: _Optional[_Iterable[_Union[Activation, _Mapping]]] = ..., gains: _Optional[_Iterable[_Union[SeatGains, _Mapping]]] = ..., draws: _Optional[_Union[Draws, _Mapping]] = ..., turn_ended: _Optional[bool] = ..., result: _Optional[_Union[GameResult, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ...) -> None: ...
 
 class SuggestActionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "priority", "levels", "settings", "explain")
+    __slots__ = ("position", "record", "limits", "level", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "priority", "levels", "settings", "explain", "forecast")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -459,6 +459,7 @@ class SuggestActionRequest(_message.Message):
     LEVELS_FIELD_NUMBER: _ClassVar[int]
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
     EXPLAIN_FIELD_NUMBER: _ClassVar[int]
+    FORECAST_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -472,7 +473,8 @@ class SuggestActionRequest(_message.Message):
     levels: _containers.RepeatedScalarFieldContainer[str]
     settings: str
     explain: bool
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., levels: _Optional[_Iterable[str]] = ..., settings: _Optional[str] = ..., explain: _Optional[bool] = ...) -> None: ...
+    forecast: int
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., levels: _Optional[_Iterable[str]] = ..., settings: _Optional[str] = ..., explain: _Optional[bool] = ..., forecast: _Optional[int] = ...) -> None: ...
 
 class SeatOutlook(_message.Message):
     __slots__ = ("seat", "win_probability", "expected_gold", "score_lead")
@@ -527,7 +529,7 @@ class RootInfo(_message.Message):
     def __init__(self, visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., reused_visits: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused", "population", "settings")
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused", "population", "settings", "forecast")
     BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
@@ -548,6 +550,7 @@ class Evaluation(_message.Message):
     PAUSED_FIELD_NUMBER: _ClassVar[int]
     POPULATION_FIELD_NUMBER: _ClassVar[int]
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    FORECAST_FIELD_NUMBER: _ClassVar[int]
     best_action: Action
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
@@ -568,7 +571,54 @@ class Evaluation(_message.Message):
     paused: _duration_pb2.Duration
     population: str
     settings: str
-    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., population: _Optional[str] = ..., settings: _Optional[str] = ...) -> None: ...
+    forecast: Forecast
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., population: _Optional[str] = ..., settings: _Optional[str] = ..., forecast: _Optional[_Union[Forecast, _Mapping]] = ...) -> None: ...
+
+class Forecast(_message.Message):
+    __slots__ = ("playouts", "temples", "seats")
+    PLAYOUTS_FIELD_NUMBER: _ClassVar[int]
+    TEMPLES_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    playouts: int
+    temples: _containers.RepeatedCompositeFieldContainer[TempleForecast]
+    seats: _containers.RepeatedCompositeFieldContainer[SeatForecast]
+    def __init__(self, playouts: _Optional[int] = ..., temples: _Optional[_Iterable[_Union[TempleForecast, _Mapping]]] = ..., seats: _Optional[_Iterable[_Union[SeatForecast, _Mapping]]] = ...) -> None: ...
+
+class TempleForecast(_message.Message):
+    __slots__ = ("x", "y", "first", "second")
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    SECOND_FIELD_NUMBER: _ClassVar[int]
+    x: int
+    y: int
+    first: _containers.RepeatedScalarFieldContainer[float]
+    second: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, x: _Optional[int] = ..., y: _Optional[int] = ..., first: _Optional[_Iterable[float]] = ..., second: _Optional[_Iterable[float]] = ...) -> None: ...
+
+class SeatForecast(_message.Message):
+    __slots__ = ("seat", "temples", "water", "sun", "gold", "total")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TEMPLES_FIELD_NUMBER: _ClassVar[int]
+    WATER_FIELD_NUMBER: _ClassVar[int]
+    SUN_FIELD_NUMBER: _ClassVar[int]
+    GOLD_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    temples: PartForecast
+    water: PartForecast
+    sun: PartForecast
+    gold: PartForecast
+    total: PartForecast
+    def __init__(self, seat: _Optional[int] = ..., temples: _Optional[_Union[PartForecast, _Mapping]] = ..., water: _Optional[_Union[PartForecast, _Mapping]] = ..., sun: _Optional[_Union[PartForecast, _Mapping]] = ..., gold: _Optional[_Union[PartForecast, _Mapping]] = ..., total: _Optional[_Union[PartForecast, _Mapping]] = ...) -> None: ...
+
+class PartForecast(_message.Message):
+    __slots__ = ("mean", "spread")
+    MEAN_FIELD_NUMBER: _ClassVar[int]
+    SPREAD_FIELD_NUMBER: _ClassVar[int]
+    mean: float
+    spread: float
+    def __init__(self, mean: _Optional[float] = ..., spread: _Optional[float] = ...) -> None: ...
 
 class SuggestActionResponse(_message.Message):
     __slots__ = ("position_hash", "seat", "action", "evaluation", "explanation")
@@ -585,7 +635,7 @@ class SuggestActionResponse(_message.Message):
     def __init__(self, position_hash: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., evaluation: _Optional[_Union[Evaluation, _Mapping]] = ..., explanation: _Optional[_Union[Explanation, _Mapping]] = ...) -> None: ...
 
 class AnalyzePositionRequest(_message.Message):
-    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat", "priority", "levels", "settings")
+    __slots__ = ("position", "record", "limits", "level", "report_interval", "seed", "max_candidates", "allow", "avoid", "reuse_tree", "seat", "priority", "levels", "settings", "forecast")
     POSITION_FIELD_NUMBER: _ClassVar[int]
     RECORD_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
@@ -600,6 +650,7 @@ class AnalyzePositionRequest(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     LEVELS_FIELD_NUMBER: _ClassVar[int]
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    FORECAST_FIELD_NUMBER: _ClassVar[int]
     position: Position
     record: GameRecord
     limits: SearchLimits
@@ -614,7 +665,8 @@ class AnalyzePositionRequest(_message.Message):
     priority: SearchPriority
     levels: _containers.RepeatedScalarFieldContainer[str]
     settings: str
-    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., levels: _Optional[_Iterable[str]] = ..., settings: _Optional[str] = ...) -> None: ...
+    forecast: int
+    def __init__(self, position: _Optional[_Union[Position, _Mapping]] = ..., record: _Optional[_Union[GameRecord, _Mapping]] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., level: _Optional[str] = ..., report_interval: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seed: _Optional[int] = ..., max_candidates: _Optional[int] = ..., allow: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., avoid: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., reuse_tree: _Optional[bool] = ..., seat: _Optional[int] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., levels: _Optional[_Iterable[str]] = ..., settings: _Optional[str] = ..., forecast: _Optional[int] = ...) -> None: ...
 
 class AnalyzeRequest(_message.Message):
     __slots__ = ("start", "stop")

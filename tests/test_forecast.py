@@ -1,0 +1,98 @@
+"""A forecast of every temple and score part: the rules of first and second
+place, playouts from the searching seat's view only, determinism, and the
+forecast through a search, over gRPC and Connect, and in the Python client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from pathlib import Path
+
+import grpc
+import pytest
+from connectrpc.compat import google_protobuf_binary_codec
+from pyqwest import Client, HTTPTransport, HTTPVersion
+
+from cacaoai.api import Forecast, convert
+from cacaoai.api.cacao.v1 import cacao_pb2 as pb
+from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
+from cacaoai.client import CacaoClient, Limit
+from cacaoai.engine import Position
+from cacaoai.search import Question, search
+from cacaoai.search.forecast import forecast, temple_places
+from cacaoai.server.http import start_http
+
+RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
+
+
+def test_first_and_second_place_follow_the_rules():
+    assert temple_places([3, 1, 0]) == ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    assert temple_places([2, 2, 1]) == ([0.5, 0.5, 0.0], [0.0, 0.0, 0.0])  # a tie for first cancels second
+    assert temple_places([3, 1, 1, 0]) == ([1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.5, 0.0])
+    assert temple_places([0, 2]) == ([0.0, 1.0], [0.0, 0.0])  # alone: 6 gold, nobody second
+    assert temple_places([0, 0]) == ([0.0, 0.0], [0.0, 0.0])
+
+
+def test_a_forecast_covers_every_temple_on_the_board_and_every_seat_from_the_seats_view_only():
+    position = Position.from_record(RECORD, 25)
+    seat = position.to_act
+    made = forecast(position, seat, seed=7, playouts=64)
+    assert made.playouts == 64
+    assert [(t.x, t.y) for t in made.temples] == sorted((t.x, t.y) for t in position.temples())
+    for temple in made.temples:
+        assert math.isclose(sum(temple.first), 1.0) or sum(temple.first) == 0.0
+        assert all(0.0 <= p <= 1.0 for p in (*temple.first, *temple.second))
+    for s in made.seats:
+        parts = s.temples.mean + s.water.mean + s.sun.mean + s.gold.mean
+        assert math.isclose(parts, s.total.mean, abs_tol=1e-9) and s.total.spread >= 0.0
+    assert forecast(position, seat, seed=7, playouts=64) == made
+    assert forecast(position, seat, seed=8, playouts=64) != made
+    # a position that differs only in what the seat cannot see forecasts the same
+    other = Position.from_observation(position.observation(seat), seed=99)
+    assert forecast(other, seat, seed=7, playouts=64) == made
+    with pytest.raises(ValueError, match="playouts"):
+        forecast(position, seat, seed=7, playouts=0)
+
+
+def test_a_search_asked_for_a_forecast_carries_one_and_it_crosses_the_wire():
+    position = Position.from_record(RECORD, 25)
+    result = search(position, Limit(iterations=100), seed=3, question=Question(forecast=32))
+    assert isinstance(result.forecast, Forecast) and result.forecast.playouts == 32
+    assert search(position, Limit(iterations=100), seed=3).forecast is None
+    assert convert.evaluation_from_proto(convert.evaluation_to_proto(result)).forecast == result.forecast
+
+
+@pytest.mark.integration
+def test_suggestions_and_analyses_send_a_forecast_on_request_over_grpc_and_connect(cacao_server, cacao_stub):
+    record = convert.record_from_json(Position.from_record(RECORD, 25).record())
+    asked = pb.SuggestActionRequest(record=record, seed=2, limits=pb.SearchLimits(iterations=100), forecast=48)
+    over_grpc = cacao_stub.SuggestAction(asked)
+    assert over_grpc.evaluation.forecast.playouts == 48 and over_grpc.evaluation.forecast.temples
+    plain = cacao_stub.SuggestAction(pb.SuggestActionRequest(record=record, seed=2,
+                                                             limits=pb.SearchLimits(iterations=100)))
+    assert not plain.evaluation.HasField("forecast")
+    with pytest.raises(grpc.RpcError) as caught:
+        cacao_stub.SuggestAction(pb.SuggestActionRequest(record=record, limits=pb.SearchLimits(iterations=10),
+                                                         forecast=-1))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "forecast" in caught.value.details()
+    analysis = pb.AnalyzePositionRequest(record=record, seed=2, limits=pb.SearchLimits(iterations=200), forecast=16)
+    reports = list(cacao_stub.AnalyzePosition(analysis))
+    assert reports[-1].evaluation.final and reports[-1].evaluation.forecast.playouts == 16
+
+    http = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0)
+
+    async def over_connect() -> pb.SuggestActionResponse:
+        transport = Client(HTTPTransport(http_version=HTTPVersion.HTTP1))
+        async with CacaoServiceClient(f"http://127.0.0.1:{http.server_address[1]}",
+                                      codec=google_protobuf_binary_codec(), http_client=transport) as cacao:
+            return await cacao.suggest_action(asked)
+
+    try:
+        assert asyncio.run(over_connect()).evaluation.forecast == over_grpc.evaluation.forecast
+    finally:
+        http.shutdown()
+    with CacaoClient(cacao_server[1], retries=0) as client:
+        suggestion = client.suggest(Position.from_record(RECORD, 25).record(), Limit(iterations=100), seed=2,
+                                    forecast=48)
+    assert suggestion.evaluation.forecast == convert.forecast_from_proto(over_grpc.evaluation.forecast)
