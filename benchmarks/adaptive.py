@@ -25,6 +25,8 @@ import sys
 import time
 from collections import Counter
 
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections
+
 from cacaoai.engine import Position, derive_seed
 from cacaoai.lab.arena import play_deal, wilson
 from cacaoai.lab.pool import run_tasks
@@ -82,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also G games of each level against itself, reviewed (default 0)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=1)
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["levels"] if args.games else [])
     names = [n.strip() for n in args.levels.split(",") if n.strip()]
     unknown = [n for n in names if n not in RUNG_NAMES]
     if unknown:
@@ -115,15 +119,23 @@ def main(argv: list[str] | None = None) -> int:
             seen[level] += accuracy
         print(f"{args.games} games a level against adaptive{' ' + str(tune) if tune else ''}, "
               f"{time.monotonic() - started:.0f} s")
-        print("level | games | the level's win rate | 95% interval | its accuracy seen | adaptive's moves by rung")
+        header = ["level", "games", "the level's win rate", "95% interval", "its accuracy seen",
+                  "adaptive's moves by rung"]
+        print(" | ".join(header))
+        rows = []
         for n in names:
             wins, games = sum(shares[n]), len(shares[n])
             low, high = wilson(wins, games)
             total = sum(played[n].values()) or 1
             rungs = " ".join(f"{r}:{100 * played[n][r] / total:.0f}%" for r in RUNG_NAMES if played[n][r])
             accuracy = sum(seen[n]) / max(1, len(seen[n]))
+            rows.append([n, games, f"{100 * wins / games:.1f}%", f"{100 * low:.1f}–{100 * high:.1f}%",
+                         f"{accuracy:.1f}", rungs])
             print(f"{n} | {games} | {100 * wins / games:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | "
                   f"{accuracy:.1f} | {rungs}")
+        if args.markdown:
+            write_sections(args.markdown, script_name(__file__), {"levels": table(
+                header, rows, right=[False, True, True, True, True, False])})
     return 0
 
 

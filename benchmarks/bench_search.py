@@ -16,8 +16,16 @@ budget of iterations), plus rows of uniformly random games per CPU second
 load, CPU time much less so. --repeat N alternates the builds N times per row
 and prints medians.
 
+With --cpu-time (or --games-only) and no --old-path, this build alone is
+measured that way: the figures a shared machine can still give.
+
+--markdown writes the run's tables into their parts of BENCHMARKS.md
+(benchmarks/markdown.py): per CPU second, "random-games" and "iterations";
+by the wall clock, "threads" and "memory".
+
     python benchmarks/bench_search.py [--seconds 2] [--json] [--old-path DIR ...] [--repeat N] [--games-only]
     python benchmarks/bench_search.py --evaluations model,analysis   # play against analysis settings
+    python benchmarks/bench_search.py --cpu-time --repeat 3 --evaluations model,informed,random,analysis --markdown
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
 from cacaoai.engine import Position, core
 from cacaoai.search import search
@@ -136,12 +146,13 @@ def rate_in(path: str | None, row: str, seconds: float) -> float:
     return float(out)
 
 
-def compare(paths: list[str], seconds: float, repeat: int, as_json: bool, games_only: bool = False) -> None:
+def compare(paths: list[str], seconds: float, repeat: int, as_json: bool, games_only: bool = False,
+            evaluations: tuple[str, ...] = EVALUATIONS, markdown: str | None = None) -> None:
     """Each row: this build and each build in `paths`, one after the other in
     fresh processes, `repeat` rounds; medians per build and their ratios."""
     rows = []
     specs = [] if games_only else [f"{p},{n},{k}" for p in (2, 4) for n in ("opening", "mid-game")
-                                   for k in EVALUATIONS]
+                                   for k in evaluations]
     specs += [f"games,{p}" for p in (2, 3, 4)]
     for spec in specs:
         runs: dict[str, list[float]] = {"new": [], **{path: [] for path in paths}}
@@ -155,6 +166,8 @@ def compare(paths: list[str], seconds: float, repeat: int, as_json: bool, games_
                                     "runs": [round(x) for x in runs[path]],
                                     "ratio": round(new / statistics.median(runs[path]), 2)}
                              for path in paths}})
+    if markdown:
+        write_sections(markdown, script_name(__file__), cpu_parts(rows, paths, repeat))
     if as_json:
         print(json.dumps({"cpus": os.cpu_count(), "old_paths": paths, "repeat": repeat,
                           "rows": rows}))
@@ -170,6 +183,61 @@ def compare(paths: list[str], seconds: float, repeat: int, as_json: bool, games_
             f"{r['old'][p]['rate']:>9,} {r['old'][p]['ratio']:>8.2f}x" for p in paths))
 
 
+LEAVES = {"model": "the defaults (the model)", "informed": "informed playouts, no model",
+          "random": "random playouts, no model", "analysis": "the analysis settings"}
+
+
+def _runs(rates: list[int]) -> str:
+    return f"{min(rates):,}–{max(rates):,}" if len(rates) > 1 else f"{rates[0]:,}"
+
+
+def cpu_parts(rows: list[dict], paths: list[str], repeat: int) -> dict[str, str]:
+    """The markdown parts of a per-CPU-second run: "random-games" (games rows)
+    and, when iterations were measured, "iterations"; with other builds, a
+    column of each build's median and this build's ratio to it."""
+    others = [f"old{i + 1}" for i in range(len(paths))]
+    extra = [h for name in others for h in (name, f"new / {name}")]
+
+    def compared(row: dict) -> list[str]:
+        return [c for p in paths for c in (f"{row['old'][p]['rate']:,}", f"{row['old'][p]['ratio']:.2f}×")]
+
+    median = f"median of {repeat}" if repeat > 1 else "one run"
+    parts = {"random-games": table(
+        ["players", f"random games / CPU s ({median})", "runs", *extra],
+        [[r["row"].split(",")[1], f"{r['new']:,}", _runs(r["runs_new"]), *compared(r)]
+         for r in rows if r["row"].startswith("games,")],
+        right=[True, True, True, *[True] * len(extra)])}
+    searched = [r for r in rows if not r["row"].startswith("games,")]
+    if searched:
+        model = {tuple(r["row"].split(",")[:2]): r["new"] for r in searched if r["row"].endswith(",model")}
+        body = []
+        for r in searched:
+            players, position, leaves = r["row"].split(",")
+            base = model.get((players, position))
+            body.append([players, position, LEAVES[leaves], f"{r['new']:,}", _runs(r["runs_new"]),
+                         f"{r['new'] / base:.2f}" if base else "", *compared(r)])
+        parts["iterations"] = table(
+            ["players", "position", "leaves", f"iterations / CPU s ({median})", "runs", "against the defaults",
+             *extra], body, right=[True, False, False, True, True, True, *[True] * len(extra)])
+    return parts
+
+
+def wall_parts(rows: list[dict], memory: dict, seconds: float) -> dict[str, str]:
+    """The markdown parts of a wall-clock run: "threads" and "memory"."""
+    threads = table(
+        ["players", "position", "leaves", "legal actions", "1 thread", "2 threads", "speed-up"],
+        [[r["players"], r["position"], LEAVES[r["evaluation"]], r["legal_actions"], f"{r['ips_1_thread']:,}",
+          f"{r['ips_2_threads']:,}", f"{r['speedup']:.2f}×"] for r in rows],
+        right=[True, False, False, True, True, True, True])
+    nodes = memory["nodes_after_1s"]
+    size = table(["tree", "nodes", "memory", "bytes a node"],
+                 [["1-second search, 2 players, opening, informed playouts, one thread", f"{nodes:,}",
+                   f"{memory['tree_bytes_after_1s'] / 2**20:.1f} MiB",
+                   f"{memory['tree_bytes_after_1s'] / nodes:.0f}"]], right=[False, True, True, True])
+    return {"threads": f"Iterations a second, {seconds:g} s a measurement.\n\n{threads}",
+            "memory": f"A node is {memory['node_bytes']} bytes, plus its edge in its parent's block.\n\n{size}"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="wall time per measurement")
@@ -177,13 +245,17 @@ def main() -> None:
     parser.add_argument("--old-path", action="append", default=[],
                         help="compare with the build in this folder (may be given more than once)")
     parser.add_argument("--repeat", type=int, default=1,
-                        help="with --old-path: alternating rounds per row (medians are printed)")
+                        help="per CPU second: alternating rounds per row (medians are printed)")
     parser.add_argument("--evaluations", default=",".join(EVALUATIONS),
                         help="the table's leaf valuations, from model, analysis (the analysis "
                              f"settings), informed, random (default {','.join(EVALUATIONS)})")
     parser.add_argument("--games-only", action="store_true",
-                        help="with --old-path: only the rows of random games")
+                        help="per CPU second, only the rows of random games")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="per CPU second of the searching thread in fresh processes, as with --old-path, "
+                             "for this build alone when no --old-path is given")
     parser.add_argument("--row", default=None, help=argparse.SUPPRESS)   # see row_rate
+    add_markdown_option(parser)
     args = parser.parse_args()
     evaluations = [e.strip() for e in args.evaluations.split(",") if e.strip()]
     unknown = sorted(set(evaluations) - {*EVALUATIONS, "analysis"})
@@ -194,8 +266,13 @@ def main() -> None:
     if args.row:
         print(row_rate(args.row, args.seconds))
         return
-    if args.old_path:
-        compare(args.old_path, args.seconds, args.repeat, args.json, args.games_only)
+    per_cpu = bool(args.old_path or args.games_only or args.cpu_time)
+    require_parts(parser, args.markdown, script_name(__file__),
+                  (["random-games"] if args.games_only else ["random-games", "iterations"]) if per_cpu
+                  else ["threads", "memory"])
+    if per_cpu:
+        compare(args.old_path, args.seconds, args.repeat, args.json, args.games_only, tuple(evaluations),
+                args.markdown)
         return
 
     rows = []
@@ -218,6 +295,8 @@ def main() -> None:
               "iterations_after_1s": tree.iterations,
               "tree_bytes_after_1s": tree.memory_bytes()}
 
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), wall_parts(rows, memory, args.seconds))
     if args.json:
         print(json.dumps({"cpus": os.cpu_count(), "rows": rows, "memory": memory}))
         return

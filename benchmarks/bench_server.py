@@ -22,6 +22,7 @@ import sys
 import time
 
 import grpc
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -78,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--address", help="benchmark a running server instead of starting one")
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["latency"])
+    measured: list[tuple[str, list[float]]] = []
 
     sample = positions(args.positions)
     messages = [convert.position_from_json(p.snapshot()) for p in sample]
@@ -101,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             trivial, _, _ = time_pairs(lambda _: stub.GetServerInfo(info), lambda _: None,
                                        sample, 5 if args.quick else 25)
             print(row("GetServerInfo (transport only)", trivial))
+            measured.append(("GetServerInfo (transport only)", trivial))
             for name, iterations, time_s, repeat in budgets:
                 limits = pb.SearchLimits(iterations=iterations or 0)
                 if time_s:
@@ -114,9 +119,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(row(f"SuggestAction, {name}", rpc))
                 print(row(f"raw search in-process, {name}", raw))
                 print(row("RPC overhead (per-call difference)", diff))
+                measured += [(f"SuggestAction, {name}", rpc), (f"raw search in-process, {name}", raw),
+                             ("RPC overhead (per-call difference)", diff)]
     finally:
         if server is not None:
             server.stop()
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"latency": table(
+            ["call", "calls", "p50 ms", "p99 ms"],
+            [[name, len(values), f"{statistics.median(values):.2f}", f"{percentile(values, 99):.2f}"]
+             for name, values in measured], right=[False, True, True, True])})
     return 0
 
 

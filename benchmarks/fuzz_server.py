@@ -7,7 +7,7 @@ prints the status counts, the server's RSS before and after, and the failures:
 crashes (the process died), INTERNAL/UNKNOWN answers and hangs (a call past its
 20 s deadline). Exit status 1 on any failure.
 
-    python benchmarks/fuzz_server.py --requests 12000 --seed 1
+    python benchmarks/fuzz_server.py --requests 12000 --seed 1 [--markdown]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
 import fuzz_requests  # noqa: E402
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections  # noqa: E402
 
 from cacaoai.client.local import LocalServer, serving  # noqa: E402
 
@@ -29,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=12000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--address", help="fuzz a server already running here instead")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["fuzz"])
     if args.address:
         return report(args, None, args.address)
     with LocalServer(*fuzz_requests.SERVER_FLAGS) as server:
@@ -64,6 +67,15 @@ def report(args, server: LocalServer | None, address: str) -> int:
           f"hangs: {outcomes.counts['HANG']}, serving after: {answers}")
     for outcome, method, data in outcomes.failures[:20]:
         print(f"FAIL {outcome} {method} {data[:120]!r}")
+    if args.markdown:
+        codes = ("INVALID_ARGUMENT", "OK", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED")
+        memory = (f"{rss_before / 1024:.0f} → {rss_after / 1024:.0f} MiB" if process and not crashed
+                  else "not measured" if not process else "crashed")
+        write_sections(args.markdown, script_name(__file__), {"fuzz": table(
+            ["requests", *codes, "INTERNAL / UNKNOWN", "hangs", "crashes", "server RSS before → after"],
+            [[f"{outcomes.requests:,} in {elapsed:.0f} s", *(f"{outcomes.counts[c]:,}" for c in codes),
+              outcomes.counts["INTERNAL"] + outcomes.counts["UNKNOWN"], outcomes.counts["HANG"], int(crashed),
+              memory]], right=[True] * 8 + [False])})
     return 1 if crashed or outcomes.failed() or not answers else 0
 
 

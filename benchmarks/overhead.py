@@ -50,6 +50,7 @@ from cacaoai.client.local import LocalServer, ServiceProcess
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_server import percentile, positions  # noqa: E402
+from markdown import add_markdown_option, require_parts, script_name, write_sections  # noqa: E402
 
 FLOOR_READY = "floor serving on port "
 LOAD_READY = "loaders running"
@@ -234,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                              "--server-flag=4)")
     parser.add_argument("--serve-floor", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--load", nargs=2, metavar=("ADDRESS", "COUNT"), help=argparse.SUPPRESS)
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["overhead"])
     if args.serve_floor:
         asyncio.run(_serve_floor())
         return 0
@@ -259,9 +262,10 @@ def main(argv: list[str] | None = None) -> int:
             measure(measured, 5, 1)  # warm up: channels, caches, the model
             print(f"cacao-server {server.address}, floor {floor_address}; {rounds} rounds "
                   f"(the 50 ms suggestion every 4th); {os.cpu_count()} CPUs")
-            print("| loaders | call | calls | refused | p50 ms | p99 ms | overhead p50 "
-                  "| overhead p99 | overrun p50 | overrun p99 |")
-            print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+            lines = ["| loaders | call | calls | refused | p50 ms | p99 ms | overhead p50 "
+                     "| overhead p99 | overrun p50 | overrun p99 |",
+                     "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            print("\n".join(lines))
             for count in phases:
                 load = None
                 if count:
@@ -278,12 +282,16 @@ def main(argv: list[str] | None = None) -> int:
                 if load is not None:
                     out, _ = load.communicate("", timeout=120)
                     loaded = f", loaders' calls {out.strip()}"
-                print("\n".join(table(str(count), series)))
-                print(f"|  | load average {before:.2f} before, {after:.2f} after{loaded} |"
-                      "  |  |  |  |  |  |  |  |", flush=True)
+                rows = [*table(str(count), series),
+                        f"|  | load average {before:.2f} before, {after:.2f} after{loaded} |"
+                        "  |  |  |  |  |  |  |  |"]
+                print("\n".join(rows), flush=True)
+                lines += rows
     finally:
         floor.stop()
         server.stop()
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"overhead": "\n".join(lines)})
     return 0
 
 

@@ -37,6 +37,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
 from cacaoai.engine import Position, derive_seed
 from cacaoai.lab.arena import play_game
@@ -198,8 +199,9 @@ def speed(args: argparse.Namespace) -> None:
               f"{seconds[0]} / {seconds[1]} | {shares}")
 
 
-def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> None:
-    """Play and review args.games games a pair; print the losses by level and each pair's accuracies."""
+def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> str:
+    """Play and review args.games games a pair; print the losses by level and each pair's accuracies.
+    Returns them as markdown tables (the part "levels" of BENCHMARKS.md)."""
     tasks = [(g, args.seed + 1000 * k, pair, args.iterations)
              for k, pair in enumerate(pairs) for g in range(args.games)]
     started = time.monotonic()
@@ -209,6 +211,7 @@ def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> None:
     print("level | decisions | best | loss q50/q75/q90/q95/q99 | "
           + " / ".join(f">={c:.2f}" for c in CUTS) + " | mean loss | mean gold loss | accuracy | "
           + " / ".join(CLASSES))
+    levels, paired = [], []
     for level in [name for name in LEVELS if any(r[0] == name for r in rows)]:
         mine = [r for r in rows if r[0] == level]
         loss = np.array([r[1] for r in mine])
@@ -218,12 +221,20 @@ def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> None:
         classes = " / ".join(str(sum(r[4] == c for r in mine)) for c in CLASSES)
         print(f"{level} | {len(mine)} | {np.mean([r[3] for r in mine]):.1%} | {quantiles} | {shares} | "
               f"{loss.mean():.3f} | {gold.mean():.2f} | {np.mean([r[5] for r in mine]):.1f} | {classes}")
+        levels.append([level, f"{len(mine):,}", f"{np.mean([r[3] for r in mine]):.1%}", f"{np.mean(loss >= 0.10):.1%}",
+                       f"{loss.mean():.3f}", f"{gold.mean():.2f}", f"{np.mean([r[5] for r in mine]):.1f}", classes])
     print("pair | accuracy of the first / the second level | mean loss of the first / the second")
     for pair in pairs:
         mine = [r for r in rows if r[6] == ",".join(pair)]
         accuracy = [np.mean([r[5] for r in mine if r[0] == name]) for name in pair]
         loss = [np.mean([r[1] for r in mine if r[0] == name]) for name in pair]
         print(f"{','.join(pair)} | {accuracy[0]:.1f} / {accuracy[1]:.1f} | {loss[0]:.3f} / {loss[1]:.3f}")
+        paired.append([f"{pair[0]} / {pair[1]}", f"{accuracy[0]:.1f} / {accuracy[1]:.1f}",
+                       f"{loss[0]:.3f} / {loss[1]:.3f}"])
+    return (f"{len(tasks)} games, {args.iterations} iterations a decision.\n\n"
+            + table(["level", "decisions", "judged best", "loss ≥ 0.10", "mean loss", "mean gold loss", "accuracy",
+                     " / ".join(CLASSES)], levels, right=[False] + [True] * 6 + [False])
+            + "\n\n" + table(["pair", "accuracy, the first / the second", "mean loss, the first / the second"], paired))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,13 +252,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plants", help="a JSONL file of the planted games: read when it exists, else written")
     parser.add_argument("--untouched", type=int, default=0,
                         help="also review this many of the planted games whole, as strong played them")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["levels"] if args.games else [])
     pairs = [tuple(p.split(",")) for p in (args.pair or ["beginner,strong"])]
     for pair in pairs:
         if len(pair) != 2 or any(name not in LEVELS for name in pair):
             parser.error(f"--pair: two levels of {', '.join(LEVELS)}, got {','.join(pair)}")
     if args.games:
-        by_level(pairs, args)
+        levels = by_level(pairs, args)
+        if args.markdown:
+            write_sections(args.markdown, script_name(__file__), {"levels": levels})
     if args.planted:
         planted_blunders(args)
     if args.speed:

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import grpc
+from markdown import add_markdown_option, require_parts, script_name, write_sections
 
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -96,7 +97,9 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds a rate")
     parser.add_argument("--seed", type=int, default=1, help="seed of the arrival times")
     parser.add_argument("--quick", action="store_true", help="one rate (5 a second) for 3 s")
+    add_markdown_option(parser)
     args = parser.parse_args()
+    require_parts(parser, args.markdown, script_name(__file__), ["queue"])
     rates = [5.0] if args.quick else [float(r) for r in args.rates.split(",")]
     duration = 3.0 if args.quick else args.duration
     mix = budget_mix([(ms / 1000.0, weight) for ms, weight in args.budget_ms])
@@ -111,8 +114,9 @@ def main() -> int:
         print(f"cacao-server {server.address}, {args.slots} slots, suggestions at {budgets}, "
               f"{duration:g} s a rate; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
         head = " | ".join(f"wait p{int(q * 100)} ms (model)" for q in QUANTILES)
-        print(f"| rate /s | calls | search ms, mean | slots busy | {head} | latency p50 / p99 ms |")
-        print("|---:|---:|---:|---:|" + "---:|" * len(QUANTILES) + "---|")
+        lines = [f"| rate /s | calls | search ms, mean | slots busy | {head} | latency p50 / p99 ms |",
+                 "|---:|---:|---:|---:|" + "---:|" * len(QUANTILES) + "---|"]
+        print("\n".join(lines))
         for index, rate in enumerate(rates):
             answers = run_rate(stub, requests, [share for _, share in mix], rate, duration, args.seed + index)
             searched = sum(a[2] for a in answers) / len(answers)
@@ -122,10 +126,13 @@ def main() -> int:
                 f"{quantile_of(waits, q) * 1000:.1f} ({wait_quantile(1, args.slots, rate, mix, q) * 1000:.1f})"
                 for q in QUANTILES)
             busy = rate * mean_budget(mix) / args.slots
-            print(f"| {rate:g} | {len(answers)} | {searched * 1000:.1f} | {busy:.0%} | {cells} | "
-                  f"{quantile_of(latencies, 0.5) * 1000:.1f} / {quantile_of(latencies, 0.99) * 1000:.1f} |")
+            lines.append(f"| {rate:g} | {len(answers)} | {searched * 1000:.1f} | {busy:.0%} | {cells} | "
+                         f"{quantile_of(latencies, 0.5) * 1000:.1f} / {quantile_of(latencies, 0.99) * 1000:.1f} |")
+            print(lines[-1], flush=True)
     finally:
         server.stop()
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"queue": "\n".join(lines)})
     return 0
 
 

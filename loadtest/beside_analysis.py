@@ -25,9 +25,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent / "benchmarks"))
 
 import run  # noqa: E402  (loadtest/run.py)
 import sweep  # noqa: E402  (waiting for a quiet machine)
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections  # noqa: E402
 
 MOVES = "suggest_short=1,suggest_normal=0,legal=0,apply=0"
 NAME = "SuggestAction 50ms"
@@ -43,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait-quiet", type=float, default=600.0,
                         help="longest wait for a quiet machine before each pair, s")
     parser.add_argument("--out", default=None)
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["pairs"])
     out = Path(args.out or HERE / "out" / (time.strftime("%Y%m%d-%H%M%S") + "-beside-analysis")).resolve()
     rows: list[dict[str, Any]] = []
     for k in range(args.pairs):
@@ -83,7 +87,21 @@ def main(argv: list[str] | None = None) -> int:
         {"rows": rows, "p99_alone_ms": p99_alone, "p99_beside_ms": p99_beside, "ratio": round(ratio, 3),
          "refused": refused, "ok": ok}, indent=2) + "\n")
     print(("PASS" if ok else "FAIL") + f": goal 0 refusals and p99 at most x{GOAL}")
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"pairs": markdown_part(rows, args.analyses, ratio)})
     return 0 if ok else 1
+
+
+def markdown_part(rows: list[dict[str, Any]], analyses: int, ratio: float) -> str:
+    """The runs as BENCHMARKS.md shows them: alone and beside the analyses, then the medians' ratio."""
+    body = [[r["pair"] + 1, r["analyses"] or "none", f"{r['requests']:,}", r["refused"] + r["failed"],
+             f"{r['p50_ms']} / {r['p95_ms']} / {r['p99_ms']}"] for r in rows]
+    alone = statistics.median(r["p99_ms"] for r in rows if not r["analyses"])
+    beside = statistics.median(r["p99_ms"] for r in rows if r["analyses"])
+    return (table(["pair", "analyses", "moves", "refused", "p50 / p95 / p99 ms"], body,
+                  right=[True, True, True, True, False])
+            + f"\n\nMedian p99: {alone} ms alone, {beside} ms beside {analyses} analyses "
+              f"(× {ratio:.2f}; the goal is at most × {GOAL}).")
 
 
 if __name__ == "__main__":

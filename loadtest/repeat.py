@@ -49,9 +49,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import run  # noqa: E402  (loadtest/run.py)
 import sweep  # noqa: E402  (loadtest/sweep.py)
+from markdown import add_markdown_option, require_parts, script_name, write_sections  # noqa: E402
 
 MARK = re.compile(r"^\s*(?P<name>[^<>=]+?)\s*(?P<op><=|>=)\s*(?P<value>[-+0-9.eE]+)\s*$")
 
@@ -178,6 +180,21 @@ def verdict_lines(verdicts: Sequence[Verdict]) -> list[str]:
     return lines
 
 
+#: The parts of BENCHMARKS.md a repetition's marks may replace, by the load.
+PARTS = ("one-user", "two-users", "sixteen-users", "overload")
+
+
+def marks_part(verdicts: Sequence[Verdict]) -> str:
+    """The marks as BENCHMARKS.md lists them: each run's worst named figure,
+    the median run and how many runs were within the mark."""
+    lines = []
+    for v in verdicts:
+        each = ", ".join("-" if x is None else f"{x:.1f}" for x in v.values)
+        median = "no figure" if v.median is None else f"median {v.median:.1f}"
+        lines.append(f"- `{v.mark}`: {each} ms ({median}): within it in {v.met_runs} of {len(v.values)} runs")
+    return "\n".join(lines)
+
+
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     argv = list(sys.argv[1:] if argv is None else argv)
     passed: list[str] = []
@@ -194,7 +211,14 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--out", default=None, help="folder (default loadtest/out/repeat-<time>)")
     parser.add_argument("--wait-quiet", type=float, default=120.0,
                         help="longest wait for an idle machine before each run, s")
+    add_markdown_option(parser)
+    parser.add_argument("--part", default=None, metavar="NAME",
+                        help="with --markdown: the part of BENCHMARKS.md the marks replace (one of PARTS)")
     args = parser.parse_args(argv)
+    if args.markdown and args.part not in PARTS:
+        parser.error(f"--markdown needs --part, one of {', '.join(PARTS)} (the load the marks are of)")
+    if args.markdown:
+        require_parts(parser, args.markdown, script_name(__file__), [args.part])
     if args.runs < 2:
         parser.error(f"--runs: at least 2 (a spread needs two runs), got {args.runs}")
     if args.wait_quiet < 0:
@@ -230,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         "marks": [{"mark": str(v.mark), "values": v.values, "met_runs": v.met_runs,
                    "met": v.met} for v in verdicts]}, indent=2))
     print(f"\n{failed} of {args.runs} runs failed; figures in {out / 'repeat.json'}")
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {args.part: marks_part(verdicts)})
     return 0 if failed == 0 and all(v.met for v in verdicts) else 1
 
 
