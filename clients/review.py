@@ -17,10 +17,10 @@ import json
 import random
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any, TextIO
 
 from cacaoai.api import CLASSES, DecisionReview, Limit, ReviewSummary, action_text, sentence
+from cacaoai.engine.cli import add_version_option
 
 from . import notation
 from .board import SEAT_COLOUR_NAMES, draw_position
@@ -161,7 +161,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="cacao-review", description="Review a saved Cacao game (cacao-record/1): each "
         "decision's class, the win chances, the best action and why, each seat's accuracy.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {metadata.version('cacaoai')}")
+    add_version_option(parser)
     parser.add_argument("record", help="the game, a cacao-record/1 JSON file ('-': standard input)")
     parser.add_argument("--iterations", type=int, help="search iterations per decision "
                         "(default: the server's, 600)")
