@@ -55,13 +55,14 @@ self-play and gate alike; training runs in this process.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,7 +249,6 @@ def _start(work: Path, config: LoopConfig, command: str) -> dict[str, Any]:
             raise ValueError(f"{work} was started with other settings ({', '.join(differ)}): give the same "
                              f"ones as `{state['command']}`, or a new --work")
         return state
-    work.mkdir(parents=True, exist_ok=True)
     state = {"format": FORMAT, "command": command, "config": config.to_json(),
              "current": {"generation": 0, "model": config.initial, "elo": 0.0, "ci95": [0.0, 0.0]},
              "generations": []}
@@ -315,6 +315,36 @@ def run(work: Path | str, config: LoopConfig, generations: int, *, processes: in
         raise ValueError(f"--generations: must be positive, got {generations}")
     work = Path(work).resolve()
     _spec_safe("--work", str(work))
+    work.mkdir(parents=True, exist_ok=True)
+    with _only_run(work):
+        return _generations(work, config, generations, processes, ray_address, command, play, fit, gate, log,
+                            progress)
+
+
+@contextlib.contextmanager
+def _only_run(work: Path) -> Iterator[None]:
+    """Hold the work folder's lock: two loops writing one state.json would
+    undo each other's steps. The lock goes with the process that holds it,
+    so a killed run leaves none behind. (No lock on Windows.)"""
+    if sys.platform == "win32":
+        yield
+        return
+    import fcntl
+    with open(work / "lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ValueError(f"--work: another cacao-generations is running in {work}") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _generations(work: Path, config: LoopConfig, generations: int, processes: int | None,
+                 ray_address: str | None, command: str, play: Play, fit: Fit, gate: Gate,
+                 log: Callable[[str], None], progress: bool) -> dict[str, Any]:
+    """The loop itself, in a work folder this process holds (:func:`run`)."""
     state = _start(work, config, command or f"cacao-generations --work {work}")
     started = time.monotonic()
     workers = processes or os.cpu_count() or 1
@@ -477,42 +507,43 @@ def main(argv: Sequence[str] | None = None) -> int:
                "  cacao-generations --work out/loop --markdown")
     add_version_option(parser)
     parser.add_argument("--work", required=True, metavar="DIR", help="the loop's folder: state.json, genK/...")
-    parser.add_argument("--generations", type=int, default=None,
+    parser.add_argument("--generations", metavar="N", type=int, default=None,
                         help="run until this many generations are done (default 10; with --markdown, none)")
-    parser.add_argument("--games", type=int, default=defaults.games,
+    parser.add_argument("--games", metavar="G", type=int, default=defaults.games,
                         help=f"self-play games a generation (default {defaults.games})")
-    parser.add_argument("--window", type=int, default=defaults.window,
+    parser.add_argument("--window", metavar="W", type=int, default=defaults.window,
                         help=f"train on the self-play of the last W generations (default {defaults.window})")
-    parser.add_argument("--players", type=_players_arg, default=defaults.players,
+    parser.add_argument("--players", metavar="COUNTS", type=_players_arg, default=defaults.players,
                         help="self-play player counts, taken in turn (default 2,3,2,4)")
-    parser.add_argument("--selfplay-budget", type=int, default=defaults.selfplay_budget,
+    parser.add_argument("--selfplay-budget", metavar="ITERATIONS", type=int, default=defaults.selfplay_budget,
                         help=f"iterations per self-play move (default {defaults.selfplay_budget})")
-    parser.add_argument("--explore-moves", type=int, default=defaults.explore_moves,
+    parser.add_argument("--explore-moves", metavar="N", type=int, default=defaults.explore_moves,
                         help=f"each seat's first decisions drawn by visits (default {defaults.explore_moves})")
-    parser.add_argument("--temperature", type=float, default=defaults.temperature,
+    parser.add_argument("--temperature", metavar="T", type=float, default=defaults.temperature,
                         help=f"those draws are by visits^(1/T) (default {defaults.temperature})")
-    parser.add_argument("--fast-share", type=float, default=defaults.fast_share,
+    parser.add_argument("--fast-share", metavar="SHARE", type=float, default=defaults.fast_share,
                         help=f"share of the other moves searched fast, for the value only "
                              f"(default {defaults.fast_share})")
-    parser.add_argument("--fast-iterations", type=int, default=defaults.fast_iterations,
+    parser.add_argument("--fast-iterations", metavar="ITERATIONS", type=int, default=defaults.fast_iterations,
                         help=f"the fast moves' iterations (default {defaults.fast_iterations})")
-    parser.add_argument("--gate-games", type=int, default=defaults.gate_games,
+    parser.add_argument("--gate-games", metavar="G", type=int, default=defaults.gate_games,
                         help=f"most games of a gate match (default {defaults.gate_games})")
     budget = parser.add_mutually_exclusive_group()
-    budget.add_argument("--gate-time", type=float, default=None,
+    budget.add_argument("--gate-time", metavar="SECONDS", type=float, default=None,
                         help=f"seconds per move of both sides in the gate (default {defaults.gate_time})")
-    budget.add_argument("--gate-iterations", type=int, default=None,
+    budget.add_argument("--gate-iterations", metavar="ITERATIONS", type=int, default=None,
                         help="iterations per move of both sides instead (deterministic games)")
     parser.add_argument("--sprt", type=_sprt_arg, default=defaults.sprt, metavar="ELO0,ELO1,ALPHA,BETA",
                         help="the gate's SPRT (default 0,35,0.05,0.05, as Leela Zero's)")
-    parser.add_argument("--initial", default=defaults.initial,
+    parser.add_argument("--initial", metavar="MODEL", default=defaults.initial,
                         help=f"generation 0's model: a shipped name or a .npz path (default {defaults.initial})")
-    parser.add_argument("--gen0-data", default="",
+    parser.add_argument("--gen0-data", metavar="DIR", default="",
                         help="generation 0's self-play folder, for the first windows (default: none)")
     parser.add_argument("--tiny", action="store_true", help="tiny networks, trained in seconds (for trying it out)")
-    parser.add_argument("--seed", type=int, default=defaults.seed, help=f"the run's seed (default {defaults.seed})")
-    parser.add_argument("--processes", type=int, default=None, help="local processes for the games "
-                                                                    "(default: one per core)")
+    parser.add_argument("--seed", metavar="S", type=int, default=defaults.seed,
+                        help=f"the run's seed (default {defaults.seed})")
+    parser.add_argument("--processes", metavar="P", type=int, default=None,
+                        help="local processes for the games (default: one per core)")
     parser.add_argument("--ray", metavar="ADDRESS", nargs="?", const="local", default=None,
                         help="play the games on a Ray cluster: local, auto or ray://HOST:PORT; needs cacaoai[ray]")
     parser.add_argument("--markdown", action="store_true",

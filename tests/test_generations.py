@@ -135,6 +135,19 @@ def test_a_finished_step_whose_files_changed_is_not_built_on(tmp_path):
         Fakes().run(tmp_path, 2)
 
 
+def test_two_loops_never_run_in_one_folder(tmp_path):
+    fakes = Fakes()
+
+    def play_while_another_starts(*args: Any) -> dict[str, Any]:
+        with pytest.raises(ValueError, match="--work: another cacao-generations is running"):
+            Fakes().run(tmp_path, 1)
+        return fakes.play(*args)
+
+    state = run(tmp_path, FAST, 1, play=play_while_another_starts, fit=fakes.fit, gate=fakes.gate, log=lambda _: None)
+    assert fakes.calls == [("selfplay", 1), ("train", 1), ("gate", 1)] and len(state["generations"]) == 1
+    assert Fakes().run(tmp_path, 1) == state          # the lock went with the run that held it
+
+
 def test_the_data_window_is_the_last_w_generations(tmp_path):
     assert data_window(1, 3) == [1]
     assert data_window(5, 3) == [3, 4, 5]
