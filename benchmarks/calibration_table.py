@@ -12,6 +12,10 @@ interval. The table is printed in Markdown; ``--svg`` also draws one
 reliability diagram per row (predicted against won, per tenth, the dot's
 area by its count).
 
+With ``--markdown`` the table, a row a population and a column a player
+count, replaces the part of BENCHMARKS.md named after the map (``analysis``
+or ``play``).
+
     python benchmarks/calibration_table.py --map analysis out/pop-*.json --svg docs/img/calibration-populations.svg
 """
 
@@ -22,6 +26,8 @@ import html
 import math
 import sys
 from typing import Any
+
+from markdown import add_markdown_option, require_parts, script_name, write_sections
 
 from cacaoai.lab import calibration
 from cacaoai.search import calibration_map as cm
@@ -91,6 +97,23 @@ def markdown(table: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def by_population(table: list[dict[str, Any]]) -> str:
+    """The table as BENCHMARKS.md shows it: a row a population, a column a
+    player count; a cell is the ECE (its floor), starred where the population
+    has a map of its own, then the Brier skill [95%]."""
+    counts = sorted({r["players"] for r in table})
+    cells: dict[str, dict[int, str]] = {}
+    for r in table:
+        lo, hi = r.get("ci95", {}).get("skill", [math.nan, math.nan])
+        own = "*" if r["map"] != cm.DEFAULT_POPULATION else ""
+        cells.setdefault(_name(r["population"]), {})[r["players"]] = (
+            f"{r['ece']:.3f} ({r.get('ece_floor', math.nan):.3f}){own} · {r['skill']:.3f} [{lo:.3f}, {hi:.3f}]")
+    lines = ["| population | " + " | ".join(f"{n} players" for n in counts) + " |",
+             "|---|" + "---|" * len(counts)]
+    lines += [f"| {name} | " + " | ".join(row.get(n, "") for n in counts) + " |" for name, row in cells.items()]
+    return "\n".join(lines)
+
+
 def svg(table: list[dict[str, Any]]) -> str:
     """Reliability diagrams, one panel per row, as an SVG document."""
     rows_n = math.ceil(len(table) / COLUMNS)
@@ -130,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the shipped model's map for the evaluator's settings (default analysis)")
     parser.add_argument("--bootstrap", type=int, default=200, help="resamples for the intervals and the floor")
     parser.add_argument("--svg", help="write the reliability diagrams here")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), [args.map])
     if args.bootstrap < 1:
         parser.error(f"--bootstrap must be at least 1, got {args.bootstrap}")
     try:
@@ -142,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.svg, "w") as f:
             f.write(svg(table))
         print(f"\nreliability diagrams written to {args.svg}")
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {args.map: by_population(table)})
     return 0
 
 

@@ -147,3 +147,15 @@ def test_a_script_run_with_markdown_rewrites_its_part_of_the_file(tmp_path):
                                  capture_output=True, text=True, timeout=60)
         assert refused.returncode == 2 and "--markdown: " in refused.stderr and said in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr and refused.stdout == ""  # refused before measuring
+
+
+def test_the_calibration_table_by_population_is_a_row_a_population_and_a_column_a_player_count():
+    table_script = _load("calibration_table", ROOT / "benchmarks" / "calibration_table.py")
+    default = table_script.cm.DEFAULT_POPULATION
+    found = [{"population": "level:casual", "players": 2, "map": "level:casual", "ece": 0.015, "ece_floor": 0.018,
+              "skill": 0.384, "ci95": {"skill": [0.341, 0.423]}},
+             {"population": "level:casual", "players": 3, "map": default, "ece": 0.017, "ece_floor": 0.011,
+              "skill": 0.354, "ci95": {"skill": [0.319, 0.395]}}]
+    assert table_script.by_population(found).splitlines() == [
+        "| population | 2 players | 3 players |", "|---|---|---|",
+        "| casual self-play | 0.015 (0.018)* · 0.384 [0.341, 0.423] | 0.017 (0.011) · 0.354 [0.319, 0.395] |"]
