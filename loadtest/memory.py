@@ -50,6 +50,9 @@ from cacaoai.engine import Position
 from cacaoai.server.memory import pod_memory_mib
 from cacaoai.server.options import DEFAULT_MEMORY_BUDGET_MB
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 MIB = 1024  # /proc reports KiB
 
@@ -64,7 +67,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mixed-s", type=float, default=30.0, help="seconds of mixed traffic")
     parser.add_argument("--out", default=None, help="write the figures here as JSON")
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the traffic")
-    return parser.parse_args(argv)
+    add_markdown_option(parser)
+    args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["phases"])
+    return args
 
 
 class Sampler(threading.Thread):
@@ -224,7 +230,31 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
     print("PASS" if ok else "FAIL")
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"phases": phases_part(figures, args)})
     return 0 if ok else 1
+
+
+def phases_part(figures: dict[str, Any], args: argparse.Namespace) -> str:
+    """The run as BENCHMARKS.md shows it: each phase's outcome and peak RSS, then the verdict."""
+    peaks = figures["phase_peaks_mib"]
+    mixed_calls = sum(figures["mixed"].values())
+    others = {k: v for k, v in figures["mixed"].items() if k != "OK"}
+    rows = [["at rest, before", "", f"{figures['base_mib']} MiB"],
+            [f"{args.searches} long unseeded searches, two at a time",
+             f"{figures['long_searches'].count('OK')} of {args.searches} answered", f"{peaks['long searches']} MiB"],
+            [f"{args.cancels} calls cancelled at random moments",
+             f"{figures['cancelled']} cancelled in flight, the rest answered", f"{peaks['cancel storm']} MiB"],
+            [f"{args.searches} searches with long deadlines",
+             f"{figures['long_deadlines'].count('OK')} of {args.searches} answered", f"{peaks['long deadlines']} MiB"],
+            [f"{args.mixed_s:g} s of mixed traffic",
+             f"{mixed_calls} calls, " + (", ".join(f"{n} {k}" for k, n in others.items()) or "all OK"),
+             f"{peaks['mixed']} MiB"],
+            ["at rest, after", "", f"{figures['rest_mib']} MiB"]]
+    verdict = (f"The peak, {figures['peak_mib']} MiB, is {figures['peak_above_base_mib']} MiB above the base: "
+               f"{'within' if figures['ok'] else 'not within'} the {args.budget_mb} MiB budget and the pod's "
+               f"{figures['pod_memory_mib']} MiB.") if args.budget_mb else "No budget: a reference run."
+    return table(["phase", "outcome", "peak RSS"], rows, right=[False, False, True]) + "\n\n" + verdict
 
 
 if __name__ == "__main__":

@@ -159,3 +159,19 @@ def test_the_calibration_table_by_population_is_a_row_a_population_and_a_column_
     assert table_script.by_population(found).splitlines() == [
         "| population | 2 players | 3 players |", "|---|---|---|",
         "| casual self-play | 0.015 (0.018)* · 0.384 [0.341, 0.423] | 0.017 (0.011) · 0.354 [0.319, 0.395] |"]
+
+
+def test_the_memory_run_becomes_its_phases_and_the_verdict():
+    memory = _load("loadtest_memory", ROOT / "loadtest" / "memory.py")
+    args = memory.parse_args(["--searches", "2", "--cancels", "40", "--mixed-s", "4"])
+    figures = {"base_mib": 69.2, "rest_mib": 100.5, "peak_mib": 200.0, "peak_above_base_mib": 130.8, "ok": True,
+               "pod_memory_mib": 480, "long_searches": ["OK", "OK"], "long_deadlines": ["OK", "DEADLINE_EXCEEDED"],
+               "cancelled": 11, "mixed": {"OK": 30, "RESOURCE_EXHAUSTED": 2},
+               "phase_peaks_mib": {"long searches": 150.0, "cancel storm": 120.0, "long deadlines": 200.0,
+                                   "mixed": 110.0}}
+    lines = memory.phases_part(figures, args).splitlines()
+    assert lines[3] == "| 2 long unseeded searches, two at a time | 2 of 2 answered | 150.0 MiB |"
+    assert lines[5] == "| 2 searches with long deadlines | 1 of 2 answered | 200.0 MiB |"
+    assert lines[6] == "| 4 s of mixed traffic | 32 calls, 2 RESOURCE_EXHAUSTED | 110.0 MiB |"
+    assert lines[-1] == ("The peak, 200.0 MiB, is 130.8 MiB above the base: within the 320 MiB budget "
+                         "and the pod's 480 MiB.")
