@@ -15,7 +15,8 @@ Runs ``loadtest/run.py`` (its own server each time) for
 
 and prints markdown tables of requests/s, p50/p95/p99 per RPC, failures,
 rejections, mean iterations per search and the server's CPU use. Every run's
-files stay in the output folder.
+files stay in the output folder. ``--markdown`` also writes the two tables
+of BENCHMARKS.md's "Load test sweep" ("suggestions" and "mixed").
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import run  # noqa: E402  (loadtest/run.py)
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections  # noqa: E402
 
 QUIET_PERCENT = 15.0  # other processes' CPU (100 = one core) a clean measurement allows
 #: The mixed runs' traffic: a game client's calls for a move, without the reviews of run.py's default mix.
@@ -117,6 +120,53 @@ HEADER = ("| traffic | users | RPC | ok req/s | p50 ms | p95 ms | p99 ms | faile
           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
+def _cell(s: dict[str, Any], name: str) -> str:
+    """One RPC of a run as "req/s · p50/p95/p99 ms · iterations"."""
+    r = s["load"]["rpcs"].get(name)
+    if r is None:
+        return "no requests"
+    iterations = "-" if r["mean_iterations"] is None else f"{r['mean_iterations']:,}"
+    return f"{r['ok_per_s']:.1f} · {_ms(r['p50_ms'])}/{_ms(r['p95_ms'])}/{_ms(r['p99_ms'])} · {iterations}"
+
+
+def _p50_p99(r: dict[str, Any] | None) -> str:
+    return "-" if not r else f"{_ms(r.get('p50_ms'))} / {_ms(r.get('p99_ms'))}"
+
+
+def markdown_parts(found: dict[tuple[str, int], dict[str, Any]], users: list[int]) -> dict[str, str]:
+    """The sweep as BENCHMARKS.md shows it: a row a user count, the suggestion-only
+    runs ("suggestions") and the mixed runs with the plain client's probes ("mixed")."""
+    def cpu(s: dict[str, Any] | None) -> str:
+        percent = ((s or {}).get("server_cpu") or {}).get("mean_percent")
+        return "-" if percent is None else f"{percent:.0f}%"
+
+    parts = {}
+    alone = [n for n in users if ("suggest50", n) in found or ("suggest500", n) in found]
+    if alone:
+        parts["suggestions"] = table(
+            ["users", "50 ms budget: req/s · p50/p95/p99 ms · iterations",
+             "500 ms budget: req/s · p50/p95/p99 ms · iterations", "server CPU (100% = a core), 50 ms / 500 ms"],
+            [[n, *(_cell(found[(k, n)], f"SuggestAction {b}ms") if (k, n) in found else "-"
+                   for k, b in (("suggest50", 50), ("suggest500", 500))),
+              f"{cpu(found.get(('suggest50', n)))} / {cpu(found.get(('suggest500', n)))}"] for n in alone],
+            right=[True, False, False, True])
+    mixed = [n for n in users if ("mixed", n) in found]
+    if mixed:
+        rows = []
+        for n in mixed:
+            s = found[("mixed", n)]
+            rpcs, during = s["load"]["rpcs"], s["health_during_load"]
+            rows.append([n, _p50_p99(rpcs.get("ListLegalActions")), _p50_p99(rpcs.get("ApplyAction")),
+                         _p50_p99(rpcs.get("SuggestAction 50ms")),
+                         f"{_p50_p99(during)}, {_p50_p99(during.get('legal_actions'))}",
+                         sum(r["failed"] for r in rpcs.values())])
+        parts["mixed"] = table(
+            ["users", "ListLegalActions p50 / p99 ms", "ApplyAction p50 / p99 ms", "50 ms suggestions p50 / p99 ms",
+             "plain client: health p50 / p99, ListLegalActions p50 / p99 ms", "failed requests"],
+            rows, right=[True, False, False, False, False, True])
+    return parts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the BENCHMARKS.md load-test series.")
     parser.add_argument("--duration", default="20s")
@@ -131,7 +181,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="longest wait for an idle machine before each run, s")
     parser.add_argument("--client-cpus", default=None, metavar="LIST",
                         help="run.py's --client-cpus for every run: the load generator on these CPUs only")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__),
+                  [p for p, skip in (("suggestions", args.skip_suggest), ("mixed", args.skip_mixed)) if not skip])
     extra = ["--client-cpus", args.client_cpus] if args.client_cpus else []
     run.parse_args(extra)  # a bad list is refused before the first run
     out = Path(args.out or run.HERE / "out" / time.strftime("sweep-%Y%m%d-%H%M%S"))
@@ -148,16 +201,20 @@ def main(argv: list[str] | None = None) -> int:
                            "ApplyAction"]))
     lines = [HEADER]
     outside = [OUTSIDE_HEADER]
+    found: dict[tuple[str, int], dict[str, Any]] = {}
     failed = 0
     for label, slug, n, weights, names in plans:
         code, summary = measure(["--users", str(n), "--duration", args.duration,
                                  "--weights", weights, *extra], out / f"{slug}-u{n}",
                                 args.attempts, args.wait_quiet)
         failed += code != 0
+        found[(slug, n)] = summary
         lines += [row(label, n, name, summary) for name in names]
         outside.append(outside_row(label, n, summary))
     print("\n" + "\n".join(lines))
     print("\nfrom a plain client beside locust (four times a second):\n" + "\n".join(outside))
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), markdown_parts(found, users))
     if not args.skip_overload:
         code, s = measure(["--overload", "--duration", args.duration, *extra], out / "overload-u16",
                           args.attempts, args.wait_quiet)

@@ -175,3 +175,19 @@ def test_the_memory_run_becomes_its_phases_and_the_verdict():
     assert lines[6] == "| 4 s of mixed traffic | 32 calls, 2 RESOURCE_EXHAUSTED | 110.0 MiB |"
     assert lines[-1] == ("The peak, 200.0 MiB, is 130.8 MiB above the base: within the 320 MiB budget "
                          "and the pod's 480 MiB.")
+
+
+def test_a_sweeps_runs_become_the_suggestion_and_the_mixed_tables():
+    sweep = _load("loadtest_sweep", ROOT / "loadtest" / "sweep.py")
+
+    def rpc(p50: float, p99: float, iterations: int | None = None, failed: int = 0) -> dict:
+        return {"ok_per_s": 19.2, "p50_ms": p50, "p95_ms": p50 + 2, "p99_ms": p99, "mean_iterations": iterations,
+                "failed": failed}
+    alone = {"load": {"rpcs": {"SuggestAction 50ms": rpc(51.7, 55.0, 20971)}}, "server_cpu": {"mean_percent": 98.4}}
+    mixed = {"load": {"rpcs": {"ListLegalActions": rpc(2.5, 5.3), "ApplyAction": rpc(2.5, 5.2, failed=1),
+                               "SuggestAction 50ms": rpc(51.9, 55.8, 9000)}},
+             "health_during_load": {"p50_ms": 1.6, "p99_ms": 5.4, "legal_actions": {"p50_ms": 2.5, "p99_ms": 8.6}}}
+    parts = sweep.markdown_parts({("suggest50", 1): alone, ("mixed", 1): mixed}, [1, 2])
+    assert parts["suggestions"].splitlines()[2] == "| 1 | 19.2 · 51.7/53.7/55.0 · 20,971 | - | 98% / - |"
+    assert parts["mixed"].splitlines()[2] == "| 1 | 2.5 / 5.3 | 2.5 / 5.2 | 51.9 / 55.8 | 1.6 / 5.4, 2.5 / 8.6 | 1 |"
+    assert len(parts["mixed"].splitlines()) == 3  # users without a run have no row
