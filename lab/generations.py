@@ -46,7 +46,8 @@ whole in ``gate.jsonl`` (cacao-ladder's results file, a game a line) and
 plays on. A run with other settings than the ones ``state.json`` holds is
 refused, naming the flags; ``--generations`` may grow. The files a step
 produced are checked on resume (the self-play manifest complete, the model's
-SHA-256 as recorded).
+SHA-256 as recorded). One loop runs in a work folder at a time (a lock,
+released when its process ends, however it ends).
 
 Games run on local processes (``--processes``) or on Ray (``--ray ADDRESS``),
 self-play and gate alike; training runs in this process.
@@ -248,8 +249,10 @@ def _start(work: Path, config: LoopConfig, command: str) -> dict[str, Any]:
         if differ:
             raise ValueError(f"{work} was started with other settings ({', '.join(differ)}): give the same "
                              f"ones as `{state['command']}`, or a new --work")
+        if command:                # the table shows the last command, which also says how far it went
+            state["command"] = command
         return state
-    state = {"format": FORMAT, "command": command, "config": config.to_json(),
+    state = {"format": FORMAT, "command": command or f"cacao-generations --work {work}", "config": config.to_json(),
              "current": {"generation": 0, "model": config.initial, "elo": 0.0, "ci95": [0.0, 0.0]},
              "generations": []}
     _write_state(work, state)
@@ -345,7 +348,7 @@ def _generations(work: Path, config: LoopConfig, generations: int, processes: in
                  ray_address: str | None, command: str, play: Play, fit: Fit, gate: Gate,
                  log: Callable[[str], None], progress: bool) -> dict[str, Any]:
     """The loop itself, in a work folder this process holds (:func:`run`)."""
-    state = _start(work, config, command or f"cacao-generations --work {work}")
+    state = _start(work, config, command)
     started = time.monotonic()
     workers = processes or os.cpu_count() or 1
 

@@ -205,31 +205,63 @@ def test_markdown_prints_a_row_a_generation(tmp_path, capsys):
     assert "Current model: generation 2" in out
 
 
-def test_a_real_tiny_generation_end_to_end_and_a_gate_resumed_from_its_games(tmp_path, monkeypatch):
+def test_real_tiny_generations_end_to_end_and_a_gate_resumed_from_its_games(tmp_path):
+    """Real self-play, training and SPRT games; generation 1's verdict is
+    forced to H1 (after its real match) so that generation 2 plays with a
+    model the loop trained."""
     summaries: list[dict[str, Any]] = []
 
     def gate(*args: Any, **kwargs: Any) -> dict[str, Any]:
         summaries.append(run_sprt(*args, **kwargs))
-        return summaries[-1]
+        forced = "gen1" in kwargs["results"]
+        return {**summaries[-1], "result": "H1"} if forced else summaries[-1]
 
     work = tmp_path / "loop"
-    state = run(work, FAST, 1, processes=1, gate=gate, log=lambda _: None)
-    entry = state["generations"][0]
+    state = run(work, FAST, 2, processes=1, gate=gate, log=lambda _: None)
+    gen1, gen2 = state["generations"]
     manifest = json.loads((work / "gen1" / "selfplay" / "selfplay.json").read_text())
-    assert manifest["complete"] and manifest["games"] == 4 and entry["selfplay"]["games"] == 4
+    assert manifest["complete"] and manifest["games"] == 4 and gen1["selfplay"]["games"] == 4
     assert manifest["config"]["spec"] == "mcts:iterations=8,model=cacao"
     model = json.loads((work / "gen1" / "model.json").read_text())
-    assert model["training"]["games"] >= 1 and entry["trained"]["window"] == [1]
+    assert model["training"]["games"] >= 1 and gen1["trained"]["window"] == [1]
     games, _ = read_results([str(work / "gen1" / "gate.jsonl")])
-    assert len(games) == entry["gate"]["games"] == summaries[0]["played"] >= 2
-    assert entry["promoted"] == (entry["gate"]["result"] == "H1")
-    assert state["current"]["generation"] == (1 if entry["promoted"] else 0)
-    # the gate stopped after its first game pair: the pair is kept, the rest played, the same answer
-    lines = (work / "gen1" / "gate.jsonl").read_text().splitlines()
-    (work / "gen1" / "gate.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
+    assert len(games) == gen1["gate"]["games"] == summaries[0]["played"] >= 2
+    assert gen1["promoted"] and gen1["gate"]["result"] == "H1"
+    # generation 2 played with generation 1's model, trained on both, and met it in its gate
+    gen1_model = str(work.resolve() / "gen1" / "model.npz")
+    second = json.loads((work / "gen2" / "selfplay" / "selfplay.json").read_text())
+    assert second["config"]["spec"] == f"mcts:iterations=8,model={gen1_model}"
+    assert json.loads((work / "gen2" / "model.json").read_text())["training"]["games"] > model["training"]["games"]
+    assert gen2["trained"]["window"] == [1, 2] and summaries[1]["b"] == f"mcts:iterations=4,model={gen1_model}"
+    assert gen2["promoted"] == (gen2["gate"]["result"] == "H1")
+    assert state["current"]["generation"] == (2 if gen2["promoted"] else 1)
+    # generation 2's gate stopped after its first game pair: the pair is kept, the rest played, the same answer
+    results = work / "gen2" / "gate.jsonl"
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
     state_now = read_state(work)
-    del state_now["generations"][0]["gate"]
+    for key in ("gate", "elo", "ci95", "promoted"):
+        del state_now["generations"][1][key]
+    state_now["current"] = {"generation": 1, "model": "gen1/model.npz", "elo": gen1["elo"], "ci95": gen1["ci95"]}
     generations._write_state(work.resolve(), state_now)
-    again = run(work, FAST, 1, processes=1, gate=gate, log=lambda _: None)
-    assert summaries[1]["played"] == summaries[0]["played"] - 2
-    assert again["generations"][0]["gate"] == entry["gate"]
+    again = run(work, FAST, 2, processes=1, gate=gate, log=lambda _: None)
+    assert summaries[2]["played"] == summaries[1]["played"] - 2
+    assert again["generations"][1] == gen2 and again["current"] == state["current"]
+
+
+def test_the_command_runs_a_tiny_generation_and_run_again_goes_on(tmp_path, capsys):
+    work = tmp_path / "loop"
+    args = ["--work", str(work), "--tiny", "--games", "2", "--players", "2", "--selfplay-budget", "8",
+            "--fast-iterations", "4", "--gate-iterations", "4", "--gate-games", "2", "--processes", "1", "--quiet"]
+    assert main([*args, "--generations", "1", "--markdown"]) == 0
+    table = capsys.readouterr().out
+    assert table.startswith(f"`cacao-generations {' '.join(args)} --generations 1 --markdown`")
+    assert "| 1 | 2 (gen 0) | 1 | " in table and "| 2 |" not in table
+    first = read_state(work)["generations"][0]
+    assert main([*args, "--generations", "2"]) == 0
+    state = read_state(work)
+    assert state["generations"][0] == first and "gate" in state["generations"][1]
+    assert state["command"] == f"cacao-generations {' '.join(args)} --generations 2"
+    with pytest.raises(SystemExit):
+        main([*args[:-1], "--games", "3", "--generations", "3"])
+    assert "other settings (--games)" in capsys.readouterr().err
