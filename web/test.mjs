@@ -1,6 +1,8 @@
 // The page's unit tests: each test/*.test.ts bundled by esbuild (as build.mjs bundles the
 // page, with @cacaoai/client from its sources) into a temporary folder, then run by
 // node:test. Needs Node 18 or later (no TypeScript loader: esbuild strips the types).
+// Node has no page: the client of the service (api.ts) is made for a page at
+// http://page.test, and no test calls it.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -17,6 +19,7 @@ try {
     format: "esm",
     target: "node18",
     conditions: ["source"],
+    define: { "location.origin": JSON.stringify("http://page.test") },
     outdir: out,
     outExtension: { ".js": ".mjs" },
     logLevel: "warning",

@@ -1,29 +1,40 @@
 // The human's hands on the board: a tap or a click on a cell (the mouse places at once;
-// a finger first chooses the cell, a second tap places), the tile's rotation, the
-// pointer over the board, and the keyboard's cursor.
+// a finger first chooses the cell, a second tap places), the tile chosen and its
+// rotation, the pointer over the board, the keyboard's cursor, and the fill choice's
+// preview.
 import { Phase } from "@cacaoai/client";
+import type { WorkerTile } from "@cacaoai/client";
 import type { Cell } from "./board";
 import { $, say } from "./dom";
 import { fillsOf, placement } from "./game";
-import { actionsAt, ghostRotation, nextCell, nextRotation, targetsOf, whyNot } from "./placing";
-import type { Target } from "./placing";
+import { actionsAt, nextCell, nextRotation, whyNot } from "./placing";
 import { humanMove } from "./play";
-import { render, renderBoard, viewport } from "./render";
-import { focusCell, isHuman, placing, state } from "./state";
-
-/** The cells the chosen tile may go to (a human's turn, no fill choice open). */
-export function boardTargets(): Map<string, Target> {
-  if (!placing() || state.choices) return new Map();
-  return targetsOf(state.legal, state.tile);
-}
-
-/** The rotation the chosen tile is drawn at on `cell`. */
-export const ghostAt = (cell: Cell | null = focusCell()) => ghostRotation(state.legal, state.tile, state.rotation, cell);
+import { redraw } from "./redraw";
+import { boardTargets, focusCell, ghostAt, isHuman, placing, state } from "./state";
 
 export function rotate(): void {
   if (state.tile === null) return;
   state.rotation = nextRotation(state.legal, state.tile, state.rotation, focusCell());
-  render();
+  redraw.page();
+}
+
+/** A hand tile chosen to place, at its first rotation. */
+export function chooseTile(tile: WorkerTile): void {
+  state.tile = tile;
+  state.rotation = 0;
+  redraw.page();
+}
+
+/** Way `i` of filling the closed cells drawn on the board. */
+export function preview(i: number): void {
+  state.choice = i;
+  redraw.board();
+}
+
+/** The fill choice left without playing. */
+export function cancelChoice(): void {
+  state.choices = null;
+  redraw.page();
 }
 
 /** A tap or a click on a cell. The mouse places at once; a finger or a pen first chooses
@@ -33,7 +44,7 @@ export function onTap(cell: Cell, pointerType: string): void {
   if (state.mode !== "play" || !g || !isHuman(g.position.toAct) || state.thinking || state.busy) return;
   if (state.choices) { // a tap on a cell to fill shows the next way of filling
     const cells = state.choices.flatMap(fillsOf);
-    if (cells.some((f) => f.x === cell.x && f.y === cell.y)) { state.choice = (state.choice + 1) % state.choices.length; renderBoard(); }
+    if (cells.some((f) => f.x === cell.x && f.y === cell.y)) { state.choice = (state.choice + 1) % state.choices.length; redraw.board(); }
     return;
   }
   if (g.position.phase !== Phase.TURN || state.tile === null) {
@@ -43,7 +54,7 @@ export function onTap(cell: Cell, pointerType: string): void {
   const same = state.selected?.x === cell.x && state.selected?.y === cell.y;
   if (pointerType !== "mouse" && !same) {
     state.selected = cell;
-    render();
+    redraw.page();
     return;
   }
   commit(cell);
@@ -61,19 +72,19 @@ export function commit(cell: Cell): void {
     state.choice = 0;
     state.tapped = -1;
     state.selected = null;
-    render();
+    redraw.page();
     return;
   }
   // not a legal move: the page knows every legal one, and says why without asking
   state.selected = null;
   say(whyNot(g.position, state.legal, state.tile, cell), true);
-  render();
+  redraw.page();
 }
 
 export function onHover(cell: Cell | null): void {
   state.hover = cell;
   $("cell-readout").textContent = cell ? `(${cell.x},${cell.y})` : "";
-  renderBoard();
+  redraw.board();
 }
 
 /** Arrow keys on the board: move the chosen cell (to the nearest target in that direction, else one cell). */
@@ -81,6 +92,6 @@ export function moveCursor(key: string): void {
   const next = nextCell(boardTargets().keys(), state.selected ?? state.hover, key);
   state.selected = next;
   $("cell-readout").textContent = `(${next.x},${next.y})`;
-  viewport.reveal(next);
-  render();
+  redraw.reveal(next);
+  redraw.page();
 }

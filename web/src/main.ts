@@ -1,24 +1,43 @@
 // The board page: set up a game, play it against the AI, analyse, undo, save, load and replay.
 // Every rule question (legal actions, resolutions, scores, results, why a move is illegal,
 // the record's file form) goes to the service; the tiles' names and faces come from it too.
-// This file wires the page's controls to the parts: setup.ts, play.ts, input.ts,
-// searches.ts, files.ts, replay.ts, render.ts and panels.ts, over the state in state.ts.
+// This file wires the parts together, in layers that import only downwards (the exact
+// layers: web/test/cycles.test.ts; `npm run cycles` fails on any import cycle):
+//   main.ts      makes the Actions and the redraw from the parts below, wires the page's controls
+//   controllers  play, input, searches, replay, reviewing, setup, files: change the state, call the
+//                service, and ask for a redraw (redraw.ts) without importing a view
+//   views        render, panels, reviewpanel: draw the state, and wire their controls to the
+//                Actions they are given (actions.ts) without importing a controller
+//   state        state, dom (the message line), redraw
+//   bottom       the pure parts (game, placing, record, review, story, names, explain), the
+//                drawing of arguments alone (board, graph, viewport), api, actions
 import { Code } from "@cacaoai/client";
+import type { Actions } from "./actions";
 import { setToken, whenRetrying } from "./api";
 import { drawCoords } from "./board";
 import type { HeatBy } from "./board";
 import { $, markClipped, say } from "./dom";
 import { load, openRecord, save } from "./files";
-import { commit, moveCursor, onHover, onTap, rotate } from "./input";
-import { renderGraph } from "./panels";
-import { undo } from "./play";
-import { placing, state } from "./state";
-import { playFromReplay, replayGo, replayStep } from "./replay";
-import { reviewGame } from "./reviewing";
-import { render, useViewport, viewport } from "./render";
+import { cancelChoice, chooseTile, commit, moveCursor, onHover, onTap, preview, rotate } from "./input";
+import { renderEvaluation, renderGraph } from "./panels";
+import { humanMove, newGame, playFromReplay, undo } from "./play";
+import { redraw, useRedraw } from "./redraw";
+import { render, renderBoard, useViewport } from "./render";
+import { replayGo, replayStep, showMoment } from "./replay";
+import { renderReview } from "./reviewpanel";
+import { reviewGame, toggleReview } from "./reviewing";
 import { analyse, quickEvaluation } from "./searches";
 import { buildSetup, loadLevels, showSetup, takeToken } from "./setup";
+import { placing, state } from "./state";
 import { Viewport } from "./viewport";
+
+/** What the views' controls do. */
+const actions: Actions = {
+  move: (action) => void humanMove(action),
+  chooseTile, preview, cancelChoice, showMoment,
+  replayGo: (index) => void replayGo(index),
+  review: toggleReview,
+};
 
 // for tests and the curious: the page's state, and a record opened as if loaded
 (window as any).cacao = state;
@@ -37,22 +56,32 @@ async function init(): Promise<void> {
   const svg = $("board") as unknown as SVGSVGElement;
   let graphWidth = 0; // the graph is drawn at its width: again when that changes
   new ResizeObserver(() => {
-    if ($("graph").clientWidth !== graphWidth) { graphWidth = $("graph").clientWidth; renderGraph(); }
+    if ($("graph").clientWidth !== graphWidth) { graphWidth = $("graph").clientWidth; redraw.graph(); }
   }).observe($("graph"));
   const message = $("message"); // a message longer than its slot unfolds over the board on a tap, and folds again
   message.onclick = (e) => {
     if (message.classList.contains("clipped") && !(e.target as Element).closest("details")) message.classList.toggle("open");
   };
   new ResizeObserver(() => markClipped()).observe($("message-slot"));
-  useViewport(new Viewport(svg, {
+  const viewport: Viewport = new Viewport(svg, {
     tap: (cell, type) => onTap(cell, type),
     hover: (cell) => onHover(cell),
     changed: (view, unitsPerPx) => {
       drawCoords(svg, view, unitsPerPx, viewport.zoom);
     },
-  }));
+  });
+  useViewport(viewport);
+  useRedraw({
+    page: () => render(actions),
+    board: renderBoard,
+    evaluation: () => renderEvaluation(actions),
+    graph: () => renderGraph(actions),
+    review: () => renderReview(actions),
+    fit: () => viewport.fit(),
+    reveal: (cell) => viewport.reveal(cell),
+  });
   await loadLevels();
-  buildSetup();
+  buildSetup((players, seats, seed) => void newGame(players, seats, seed));
   $("new").onclick = () => showSetup();
   $("undo").onclick = () => undo();
   $("analyse").onclick = () => analyse();
@@ -68,11 +97,12 @@ async function init(): Promise<void> {
     $("board-wrap").scrollIntoView({ block: "nearest" });
   };
   const evaluateEvery = $<HTMLInputElement>("auto-eval");
-  evaluateEvery.checked = localStorage.getItem("cacao-evaluate") === "every move";
+  evaluateEvery.checked = state.everyMove = localStorage.getItem("cacao-evaluate") === "every move";
   evaluateEvery.onchange = () => {
+    state.everyMove = evaluateEvery.checked;
     localStorage.setItem("cacao-evaluate", evaluateEvery.checked ? "every move" : "on request");
     if (evaluateEvery.checked && state.mode === "play" && !state.over && !state.busy && !state.thinking) void quickEvaluation();
-    render();
+    redraw.page();
   };
   $("fold").onclick = () => {
     const folded = document.body.classList.toggle("panels-folded");
@@ -80,24 +110,24 @@ async function init(): Promise<void> {
   };
   const heat = $<HTMLSelectElement>("heat");
   heat.value = state.heat;
-  heat.onchange = () => { state.heat = heat.value as HeatBy | "off"; localStorage.setItem("cacao-heat", state.heat); render(); };
+  heat.onchange = () => { state.heat = heat.value as HeatBy | "off"; localStorage.setItem("cacao-heat", state.heat); redraw.page(); };
   const pace = $<HTMLSelectElement>("pace");
   pace.onchange = () => { state.pace = pace.value === "auto" ? "auto" : Number(pace.value); };
   $("pause").onclick = () => {
     state.paused = !state.paused;
     if (!state.paused) state.release?.(true);
-    render();
+    redraw.page();
   };
   $("step").onclick = () => {
     state.steps = 1;
     state.release?.(true);
-    render();
+    redraw.page();
   };
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
     const onBoard = document.activeElement === svg;
     if (e.key === "r" || e.key === "R") rotate();
-    else if (e.key === "Escape") { state.choices = null; state.selected = null; render(); }
+    else if (e.key === "Escape") { state.choices = null; state.selected = null; redraw.page(); }
     else if (onBoard && placing() && e.key.startsWith("Arrow")) { e.preventDefault(); moveCursor(e.key); }
     else if (onBoard && (e.key === "Enter" || e.key === " ") && state.selected) { e.preventDefault(); commit(state.selected); }
     else if (onBoard && (e.key === "+" || e.key === "=")) viewport.zoomBy(1.4);

@@ -1,8 +1,10 @@
 // The panels beside the board: the seats (hands, gold, cacao, sun, water), the score if
 // the game ended now, the display and the temples, the choices a human must make, the
-// evaluation (bar, legend, candidates), the game's graph and the result.
+// evaluation (bar, legend, candidates), the game's graph and the result. Their controls
+// do what the Actions they are given say.
 import { Phase } from "@cacaoai/client";
 import type { Action, Fill, GameResult, Standing, WorkerTile } from "@cacaoai/client";
+import type { Actions } from "./actions";
 import { CELL, SEAT_COLOURS, SEAT_INK, SEAT_ON, jungleTile, seatBadge, workerTile } from "./board";
 import { $ } from "./dom";
 import {
@@ -10,18 +12,14 @@ import {
 } from "./game";
 import { drawGraph, graphPoints } from "./graph";
 import { reviewMarks, reviewPoints } from "./review";
-import { judgedOf, shownReview } from "./reviewing";
 import { SEAT_SYMBOLS, seatName } from "./names";
 import { handTiles } from "./placing";
-import { humanMove } from "./play";
-import { openReplay, replayGo } from "./replay";
-import { render, renderBoard } from "./render";
+import { populationText } from "./record";
 import {
-  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, isHuman, seatKind, state, visibleEvaluation,
+  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, evaluateEveryMove, isHuman, judgedOf,
+  seatKind, shownReview, state, visibleEvaluation,
 } from "./state";
 import { turnStory, whyChoose } from "./story";
-import { populationText } from "./record";
-import { evaluateEveryMove } from "./searches";
 
 /** Candidates listed under the evaluation. */
 const LISTED = 6;
@@ -56,7 +54,7 @@ export function miniTile(tile: WorkerTile, seat: number, rotation = 0, cls = "")
   return svg;
 }
 
-export function renderSeats(): void {
+export function renderSeats(act: Actions): void {
   const p = currentPosition();
   const box = $("seats");
   box.replaceChildren();
@@ -90,7 +88,7 @@ export function renderSeats(): void {
         mini.dataset.tile = workerName(t);
         if (choosable && usable.includes(t)) {
           mini.classList.add("choosable");
-          mini.addEventListener("click", () => { state.tile = t; state.rotation = 0; render(); });
+          mini.addEventListener("click", () => act.chooseTile(t));
         }
         hand.appendChild(mini);
       });
@@ -145,7 +143,7 @@ function markPreviewed(): void {
   document.querySelectorAll("#choices button.choice").forEach((b, i) => b.classList.toggle("previewed", i === state.choice));
 }
 
-export function renderChoices(): void {
+export function renderChoices(act: Actions): void {
   const box = $("choices");
   box.replaceChildren();
   const p = state.game?.position;
@@ -188,7 +186,7 @@ export function renderChoices(): void {
     b.className = "choice" + (state.choices && i === state.choice ? " previewed" : "") + (tapped ? " tapped" : "");
     b.textContent = state.choices ? fillsOf(a).map(describeFill).join(", ") : describe(a);
     if (state.choices) {
-      const preview = () => { if (state.choice !== i) { state.choice = i; renderBoard(); markPreviewed(); } };
+      const preview = () => { if (state.choice !== i) { act.preview(i); markPreviewed(); } };
       b.onpointerenter = (e) => { if (e.pointerType === "mouse") preview(); };
       b.onfocus = preview;
       b.onpointerdown = (e) => { pointer = e.pointerType; };
@@ -201,22 +199,22 @@ export function renderChoices(): void {
           document.querySelectorAll("#choices button.choice").forEach((c, k) => c.classList.toggle("tapped", k === i));
           return;
         }
-        void humanMove(a);
+        act.move(a);
       };
     } else {
-      b.onclick = () => void humanMove(a);
+      b.onclick = () => act.move(a);
     }
     box.appendChild(b);
   });
   if (state.choices) {
     const c = document.createElement("button");
     c.textContent = "cancel";
-    c.onclick = () => { state.choices = null; render(); };
+    c.onclick = () => act.cancelChoice();
     box.appendChild(c);
   }
 }
 
-export function renderEvaluation(): void {
+export function renderEvaluation(act: Actions): void {
   const shown = visibleEvaluation();
   const bar = $("evalbar"), legend = $("evallegend");
   const details = $("evaluation");
@@ -328,7 +326,7 @@ export function renderEvaluation(): void {
     if (state.mode === "play" && g && isHuman(g.position.toAct) && state.legal.some((a) => sameAction(a, action))) {
       const b = document.createElement("button");
       b.textContent = "play";
-      b.onclick = () => void humanMove(action);
+      b.onclick = () => act.move(action);
       li.appendChild(b);
     }
     ol.appendChild(li);
@@ -336,7 +334,7 @@ export function renderEvaluation(): void {
   details.appendChild(ol);
 }
 
-export function renderGraph(): void {
+export function renderGraph(act: Actions): void {
   const panel = $("p-graph");
   const r = state.replay, g = state.game;
   const source = state.mode === "replay" ? r : state.mode === "play" && g && (state.over || aiOnly()) ? g : null;
@@ -347,10 +345,8 @@ export function renderGraph(): void {
   const review = shownReview(), judged = review ? judgedOf(review) : [];
   const points = review ? reviewPoints(judged, record.players) : graphPoints(source.evals, record.players, n, result ?? undefined);
   const current = state.mode === "replay" && r ? r.index : null;
-  drawGraph($("graph"), points, n, record.players, current, (index) => {
-    if (state.mode === "replay") { void replayGo(index); return; }
-    if (state.over && g) void openReplay(g.record, g.evals, index);
-  }, review ? reviewMarks(judged) : []);
+  drawGraph($("graph"), points, n, record.players, current, (index) => act.showMoment(index),
+    review ? reviewMarks(judged) : []);
   $("graph-note").textContent = review
     ? "Each seat's chance to win before and after each of its moves, from its own view: ?! an inaccuracy, " +
       "? a mistake, ?? a blunder. Click to see that moment."

@@ -1,6 +1,6 @@
 // Playing a game: a new game, the loop that lets the AI seats move (at a watchable pace
 // when only AIs play, with pause and step) or asks the service what the human may do,
-// a human's move, and undo.
+// a human's move, undo, and play going on from the action the replay viewer shows.
 import { Phase, durationFromMs } from "@cacaoai/client";
 import type { Action, Evaluation } from "@cacaoai/client";
 import { client, fromRecord } from "./api";
@@ -9,12 +9,12 @@ import { describe, haveRules } from "./game";
 import { seatName } from "./names";
 import { handTiles } from "./placing";
 import { budget, cut, keep } from "./record";
-import { render, viewport } from "./render";
-import { fillGraph } from "./replay";
-import { closeReview } from "./reviewing";
-import { evaluateEveryMove, levels, quickEvaluation, showEvaluation, stopAnalysis, stopFilling, stopThinking } from "./searches";
+import { redraw } from "./redraw";
+import { fillGraph, levels, quickEvaluation, showEvaluation } from "./searches";
 import { loadLevels } from "./setup";
-import { aiOnly, isHuman, seatKind, state } from "./state";
+import {
+  aiOnly, closeReview, evaluateEveryMove, isHuman, seatKind, state, stopAnalysis, stopFilling, stopThinking,
+} from "./state";
 import type { SeatKind } from "./state";
 
 /** An AI-only game's pace when "auto": the time between its moves. */
@@ -51,7 +51,7 @@ export async function newGame(players: number, seats: SeatKind[], seed: number):
   state.steps = 0;
   state.moveTimes = [];
   state.lastMoveAt = performance.now();
-  viewport.fit();
+  redraw.fit();
   say(`new game: ${players} players, seed ${seed}`);
   await advance();
 }
@@ -66,12 +66,12 @@ export async function advance(): Promise<void> {
   if (g.position.phase === Phase.OVER) {
     state.busy = false;
     state.evaluation = null;
-    render();
+    redraw.page();
     void fillGraph();
     return;
   }
   if (!isHuman(toAct)) {
-    render();
+    redraw.page();
     await aiMove(toAct!);
     return;
   }
@@ -81,7 +81,7 @@ export async function advance(): Promise<void> {
   } catch (e) {
     state.busy = false;
     explain(e);
-    render();
+    redraw.page();
     return;
   }
   state.legal = reply.actions;
@@ -89,7 +89,7 @@ export async function advance(): Promise<void> {
   const tiles = handTiles(state.legal);
   if (state.tile === null || !tiles.includes(state.tile)) state.tile = tiles[0] ?? null;
   state.busy = false;
-  render();
+  redraw.page();
   if (evaluateEveryMove()) void quickEvaluation();
 }
 
@@ -126,7 +126,7 @@ export async function humanMove(action: Action): Promise<void> {
     await advance();
   } else {
     state.busy = false;
-    render();
+    redraw.page();
   }
 }
 
@@ -134,7 +134,7 @@ export async function humanMove(action: Action): Promise<void> {
 async function gate(signal: AbortSignal): Promise<boolean> {
   while (state.paused && state.steps <= 0 && !signal.aborted) {
     state.held = true;
-    render();
+    redraw.page();
     await new Promise<boolean>((resolve) => {
       state.release = resolve;
       signal.addEventListener("abort", () => resolve(false), { once: true });
@@ -155,7 +155,7 @@ async function aiMove(seat: number): Promise<void> {
   state.thinking = controller;
   const hash = g.hash, index = g.record.actions.length;
   if (!(await gate(controller.signal))) return;
-  render();
+  redraw.page();
   let last: Evaluation | undefined;
   try {
     // the whole record: the search sees only what the seat to act sees of it
@@ -174,7 +174,7 @@ async function aiMove(seat: number): Promise<void> {
     state.thinking = null;
     state.busy = false;
     explain(e);
-    render();
+    redraw.page();
     return;
   }
   if (state.thinking !== controller) return;
@@ -182,7 +182,7 @@ async function aiMove(seat: number): Promise<void> {
     state.thinking = null;
     state.busy = false;
     say("The service gave no answer for the AI seat: start a new game or undo.", true);
-    render();
+    redraw.page();
     return;
   }
   keep(g.evals, index, last);
@@ -213,7 +213,7 @@ export async function undo(): Promise<void> {
   while (i >= 0 && !isHuman(actions[i].seat)) i--;
   if (i < 0) { say("Nothing to undo: no human seat has moved yet."); return advance(); }
   const record = cut(g.record, i);
-  render();
+  redraw.page();
   try {
     const reply = await client.validateRecord({ source: fromRecord(record) });
     Object.assign(g, { record, position: reply.position!, hash: reply.positionHash, standing: reply.standing,
@@ -222,9 +222,26 @@ export async function undo(): Promise<void> {
   } catch (e) {
     state.busy = false;
     explain(e);
-    render();
+    redraw.page();
     return;
   }
   say(`undone: ${describe(actions[i])}`);
   await advance();
+}
+
+/** Play goes on from the action shown, with the seats as the setup dialog has them. */
+export function playFromReplay(): void {
+  const r = state.replay;
+  if (!r || !r.position) return;
+  stopFilling();
+  closeReview();
+  const record = cut(r.record, r.index);
+  const seats = [...Array(record.players).keys()].map((s) =>
+    $<HTMLSelectElement>(`seat-${s}`).value);
+  const evals = new Map([...r.evals].filter(([k]) => k <= r.index));
+  state.game = { record, position: r.position, hash: r.hash, seats, seed: 1, standing: r.standing, evals };
+  state.mode = "play";
+  state.paused = false;
+  say(`playing on from action ${r.index}; seats: ${seats.join(", ")}`);
+  advance().catch(explain);
 }

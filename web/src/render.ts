@@ -1,39 +1,41 @@
 // Drawing the page from the state: the board (tiles, targets, the ghost of the chosen
 // tile, the pending fill choice, the heat map), the toolbar (the hand, Rotate, Place,
-// the AI-only game's pace), the status line, the replay bar and the panels.
+// the AI-only game's pace), the status line, the replay bar and the panels. The controls
+// drawn here do what the Actions they are given say.
 import { Phase } from "@cacaoai/client";
+import type { Actions } from "./actions";
 import { SEAT_COLOURS, drawBoard } from "./board";
 import type { Cell } from "./board";
 import { $ } from "./dom";
 import { describe, fillsOf, placement, workerName } from "./game";
-import { boardTargets, ghostAt } from "./input";
 import { seatName } from "./names";
 import {
   miniTile, renderChoices, renderEvaluation, renderGraph, renderResult, renderSeats, renderStory,
 } from "./panels";
 import { actionsAt, cellKey, fillCells, handTiles } from "./placing";
-import { renderReview } from "./reviewing";
+import { renderReview } from "./reviewpanel";
 import {
-  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, focusCell, isHuman, placing, seatKind,
-  state, visibleEvaluation,
+  actionsShown, aiOnly, boardTargets, candidatesHidden, currentPosition, currentScores, focusCell, ghostAt, isHuman,
+  placing, seatKind, state, visibleEvaluation,
 } from "./state";
 import type { Viewport } from "./viewport";
 
 /** The board's zoom and pan (made by main.ts). */
-export let viewport: Viewport;
+let viewport: Viewport;
 export function useViewport(v: Viewport): void { viewport = v; }
 
-export function render(): void {
+/** The whole page. */
+export function render(act: Actions): void {
   document.body.dataset.mode = state.mode;
   $("replay-bar").hidden = state.mode !== "replay";
   renderBoard();
-  renderToolbar();
-  renderSeats();
+  renderToolbar(act);
+  renderSeats(act);
   renderStory();
-  renderChoices();
-  renderEvaluation();
-  renderGraph();
-  renderReview();
+  renderChoices(act);
+  renderEvaluation(act);
+  renderGraph(act);
+  renderReview(act);
   $("analyse").textContent = state.analysis ? "Stop analysis" : "Analyse";
   const g = state.game;
   $("thinking").hidden = !state.thinking || state.held;
@@ -94,7 +96,7 @@ export function renderBoard(): void {
 
 /** The hand of the human to act beside the board, Rotate and Place, the zoom, the
  *  heat map's measure, and for games of AIs only, their pace. */
-function renderToolbar(): void {
+function renderToolbar(act: Actions): void {
   const p = currentPosition();
   const tray = $("tray");
   tray.replaceChildren();
@@ -113,7 +115,7 @@ function renderToolbar(): void {
       if (usable.includes(t)) {
         mini.classList.add("choosable");
         mini.setAttribute("tabindex", "0");
-        const choose = () => { state.tile = t; state.rotation = 0; render(); };
+        const choose = () => act.chooseTile(t);
         mini.addEventListener("click", choose);
         mini.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
       }

@@ -1,34 +1,22 @@
 // The searches the page runs besides the AI's moves: a short evaluation of a position
-// (the bar, the replay viewer, the graph), a 3-second analysis on request, and the
-// stopping of each.
+// (the bar, the replay viewer, the graph), the evaluations the game's graph still needs,
+// and a 3-second analysis on request.
 import { Phase, durationFromMs } from "@cacaoai/client";
 import type { Evaluation, GameRecord } from "@cacaoai/client";
 import { client, fromRecord } from "./api";
 import { explain } from "./dom";
-import { EVAL_ITERATIONS, keep, seatLevels } from "./record";
-import { render, renderBoard } from "./render";
-import { renderEvaluation } from "./panels";
-import { currentHash, currentPosition, currentRecord, state } from "./state";
+import { EVAL_ITERATIONS, cut, keep, seatLevels, settled } from "./record";
+import { redraw } from "./redraw";
+import { currentHash, currentPosition, currentRecord, state, stopAnalysis, stopFilling } from "./state";
 
 /** Candidates asked of a search: enough for the heat map; the list shows the first few. */
 export const CANDIDATES = 30;
 
-export function stopThinking(): void { state.thinking?.abort(); state.thinking = null; }
-export function stopAnalysis(): void {
-  state.analysis?.abort(); state.analysis = null;
-  state.quick?.abort(); state.quick = null;
-}
-export function stopFilling(): void { state.filling?.abort(); state.filling = null; }
-
-/** The AI's view is shown while a human plays only on request: "evaluate every move", or
- *  Analyse (a game of AIs only shows it all along, and every game at its end). */
-export const evaluateEveryMove = () => (document.getElementById("auto-eval") as HTMLInputElement).checked;
-
 /** Shows an evaluation of the position `hash` (for `seat`, report `seq`). */
 export function showEvaluation(ev: Evaluation, hash: string, seat: number, seq: number): void {
   state.evaluation = { ev, hash, seat, seq };
-  renderEvaluation();
-  if (state.heat !== "off") renderBoard();
+  redraw.evaluation();
+  if (state.heat !== "off") redraw.board();
 }
 
 /** Who plays each seat of the game on the board, as a search request says it (the win
@@ -49,19 +37,45 @@ export async function quickEvaluation(): Promise<void> {
   const g = state.game!;
   const hash = g.hash, index = g.record.actions.length, controller = new AbortController();
   state.quick = controller;
-  render();
+  redraw.page();
   try {
     const ev = await evaluate(g.record, EVAL_ITERATIONS.move, controller.signal);
     if (state.game === g && g.hash === hash) keep(g.evals, index, ev);
     if (state.game === g && g.hash === hash && !state.analysis) showEvaluation(ev, hash, g.position.toAct!, 0);
   } catch (e) { /* the bar keeps its last value */ }
   if (state.quick === controller) state.quick = null;
-  renderEvaluation();
+  redraw.evaluation();
+}
+
+/** Evaluates, one after the other, the positions the graph has no good evaluation of
+ *  (in the replay viewer and at the end of a game), as the replay viewer evaluates. */
+export async function fillGraph(): Promise<void> {
+  stopFilling();
+  const controller = new AbortController();
+  state.filling = controller;
+  const source = state.mode === "replay" ? state.replay : state.game;
+  if (!source) return;
+  const record = source.record, evals = source.evals, n = record.actions.length;
+  const finished = !!(source.result ?? record.result);
+  try {
+    for (let i = 0; i <= n; i++) {
+      if (controller.signal.aborted) return;
+      if ((i === n && finished) || settled(evals.get(i))) continue;
+      const ev = await evaluate(cut(record, i), EVAL_ITERATIONS.replay, controller.signal);
+      if (controller.signal.aborted) return;
+      keep(evals, i, ev);
+      redraw.graph();
+    }
+  } catch (e) {
+    if (!controller.signal.aborted) explain(e);
+  }
+  if (state.filling === controller) state.filling = null;
+  redraw.graph();
 }
 
 /** On demand: a 3-second streaming analysis for the seat to act (again: stops it). */
 export async function analyse(): Promise<void> {
-  if (state.analysis) { stopAnalysis(); render(); return; }
+  if (state.analysis) { stopAnalysis(); redraw.page(); return; }
   const position = currentPosition(), record = currentRecord(), hash = currentHash();
   if (!position || !record || position.phase === Phase.OVER) return;
   const seat = position.toAct!;
@@ -69,7 +83,7 @@ export async function analyse(): Promise<void> {
   state.quick = null;
   const controller = new AbortController();
   state.analysis = controller;
-  render();
+  redraw.page();
   try {
     const reports = client.analyzePosition({
       source: fromRecord(record), budget: { case: "limits", value: { time: durationFromMs(3000) } }, seed: 1n,
@@ -80,5 +94,5 @@ export async function analyse(): Promise<void> {
     if (!controller.signal.aborted) explain(e);
   }
   if (state.analysis === controller) state.analysis = null;
-  render();
+  redraw.page();
 }

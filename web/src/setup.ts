@@ -1,16 +1,15 @@
 // Setting up: the token (from the address or this tab), the server's levels and rules
-// facts, and the New game dialog (players, a human or an AI level per seat, the seed).
+// facts, and the New game dialog (players, a human or an AI level per seat, the seed),
+// whose Start calls the function it is given.
 import { explainError, needsToken } from "@cacaoai/client";
 import { client, setToken } from "./api";
 import { seatBadge } from "./board";
 import { $, explain, say } from "./dom";
 import { setRules } from "./game";
 import { seatName } from "./names";
-import { newGame } from "./play";
-import { render } from "./render";
-import { closeReview } from "./reviewing";
-import { stopAnalysis, stopFilling, stopThinking } from "./searches";
-import { state } from "./state";
+import { redraw } from "./redraw";
+import { closeReview, state, stopAnalysis, stopFilling, stopThinking } from "./state";
+import type { SeatKind } from "./state";
 
 const TOKEN_KEY = "cacao-token";
 
@@ -46,7 +45,11 @@ function levelOptions(selected: string): string {
     `<option value="${v}"${v === selected ? " selected" : ""}>${t}</option>`).join("");
 }
 
-export function buildSetup(): void {
+/** What Start does: a new game of `players` with these seats and seed. */
+export type Start = (players: number, seats: SeatKind[], seed: number) => void;
+
+/** The New game dialog; Start calls `start`. */
+export function buildSetup(start: Start): void {
   const rows = [0, 1, 2, 3].map((s) => `<label class="seat-row" data-seat="${s}">
     ${seatBadge(s, 14)} seat ${s} (${seatName(s)})
     <select id="seat-${s}">${levelOptions(s === 0 ? "human" : "casual")}</select></label>`).join("");
@@ -64,14 +67,14 @@ export function buildSetup(): void {
       setToken(token);
       if (!state.levels.length) {  // refused before: ask again with the token
         await loadLevels();
-        buildSetup();
+        buildSetup(start);
         return;
       }
     }
     const n = Number(players.value);
     const seats = [...Array(n).keys()].map((s) => $<HTMLSelectElement>(`seat-${s}`).value);
     const seedText = $<HTMLInputElement>("seed").value.trim();
-    void newGame(n, seats, seedText ? Number(seedText) : Math.floor(Math.random() * 1e9));
+    start(n, seats, seedText ? Number(seedText) : Math.floor(Math.random() * 1e9));
   };
 }
 
@@ -82,5 +85,5 @@ export function showSetup(): void {
   closeReview();
   state.mode = state.game ? "play" : "setup";
   $("setup").hidden = false;
-  render();
+  redraw.page();
 }

@@ -1,14 +1,20 @@
 // The page's state: the mode (setup, play, replay), the game being played, the record
 // in the replay viewer, what the human is choosing on the board, the searches running,
 // and the AI-only game's pace; with the questions every part asks of it (which
-// position is shown, which seats are human, may a human place now).
+// position is shown, which seats are human, may a human place now, where the chosen
+// tile may go) and the stopping of the searches and the review. The bottom of the page:
+// it imports no view and no controller.
 import { Phase } from "@cacaoai/client";
 import type {
   Action, DecisionReview, Evaluation, GameRecord, GameResult, Position, ReviewSummary, Standing, WorkerTile,
 } from "@cacaoai/client";
 import { SEAT_COLOURS, SEAT_INK, SEAT_LIGHT, SEAT_ON, WATER } from "./board";
 import type { Cell, HeatBy } from "./board";
+import { ghostRotation, targetsOf } from "./placing";
+import type { Target } from "./placing";
 import { cut } from "./record";
+import { judged } from "./review";
+import type { Judged } from "./review";
 
 export type SeatKind = "human" | string; // "human" or an AI level ("casual", "time:2")
 /** A game being played: its record (the source of every request), the position
@@ -58,6 +64,7 @@ export const state = {
   filling: null as AbortController | null, // the evaluations the graph still needs
   evaluation: null as Shown | null,
   message: "",
+  everyMove: false, // "evaluate every move": the AI's view shown while a human plays
   heat: "visits" as HeatBy | "off",
   // an AI-only game's pace
   pace: "auto" as "auto" | number, // ms between an AI's moves
@@ -125,3 +132,47 @@ export function placing(): boolean {
 
 /** The cell the ghost is drawn on: the one chosen, else the one under the mouse. */
 export const focusCell = () => state.selected ?? state.hover;
+
+/** The cells the chosen tile may go to (a human's turn, no fill choice open). */
+export function boardTargets(): Map<string, Target> {
+  if (!placing() || state.choices) return new Map();
+  return targetsOf(state.legal, state.tile);
+}
+
+/** The rotation the chosen tile is drawn at on `cell`. */
+export const ghostAt = (cell: Cell | null = focusCell()) => ghostRotation(state.legal, state.tile, state.rotation, cell);
+
+/** The AI's view is shown while a human plays only on request: "evaluate every move", or
+ *  Analyse (a game of AIs only shows it all along, and every game at its end). */
+export const evaluateEveryMove = () => state.everyMove;
+
+export function stopThinking(): void { state.thinking?.abort(); state.thinking = null; }
+export function stopAnalysis(): void {
+  state.analysis?.abort(); state.analysis = null;
+  state.quick?.abort(); state.quick = null;
+}
+export function stopFilling(): void { state.filling?.abort(); state.filling = null; }
+
+/** The judged decisions of a review. */
+export const judgedOf = (review: Review): Judged[] => [...review.decisions.values()].map(judged);
+
+/** The review of the record in the replay viewer, if there is one. */
+export function shownReview(): Review | null {
+  const v = state.review;
+  return state.mode === "replay" && v && state.replay?.record === v.record ? v : null;
+}
+
+/** Cancels a running review (its reports so far stay on show). */
+export function stopReview(): void {
+  const v = state.review;
+  if (!v?.running) return;
+  v.running.abort();
+  v.running = null;
+  v.stopped = true;
+}
+
+/** Cancels the review and leaves it: the graph shows the evaluations again. */
+export function closeReview(): void {
+  stopReview();
+  state.review = null;
+}
