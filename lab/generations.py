@@ -294,14 +294,14 @@ def chained_elo(current: dict[str, Any], gate: dict[str, Any]) -> tuple[float | 
     if current["elo"] is None or gate["elo"] is None:
         return None, [None, None]
     elo = current["elo"] + gate["elo"]
-    halves: list[float | None] = []
+    bounds: list[float | None] = []
     for side, (c_bound, g_bound) in enumerate(zip(current["ci95"], gate["ci95"])):
         if c_bound is None or g_bound is None:
-            halves.append(None)
+            bounds.append(None)
             continue
         half = math.hypot(c_bound - current["elo"], g_bound - gate["elo"])
-        halves.append(elo - half if side == 0 else elo + half)
-    return elo, halves
+        bounds.append(elo - half if side == 0 else elo + half)
+    return elo, bounds
 
 
 # --- the loop ---------------------------------------------------------------------------------
