@@ -43,8 +43,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent / "benchmarks"))
 
 import run as loadrun  # noqa: E402  (loadtest/run.py: locust, the summary)
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections  # noqa: E402
 
 from cacaoai.client.local import ServiceProcess, StartError  # noqa: E402
 
@@ -68,7 +70,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--back-within", type=float, default=60.0,
                         help="seconds a replica may take to serve again after an event")
     parser.add_argument("--out", default=None, help="output folder (default loadtest/out/<time>-failover)")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["calls"])
     args.duration_s = loadrun.parse_duration(args.duration)
     if args.replicas < 2:
         parser.error("--replicas must be at least 2: one must serve while another is away")
@@ -245,7 +249,25 @@ def main(argv: list[str] | None = None) -> int:
           f"{ {k[12:]: v for k, v in summary['nginx'].items() if k.startswith('grpc_status_')} }")
     print(("PASS" if summary["ok"] else "FAIL") + ": " + "; ".join(summary["verdict"]))
     print(f"summary: {out / 'summary.json'}")
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"calls": markdown_part(summary)})
     return 0 if summary["ok"] else 1
+
+
+def markdown_part(summary: dict[str, Any]) -> str:
+    """The run as BENCHMARKS.md shows it: each call's requests, failures and
+    latency, then how the events went and the verdict."""
+    body = [[name, f"{r['requests']:,}", r["failed"], f"{r['p50_ms'] or 0:.1f} / {r['p99_ms'] or 0:.1f}"]
+            for name, r in summary["load"]["rpcs"].items()]
+    events = summary["events"]
+    back = [e["back_s"] for e in events if e["left"] and e["back"]]
+    timing = (f"{len(back)} of {len(events)} events took their replica out of nginx's upstreams and back"
+              + (f", within {min(back)}–{max(back)} s" if back else ""))
+    broken = summary["nginx"].get("broken", 0)
+    return (table(["calls", "requests", "failed", "p50 / p99 ms"], body, right=[False, True, True, False])
+            + f"\n\n{timing}; {broken} calls in flight on a replica that went away were answered "
+              f"`UNAVAILABLE` by nginx and retried by the client. "
+            + ("PASS" if summary["ok"] else "FAIL") + ": " + "; ".join(summary["verdict"]) + ".")
 
 
 if __name__ == "__main__":

@@ -41,8 +41,10 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent / "benchmarks"))
 
 import run as loadrun  # noqa: E402  (loadtest/run.py: locust, exact latencies)
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections  # noqa: E402
 
 from cacaoai.client.local import LocalServer  # noqa: E402
 from cacaoai.server.options import DEFAULT_MEMORY_BUDGET_MB  # noqa: E402
@@ -72,7 +74,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--server-flag", action="append", default=[],
                         help="one more cacao-server flag (repeat it), e.g. --server-flag=--tree-cache-mb=16")
     parser.add_argument("--out", default=None, help="output folder (default loadtest/out/<time>-soak)")
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["hour"])
     args.duration_s = loadrun.parse_duration(args.duration)
     args.interval_s = loadrun.parse_duration(args.interval)
     args.warmup_s = (loadrun.parse_duration(args.warmup) if args.warmup
@@ -245,7 +249,34 @@ def main(argv: list[str] | None = None) -> int:
           f"(base {base:.1f} + budget {args.budget_mb})")
     print(("PASS: flat within 10%, peak within the budget" if ok else "FAIL: " + "; ".join(problems))
           + f"; {details['failed_requests']} failed requests; {out / 'soak.csv'}")
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__),
+                       {"hour": markdown_part(lines, details, background, ok, problems)})
     return 0 if ok else 1
+
+
+def markdown_part(lines: list[dict[str, Any]], details: dict[str, Any], background: dict[str, Any] | None,
+                  ok: bool, problems: list[str]) -> str:
+    """The soak as BENCHMARKS.md shows it: each figure's range after the warm-up
+    and its growth (the last quarter's median over the first's), then the verdict."""
+    spread = details["spread"]
+
+    def rows(key: str, label: str, unit: str = "") -> list[str]:
+        s = spread.get(key)
+        if not s:
+            return [label, "-", "-"]
+        return [label, f"{s['min']}–{s['max']}{unit} (× {s['ratio']})", f"× {s['trend']}"]
+
+    body = [rows("rss_mean_mib", "RSS, mean", " MiB"),
+            rows("rss_mib", f"RSS, peak (limit {details['rss_limit_mib']} MiB)", " MiB"),
+            rows("threads", "threads"), rows("open_files", "open files")]
+    requests = sum(line.get("requests") or 0 for line in lines)
+    analyses = (f"; {background['finished']} background analyses, "
+                f"{background['without_one_final_report']} without their final report") if background else ""
+    verdict = "PASS" if ok else "FAIL: " + "; ".join(problems)
+    return (table(["after the warm-up", "range over the intervals", "last quarter's median / first quarter's"],
+                  body)
+            + f"\n\n{requests:,} requests, {details['failed_requests']} failed{analyses}. Verdict: {verdict}.")
 
 
 if __name__ == "__main__":

@@ -191,3 +191,32 @@ def test_a_sweeps_runs_become_the_suggestion_and_the_mixed_tables():
     assert parts["suggestions"].splitlines()[2] == "| 1 | 19.2 · 51.7/53.7/55.0 · 20,971 | - | 98% / - |"
     assert parts["mixed"].splitlines()[2] == "| 1 | 2.5 / 5.3 | 2.5 / 5.2 | 51.9 / 55.8 | 1.6 / 5.4, 2.5 / 8.6 | 1 |"
     assert len(parts["mixed"].splitlines()) == 3  # users without a run have no row
+
+
+def test_a_failover_run_becomes_its_calls_and_events():
+    failover = _load("loadtest_failover", ROOT / "loadtest" / "failover.py")
+    summary = {"load": {"rpcs": {"SuggestAction 50ms": {"requests": 1676, "failed": 0, "p50_ms": 72.6,
+                                                         "p99_ms": 590.2}}},
+               "events": [{"left": True, "back": True, "back_s": 2.1}, {"left": True, "back": True, "back_s": 4.1},
+                          {"left": True, "back": False, "back_s": 60.0}],
+               "nginx": {"broken": 7}, "ok": False, "verdict": ["1 events without the replica leaving and coming back"]}
+    lines = failover.markdown_part(summary).splitlines()
+    assert lines[2] == "| SuggestAction 50ms | 1,676 | 0 | 72.6 / 590.2 |"
+    assert lines[-1] == ("2 of 3 events took their replica out of nginx's upstreams and back, within 2.1–4.1 s; "
+                         "7 calls in flight on a replica that went away were answered `UNAVAILABLE` by nginx and "
+                         "retried by the client. FAIL: 1 events without the replica leaving and coming back.")
+
+
+def test_a_soak_becomes_its_ranges_after_the_warm_up_and_the_verdict():
+    soak = _load("loadtest_soak", ROOT / "loadtest" / "soak.py")
+    spread = {"rss_mean_mib": {"min": 305.9, "max": 326.6, "ratio": 1.068, "trend": 0.99},
+              "rss_mib": {"min": 338.3, "max": 382.4, "ratio": 1.13, "trend": 1.0},
+              "threads": {"min": 17, "max": 18, "ratio": 1.059, "trend": 1.0}, "open_files": None}
+    details = {"spread": spread, "rss_limit_mib": 388.0, "failed_requests": 0}
+    part = soak.markdown_part([{"requests": 700}, {"requests": 741}], details,
+                              {"finished": 341, "without_one_final_report": 0}, True, [])
+    lines = part.splitlines()
+    assert lines[2] == "| RSS, mean | 305.9–326.6 MiB (× 1.068) | × 0.99 |"
+    assert lines[5] == "| open files | - | - |"  # a figure the run could not measure
+    assert lines[-1] == ("1,441 requests, 0 failed; 341 background analyses, 0 without their final report. "
+                         "Verdict: PASS.")
