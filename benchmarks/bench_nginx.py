@@ -18,6 +18,7 @@ import time
 
 import grpc
 import numpy as np
+from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.api.cacao.v1 import cacao_pb2_grpc
@@ -41,7 +42,10 @@ def start_front() -> tuple[ServiceProcess, str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=1000)
+    add_markdown_option(parser)
     args = parser.parse_args(argv)
+    require_parts(parser, args.markdown, script_name(__file__), ["hop"])
+    rows = []
     process, replica, front = start_front()
     try:
         game = None
@@ -71,8 +75,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<28}{route:<8}{args.calls:>7}{p[route][0]:>9.2f}{p[route][1]:>9.2f}")
             extra = p["nginx"] - p["direct"]
             print(f"{name:<28}{'+nginx':<8}{'':>7}{extra[0]:>9.2f}{extra[1]:>9.2f}")
+            rows.append([name.replace("SuggestAction 1", "SuggestAction, 1"),
+                         f"{p['direct'][0]:.2f} → {p['nginx'][0]:.2f}", f"{p['direct'][1]:.2f} → {p['nginx'][1]:.2f}"])
     finally:
         process.stop(30)
+    if args.markdown:
+        write_sections(args.markdown, script_name(__file__), {"hop": table(
+            ["call", "p50 direct → through nginx, ms", "p99 direct → through nginx, ms"], rows)})
     return 0
 
 
