@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 
 from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
@@ -48,14 +49,16 @@ try:
 
     def limits(iterations=None, time_s=None, threads=None, **settings):
         return (Limit(iterations, time_s, threads), SearchSettings(**settings))
-    # the search without the learned evaluation, where this build has one
-    WITHOUT_MODEL = ({"value": 0.0, "prior": "greedy", "puct": 0.0}
-                     if "value" in SearchSettings.__dataclass_fields__ else {})
 except ImportError:  # an older build (--old-path) with one type for both
     from cacaoai.search import SearchLimits
 
     def limits(iterations=None, time_s=None, threads=None, **settings):
         return (SearchLimits(iterations=iterations, time_s=time_s, threads=threads or 1, **settings),)
+try:  # the search without the learned evaluation (its preset), where this build has one
+    from cacaoai.search import NO_MODEL
+    WITHOUT_MODEL = asdict(NO_MODEL)
+except ImportError:
+    NO_MODEL = None
     WITHOUT_MODEL = {}
 from cacaoai.search._mcts import Tree, monotonic
 from cacaoai.search.bots import GreedyBot
@@ -84,11 +87,9 @@ EVALUATIONS = ("model", "informed", "random")
 
 def settings_of(evaluation: str) -> dict:
     if evaluation == "analysis":
-        from dataclasses import asdict
-
         from cacaoai.search import ANALYSIS
         return asdict(ANALYSIS)
-    return {} if evaluation == "model" else {"playout": evaluation, **WITHOUT_MODEL}
+    return {} if evaluation == "model" else {**WITHOUT_MODEL, "playout": evaluation}
 
 
 def rate(position: Position, evaluation: str, threads: int, seconds: float) -> float:
@@ -289,7 +290,7 @@ def main() -> None:
 
     tree = Tree()
     position = Position.new(2, 3)
-    tree.reset(position.core, observer=position.to_act, known_hands=0, seed=1)
+    tree.reset(position.core, observer=position.to_act, known_hands=0, seed=1, settings=NO_MODEL)
     tree.run(-1, monotonic() + 1.0)
     memory = {"node_bytes": Tree.node_bytes(), "nodes_after_1s": tree.nodes,
               "iterations_after_1s": tree.iterations,

@@ -54,6 +54,7 @@ import numpy as np
 
 from cacaoai.engine import features
 from cacaoai.engine.cli import add_version_option
+from cacaoai.search.limits import NO_MODEL_NAME
 from cacaoai.search.model import save_model
 
 from .mlp import MLP, Adam
@@ -582,22 +583,19 @@ class Pipeline:
     between: TrainConfig        # the models that only play the next generation
 
 
-# The search without a model (the defaults use the shipped one): generation 0
-# is played by it, so that a pipeline from nothing needs no model.
-NO_MODEL = "nomodel"
-
-# The shipped model: generation 0 by the search without a model, then one with
-# the model. (The shipped cacao-1 is trained on generation 0 alone, played as
+# The shipped model: generation 0 by the search without a model (its preset, so
+# that a pipeline from nothing needs no model), then one with the model. (The
+# shipped cacao-1 is trained on generation 0 alone, played as
 # "mcts:iterations=1000" when that spec meant the search without a model.)
 PIPELINE = Pipeline(
-    generations=(Generation(f"{NO_MODEL}:iterations=1000", 16000, 1),
+    generations=(Generation(f"{NO_MODEL_NAME}:iterations=1000", 16000, 1),
                  Generation("mcts:iterations=1000,value=0.5,prior=model,puct=1.5,model={model}", 12000, 2)),
     players=(2, 3, 2, 4), games_per_shard=100, explore_moves=3, unvisited=8, fast_share=0.5,
     fast_iterations=200, train=TrainConfig(), between=TrainConfig(epochs=8, policy_epochs=4))
 
 # Seconds, for tests and trying the command out.
 TINY_PIPELINE = Pipeline(
-    generations=(Generation(f"{NO_MODEL}:iterations=40", 16, 1),
+    generations=(Generation(f"{NO_MODEL_NAME}:iterations=40", 16, 1),
                  Generation("mcts:iterations=40,value=0.5,prior=model,puct=1.5,model={model}", 8, 2)),
     players=(2, 3, 2, 4), games_per_shard=4, explore_moves=2, unvisited=4, fast_share=0.5,
     fast_iterations=10, train=TINY, between=TINY)

@@ -4,6 +4,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cacaoai.engine.core import CorePosition
+from cacaoai.search.limits import SearchSettings
 
 STOP_REASONS: dict[int, str]
 PRIORITIES: dict[str, int]
@@ -24,11 +25,8 @@ class StopFlag:
 
 class Tree:
     def reset(self, core: CorePosition, *, observer: int, known_hands: int, seed: int,
-              playout: int = ..., samples: int = ..., flat: bool = ..., exploration: float = ...,
-              margin_weight: float = ..., margin_scale: float = ..., expand_samples: int = ...,
-              widen: float = ..., widen_inner: float = ..., max_nodes: int = ..., allow: Sequence[int] = ...,
-              avoid: Sequence[int] = ..., model: ModelHandle | None = ..., value_weight: float = ...,
-              prior: int = ..., puct: float = ..., late_value: float | None = ...) -> None: ...
+              settings: SearchSettings, allow: Sequence[int] = ..., avoid: Sequence[int] = ...,
+              model: ModelHandle | None = ...) -> None: ...
     def reroot(self, core: CorePosition, path: Sequence[int] = ..., *, seed: int,
                allow: Sequence[int] = ..., avoid: Sequence[int] = ...) -> bool: ...
     def compact(self) -> None: ...

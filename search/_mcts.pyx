@@ -83,6 +83,8 @@ from cacaoai.engine.core cimport (
     position_temple_awards, position_tiles_left, result_t, rng_below, rng_seed, rng_t, seat_t, water_value,
 )
 
+from cacaoai.search.limits import PLAYOUTS
+
 cdef extern from *:
     """
     static inline int cacao_load_flag(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
@@ -1230,40 +1232,39 @@ cdef class Tree:
         free(self.t.slot_gold_n)
         free(self.t.scratch)
 
-    def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed,
-              int playout=PLAYOUT_INFORMED, int samples=8, bint flat=False,
-              double exploration=0.7, double margin_weight=1.0, double margin_scale=20.0,
-              int expand_samples=4, double widen=2.0, double widen_inner=3.0, int max_nodes=2_000_000,
-              allow=(), avoid=(), ModelHandle model=None, double value_weight=0.0,
-              int prior=PRIOR_GREEDY, double puct=0.0, late_value=None):
-        """Start a new search from `core` for `observer` (settings: SearchSettings).
+    def reset(self, CorePosition core, *, int observer, int known_hands, uint64_t seed, settings,
+              allow=(), avoid=(), ModelHandle model=None):
+        """Start a new search from `core` for `observer` with `settings` (a
+        SearchSettings; `model`, its loaded model when it uses one).
 
         `allow` (when not empty) and `avoid` restrict the root's actions to
         these codes and to the others; they apply only when the root's actions
         are fixed (the seat to act's hand is known) and the caller checks them."""
         cdef tree_t* t = &self.t
+        cdef int max_nodes = settings.max_nodes
         if core.pos.phase == PHASE_OVER:
             raise ValueError("the game is over")
         if not 0 <= observer < core.pos.n_seats:
             raise ValueError(f"observer {observer} is not a seat")
         if max_nodes < 2:
             raise ValueError("max_nodes must be at least 2")
+        expand_samples, widen_inner = settings.expansion
         t.cfg.observer = observer
         t.cfg.known_hands = known_hands | (1 << observer)
-        t.cfg.playout = playout
-        t.cfg.samples = min(max(1, samples), MAX_SAMPLES)
-        t.cfg.flat = flat
-        t.cfg.exploration = exploration
-        t.cfg.margin_weight = margin_weight
-        t.cfg.margin_scale = margin_scale if margin_scale > 0 else 1.0
+        t.cfg.playout = PLAYOUTS[settings.playout]
+        t.cfg.samples = min(max(1, settings.samples), MAX_SAMPLES)
+        t.cfg.flat = settings.algorithm == "flat"
+        t.cfg.exploration = settings.ucb_constant
+        t.cfg.margin_weight = settings.margin_weight
+        t.cfg.margin_scale = settings.margin_scale if settings.margin_scale > 0 else 1.0
         t.cfg.expand_samples = min(max(1, expand_samples), MAX_SAMPLES)
-        t.cfg.widen = widen
+        t.cfg.widen = settings.widen
         t.cfg.widen_inner = widen_inner
-        t.cfg.value_weight = value_weight
-        t.cfg.late_value = value_weight if late_value is None else late_value
-        t.cfg.prior = prior
-        t.cfg.puct = puct
-        if (value_weight > 0 or t.cfg.late_value > 0 or prior == PRIOR_MODEL) and model is None:
+        t.cfg.value_weight = settings.value
+        t.cfg.late_value = settings.value if settings.late_value is None else settings.late_value
+        t.cfg.prior = PRIORS[settings.prior]
+        t.cfg.puct = settings.puct
+        if (t.cfg.value_weight > 0 or t.cfg.late_value > 0 or t.cfg.prior == PRIOR_MODEL) and model is None:
             raise ValueError("value_weight and the model prior need a model")
         self._use(model)
         t.max_nodes = max_nodes

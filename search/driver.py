@@ -32,7 +32,6 @@ from cacaoai.engine import Action, Position, derive_seed
 from cacaoai.engine.seeds import salted_seed, tree_seed
 
 from ._mcts import (
-    PRIORS,
     Tree,
     action_values,
     greedy_code,
@@ -43,7 +42,7 @@ from ._mcts import (
 )
 from .calibration_map import apply_map, choose_map
 from .forecast import forecast
-from .limits import PLAY, PLAYOUTS, Limit, SearchSettings
+from .limits import PLAY, Limit, SearchSettings
 from .model import load_model
 from .request import Question, Reuse, Run
 from .results import Candidate, RootInfo, SearchResult
@@ -257,7 +256,6 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
         key, kept, path = find_trees(reuse.cache, position, reuse.history, observer, mask, settings)
     allow, avoid = sorted(allowed), sorted(avoided)
     model = load_model(settings.model).handle if settings.uses_model else None
-    expand_samples, widen_inner = settings.expansion
     trees = []
     reused = 0
     for i in range(threads):
@@ -267,15 +265,7 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
             reused += tree.root_stats()[0]
         else:
             tree.reset(position.core, observer=observer, known_hands=mask, seed=seed_i,
-                       playout=PLAYOUTS[settings.playout], samples=settings.samples,
-                       flat=settings.algorithm == "flat", exploration=settings.ucb_constant,
-                       margin_weight=settings.margin_weight, margin_scale=settings.margin_scale,
-                       expand_samples=expand_samples, widen=settings.widen,
-                       widen_inner=widen_inner,
-                       max_nodes=settings.max_nodes, allow=allow, avoid=avoid,
-                       model=model, value_weight=settings.value,
-                       prior=PRIORS[settings.prior], puct=settings.puct,
-                       late_value=settings.late_value)
+                       settings=settings, allow=allow, avoid=avoid, model=model)
         trees.append(tree)
     if reuse is not None:
         reuse.cache.count(reused > 0)

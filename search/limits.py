@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["ALGORITHMS", "ANALYSIS", "NO_MODEL", "PLAY", "PLAYOUTS", "PRESETS", "Limit", "SearchSettings",
-           "parse_settings", "parse_strength"]
+__all__ = ["ALGORITHMS", "ANALYSIS", "NO_MODEL", "NO_MODEL_NAME", "PLAY", "PLAYOUTS", "PRESETS", "Limit",
+           "SearchSettings", "parse_settings", "parse_strength"]
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
@@ -347,9 +347,11 @@ PLAY = SearchSettings()
 #: the same answers, bit for bit, as before the model existed; the three weakest
 #: levels and the `nomodel:` bot spec.
 NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+#: Its name among the presets: the bot spec prefix that writes it (``nomodel:iterations=400``).
+NO_MODEL_NAME = "nomodel"
 
 #: The named presets, each with its bot spec prefix (``analysis:iterations=1500``).
-PRESETS: dict[str, SearchSettings] = {"mcts": PLAY, "analysis": ANALYSIS, "nomodel": NO_MODEL}
+PRESETS: dict[str, SearchSettings] = {"mcts": PLAY, "analysis": ANALYSIS, NO_MODEL_NAME: NO_MODEL}
 
 # the settings whose default None means "chosen by the others" take these types
 _OPTIONAL_TYPES: dict[str, type] = {"exploration": float, "expand_samples": int, "widen_inner": float,

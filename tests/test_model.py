@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cacaoai.engine import Position, features
-from cacaoai.search import Limit, SearchSettings, search
+from cacaoai.search import NO_MODEL, Limit, SearchSettings, search
 from cacaoai.search.bots import parse_bot
 from cacaoai.search.model import load_model, model_path, save_model
 
@@ -133,7 +133,7 @@ def test_model_settings_are_checked_and_read_from_bot_specs(model_file):
             SearchSettings(**bad)
     bot = parse_bot(f"mcts:iterations=100,value=1,prior=model,puct=1.5,model={model_file}")
     assert (bot.settings.value, bot.settings.prior, bot.settings.puct) == (1.0, "model", 1.5)
-    assert bot.settings.uses_model and not SearchSettings(value=0.0, prior="greedy", puct=1.0).uses_model
+    assert bot.settings.uses_model and not replace(NO_MODEL, puct=1.0).uses_model
     with pytest.raises(ValueError, match="no model file"):
         search(played(2, 1, 0), Limit(iterations=10), SearchSettings(value=1, model="/nowhere/x.npz"),
                seed=1)
@@ -157,8 +157,8 @@ def test_late_value_blends_playouts_into_the_leaves_of_the_last_third_only(model
         late.apply(rng.choice(late.legal_actions()))
     assert answer(late, same) == answer(late, plain)
     assert answer(late, blend) != answer(late, plain)
-    assert SearchSettings(value=0.0, prior="greedy", puct=0.0, late_value=0.5).uses_model
-    assert not SearchSettings(value=0.0, prior="greedy", puct=0.0, late_value=0.0).uses_model
+    assert replace(NO_MODEL, late_value=0.5).uses_model
+    assert not replace(NO_MODEL, late_value=0.0).uses_model
 
 
 def test_analysis_specs_start_from_the_analysis_settings():
@@ -173,7 +173,7 @@ def test_analysis_specs_start_from_the_analysis_settings():
 
 def test_the_search_without_the_model_is_unchanged_by_its_settings(model_file):
     position = played(2, 6, 7)
-    without = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+    without = NO_MODEL
     plain = search(position, Limit(iterations=400), without, seed=2)
     named = search(position, Limit(iterations=400), replace(without, model=model_file), seed=2)
     assert plain.best_action == named.best_action and plain.win_probability == named.win_probability

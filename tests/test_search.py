@@ -10,6 +10,7 @@ import random
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 from support import poll_until, wait_until
@@ -18,6 +19,7 @@ from cacaoai.engine import Position
 from cacaoai.lab.arena import run as arena_run
 from cacaoai.lab.arena import wilson
 from cacaoai.search import (
+    NO_MODEL,
     Limit,
     Question,
     Run,
@@ -417,7 +419,7 @@ def _tried_below_root(widen_inner):
     position = played(2, 5, 6)
     tree = _mcts.Tree()
     tree.reset(position.core, observer=position.to_act, known_hands=0, seed=3,
-               widen_inner=widen_inner)
+               settings=replace(NO_MODEL, widen_inner=widen_inner))
     tree.run(2000)
     return sum(len(tree.children([code])) for code, *_ in tree.root_children())
 
@@ -432,7 +434,7 @@ def test_a_tree_laid_out_again_keeps_every_node_and_its_statistics():
     # 20,000 iterations: the pool is laid out again at 8,192 and 16,384 nodes
     position = played(2, 5, 6)
     tree = _mcts.Tree()
-    tree.reset(position.core, observer=position.to_act, known_hands=0, seed=3)
+    tree.reset(position.core, observer=position.to_act, known_hands=0, seed=3, settings=NO_MODEL)
     tree.run(20000)
     reached, stack = 1, [([], tree.root_stats()[0])]
     while stack:
@@ -453,7 +455,7 @@ def test_a_node_with_many_children_finds_each_by_its_code():
     position = played(2, 5, 6)
     other = 1 - position.to_act
     tree = _mcts.Tree()
-    tree.reset(position.core, observer=other, known_hands=0, seed=4)
+    tree.reset(position.core, observer=other, known_hands=0, seed=4, settings=NO_MODEL)
     tree.run(20000)
     stack, reached = [[]], 1
     while stack:
@@ -527,7 +529,7 @@ def test_the_default_exploration_follows_what_values_the_leaves():
     """0.1 with the learned value, 0.7 with playouts alone; an explicit one is kept, and
     a search with the default gives the same answer as with its constant spelled out."""
     assert SearchSettings().ucb_constant == 0.1
-    assert SearchSettings(value=0, prior="greedy", puct=0).ucb_constant == 0.7
+    assert NO_MODEL.ucb_constant == 0.7
     assert SearchSettings(value=0.5).ucb_constant == 0.1
     assert SearchSettings(exploration=0.3, value=0).ucb_constant == 0.3
     assert SearchSettings(exploration=0.0).ucb_constant == 0.0
@@ -536,8 +538,7 @@ def test_the_default_exploration_follows_what_values_the_leaves():
         SearchSettings(exploration=-1.0)
     position = Position.new(2, 5)
     for implicit, explicit in ((SearchSettings(), SearchSettings(exploration=0.1)),
-                               (SearchSettings(value=0, prior="greedy", puct=0),
-                                SearchSettings(value=0, prior="greedy", puct=0, exploration=0.7))):
+                               (NO_MODEL, replace(NO_MODEL, exploration=0.7))):
         a = search(position, Limit(iterations=300), implicit, seed=3)
         b = search(position, Limit(iterations=300), explicit, seed=3)
         assert (a.best_action, a.win_probability) == (b.best_action, b.win_probability)
@@ -552,7 +553,7 @@ def test_the_default_expansion_follows_what_chooses_the_actions_tried():
     the one-step value the best of 4 and more of them. An explicit setting is kept,
     and the default searches as its values spelled out do."""
     assert SearchSettings().expansion == (32, 0.75)
-    assert SearchSettings(value=0, prior="greedy", puct=0).expansion == (4, 3.0)
+    assert NO_MODEL.expansion == (4, 3.0)
     assert SearchSettings(prior="greedy").expansion == (4, 3.0)
     assert SearchSettings(expand_samples=8, widen_inner=0.0).expansion == (8, 0.0)
     spec = parse_bot("mcts:expand_samples=12,widen_inner=1").settings
@@ -562,9 +563,7 @@ def test_the_default_expansion_follows_what_chooses_the_actions_tried():
             SearchSettings(**bad)
     position = played(2, 5, 6)
     for implicit, explicit in ((SearchSettings(), SearchSettings(expand_samples=32, widen_inner=0.75)),
-                               (SearchSettings(value=0, prior="greedy", puct=0),
-                                SearchSettings(value=0, prior="greedy", puct=0,
-                                               expand_samples=4, widen_inner=3.0))):
+                               (NO_MODEL, replace(NO_MODEL, expand_samples=4, widen_inner=3.0))):
         a = search(position, Limit(iterations=400), implicit, seed=3)
         b = search(position, Limit(iterations=400), explicit, seed=3)
         assert [(c.action, c.visits) for c in a.candidates] == [(c.action, c.visits) for c in b.candidates]

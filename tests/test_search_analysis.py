@@ -11,12 +11,11 @@ from dataclasses import replace
 import pytest
 
 from cacaoai.engine import Position
-from cacaoai.search import Limit, Question, Run, SearchSettings, StopFlag, search
+from cacaoai.search import NO_MODEL, Limit, Question, Run, SearchSettings, StopFlag, search
 from cacaoai.search._mcts import Tree, action_values, principal_codes, run_trees
 
 # the search without the learned model, whose root priors come from the greedy
 # one-step values
-NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0)
 
 
 def played(players, seed, plies, choices=1):
@@ -141,7 +140,8 @@ def test_the_compiled_principal_variation_walks_the_trees_as_the_python_one_did(
         position = played(2 + seed % 3, 20 + seed, 3 * seed)
         trees = [Tree() for _ in range(threads)]
         for k, tree in enumerate(trees):
-            tree.reset(position.core, observer=position.to_act, known_hands=0, seed=seed * 10 + k)
+            tree.reset(position.core, observer=position.to_act, known_hands=0, seed=seed * 10 + k,
+                       settings=NO_MODEL)
         run_trees(trees, [600] * threads)
         for first, *_ in trees[0].root_children():
             for plies, min_visits in ((1, 1), (4, 2), (12, 1), (12, 5)):
