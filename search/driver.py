@@ -127,7 +127,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
                  if (not allowed or c in allowed) and c not in avoided]
         if len(codes) == 1:
             return _forecast(_single(position, observer, codes[0], start, threads, multipv), position,
-                             observer, question, seed, settings)
+                             observer, question, seed)
     restricted = bool(allowed or avoided)
 
     key, trees, reused = _trees(position, threads, settings, seed, observer, mask, allowed,
@@ -138,7 +138,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
                          multipv, reused, codes if restricted else None, question.candidates)
         if question.calibrated:
             result = _calibrated(result, settings, position, question.levels)
-        return _forecast(result, position, observer, question, seed, settings)
+        return _forecast(result, position, observer, question, seed)
 
     on_report = run.on_report
     finish_key = (position.players, multipv, threads)
@@ -272,15 +272,14 @@ def _trees(position: Position, threads: int, settings: SearchSettings, seed: int
     return key, trees, reused
 
 
-def _forecast(result: SearchResult, position: Position, observer: int, question: Question, seed: int,
-              settings: SearchSettings) -> SearchResult:
+def _forecast(result: SearchResult, position: Position, observer: int, question: Question,
+              seed: int) -> SearchResult:
     """`result` with the forecast `question` asks for (its playouts from the
     observer's view, seeded apart from the trees)."""
     if not question.forecast:
         return result
     return replace(result, forecast=forecast(position, observer, seed=salted_seed(seed, FORECAST_SALT),
-                                             playouts=question.forecast, known_hands=question.known_hands,
-                                             samples=settings.samples))
+                                             playouts=question.forecast, known_hands=question.known_hands))
 
 
 def _run(trees: list[Tree], limit: Limit, run: Run, start: float,

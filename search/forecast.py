@@ -4,7 +4,8 @@ to take the second place's 3 gold; per seat, the expected final score by part
 (temples, water, sun, gold held, the total) with its spread.
 
 It is drawn from the search's own playouts: `playouts` games played to the
-end with the search's informed playout policy, each from a determinization of
+end with the search's informed playout policy (with :data:`SAMPLES`
+candidates a turn), each from a determinization of
 what `seat` sees (the hidden tiles drawn anew each time, as the search draws
 them), so a forecast never tells what the seat could not see.
 
@@ -20,14 +21,17 @@ from typing import Any
 
 from cacaoai.engine import Position, derive_seed
 
-from .limits import PLAY
-
 __all__ = ["PARTS", "Forecast", "PartForecast", "SeatForecast", "TempleForecast", "forecast", "temple_places"]
 
 #: The score parts a seat's forecast gives, as the engine counts them (Position.scores()).
 PARTS = ("temples", "water", "sun", "gold", "total")
 #: Playouts of a forecast when the caller gives none.
 DEFAULT_PLAYOUTS = 128
+#: Candidates per turn of a forecast's informed playouts: more than the
+#: search's own (8) plays closer to strong play at the end (the expected total
+#: score's error on strong self-play halves: BENCHMARKS.md, "Forecast") for
+#: a few milliseconds per 128 playouts.
+SAMPLES = 32
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,52 @@ class Forecast:
                 "seats": [s.to_json() for s in self.seats]}
 
 
+#: Per player count, the monotone maps (knots of predicted -> happened) that
+#: correct the playouts' first- and second-place shares toward what strong
+#: play makes of them. Written by ``benchmarks/forecast_calibration.py --fit``
+#: on strong self-play games other than those BENCHMARKS.md measures on.
+MAPS: dict[int, tuple[tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]] = {
+    2: (
+        ((0.0, 0.0), (0.0036, 0.2701), (0.0263, 0.2892), (0.0897, 0.4174), (0.2279, 0.4492), (0.438, 0.4719),
+         (0.5597, 0.526), (0.7673, 0.5508), (0.9076, 0.5773), (0.9727, 0.7055), (0.996, 0.732), (1.0, 1.0)),
+        ((0.0, 0.0), (0.0084, 0.2617), (0.0363, 0.286), (0.0724, 0.2945), (0.1604, 0.3612), (0.2922, 0.3983),
+         (0.4316, 0.464), (0.7199, 0.5403), (0.9454, 0.7225), (0.9973, 0.8411), (1.0, 1.0)),
+    ),
+    3: (
+        ((0.0, 0.0), (0.012, 0.1729), (0.0503, 0.2634), (0.1037, 0.3096), (0.1926, 0.3285), (0.3713, 0.3578),
+         (0.5209, 0.43), (0.7632, 0.444), (0.9414, 0.6373), (0.994, 0.8591), (1.0, 1.0)),
+        ((0.0, 0.0), (0.0, 0.0601), (0.0121, 0.1729), (0.0382, 0.1883), (0.0669, 0.2428), (0.1114, 0.2869),
+         (0.246, 0.2897), (0.4408, 0.3225), (0.6006, 0.4207), (0.9222, 0.732), (0.9984, 0.9371), (1.0, 1.0)),
+    ),
+    4: (
+        ((0.0, 0.0), (0.0066, 0.1518), (0.0292, 0.161), (0.0677, 0.1929), (0.1215, 0.2093), (0.1817, 0.2386),
+         (0.2476, 0.2787), (0.3261, 0.3141), (0.4355, 0.3316), (0.6376, 0.4504), (0.9451, 0.7073),
+         (0.9998, 0.9629), (1.0, 1.0)),
+        ((0.0, 0.0), (0.005, 0.1057), (0.0257, 0.1605), (0.0614, 0.1746), (0.1165, 0.2109), (0.2065, 0.2857),
+         (0.3259, 0.291), (0.4517, 0.3495), (0.6749, 0.4795), (0.9848, 0.8647), (1.0, 1.0)),
+    ),
+}
+
+
+def _mapped(value: float, knots: Sequence[tuple[float, float]]) -> float:
+    """`value` through the piecewise-linear map of `knots` (sorted by x; a
+    repeated x is a step, passed over, so that 0 and 1 take the nearest
+    bin's rate)."""
+    for (x0, y0), (x1, y1) in zip(knots, knots[1:]):
+        if value <= x1 and x1 > x0:
+            return y0 + (y1 - y0) * (max(value, x0) - x0) / (x1 - x0)
+    return knots[-1][1]
+
+
+def calibrate(shares: Sequence[float], knots: Sequence[tuple[float, float]] | None) -> tuple[float, ...]:
+    """A temple's seats' shares of a place, each through the map on its own
+    (the map is fitted to each seat's chance, so that each is calibrated; the
+    seats' chances then sum to about, not exactly, what the playouts gave)."""
+    if not knots:
+        return tuple(shares)
+    return tuple(_mapped(v, knots) for v in shares)
+
+
 def temple_places(workers: Sequence[int]) -> tuple[list[float], list[float]]:
     """Each seat's share of first and of second place at a temple whose
     facing workers per seat are `workers`, as the rules score it: only seats
@@ -107,9 +157,11 @@ def temple_places(workers: Sequence[int]) -> tuple[list[float], list[float]]:
 
 
 def forecast(position: Position, seat: int, *, seed: int, playouts: int = DEFAULT_PLAYOUTS,
-             known_hands: Sequence[int] = (), samples: int = PLAY.samples) -> Forecast:
+             known_hands: Sequence[int] = (), samples: int = SAMPLES, calibrated: bool = True) -> Forecast:
     """The forecast of `position` from `seat`'s view (and the hands of
-    `known_hands`), from `playouts` informed playouts seeded from `seed`.
+    `known_hands`), from `playouts` informed playouts seeded from `seed`;
+    the temples' shares corrected by :data:`MAPS` (`calibrated`) where it
+    has the player count's maps.
 
     Raises:
         ValueError: a bad seat, seed or playout count, or a game that is over.
@@ -148,8 +200,10 @@ def forecast(position: Position, seat: int, *, seed: int, playouts: int = DEFAUL
         mean = sums[s][i] / playouts
         return PartForecast(mean, math.sqrt(max(0.0, squares[s][i] / playouts - mean * mean)))
 
+    first_map, second_map = MAPS.get(players, (None, None)) if calibrated else (None, None)
     return Forecast(
         playouts,
-        tuple(TempleForecast(x, y, tuple(v / playouts for v in firsts[x, y]),
-                             tuple(v / playouts for v in seconds[x, y])) for x, y in sorted(board)),
+        tuple(TempleForecast(x, y, calibrate([v / playouts for v in firsts[x, y]], first_map),
+                             calibrate([v / playouts for v in seconds[x, y]], second_map))
+              for x, y in sorted(board)),
         tuple(SeatForecast(s, *(part(s, i) for i in range(len(PARTS)))) for s in range(players)))

@@ -5,6 +5,7 @@ forecast through a search, over gRPC and Connect, and in the Python client."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
 from pathlib import Path
@@ -20,7 +21,7 @@ from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
 from cacaoai.client import CacaoClient, Limit
 from cacaoai.engine import Position
 from cacaoai.search import Question, search
-from cacaoai.search.forecast import forecast, temple_places
+from cacaoai.search.forecast import MAPS, calibrate, forecast, temple_places
 from cacaoai.server.http import start_http
 
 RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
@@ -34,15 +35,31 @@ def test_first_and_second_place_follow_the_rules():
     assert temple_places([0, 0]) == ([0.0, 0.0], [0.0, 0.0])
 
 
+def test_the_maps_correct_the_playouts_shares_and_keep_a_place_whole():
+    knots = MAPS[2][0]
+    sure, never = calibrate([1.0, 0.0], knots)
+    assert 0.5 < sure < 1.0 and 0.0 < never < 0.5  # playouts are surer than strong play bears out
+    shares = calibrate([0.7, 0.2, 0.1], MAPS[3][0])
+    assert shares[0] > shares[1] > shares[2]  # order kept
+    assert calibrate([0.3, 0.2], None) == (0.3, 0.2)
+    for first, second in MAPS.values():  # monotone maps of shares
+        for knots in (first, second):
+            assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(knots, knots[1:]))
+            assert all(0.0 <= x <= 1.0 and 0.0 <= y <= 1.0 for x, y in knots)
+
+
 def test_a_forecast_covers_every_temple_on_the_board_and_every_seat_from_the_seats_view_only():
     position = Position.from_record(RECORD, 25)
     seat = position.to_act
     made = forecast(position, seat, seed=7, playouts=64)
     assert made.playouts == 64
     assert [(t.x, t.y) for t in made.temples] == sorted((t.x, t.y) for t in position.temples())
-    for temple in made.temples:
-        assert math.isclose(sum(temple.first), 1.0) or sum(temple.first) == 0.0
+    raw = forecast(position, seat, seed=7, playouts=64, calibrated=False)
+    for temple, uncorrected in zip(made.temples, raw.temples):
+        assert math.isclose(sum(uncorrected.first), 1.0) or sum(uncorrected.first) == 0.0
         assert all(0.0 <= p <= 1.0 for p in (*temple.first, *temple.second))
+        for a, b in itertools.permutations(range(len(temple.first)), 2):  # the map keeps the order
+            assert uncorrected.first[a] <= uncorrected.first[b] or temple.first[a] >= temple.first[b]
     for s in made.seats:
         parts = s.temples.mean + s.water.mean + s.sun.mean + s.gold.mean
         assert math.isclose(parts, s.total.mean, abs_tol=1e-9) and s.total.spread >= 0.0
@@ -51,6 +68,7 @@ def test_a_forecast_covers_every_temple_on_the_board_and_every_seat_from_the_sea
     # a position that differs only in what the seat cannot see forecasts the same
     other = Position.from_observation(position.observation(seat), seed=99)
     assert forecast(other, seat, seed=7, playouts=64) == made
+    assert raw.seats == made.seats and raw.temples != made.temples
     with pytest.raises(ValueError, match="playouts"):
         forecast(position, seat, seed=7, playouts=0)
 
