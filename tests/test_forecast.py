@@ -37,8 +37,8 @@ def test_first_and_second_place_follow_the_rules():
 
 def test_the_maps_correct_the_playouts_shares_and_keep_a_place_whole():
     knots = MAPS[2][0]
-    sure, never = calibrate([1.0, 0.0], knots)
-    assert 0.5 < sure < 1.0 and 0.0 < never < 0.5  # playouts are surer than strong play bears out
+    likely, unlikely = calibrate([0.9, 0.1], knots)
+    assert 0.5 < likely < 0.9 and 0.1 < unlikely < 0.5  # playouts are surer than strong play bears out
     shares = calibrate([0.7, 0.2, 0.1], MAPS[3][0])
     assert shares[0] > shares[1] > shares[2]  # order kept
     assert calibrate([0.3, 0.2], None) == (0.3, 0.2)
