@@ -1,6 +1,10 @@
 """What the server answers, as small frozen dataclasses instead of protobuf,
 and the functions that read each reply message into them.
 
+Each type mirrors a message: its attributes are named after the message's
+fields, and that is how they are read (below, "reading the messages"), so a
+new field of a reply message is one line here, its attribute.
+
 Actions are engine :class:`~cacaoai.engine.Action` objects; positions,
 records and results are the project's JSON forms (``cacao-position/1`` and
 ``cacao-record/1`` dicts), read by :mod:`cacaoai.api.convert`, the
@@ -15,12 +19,15 @@ Thread-safety: immutable values and pure functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar
+from functools import partial
+from typing import Any, TypeAlias, TypeVar, cast, get_args, get_type_hints
 
 import grpc
 from google.protobuf import duration_pb2
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from cacaoai.api import DecisionReview, Explanation, Limit, ReviewSummary, SearchResult, convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
@@ -37,11 +44,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-_TILE_SOURCES = {pb.TILE_SOURCE_HAND: "hand", pb.TILE_SOURCE_DISPLAY: "display",
-                 pb.TILE_SOURCE_DECK: "deck"}
-_DIRECTIONS = {pb.DIRECTION_N: "N", pb.DIRECTION_E: "E", pb.DIRECTION_S: "S",
-               pb.DIRECTION_W: "W"}
 
 
 @dataclass(frozen=True)
@@ -342,91 +344,166 @@ class Validation:
 
 
 # --- reading the messages ------------------------------------------------------
+#
+# A reply type is read from its message field by field, by name: each attribute
+# takes the field it is named after (RENAMED and attribute_name say how a name
+# may differ), converted by the field's type: a message another reply type
+# mirrors into that type, an enum into its name, a Duration into seconds, a
+# position, record, action or evaluation into the client's form (_CONVERTERS),
+# a repeated field into a tuple. An attribute whose type allows None is None
+# when the message does not have the field. _SPECIAL reads the few attributes
+# that are not one field. So a new field of a reply message is one line: its
+# attribute in the type above (tests/test_api_coverage.py names any missing).
 
-def read_server_info(r: pb.GetServerInfoResponse) -> ServerInfo:
-    """The ServerInfo of a GetServerInfo reply."""
-    return ServerInfo(
-        api_version=r.api_version, server_version=r.server_version,
-        engine_version=r.engine_version, rules_version=r.rules_version,
-        record_format=r.record_format, position_format=r.position_format,
-        limits=_limits(r.limits),
-        levels={level.name: _reply(convert.limit_from_proto, level.limits)
-                for level in r.levels},
-        default_level=r.default_level, instance=r.instance,
-        rules=_rules(r.rules) if r.HasField("rules") else None, model_version=r.model_version)
+#: The messages each reply type mirrors: the one it is read from, then those it
+#: flattens into attributes of its own (Applied: Draws; Placement: BoardTile and
+#: PlacedWorker).
+MESSAGES: dict[type, tuple[Descriptor, ...]] = {
+    ServerInfo: (pb.GetServerInfoResponse.DESCRIPTOR,),
+    ServerLimits: (pb.ServerLimits.DESCRIPTOR,),
+    RulesFacts: (pb.RulesFacts.DESCRIPTOR,),
+    WorkerTileFacts: (pb.WorkerTileFacts.DESCRIPTOR,),
+    JungleTileFacts: (pb.JungleTileFacts.DESCRIPTOR,),
+    NewGame: (pb.NewGameResponse.DESCRIPTOR,),
+    LegalActions: (pb.ListLegalActionsResponse.DESCRIPTOR,),
+    Standing: (pb.Standing.DESCRIPTOR,),
+    SeatScore: (pb.SeatScore.DESCRIPTOR,),
+    TempleStanding: (pb.TempleStanding.DESCRIPTOR,),
+    Applied: (pb.ApplyActionResponse.DESCRIPTOR, pb.Draws.DESCRIPTOR),
+    Placement: (pb.TilePlacement.DESCRIPTOR, pb.BoardTile.DESCRIPTOR, pb.PlacedWorker.DESCRIPTOR),
+    CoveredWorker: (pb.CoveredWorker.DESCRIPTOR,),
+    Activation: (pb.Activation.DESCRIPTOR,),
+    Suggestion: (pb.SuggestActionResponse.DESCRIPTOR,),
+    AnalysisReport: (pb.AnalyzePositionResponse.DESCRIPTOR,),
+    ReviewReport: (pb.ReviewGameResponse.DESCRIPTOR,),
+    Validation: (pb.ValidateRecordResponse.DESCRIPTOR,),
+}
 
-
-def read_new_game(r: pb.NewGameResponse) -> NewGame:
-    """The NewGame of a NewGame reply."""
-    return NewGame(_reply(convert.position_to_json, r.position), r.position_hash,
-                   _reply(convert.record_to_json, r.record))
-
-
-def read_legal_actions(r: pb.ListLegalActionsResponse) -> LegalActions:
-    """The LegalActions of a ListLegalActions reply."""
-    return LegalActions(r.position_hash, convert.PHASE_NAMES.get(r.phase, "?"),
-                        r.to_act if r.HasField("to_act") else None,
-                        tuple(_action(a) for a in r.actions), _standing(r))
-
-
-def read_applied(r: pb.ApplyActionResponse) -> Applied:
-    """The Applied of an ApplyAction reply."""
-    draws = r.draws if r.HasField("draws") else None
-    drawn = (convert.WORKER_NAMES.get(draws.worker_tile)
-             if draws is not None and draws.worker_tile_drawn else None)
-    return Applied(
-        position=_reply(convert.position_to_json, r.position), position_hash=r.position_hash,
-        action=_action(r.action), placed=tuple(_placement(p) for p in r.placed),
-        activations=tuple(Activation(a.seat, a.x, a.y, _DIRECTIONS.get(a.direction, "?"),
-                                     convert.JUNGLE_NAMES.get(a.jungle, "?"), a.workers)
-                          for a in r.activations),
-        gains={g.seat: {"gold": g.gold, "cacao": g.cacao, "sun": g.sun, "water": g.water}
-               for g in r.gains},
-        turn_ended=r.turn_ended, worker_tile_drawn=drawn,
-        display_refill=tuple(convert.JUNGLE_NAMES.get(t, "?")
-                             for t in (draws.display_refill if draws is not None else ())),
-        result=convert.result_to_json(r.result) if r.HasField("result") else None,
-        record=_reply(convert.record_to_json, r.record) if r.HasField("record") else None,
-        standing=_standing(r))
+#: Fields whose attribute has another name ("Message.field": attribute).
+RENAMED = {
+    "Draws.worker_tile": "worker_tile_drawn",  # the tile drawn, None when none was
+    "BoardTile.jungle": "tile",  # a jungle tile's or a worker tile's name
+    "PlacedWorker.rotation": "rot",  # as in the record's JSON form
+    "CoveredWorker.rotation": "rot",
+}
 
 
-def read_suggestion(r: pb.SuggestActionResponse) -> Suggestion:
-    """The Suggestion of a SuggestAction reply."""
-    return Suggestion(r.position_hash, r.seat, _action(r.action), _evaluation(r.evaluation),
-                      _reply(convert.explanation_from_proto, r.explanation)
-                      if r.HasField("explanation") else None)
+def attribute_name(message: Descriptor, field: FieldDescriptor) -> str:
+    """The attribute that carries `field` of `message`: its RENAMED name, else
+    ``<field>_s`` for a Duration (float seconds), else the field's own name."""
+    key = f"{message.full_name.removeprefix(pb.DESCRIPTOR.package + '.')}.{field.name}"
+    if key in RENAMED:
+        return RENAMED[key]
+    if field.message_type is duration_pb2.Duration.DESCRIPTOR:
+        return f"{field.name}_s"
+    return field.name
 
 
-def read_review(r: pb.ReviewGameResponse) -> ReviewReport:
-    """The ReviewReport of one ReviewGame reply."""
-    kind = r.WhichOneof("kind")
-    return ReviewReport(
-        r.sequence, r.decisions,
-        decision=_reply(convert.decision_review_from_proto, r.decision) if kind == "decision" else None,
-        summary=convert.review_summary_from_proto(r.summary) if kind == "summary" else None)
+def _seconds(duration: duration_pb2.Duration) -> float:
+    return duration.ToNanoseconds() / 1e9
 
 
-def read_report(r: pb.AnalyzePositionResponse) -> AnalysisReport:
-    """The AnalysisReport of one AnalyzePosition (or Analyze) reply."""
-    return AnalysisReport(r.position_hash, r.seat, r.sequence, _evaluation(r.evaluation))
+def _names(names: Mapping[Any, str], unknown: str = "?") -> Callable[[int], str]:
+    """An enum's reader: the value's name, `unknown` for a value this client does not know."""
+    return lambda value: names.get(value, unknown)
 
 
-def read_validation(r: pb.ValidateRecordResponse) -> Validation:
-    """The Validation of a ValidateRecord reply."""
-    has_position = r.HasField("position")
-    return Validation(
-        valid=r.valid, error_index=r.error_index, error_message=r.error_message,
-        actions_replayed=r.actions_replayed,
-        position=_reply(convert.position_to_json, r.position) if has_position else None,
-        position_hash=r.position_hash,
-        result=convert.result_to_json(r.result) if r.HasField("result") else None,
-        standing=_standing(r),
-        record=_reply(convert.record_to_json, r.record) if r.HasField("record") else None,
-        record_json=r.record_json)
+#: How a field of each type that no reply type mirrors is read (messages and enums).
+_CONVERTERS: dict[Any, Callable[[Any], Any]] = {
+    duration_pb2.Duration.DESCRIPTOR: _seconds,
+    pb.Position.DESCRIPTOR: convert.position_to_json,
+    pb.GameRecord.DESCRIPTOR: convert.record_to_json,
+    pb.GameResult.DESCRIPTOR: convert.result_to_json,
+    pb.Action.DESCRIPTOR: convert.action_from_proto,
+    pb.Evaluation.DESCRIPTOR: convert.evaluation_from_proto,
+    pb.Explanation.DESCRIPTOR: convert.explanation_from_proto,
+    pb.DecisionReview.DESCRIPTOR: convert.decision_review_from_proto,
+    pb.ReviewSummary.DESCRIPTOR: convert.review_summary_from_proto,
+    pb.WorkerTile.DESCRIPTOR: _names(convert.WORKER_NAMES),
+    pb.JungleTile.DESCRIPTOR: _names(convert.JUNGLE_NAMES),
+    pb.Phase.DESCRIPTOR: _names(convert.PHASE_NAMES),
+    pb.Direction.DESCRIPTOR: _names({pb.DIRECTION_N: "N", pb.DIRECTION_E: "E", pb.DIRECTION_S: "S",
+                                     pb.DIRECTION_W: "W"}),
+    pb.TileSource.DESCRIPTOR: _names({pb.TILE_SOURCE_HAND: "hand", pb.TILE_SOURCE_DISPLAY: "display",
+                                      pb.TILE_SOURCE_DECK: "deck"}, "unknown"),
+}
+
+
+def _placement(message: pb.TilePlacement) -> Placement:
+    """A Placement: its BoardTile holds a jungle tile or a worker tile (a oneof)."""
+    tile = message.tile
+    source = _CONVERTERS[pb.TileSource.DESCRIPTOR](message.source)
+    if tile.WhichOneof("tile") == "worker":
+        worker = tile.worker
+        covers = _read(CoveredWorker, worker.covers) if worker.HasField("covers") else None
+        return Placement(tile.x, tile.y, _CONVERTERS[pb.WorkerTile.DESCRIPTOR](worker.tile), source,
+                         worker.seat, worker.rotation, covers)
+    return Placement(tile.x, tile.y, _CONVERTERS[pb.JungleTile.DESCRIPTOR](tile.jungle), source)
+
+
+#: Attributes that are not one field of their message, each read from the whole message.
+_SPECIAL: dict[tuple[type, str], Callable[[Any], Any]] = {
+    (ServerInfo, "levels"): lambda r: {level.name: _reply(convert.limit_from_proto, level.limits)
+                                       for level in r.levels},
+    (Applied, "gains"): lambda r: {g.seat: {"gold": g.gold, "cacao": g.cacao, "sun": g.sun, "water": g.water}
+                                   for g in r.gains},
+    (Applied, "worker_tile_drawn"): lambda r: (convert.WORKER_NAMES.get(r.draws.worker_tile)
+                                               if r.draws.worker_tile_drawn else None),
+    (Applied, "display_refill"): lambda r: tuple(map(_CONVERTERS[pb.JungleTile.DESCRIPTOR], r.draws.display_refill)),
+}
+
+
+def _field_reader(field: FieldDescriptor, optional: bool) -> Callable[[Any], Any]:
+    """What reads `field` from its message into an attribute (None when `optional`
+    and the message does not have the field)."""
+    name, kind = field.name, field.message_type or field.enum_type
+    mirror = next((cls for cls, messages in MESSAGES.items() if messages[0] is kind), None)
+    one: Callable[[Any], Any]
+    if mirror is Placement:
+        one = _placement
+    elif mirror is not None:
+        one = partial(_read, mirror)
+    elif kind is not None:
+        one = partial(_reply, _CONVERTERS[kind])
+    else:
+        one = _plain
+    if field.is_repeated:
+        return lambda r: tuple(map(one, getattr(r, name)))
+    if optional and field.has_presence:
+        return lambda r: one(getattr(r, name)) if r.HasField(name) else None
+    return lambda r: one(getattr(r, name))
+
+
+def _plain(value: T) -> T:
+    """A number, text or bool field's value, as it is."""
+    return value
+
+
+def _readers(cls: type) -> dict[str, Callable[[Any], Any]]:
+    """Each attribute of reply type `cls` and what reads it from its message."""
+    message = MESSAGES[cls][0]
+    fields = {attribute_name(message, f): f for f in message.fields}
+    hints = get_type_hints(cls)
+    readers = {}
+    for attribute in dataclasses.fields(cls):
+        if (cls, attribute.name) in _SPECIAL:
+            readers[attribute.name] = _SPECIAL[cls, attribute.name]
+        elif attribute.name in fields:
+            readers[attribute.name] = _field_reader(fields[attribute.name],
+                                                    type(None) in get_args(hints[attribute.name]))
+        else:
+            raise TypeError(f"{cls.__name__}.{attribute.name}: no field of {message.name} has that name")
+    return readers
+
+
+def _read(cls: type[T], message: Any) -> T:
+    """The reply type `cls` read from `message`, attribute by attribute."""
+    make: Any = cls
+    return cast(T, make(**{name: read(message) for name, read in _READERS[cls].items()}))
 
 
 def _reply(read: Callable[[Any], T], message: Any) -> T:
-    """`read` (a convert.*_to_json function) applied to part of a server's answer.
+    """`read` (a convert.* function) applied to part of a server's answer.
 
     Raises:
         CacaoClientError: UNKNOWN naming the fields, when the answer is malformed
@@ -440,66 +517,45 @@ def _reply(read: Callable[[Any], T], message: Any) -> T:
                                error.violations, reason=pb.ErrorReason.Name(error.reason)) from None
 
 
-def _action(message: pb.Action) -> Action:
-    return _reply(convert.action_from_proto, message)
+# each reply type's readers, made once (Placement has its own: _placement)
+_READERS = {cls: _readers(cls) for cls in MESSAGES if cls is not Placement}
 
 
-def _evaluation(message: pb.Evaluation) -> Evaluation:
-    return _reply(convert.evaluation_from_proto, message)
+def read_server_info(r: pb.GetServerInfoResponse) -> ServerInfo:
+    """The ServerInfo of a GetServerInfo reply."""
+    return _read(ServerInfo, r)
 
 
-def _placement(message: pb.TilePlacement) -> Placement:
-    tile = message.tile
-    source = _TILE_SOURCES.get(message.source, "unknown")
-    if tile.WhichOneof("tile") == "worker":
-        worker = tile.worker
-        covers = (CoveredWorker(convert.WORKER_NAMES.get(worker.covers.tile, "?"),
-                                worker.covers.rotation)
-                  if worker.HasField("covers") else None)
-        return Placement(tile.x, tile.y, convert.WORKER_NAMES.get(worker.tile, "?"), source,
-                         worker.seat, worker.rotation, covers)
-    return Placement(tile.x, tile.y, convert.JUNGLE_NAMES.get(tile.jungle, "?"), source)
+def read_new_game(r: pb.NewGameResponse) -> NewGame:
+    """The NewGame of a NewGame reply."""
+    return _read(NewGame, r)
 
 
-def _limits(lim: pb.ServerLimits) -> ServerLimits:
-    return ServerLimits(
-        max_iterations=lim.max_iterations, max_time_s=_seconds(lim.max_time),
-        search_threads=lim.search_threads, max_concurrent_searches=lim.max_concurrent_searches,
-        max_message_bytes=lim.max_message_bytes,
-        min_report_interval_s=_seconds(lim.min_report_interval),
-        search_priority=lim.search_priority, max_client_searches=lim.max_client_searches,
-        max_concurrent_calls=lim.max_concurrent_calls, max_client_calls=lim.max_client_calls,
-        tree_cache_bytes=lim.tree_cache_bytes, max_queued_searches=lim.max_queued_searches,
-        max_queue_wait_s=_seconds(lim.max_queue_wait),
-        interactive_max_time_s=_seconds(lim.interactive_max_time),
-        max_client_interactive=lim.max_client_interactive,
-        memory_budget_bytes=lim.memory_budget_bytes, max_tree_nodes=lim.max_tree_nodes)
+def read_legal_actions(r: pb.ListLegalActionsResponse) -> LegalActions:
+    """The LegalActions of a ListLegalActions reply."""
+    return _read(LegalActions, r)
 
 
-def _rules(message: pb.RulesFacts) -> RulesFacts:
-    return RulesFacts(
-        worker_tiles=tuple(WorkerTileFacts(convert.WORKER_NAMES.get(t.tile, "?"), t.name,
-                                           tuple(t.faces), tuple(t.per_seat))
-                           for t in message.worker_tiles),
-        jungle_tiles=tuple(JungleTileFacts(convert.JUNGLE_NAMES.get(t.tile, "?"), t.name,
-                                           tuple(t.count), t.start)
-                           for t in message.jungle_tiles),
-        water_track=tuple(message.water_track), max_cacao=message.max_cacao,
-        max_sun=message.max_sun, temple_awards=tuple(message.temple_awards),
-        sun_gold=message.sun_gold)
+def read_applied(r: pb.ApplyActionResponse) -> Applied:
+    """The Applied of an ApplyAction reply."""
+    return _read(Applied, r)
 
 
-def _standing(reply: Any) -> Standing | None:
-    """The ``standing`` of a reply (None when the server sent none)."""
-    if not reply.HasField("standing"):
-        return None
-    standing = reply.standing
-    return Standing(
-        seats=tuple(SeatScore(s.seat, s.gold, s.temples, s.sun, s.water, s.total, s.cacao)
-                    for s in standing.seats),
-        temples=tuple(TempleStanding(t.x, t.y, tuple(t.workers), tuple(t.gold))
-                      for t in standing.temples))
+def read_suggestion(r: pb.SuggestActionResponse) -> Suggestion:
+    """The Suggestion of a SuggestAction reply."""
+    return _read(Suggestion, r)
 
 
-def _seconds(duration: duration_pb2.Duration) -> float:
-    return duration.ToNanoseconds() / 1e9
+def read_review(r: pb.ReviewGameResponse) -> ReviewReport:
+    """The ReviewReport of one ReviewGame reply."""
+    return _read(ReviewReport, r)
+
+
+def read_report(r: pb.AnalyzePositionResponse) -> AnalysisReport:
+    """The AnalysisReport of one AnalyzePosition (or Analyze) reply."""
+    return _read(AnalysisReport, r)
+
+
+def read_validation(r: pb.ValidateRecordResponse) -> Validation:
+    """The Validation of a ValidateRecord reply."""
+    return _read(Validation, r)

@@ -154,36 +154,20 @@ def test_docs_name_every_enum_and_value():
 # Each reply type mirrors one message, or several when it flattens a message
 # into the type: the fields of a flattened message are the type's own, and the
 # field that holds it needs no attribute (Applied flattens Draws; Placement,
-# TilePlacement's BoardTile and its PlacedWorker). The client's naming convention:
-# a field keeps its name, a Duration becomes float seconds named `<field>_s`, and
-# RENAMED lists the other names. SearchResult and its parts are the search's
-# types, which the client re-exports as its Evaluation.
+# TilePlacement's BoardTile and its PlacedWorker). The client reads each
+# attribute from the field of its name (replies.attribute_name: a Duration
+# becomes float seconds named `<field>_s`, replies.RENAMED lists the other
+# names), so a field is carried once its type has the attribute. SearchResult
+# and its parts are the search's types, which the client re-exports as its
+# Evaluation; cacaoai.api.convert reads them.
 
 MIRRORS: dict[type, tuple[Descriptor, ...]] = {
-    replies.ServerInfo: (pb.GetServerInfoResponse.DESCRIPTOR,),
-    replies.ServerLimits: (pb.ServerLimits.DESCRIPTOR,),
-    replies.RulesFacts: (pb.RulesFacts.DESCRIPTOR,),
-    replies.WorkerTileFacts: (pb.WorkerTileFacts.DESCRIPTOR,),
-    replies.JungleTileFacts: (pb.JungleTileFacts.DESCRIPTOR,),
-    replies.NewGame: (pb.NewGameResponse.DESCRIPTOR,),
-    replies.LegalActions: (pb.ListLegalActionsResponse.DESCRIPTOR,),
-    replies.Standing: (pb.Standing.DESCRIPTOR,),
-    replies.SeatScore: (pb.SeatScore.DESCRIPTOR,),
-    replies.TempleStanding: (pb.TempleStanding.DESCRIPTOR,),
-    replies.Applied: (pb.ApplyActionResponse.DESCRIPTOR, pb.Draws.DESCRIPTOR),
-    replies.Placement: (pb.TilePlacement.DESCRIPTOR, pb.BoardTile.DESCRIPTOR,
-                        pb.PlacedWorker.DESCRIPTOR),
-    replies.CoveredWorker: (pb.CoveredWorker.DESCRIPTOR,),
-    replies.Activation: (pb.Activation.DESCRIPTOR,),
-    replies.Suggestion: (pb.SuggestActionResponse.DESCRIPTOR,),
-    replies.AnalysisReport: (pb.AnalyzePositionResponse.DESCRIPTOR,),
-    replies.Validation: (pb.ValidateRecordResponse.DESCRIPTOR,),
+    **replies.MESSAGES,
     SearchResult: (pb.Evaluation.DESCRIPTOR,),
     SeatOutlook: (pb.SeatOutlook.DESCRIPTOR,),
     Candidate: (pb.Candidate.DESCRIPTOR,),
     RootInfo: (pb.RootInfo.DESCRIPTOR,),
     Limit: (pb.SearchLimits.DESCRIPTOR,),
-    replies.ReviewReport: (pb.ReviewGameResponse.DESCRIPTOR,),
     DecisionReview: (pb.DecisionReview.DESCRIPTOR,),
     ReviewSummary: (pb.ReviewSummary.DESCRIPTOR,),
     SeatReview: (pb.SeatReview.DESCRIPTOR,),
@@ -196,11 +180,9 @@ MIRRORS: dict[type, tuple[Descriptor, ...]] = {
     PartForecast: (pb.PartForecast.DESCRIPTOR,),
 }
 
+# the client's names (replies.RENAMED), and those of the search's types
 RENAMED = {
-    "Draws.worker_tile": "worker_tile_drawn",  # the tile drawn, None when none was
-    "BoardTile.jungle": "tile",  # a jungle tile's or a worker tile's name
-    "PlacedWorker.rotation": "rot",  # as in the record's JSON form
-    "CoveredWorker.rotation": "rot",
+    **replies.RENAMED,
     "Evaluation.limits": "limit",
     # a review's counts per class are one dict, class -> count
     "SeatReview.best": "counts",
@@ -237,12 +219,7 @@ def _attributes(cls: type) -> set[str]:
 
 
 def _attribute(message: Descriptor, field: FieldDescriptor) -> str:
-    key = f"{_name(message)}.{field.name}"
-    if key in RENAMED:
-        return RENAMED[key]
-    if field.message_type is not None and field.message_type.full_name == "google.protobuf.Duration":
-        return f"{field.name}_s"
-    return field.name
+    return RENAMED.get(f"{_name(message)}.{field.name}") or replies.attribute_name(message, field)
 
 
 def test_every_reply_type_carries_every_field_of_its_messages():
@@ -288,3 +265,50 @@ def test_the_allow_lists_are_still_needed():
                if _attribute(fields[key][1], fields[key][2]) in _attributes(fields[key][0])]
     assert not carried, f"remove from NOT_CARRIED: {carried}"
     assert set(CONVERTED) <= set(MESSAGES)
+
+
+# --- the client reads every field into its attribute -------------------------------
+
+DURATION = "google.protobuf.Duration"
+READ_AS_PLAIN = {messages[0] for messages in replies.MESSAGES.values()}
+
+
+def _plain(message: Descriptor) -> bool:
+    """True when every field of `message` is a number, a text, an enum, a Duration
+    or a message of the same kind: a message that can be filled without rules."""
+    return all(f.message_type is None or f.message_type.full_name == DURATION
+               or (f.message_type in READ_AS_PLAIN and _plain(f.message_type)) for f in message.fields)
+
+
+def _fill(message) -> None:
+    """Sets every field of `message` to a value other than its default."""
+    for field in message.DESCRIPTOR.fields:
+        if field.message_type is not None and field.message_type.full_name == DURATION:
+            getattr(message, field.name).FromNanoseconds(1_500_000_000)
+        elif field.message_type is not None:
+            _fill(getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name))
+        else:
+            value = (field.enum_type.values[-1].number if field.enum_type is not None
+                     else "x" if field.type == field.TYPE_STRING else True if field.type == field.TYPE_BOOL
+                     else 3)
+            if field.is_repeated:
+                getattr(message, field.name).append(value)
+            else:
+                setattr(message, field.name, value)
+
+
+def test_every_field_of_a_reply_reaches_its_attribute():
+    # each reply type of plain fields, read from a message with every field set and
+    # from an empty one: every attribute differs, so no field is dropped on the way
+    checked = []
+    for cls, messages in replies.MESSAGES.items():
+        if cls is replies.Placement or not _plain(messages[0]):
+            continue
+        full = getattr(pb, messages[0].name)()
+        _fill(full)
+        read_full, read_empty = replies._read(cls, full), replies._read(cls, type(full)())
+        same = [f.name for f in dataclasses.fields(cls)
+                if getattr(read_full, f.name) == getattr(read_empty, f.name)]
+        assert not same, f"{cls.__name__}: {same} read the same from a full and an empty message"
+        checked.append(cls.__name__)
+    assert {"ServerLimits", "RulesFacts", "Standing", "Activation", "CoveredWorker"} <= set(checked)
