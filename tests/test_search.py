@@ -210,16 +210,18 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
     processes an idle thread may not run for seconds."""
     normal = (os.SCHED_OTHER, 0)
     expected = (getattr(os, lowered), nice)
+    # threads that other tests of this process left lowered (a pool's idle
+    # worker, say) are not this search's: only threads lowered since count
+    before = {t: p for t, p in _task_priorities().items() if p != normal}
 
-    def all_normal() -> bool:  # an ended thread may still be listed for a moment
-        return set(_task_priorities().values()) == {normal}
+    def lowered_since() -> dict[int, tuple[int, int]]:
+        return {t: p for t, p in _task_priorities().items() if p != normal and before.get(t) != p}
 
-    wait_until(all_normal, "no thread of this process at a lowered priority")
-    looks: list[dict[int, tuple[int, int]]] = []  # the lowered threads at each look
+    looks: list[dict[int, tuple[int, int]]] = []  # the threads lowered since, at each look
     stop = StopFlag()
 
     def all_lowered() -> bool:
-        looks.append({t: p for t, p in _task_priorities().items() if p != normal})
+        looks.append(lowered_since())
         return len(looks[-1]) == threads
 
     watcher = threading.Thread(target=lambda: (poll_until(all_lowered), stop.set()))
@@ -231,7 +233,7 @@ def test_the_trees_grow_on_threads_of_the_priority_asked_for(priority, lowered, 
     assert len(looks[-1]) == threads, looks[-1]          # the search's threads, seen at once
     assert max(len(look) for look in looks) == threads   # only the search's own threads
     assert {p for look in looks for p in look.values()} == {expected}
-    wait_until(all_normal, "the search's threads to be gone")
+    wait_until(lambda: not lowered_since(), "the search's threads to be gone")
     with pytest.raises(ValueError, match="priority"):
         search(Position.new(2, 3), Limit(iterations=1), seed=1, run=Run(cpu_priority="urgent"))
 
