@@ -800,6 +800,132 @@ def test_a_game_is_reviewed_on_a_phone_with_its_mistakes_marked_explained_and_th
         assert not page.is_visible("#message.error")
 
 
+# ---------------------------------------------------------------- practice and the forecast
+
+# tests/test_practice.py's planted blunder: decision 10 of the first record of tests/data/records.jsonl
+# (seat 0), the best action and the blunder a 2,000-iteration review with seed 4 knows
+PRACTICE_RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
+BEST_10 = {"type": "place", "seat": 0, "tile": "1111", "x": 1, "y": -2, "rot": 0,
+           "fills": [{"x": 0, "y": -2, "tile": "water"}, {"x": 2, "y": -2, "tile": "plantation-2"}]}
+BLUNDER_10 = {"type": "place", "seat": 0, "tile": "2101", "x": 1, "y": -2, "rot": 3,
+              "fills": [{"x": 0, "y": -2, "tile": "water"}, {"x": 2, "y": -2, "tile": "plantation-2"}]}
+PRACTICE_SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
+
+
+def planted_record() -> str:
+    """The record with BLUNDER_10 in place of decision 10 and the rest as far as it stays legal."""
+    from cacaoai.engine import Action, Position
+
+    position = Position.from_record(PRACTICE_RECORD, upto=10)
+    position.apply(Action.from_json(BLUNDER_10))
+    return json.dumps(position.record())
+
+
+@contextlib.contextmanager
+def practice_board(url: str, size: str) -> Iterator[BoardPage]:
+    """The page at a docs size, a review of the planted blunder alone at the review budget
+    tests/test_practice.py knows, and the practice of seat 0's mistakes begun."""
+    width, height = PRACTICE_SIZES[size]
+    with chromium(width, height, touch=size == "phone") as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        board = BoardPage(page, url, touch=size == "phone")
+        # the review judges decision 10 alone (a test's budget), by the search whose verdicts are known
+        page.evaluate("s => { s.reviewIterations = 2000; s.reviewSeed = 4; s.reviewDecisions = [10]; }",
+                      page.evaluate_handle("window.cacao"))
+        page.evaluate("text => window.cacaoOpenRecord(text)", planted_record())
+        page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
+        board.press("#r-review")
+        page.wait_for_function("window.cacao.review && window.cacao.review.summary", timeout=60_000)
+        assert board.state("s.review.decisions.get(10).classification") >= 3  # practised: worse than good
+        assert page.input_value("#practice-seat") == "0"  # no human seat known: seat 0
+        page.wait_for_function("!document.querySelector('#practise').disabled")
+        assert page.inner_text("#practise") == "Practise 1"
+        board.press("#practise")
+        page.wait_for_function("window.cacao.mode === 'practice' && window.cacao.practice.position"
+                               " && window.cacao.legal.length > 0")
+        yield board
+        assert errors == []
+
+
+def try_move(board: BoardPage, action: dict) -> None:
+    """A try through the page: the tile from the tray, turned on its cell, placed, its fills chosen."""
+    page = board.page
+    board.press(page.locator(f"#tray svg.choosable[data-tile='{action['tile']}']").first)
+    x, y = action["x"], action["y"]
+    cell = board.cell(x, y)
+    if board.touch:
+        cell.tap()  # a first tap chooses the cell; R turns the tile there
+        page.wait_for_function(f"window.cacao.selected && window.cacao.selected.x === {x} && window.cacao.selected.y === {y}")
+    else:
+        cell.hover()
+    for _ in range(4):
+        if board.state(f"s.rotation === {action['rot']}"):
+            break
+        page.keyboard.press("r")
+    assert board.state(f"s.rotation === {action['rot']}")
+    board.press(cell)  # a click places; a second tap places
+    fill = action["fills"][0]
+    choice = page.locator(CHOICE, has_text=f"{fill['tile']} to ({fill['x']},{fill['y']})")
+    choice.wait_for()
+    board.press(choice)
+    if board.touch:
+        board.press(choice)  # a finger: the first tap shows the way, the second plays it
+    page.wait_for_function("window.cacao.practice.verdict && !window.cacao.practice.judging", timeout=60_000)
+
+
+def assert_finger_sized(page, *selectors: str) -> None:
+    for selector in selectors:
+        b = page.locator(selector).bounding_box()
+        assert b and b["height"] >= 44 and b["width"] >= 44, (selector, b)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_practice_offers_the_planted_blunder_from_its_seat_and_accepts_the_best_move(url, size):
+    with practice_board(url, size) as board:
+        page = board.page
+        width = PRACTICE_SIZES[size][0]
+        assert page.inner_text("#practice-progress").startswith("1 of 1")
+        assert page.get_attribute("#practice-body", "data-index") == "10"
+        assert "Find a better move" in page.inner_text("#practice-body")
+        # the position from seat 0's view only: its hand, not the other's; no evaluation to give it away
+        assert page.locator("#seats .seat[data-seat='0'] .hand svg").count() > 0
+        assert page.locator("#seats .seat[data-seat='1'] .hand svg").count() == 0
+        assert "tiles in hand" in page.inner_text("#seats .seat[data-seat='1'] .hand")
+        assert board.state("s.evaluation") is None and page.locator("#board g.heat").count() == 0
+        assert not page.is_visible("#replay-bar")
+        assert_finger_sized(page, "#practice-next", "#practice-leave")
+        # the blunder again: a miss, its class and what it loses; one more try
+        try_move(board, BLUNDER_10)
+        assert board.state("s.practice.step") == "trying" and board.state("s.practice.misses") == 1
+        verdict = page.inner_text("#practice-body .verdict")
+        assert re.search(r"(mistake|blunder): it loses \d+% of win chance", verdict) and "Try once more" in verdict
+        if size == "phone":  # a second miss: the best action ringed on the board, and why in a sentence
+            try_move(board, BLUNDER_10)
+            assert board.state("s.practice.step") == "shown"
+            best = page.locator("#board g.practice-best g.best")
+            assert (best.get_attribute("data-x"), best.get_attribute("data-y")) == ("1", "-2")
+            assert "best:" in page.inner_text("#practice-body")
+            assert re.fullmatch(r"[A-Z0-9].+\.", page.inner_text("#practice-body .why"))
+            assert page.inner_text("#practice-next") == "Finish"
+            assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing wider
+            board.press("#practice-leave")
+            page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.practice === null")
+            page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('11 /')")
+            assert page.is_visible("#p-review") and page.is_visible("#practise")
+            assert_finger_sized(page, "#practise", "#practice-seat")
+            return
+        # the best: solved, and the practice ends with its count
+        try_move(board, BEST_10)
+        assert board.state("s.practice.step") == "solved" and board.state("s.practice.solved") == 1
+        assert page.inner_text("#practice-body .verdict").startswith("Solved")
+        assert page.inner_text("#practice-progress") == "1 of 1 · 1 solved"
+        assert page.inner_text("#practice-next") == "Finish"
+        board.press("#practice-next")
+        page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.practice === null")
+        assert "1 of 1 solved" in page.inner_text("#message")
+
+
 def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "cacao-record/1", "players": 2, "first_player": 0,

@@ -17,4 +17,12 @@ export interface Actions {
   replayGo(index: number): void;
   /** The review button: starts a review, stops it while it runs, or closes it. */
   review(): void;
+  /** Practises the reviewed mistakes of `seat`. */
+  practise(seat: number): void;
+  /** The practice's next exercise (after a verdict, or a skip). */
+  nextExercise(): void;
+  /** Leaves the practice for the review. */
+  leavePractice(): void;
+  /** The forecast overlay on or off (the evaluations ask for it). */
+  forecast(on: boolean): void;
 }

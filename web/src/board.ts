@@ -2,7 +2,9 @@
 // temple majorities, the cells a chosen tile may go to, a ghost of the tile under the
 // pointer, the pending fill choice, the AI's candidates as a heat map, and the
 // coordinates along the visible edges.
-import type { Action, BoardTile, Evaluation, Fill, JungleTile, Position, TempleStanding, WorkerTile } from "@cacaoai/client";
+import type {
+  Action, BoardTile, Evaluation, Fill, JungleTile, Position, TempleForecast, TempleStanding, WorkerTile,
+} from "@cacaoai/client";
 import { faces, fillsOf, jungleName, placement, workerName } from "./game";
 
 export const CELL = 64;
@@ -48,6 +50,8 @@ export interface BoardView {
   temples?: TempleStanding[]; // workers per seat facing each temple (the service's standing)
   fills?: { cells: Cell[]; preview: Fill[] } | null; // the pending "which display tile goes where"
   heat?: { evaluation: Evaluation; by: HeatBy } | null;
+  best?: Action | null; // an action ringed and starred (a practice's answer)
+  forecast?: TempleForecast[] | null; // each temple's chances of first place, per seat
 }
 /** The drawn area in board units (the coordinates' bands included). */
 export interface Box { x: number; y: number; w: number; h: number }
@@ -195,6 +199,8 @@ export function drawBoard(svg: SVGSVGElement, view: BoardView): Box {
     el("rect", { x: m.x * CELL + 1, y: m.y * CELL + 1, width: CELL - 2, height: CELL - 2, class: "marked" }, overlay);
   }
   if (view.heat) drawHeat(overlay, view.heat.evaluation, view.heat.by, view.ghost ?? null);
+  if (view.best) drawBest(el("g", { class: "practice-best" }, overlay), view.best);
+  if (view.forecast) drawForecast(overlay, view.forecast);
   if (view.fills) {
     const g = el("g", { class: "fill-choice" }, overlay);
     for (const c of view.fills.cells) {
@@ -249,14 +255,45 @@ function drawHeat(parent: Element, ev: Evaluation, by: HeatBy, under: Cell | nul
         fill: t > 0.45 ? "#fff" : "#222", class: "heat-label" }, cell, `${Math.round(c.win * 100)}%`);
     }
   }
-  const best = ev.bestAction && placement(ev.bestAction);
-  if (best && ev.bestAction) {
-    const mark = el("g", { class: "best", "data-x": best.x, "data-y": best.y }, g);
-    for (const f of fillsOf(ev.bestAction)) jungleTile(mark, f.tile, f.x * CELL + 14, f.y * CELL + 14, CELL - 28, "best-fill");
-    for (const c of actionCells(ev.bestAction)) {
-      el("rect", { x: c.x * CELL + 1.5, y: c.y * CELL + 1.5, width: CELL - 3, height: CELL - 3, rx: 6, class: "best-ring" }, mark);
-    }
-    el("text", { x: best.x * CELL + 6, y: best.y * CELL + 17, "font-size": 16, class: "best-star" }, mark, "★");
+  if (ev.bestAction) drawBest(g, ev.bestAction);
+}
+
+/** An action ringed on its cells, its fills drawn small, a star on its tile's cell. */
+function drawBest(parent: Element, action: Action): void {
+  const best = placement(action);
+  if (!best) return;
+  const mark = el("g", { class: "best", "data-x": best.x, "data-y": best.y }, parent);
+  for (const f of fillsOf(action)) jungleTile(mark, f.tile, f.x * CELL + 14, f.y * CELL + 14, CELL - 28, "best-fill");
+  for (const c of actionCells(action)) {
+    el("rect", { x: c.x * CELL + 1.5, y: c.y * CELL + 1.5, width: CELL - 3, height: CELL - 3, rx: 6, class: "best-ring" }, mark);
+  }
+  el("text", { x: best.x * CELL + 6, y: best.y * CELL + 17, "font-size": 16, class: "best-star" }, mark, "★");
+}
+
+/** On each temple, the seats' chances of first place (a shared first counts as a share): a
+ *  bar split in the seats' colours along the cell's foot, and the leading seat's chance. */
+function drawForecast(parent: Element, temples: TempleForecast[]): void {
+  const g = el("g", { class: "forecast" }, parent);
+  for (const t of temples) {
+    const total = t.first.reduce((a, b) => a + b, 0);
+    const cell = el("g", { class: "forecast-temple", "data-x": t.x, "data-y": t.y,
+      "data-first": t.first.map((f) => f.toFixed(3)).join(" ") }, g);
+    const px = t.x * CELL, py = t.y * CELL, w = CELL - 8, h = 12;
+    el("rect", { x: px + 3, y: py + CELL - h - 15, width: w + 2, height: h + 14, rx: 3, fill: "#fff", opacity: 0.9 }, cell);
+    let at = px + 4;
+    t.first.forEach((f, s) => {
+      const part = total > 0 ? (f / total) * w : 0;
+      if (part <= 0) return;
+      el("rect", { x: at, y: py + CELL - h - 4, width: part, height: h, fill: SEAT_COLOURS[s], "data-seat": s }, cell);
+      at += part;
+    });
+    if (total <= 0) continue;
+    const lead = t.first.indexOf(Math.max(...t.first));
+    seatMark(cell, lead, px + 10, py + CELL - h - 9, 3.6);
+    el("text", { x: px + CELL - 6, y: py + CELL - h - 6, "text-anchor": "end", "font-size": 10, "font-weight": 700, fill: "#111",
+      class: "forecast-lead", "data-seat": lead }, cell, `${Math.round(t.first[lead] * 100)}%`);
+    el("title", {}, cell, `temple (${t.x},${t.y}), first place: ` +
+      t.first.map((f, s) => `${SEAT_SHAPES[s]} ${Math.round(f * 100)}%`).join(", "));
   }
 }
 

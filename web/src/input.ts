@@ -10,7 +10,15 @@ import { fillsOf, placement } from "./game";
 import { actionsAt, nextCell, nextRotation, whyNot } from "./placing";
 import { humanMove } from "./play";
 import { redraw } from "./redraw";
-import { boardTargets, focusCell, ghostAt, isHuman, placing, state } from "./state";
+import { tryAction } from "./practising";
+import { boardTargets, focusCell, ghostAt, humanPosition, placing, state } from "./state";
+import type { Action } from "@cacaoai/client";
+
+/** A human's action: a move of the game, or a try in a practice. */
+export function move(action: Action): void {
+  if (state.mode === "practice") void tryAction(action);
+  else void humanMove(action);
+}
 
 export function rotate(): void {
   if (state.tile === null) return;
@@ -40,14 +48,14 @@ export function cancelChoice(): void {
 /** A tap or a click on a cell. The mouse places at once; a finger or a pen first chooses
  *  the cell (the tile is drawn there, Rotate turns it), and a second tap places. */
 export function onTap(cell: Cell, pointerType: string): void {
-  const g = state.game;
-  if (state.mode !== "play" || !g || !isHuman(g.position.toAct) || state.thinking || state.busy) return;
+  const position = humanPosition();
+  if (!position) return;
   if (state.choices) { // a tap on a cell to fill shows the next way of filling
     const cells = state.choices.flatMap(fillsOf);
     if (cells.some((f) => f.x === cell.x && f.y === cell.y)) { state.choice = (state.choice + 1) % state.choices.length; redraw.board(); }
     return;
   }
-  if (g.position.phase !== Phase.TURN || state.tile === null) {
+  if (position.phase !== Phase.TURN || state.tile === null) {
     say("First choose one of the results offered.", true);
     return;
   }
@@ -62,11 +70,11 @@ export function onTap(cell: Cell, pointerType: string): void {
 
 /** Places the chosen tile on `cell` at the ghost's rotation (or asks which display tiles go where). */
 export function commit(cell: Cell): void {
-  const g = state.game;
-  if (!g || !placing()) return;
+  const position = humanPosition();
+  if (!position || !placing()) return;
   const rotation = ghostAt(cell); // the one drawn there
   const options = actionsAt(state.legal, state.tile, cell).filter((a) => placement(a)!.rotation === rotation);
-  if (options.length === 1) { void humanMove(options[0]); return; }
+  if (options.length === 1) { move(options[0]); return; }
   if (options.length > 1) {
     state.choices = options;
     state.choice = 0;
@@ -77,7 +85,7 @@ export function commit(cell: Cell): void {
   }
   // not a legal move: the page knows every legal one, and says why without asking
   state.selected = null;
-  say(whyNot(g.position, state.legal, state.tile, cell), true);
+  say(whyNot(position, state.legal, state.tile, cell), true);
   redraw.page();
 }
 

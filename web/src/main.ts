@@ -18,25 +18,29 @@ import { drawCoords } from "./board";
 import type { HeatBy } from "./board";
 import { $, markClipped, say } from "./dom";
 import { load, openRecord, save } from "./files";
-import { cancelChoice, chooseTile, commit, moveCursor, onHover, onTap, preview, rotate } from "./input";
+import { cancelChoice, chooseTile, commit, move, moveCursor, onHover, onTap, preview, rotate } from "./input";
 import { renderEvaluation, renderGraph } from "./panels";
-import { humanMove, newGame, playFromReplay, undo } from "./play";
+import { newGame, playFromReplay, undo } from "./play";
 import { redraw, useRedraw } from "./redraw";
 import { render, renderBoard, useViewport } from "./render";
 import { replayGo, replayStep, showMoment } from "./replay";
 import { renderReview } from "./reviewpanel";
 import { reviewGame, toggleReview } from "./reviewing";
-import { analyse, quickEvaluation } from "./searches";
+import { analyse, quickEvaluation, setForecast } from "./searches";
+import { nextExercise, startPractice, stopPractice } from "./practising";
 import { buildSetup, loadLevels, showSetup, takeToken } from "./setup";
 import { placing, state } from "./state";
 import { Viewport } from "./viewport";
 
 /** What the views' controls do. */
 const actions: Actions = {
-  move: (action) => void humanMove(action),
+  move,
   chooseTile, preview, cancelChoice, showMoment,
   replayGo: (index) => void replayGo(index),
   review: toggleReview,
+  practise: (seat) => void startPractice(seat),
+  nextExercise, leavePractice: stopPractice,
+  forecast: (on) => { localStorage.setItem("cacao-forecast", on ? "on" : "off"); void setForecast(on); },
 };
 
 // for tests and the curious: the page's state, and a record opened as if loaded
@@ -104,6 +108,9 @@ async function init(): Promise<void> {
     if (evaluateEvery.checked && state.mode === "play" && !state.over && !state.busy && !state.thinking) void quickEvaluation();
     redraw.page();
   };
+  const forecast = $<HTMLInputElement>("forecast");
+  forecast.checked = state.forecast = localStorage.getItem("cacao-forecast") === "on";
+  forecast.onchange = () => actions.forecast(forecast.checked);
   $("fold").onclick = () => {
     const folded = document.body.classList.toggle("panels-folded");
     $("fold").setAttribute("aria-pressed", String(folded));

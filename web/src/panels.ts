@@ -3,7 +3,7 @@
 // evaluation (bar, legend, candidates), the game's graph and the result. Their controls
 // do what the Actions they are given say.
 import { Phase } from "@cacaoai/client";
-import type { Action, Fill, GameResult, Standing, WorkerTile } from "@cacaoai/client";
+import type { Action, Fill, Forecast, GameResult, PartForecast, Standing, WorkerTile } from "@cacaoai/client";
 import type { Actions } from "./actions";
 import { CELL, SEAT_COLOURS, SEAT_INK, SEAT_ON, jungleTile, seatBadge, workerTile } from "./board";
 import { $ } from "./dom";
@@ -16,7 +16,7 @@ import { SEAT_SYMBOLS, seatName } from "./names";
 import { handTiles } from "./placing";
 import { populationText } from "./record";
 import {
-  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, evaluateEveryMove, isHuman, judgedOf,
+  actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, evaluateEveryMove, humanPosition, isHuman, judgedOf,
   seatKind, shownReview, state, visibleEvaluation,
 } from "./state";
 import { turnStory, whyChoose } from "./story";
@@ -79,9 +79,11 @@ export function renderSeats(act: Actions): void {
       <span title="tiles left in the draw pile">pile ${s.pileCount}</span></div>`;
     const hand = document.createElement("div");
     hand.className = "hand";
-    const shown = state.mode === "replay" || isHuman(i) || p.phase === Phase.OVER;
+    const practice = state.mode === "practice" ? state.practice : null; // from the practising seat's view only
+    const shown = practice ? practice.seat === i : state.mode === "replay" || isHuman(i) || p.phase === Phase.OVER;
     if (shown) {
-      const choosable = state.mode === "play" && p.toAct === i && isHuman(i) && p.phase === Phase.TURN;
+      const choosable = p.toAct === i && p.phase === Phase.TURN &&
+        (practice ? humanPosition() === p : state.mode === "play" && isHuman(i));
       const usable = handTiles(state.legal);
       s.hand.forEach((t, k) => {
         const mini = miniTile(t, i, 0, choosable && t === state.tile && s.hand.indexOf(t) === k ? "chosen" : "");
@@ -146,8 +148,9 @@ function markPreviewed(): void {
 export function renderChoices(act: Actions): void {
   const box = $("choices");
   box.replaceChildren();
-  const p = state.game?.position;
-  if (state.mode !== "play" || !p || !isHuman(p.toAct) || state.thinking) return;
+  const practising = state.mode === "practice";
+  const p = practising ? humanPosition() : state.game?.position;
+  if (!p || (!practising && (state.mode !== "play" || !isHuman(p.toAct) || state.thinking))) return;
   let offered: Action[] = state.choices ?? [];
   let title = "Which display tile goes where?";
   if (!state.choices) {
@@ -164,7 +167,7 @@ export function renderChoices(act: Actions): void {
   const h = document.createElement("h3");
   h.textContent = title;
   box.appendChild(h);
-  const why = state.choices ? "" : whyChoose(state.game!.record.actions, p, who);
+  const why = state.choices ? "" : whyChoose(actionsShown(), p, who);
   if (why && p.toAct !== p.mover) {
     const note = document.createElement("p");
     note.className = "small why";
@@ -214,6 +217,22 @@ export function renderChoices(act: Actions): void {
   }
 }
 
+/** Beside the win bar, with the forecast overlay on: each seat's expected final score by
+ *  part (temples, water, sun, gold held) and in all, mean ± spread. */
+function renderForecastParts(forecast: Forecast | undefined): void {
+  const box = $("forecast-parts");
+  box.hidden = !state.forecast || !forecast || state.mode === "practice";
+  box.replaceChildren();
+  if (box.hidden || !forecast) return;
+  const part = (f: PartForecast | undefined) => (f ? `${f.mean.toFixed(1)}<small>±${f.spread.toFixed(1)}</small>` : "–");
+  const rows = forecast.seats.map((s) => `<tr data-seat="${s.seat}"><th scope="row">${seatBadge(s.seat)}</th>
+    <td>${part(s.temples)}</td><td>${part(s.water)}</td><td>${part(s.sun)}</td><td>${part(s.gold)}</td>
+    <td class="total"><b>${part(s.total)}</b></td></tr>`).join("");
+  box.innerHTML = `<table class="forecast-table"><caption>expected final score (${forecast.playouts} playouts)</caption>
+    <thead><tr><th scope="col">seat</th><th scope="col">temples</th><th scope="col">water</th><th scope="col">sun</th>
+    <th scope="col">gold</th><th scope="col">total</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 export function renderEvaluation(act: Actions): void {
   const shown = visibleEvaluation();
   const bar = $("evalbar"), legend = $("evallegend");
@@ -248,6 +267,12 @@ export function renderEvaluation(act: Actions): void {
     return;
   }
   bar.classList.remove("over");
+  renderForecastParts(shown?.ev.forecast);
+  if (state.mode === "practice") {
+    details.textContent = "hidden while you practise: find the move yourself";
+    bar.classList.add("empty");
+    return;
+  }
   if (!shown || !shown.ev.seats.length) {
     const searching = (state.thinking || state.analysis || state.quick || state.mode === "replay") && p?.phase !== Phase.OVER
       && (state.mode !== "play" || aiOnly() || evaluateEveryMove() || !!state.analysis);

@@ -10,7 +10,7 @@ import { seatName } from "./names";
 import { handTiles } from "./placing";
 import { budget, cut, keep } from "./record";
 import { redraw } from "./redraw";
-import { fillGraph, levels, quickEvaluation, showEvaluation } from "./searches";
+import { fillGraph, forecastPlayouts, levels, quickEvaluation, showEvaluation } from "./searches";
 import { loadLevels } from "./setup";
 import {
   aiOnly, closeReview, evaluateEveryMove, isHuman, seatKind, state, stopAnalysis, stopFilling, stopThinking,
@@ -162,7 +162,7 @@ async function aiMove(seat: number): Promise<void> {
     const reports = client.analyzePosition({
       source: fromRecord(g.record), budget: budget(seatKind(seat)),
       seed: BigInt(g.seed + g.record.actions.length), maxCandidates: aiOnly() ? AI_CANDIDATES : AI_VS_HUMAN_CANDIDATES,
-      reportInterval: durationFromMs(200), levels: levels(),
+      reportInterval: durationFromMs(200), levels: levels(), forecast: forecastPlayouts(),
     }, { signal: controller.signal });
     for await (const m of reports) {
       if (!m.evaluation) continue;

@@ -13,10 +13,11 @@ import {
   miniTile, renderChoices, renderEvaluation, renderGraph, renderResult, renderSeats, renderStory,
 } from "./panels";
 import { actionsAt, cellKey, fillCells, handTiles } from "./placing";
+import { renderPractice } from "./practicepanel";
 import { renderReview } from "./reviewpanel";
 import {
-  actionsShown, aiOnly, boardTargets, candidatesHidden, currentPosition, currentScores, focusCell, ghostAt, isHuman,
-  placing, seatKind, state, visibleEvaluation,
+  actionsShown, aiOnly, boardTargets, candidatesHidden, currentPosition, currentScores, focusCell, ghostAt, humanPosition,
+  isHuman, placing, seatKind, state, visibleEvaluation,
 } from "./state";
 import type { Viewport } from "./viewport";
 
@@ -36,6 +37,7 @@ export function render(act: Actions): void {
   renderEvaluation(act);
   renderGraph(act);
   renderReview(act);
+  renderPractice(act);
   $("analyse").textContent = state.analysis ? "Stop analysis" : "Analyse";
   const g = state.game;
   $("thinking").hidden = !state.thinking || state.held;
@@ -91,7 +93,10 @@ export function renderBoard(): void {
   const heat = shown && state.heat !== "off" && !state.choices && !candidatesHidden(shown.seat)
     ? { evaluation: shown.ev, by: state.heat } : null;
   const selected = placing() ? state.selected : null;
-  viewport.setBase(drawBoard(svg, { position: p, targets, ghost, marked, temples, fills, heat, selected }));
+  const practice = state.mode === "practice" ? state.practice : null;
+  const best = practice?.step === "shown" ? practice.verdict?.bestAction ?? null : null; // the answer, after two misses
+  const forecast = state.forecast && shown ? shown.ev.forecast?.temples ?? null : null;
+  viewport.setBase(drawBoard(svg, { position: p, targets, ghost, marked, temples, fills, heat, selected, best, forecast }));
 }
 
 /** The hand of the human to act beside the board, Rotate and Place, the zoom, the
@@ -100,11 +105,14 @@ function renderToolbar(act: Actions): void {
   const p = currentPosition();
   const tray = $("tray");
   tray.replaceChildren();
-  const mine = !!p && state.mode === "play" && isHuman(p.toAct) && p.phase === Phase.TURN && !state.thinking;
+  const practice = state.mode === "practice" ? state.practice : null;
+  const mine = !!p && p.phase === Phase.TURN && (practice ? humanPosition() === p
+    : state.mode === "play" && isHuman(p.toAct) && !state.thinking);
   // the hand of the human to place, or while others play the hand of the (first) human seat, dimmed:
-  // the tray keeps its room, so that the board does not move from turn to turn
-  const seat = p && (isHuman(p.toAct) ? p.toAct! : state.game?.seats.indexOf("human") ?? -1);
-  if (p && state.mode === "play" && seat !== null && seat >= 0) {
+  // the tray keeps its room, so that the board does not move from turn to turn; in a practice, the seat's
+  const seat = p && (practice ? practice.seat : isHuman(p.toAct) ? p.toAct! : state.game?.seats.indexOf("human") ?? -1);
+  const handed = state.mode === "play" || !!practice;
+  if (p && handed && seat !== null && seat >= 0) {
     const hand = p.seats[seat].hand, usable = mine ? handTiles(state.legal) : [];
     hand.forEach((t, k) => {
       const chosen = mine && t === state.tile && hand.indexOf(t) === k; // the first of a kind
@@ -122,7 +130,7 @@ function renderToolbar(act: Actions): void {
       tray.appendChild(mini);
     });
   }
-  tray.hidden = state.mode !== "play";
+  tray.hidden = !handed;
   $("rotate").toggleAttribute("disabled", !mine);
   const sel = state.selected;
   const canPlace = placing() && !!sel && actionsAt(state.legal, state.tile, sel).length > 0 && !state.choices;

@@ -45,7 +45,8 @@ export async function replayGo(index: number): Promise<void> {
   const position = reply.position!;
   Object.assign(r, { standing: reply.standing, result: reply.result, hash: reply.positionHash, position });
   const known = r.evals.get(index);
-  state.evaluation = known && settled(known) ? { ev: known, hash: r.hash, seat: position.toAct ?? 0, seq: 0 } : null;
+  const fits = known && settled(known) && (!state.forecast || !!known.forecast); // the overlay needs a forecast
+  state.evaluation = fits ? { ev: known, hash: r.hash, seat: position.toAct ?? 0, seq: 0 } : null;
   redraw.page();
   if (!state.evaluation && position.phase !== Phase.OVER) {
     const hash = r.hash;

@@ -3,6 +3,7 @@
 // stops or leaves it (a new game, another record, playing on). Its panel is reviewpanel.ts.
 import { client, fromRecord } from "./api";
 import { explain, say } from "./dom";
+import { reviewLimits } from "./drill";
 import { redraw } from "./redraw";
 import { openReplay } from "./replay";
 import { closeReview, shownReview, state, stopFilling, stopReview } from "./state";
@@ -21,8 +22,8 @@ export async function startReview(): Promise<void> {
   const iterations = state.reviewIterations;
   try {
     const reports = client.reviewGame({
-      source: fromRecord(r.record), seed: 1n,
-      limits: iterations > 0 ? { iterations: BigInt(iterations) } : undefined,
+      source: fromRecord(r.record), seed: BigInt(state.reviewSeed), limits: reviewLimits(iterations),
+      decisions: state.reviewDecisions, // a practice judges its tries at this budget and seed too
     }, { signal: running.signal });
     for await (const m of reports) {
       if (state.review !== review) break;

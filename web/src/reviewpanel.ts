@@ -8,6 +8,7 @@ import { SEAT_INK, seatBadge } from "./board";
 import { $ } from "./dom";
 import { describe, sameAction, tileFacts } from "./game";
 import { seatName } from "./names";
+import { renderPracticeOffer } from "./practicepanel";
 import { classWords, judged, markOf, nextMistake, percent, tallies } from "./review";
 import { judgedOf, shownReview, state } from "./state";
 import type { Review } from "./state";
@@ -30,7 +31,7 @@ export function renderReview(act: Actions): void {
   const v = shownReview();
   $("p-review").hidden = !v;
   renderReviewButton(act);
-  if (!v) return;
+  if (!v) { $("practice-offer").hidden = true; return; }
   const r = state.replay!, players = v.record.players, all = judgedOf(v);
   const progress = $("review-progress");
   const done = v.decisions.size, total = v.total;
@@ -61,6 +62,7 @@ export function renderReview(act: Actions): void {
   $("rv-prev").onclick = () => { if (prev !== null) act.replayGo(prev); };
   $("rv-next").onclick = () => { if (next !== null) act.replayGo(next); };
   renderMove(v, r.index);
+  renderPracticeOffer(act);
 }
 /** The decision that led to the position shown: its class, what it lost, the best action, and why. */
 function renderMove(v: Review, index: number): void {

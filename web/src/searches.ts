@@ -5,9 +5,12 @@ import { Phase, durationFromMs } from "@cacaoai/client";
 import type { Evaluation, GameRecord } from "@cacaoai/client";
 import { client, fromRecord } from "./api";
 import { explain } from "./dom";
+import { FORECAST_PLAYOUTS } from "./drill";
 import { EVAL_ITERATIONS, cut, keep, seatLevels, settled } from "./record";
 import { redraw } from "./redraw";
-import { currentHash, currentPosition, currentRecord, state, stopAnalysis, stopFilling } from "./state";
+import {
+  currentHash, currentPosition, currentRecord, state, stopAnalysis, stopFilling, visibleEvaluation,
+} from "./state";
 
 /** Candidates asked of a search: enough for the heat map; the list shows the first few. */
 export const CANDIDATES = 30;
@@ -27,9 +30,33 @@ export const levels = (): string[] => (state.mode === "play" && state.game ? sea
 export async function evaluate(record: GameRecord, iterations: number, signal?: AbortSignal): Promise<Evaluation> {
   const reply = await client.suggestAction({
     source: fromRecord(record), budget: { case: "limits", value: { iterations: BigInt(iterations) } },
-    seed: 1n, maxCandidates: CANDIDATES, levels: levels(),
+    seed: 1n, maxCandidates: CANDIDATES, levels: levels(), forecast: forecastPlayouts(),
   }, { signal });
   return reply.evaluation!;
+}
+
+/** The forecast playouts a search asks for: some while the forecast overlay is on. */
+export const forecastPlayouts = () => (state.forecast ? FORECAST_PLAYOUTS : 0);
+
+/** The forecast overlay turned on or off: an evaluation on show without a forecast is
+ *  asked again with one (the replay viewer's, or one the player sees while playing). */
+export async function setForecast(on: boolean): Promise<void> {
+  state.forecast = on;
+  redraw.page();
+  const shown = visibleEvaluation(), record = currentRecord(), position = currentPosition(), hash = currentHash();
+  if (!on || state.analysis || !record || !position || position.phase === Phase.OVER || state.mode === "practice") return;
+  if (shown?.ev.forecast || (!shown && state.mode !== "replay")) return;
+  state.quick?.abort();
+  const controller = new AbortController();
+  state.quick = controller;
+  try {
+    const ev = await evaluate(record, EVAL_ITERATIONS.replay, controller.signal);
+    if (currentHash() === hash && !state.analysis) showEvaluation(ev, hash, position.toAct ?? 0, 0);
+  } catch (e) {
+    if (!controller.signal.aborted) explain(e);
+  }
+  if (state.quick === controller) state.quick = null;
+  redraw.evaluation();
 }
 
 /** The evaluation bar after each move (dropped when the position changes). */
@@ -77,7 +104,7 @@ export async function fillGraph(): Promise<void> {
 export async function analyse(): Promise<void> {
   if (state.analysis) { stopAnalysis(); redraw.page(); return; }
   const position = currentPosition(), record = currentRecord(), hash = currentHash();
-  if (!position || !record || position.phase === Phase.OVER) return;
+  if (!position || !record || position.phase === Phase.OVER || state.mode === "practice") return; // a practice is the player's own
   const seat = position.toAct!;
   state.quick?.abort(); // the analysis says more
   state.quick = null;
@@ -87,7 +114,7 @@ export async function analyse(): Promise<void> {
   try {
     const reports = client.analyzePosition({
       source: fromRecord(record), budget: { case: "limits", value: { time: durationFromMs(3000) } }, seed: 1n,
-      maxCandidates: CANDIDATES, reportInterval: durationFromMs(250), levels: levels(),
+      maxCandidates: CANDIDATES, reportInterval: durationFromMs(250), levels: levels(), forecast: forecastPlayouts(),
     }, { signal: controller.signal });
     for await (const m of reports) if (m.evaluation) showEvaluation(m.evaluation, hash, seat, m.sequence);
   } catch (e) {

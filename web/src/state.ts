@@ -6,10 +6,12 @@
 // it imports no view and no controller.
 import { Phase } from "@cacaoai/client";
 import type {
-  Action, DecisionReview, Evaluation, GameRecord, GameResult, Position, ReviewSummary, Standing, WorkerTile,
+  Action, DecisionReview, Evaluation, Exercise, GameRecord, GameResult, Position, ReviewSummary, Standing, Verdict,
+  WorkerTile,
 } from "@cacaoai/client";
 import { SEAT_COLOURS, SEAT_INK, SEAT_LIGHT, SEAT_ON, WATER } from "./board";
 import type { Cell, HeatBy } from "./board";
+import type { Step } from "./drill";
 import { ghostRotation, targetsOf } from "./placing";
 import type { Target } from "./placing";
 import { cut } from "./record";
@@ -36,9 +38,18 @@ export interface Review {
   record: GameRecord; decisions: Map<number, DecisionReview>; total: number;
   summary: ReviewSummary | null; running: AbortController | null; stopped: boolean;
 }
+/** Practising a review's mistakes: the exercises of `seat` (the review's inaccuracies,
+ *  mistakes and blunders), the one shown (`at`) with its position from that seat's view,
+ *  the misses there so far, the last try's verdict, where the exercise stands (`step`),
+ *  the exercises solved, and while a try is judged the controller that cancels it. */
+export interface Practice {
+  review: Review; seat: number; list: Exercise[]; at: number;
+  position?: Position; hash: string; standing?: Standing;
+  misses: number; verdict: Verdict | null; step: Step; solved: number; judging: AbortController | null;
+}
 /** An evaluation on show, with the position it belongs to. */
 export interface Shown { ev: Evaluation; hash: string; seat: number; seq: number }
-export type Mode = "setup" | "play" | "replay";
+export type Mode = "setup" | "play" | "replay" | "practice";
 
 export const state = {
   mode: "setup" as Mode,
@@ -47,6 +58,10 @@ export const state = {
   replay: null as Replay | null,
   review: null as Review | null,
   reviewIterations: 0, // each decision's search in a review (0: the service's default)
+  reviewSeed: 1, // the review's seed (a practice's tries are judged with it too)
+  reviewDecisions: [] as number[], // the decisions a review judges (empty: all; tests plant one)
+  practice: null as Practice | null,
+  forecast: false, // the evaluations ask for a forecast of the temples and the score parts
   // what a human chooses on the board
   legal: [] as Action[],
   tile: null as WorkerTile | null, // the hand tile chosen for placing
@@ -85,11 +100,13 @@ export const aiOnly = () => !!state.game && !state.game.seats.includes("human");
 
 export function currentPosition(): Position | null {
   if (state.mode === "replay") return state.replay?.position ?? null;
+  if (state.mode === "practice") return state.practice?.position ?? null;
   return state.game?.position ?? null;
 }
 
 /** The hash of the position shown: an evaluation of any other is never shown. */
 export function currentHash(): string {
+  if (state.mode === "practice") return state.practice?.hash ?? "";
   return (state.mode === "replay" ? state.replay?.hash : state.game?.hash) ?? "";
 }
 
@@ -97,6 +114,7 @@ export function currentHash(): string {
 export function currentRecord(): GameRecord | null {
   const r = state.replay;
   if (state.mode === "replay") return r ? cut(r.record, r.index) : null;
+  if (state.mode === "practice") return practiceExercise()?.record ?? null;
   return state.game?.record ?? null;
 }
 
@@ -104,11 +122,13 @@ export function currentRecord(): GameRecord | null {
 export function actionsShown(): Action[] {
   const r = state.replay;
   if (state.mode === "replay") return r ? r.record.actions.slice(0, r.index) : [];
+  if (state.mode === "practice") return practiceExercise()?.record.actions ?? [];
   return state.game?.record.actions ?? [];
 }
 
 /** The service's standing and result for the position shown. */
 export function currentScores(): { standing?: Standing; result?: GameResult } {
+  if (state.mode === "practice") return state.practice ?? {};
   return (state.mode === "replay" ? state.replay : state.game) ?? {};
 }
 
@@ -123,11 +143,27 @@ export function candidatesHidden(seat: number): boolean {
   return state.mode === "play" && !isHuman(seat) && !!state.game?.seats.includes("human");
 }
 
+/** The exercise shown in a practice. */
+export function practiceExercise(): Exercise | null {
+  const p = state.practice;
+  return state.mode === "practice" && p ? p.list[p.at] ?? null : null;
+}
+
+/** The position a human decides now: the game's, a human to act and no search or move
+ *  on its way; or the practice's, waiting for a try. */
+export function humanPosition(): Position | null {
+  if (state.mode === "practice") {
+    const p = state.practice;
+    return p && p.step === "trying" && !p.judging ? p.position ?? null : null;
+  }
+  const g = state.game;
+  return state.mode === "play" && g && isHuman(g.position.toAct) && !state.thinking && !state.busy ? g.position : null;
+}
+
 /** A human may place a tile now. */
 export function placing(): boolean {
-  const g = state.game;
-  return state.mode === "play" && !!g && isHuman(g.position.toAct) && !state.thinking && !state.busy &&
-    g.position.phase === Phase.TURN && !!state.tile;
+  const p = humanPosition();
+  return !!p && p.phase === Phase.TURN && !!state.tile;
 }
 
 /** The cell the ghost is drawn on: the one chosen, else the one under the mouse. */
@@ -174,5 +210,18 @@ export function stopReview(): void {
 /** Cancels the review and leaves it: the graph shows the evaluations again. */
 export function closeReview(): void {
   stopReview();
+  leavePractice();
   state.review = null;
+}
+
+/** Leaves a practice (a try being judged is cancelled); the replay viewer shows again. */
+export function leavePractice(): void {
+  const p = state.practice;
+  if (!p) return;
+  p.judging?.abort();
+  state.practice = null;
+  if (state.mode === "practice") state.mode = "replay";
+  state.legal = [];
+  state.choices = null;
+  state.selected = null;
 }
