@@ -1,6 +1,7 @@
 """Screenshots of the board page: at the start, mid-game, at the end, in the replay
-viewer, on a phone, the AI's candidates as a heat map, the game's graph, and the
-game's review (on a desktop and on a phone).
+viewer, on a phone, the AI's candidates as a heat map, the game's graph, the
+game's review (on a desktop and on a phone), the practice of its mistakes, and the
+forecast overlay.
 
 Starts ``cacao-server`` (gRPC and HTTP on free loopback ports), opens the page
 in headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright; no
@@ -11,6 +12,7 @@ the AI seats answer. The test suite drives the page with the same
 
     python .ci/screenshots.py                 # writes docs/img/board-*.png
     python .ci/screenshots.py --out /tmp/shots --players 3
+    python .ci/screenshots.py --only practice forecast   # those two, on a stored game
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -202,7 +205,10 @@ def union(page: Any, *selectors: str, pad: int = 6) -> dict[str, float]:
 
 
 NAMES = ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png",
-         "board-phone.png", "board-heatmap.png", "board-graph.png", "board-review.png", "board-review-phone.png")
+         "board-phone.png", "board-heatmap.png", "board-graph.png", "board-review.png", "board-review-phone.png",
+         "board-practice.png", "board-forecast.png")
+# the views --only takes, each shot on tests/data/records.jsonl's first game
+ONLY = {"practice": "board-practice.png", "forecast": "board-forecast.png"}
 
 
 def review(board: BoardPage) -> None:
@@ -219,16 +225,92 @@ def review(board: BoardPage) -> None:
     page.mouse.move(0, 0)
 
 
+PRACTICE_READY = ("window.cacao.mode === 'practice' && window.cacao.practice.position"
+                  " && window.cacao.legal.length > 0 && !window.cacao.practice.judging")
+
+
+def practice(board: BoardPage, path: Path) -> None:
+    """After a review: the practice of seat 0's mistakes, at its first placement to
+    practise, where the move of the game is tried twice (two misses): the best action
+    ringed on the board and explained; then left again."""
+    page = board.page
+    page.wait_for_function("!document.querySelector('#practise').disabled")
+    board.press("#practise")
+    page.wait_for_function(PRACTICE_READY)
+    # skipped to a placement some way into the game (a result chosen, or an early board, is a plainer picture)
+    later = board.state("s.practice.list.findIndex(e => e.taken.kind.case === 'place' && e.index >= 8)")
+    while board.state(f"s.practice.at < {later}"):
+        board.press("#practice-next")
+        page.wait_for_function(PRACTICE_READY)
+    for _ in range(2):
+        page.wait_for_function(PRACTICE_READY)
+        if board.state("s.practice.step") != "trying":
+            break
+        task = re.search(r"played (\S+) at \((-?\d+),(-?\d+)\)", page.inner_text("#practice-body .task"))
+        if not task:  # a result to choose: shown untried
+            break
+        name, x, y = task.groups()
+        board.press(page.locator(f"#tray svg.choosable[data-tile='{name}']").first)
+        board.cell(int(x), int(y)).hover()
+        for _ in range(4):  # turned as in the game
+            if board.state("s.rotation === s.practice.list[s.practice.at].taken.kind.value.rotation"):
+                break
+            page.keyboard.press("r")
+        board.press(board.cell(int(x), int(y)))
+        page.wait_for_function("document.querySelector('#choices button.choice') || window.cacao.practice.judging"
+                               " || window.cacao.practice.verdict")
+        if page.locator(CHOICE).count():  # the game's way of filling the closed cells
+            index = board.state("(() => { const key = (a) => JSON.stringify(a.kind.value.fills.map(f => [f.tile, f.x, f.y]));"
+                                " const taken = key(s.practice.list[s.practice.at].taken);"
+                                " return s.choices.findIndex(a => key(a) === taken); })()")
+            board.press(page.locator(CHOICE).nth(max(index, 0)))
+        page.wait_for_function("window.cacao.practice.verdict && !window.cacao.practice.judging", timeout=120_000)
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(path))
+    board.press("#practice-leave")
+    page.wait_for_function("window.cacao.mode === 'replay'")
+
+
+def forecast(board: BoardPage, path: Path, index: int) -> None:
+    """The replay viewer at action `index` with the forecast overlay on: each temple's
+    chances of first place on the board, each seat's expected score parts by the win bar."""
+    page = board.page
+    page.eval_on_selector("#r-slider", f"s => {{ s.value = '{index}'; s.dispatchEvent(new Event('input')); }}")
+    page.wait_for_function(f"window.cacao.replay.index === {index} && window.cacao.evaluation", timeout=60_000)
+    board.press("#forecast")
+    page.wait_for_function("document.querySelector('#board g.forecast g.forecast-temple')"
+                           " && !document.querySelector('#forecast-parts').hidden", timeout=60_000)
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(path))
+    board.press("#forecast")  # off again: the other screenshots without it
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "img"))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--level", default="casual")
+    parser.add_argument("--only", nargs="+", choices=sorted(ONLY),
+                        help="only these views, on tests/data/records.jsonl's first game (the others stay)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     seats = ["human"] + [args.level] * (args.players - 1)
+    if args.only:
+        stored = (ROOT / "tests" / "data" / "records.jsonl").read_text().splitlines()[0]
+        with cacao_server() as url, chromium(*DESKTOP) as page:
+            board = BoardPage(page, url)
+            page.evaluate("text => window.cacaoOpenRecord(text)", stored)
+            page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
+            if "forecast" in args.only:
+                forecast(board, out / ONLY["forecast"], 24)
+            if "practice" in args.only:
+                review(board)
+                practice(board, out / ONLY["practice"])
+        for name in args.only:
+            print(out / ONLY[name])
+        return 0
     with cacao_server() as url:
         with chromium(*DESKTOP) as page:
             board = BoardPage(page, url)
@@ -271,8 +353,10 @@ def main(argv: list[str] | None = None) -> int:
             page.wait_for_function("window.cacao.replay.evals.has(12) && window.cacao.evaluation", timeout=30_000)
             board.wait_for_graph()
             page.screenshot(path=str(out / "board-replay.png"))
+            forecast(board, out / "board-forecast.png", 12)
             review(board)
             page.screenshot(path=str(out / "board-review.png"))
+            practice(board, out / "board-practice.png")
         width, height = SIZES["phone"]
         with chromium(width, height, touch=True) as page:
             board = BoardPage(page, url, touch=True)

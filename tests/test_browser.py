@@ -926,6 +926,47 @@ def test_practice_offers_the_planted_blunder_from_its_seat_and_accepts_the_best_
         assert "1 of 1 solved" in page.inner_text("#message")
 
 
+def test_the_forecast_overlay_draws_each_temples_chances_and_the_seats_score_parts_when_asked(url):
+    with chromium(*PRACTICE_SIZES["desktop"]) as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        board = BoardPage(page, url)
+        page.evaluate("text => window.cacaoOpenRecord(text)", json.dumps(PRACTICE_RECORD))
+        page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
+        slide(page, 24)
+        page.wait_for_function("window.cacao.replay.index === 24 && window.cacao.evaluation"
+                               " && window.cacao.evaluation.hash === window.cacao.replay.hash")
+        temples = board.state("s.replay.standing.temples.map(t => [t.x, t.y])")
+        assert temples  # temples on the board by then
+        assert page.locator("#board g.forecast").count() == 0 and not page.is_visible("#forecast-parts")
+        assert board.state("s.evaluation.ev.forecast") is None  # not asked for: none sent
+        toggle = page.locator("label.toggle:has(#forecast)")
+        assert toggle.bounding_box()["height"] >= 44
+        board.press("#forecast")
+        page.wait_for_function("document.querySelectorAll('#board g.forecast g.forecast-temple').length > 0",
+                               timeout=60_000)
+        assert board.state("s.evaluation.ev.forecast.playouts") == 128
+        drawn = page.locator("#board g.forecast g.forecast-temple")
+        cells = sorted((int(drawn.nth(i).get_attribute("data-x")), int(drawn.nth(i).get_attribute("data-y")))
+                       for i in range(drawn.count()))
+        assert cells == sorted(map(tuple, temples))  # one on each temple cell
+        for i in range(drawn.count()):
+            first = [float(f) for f in drawn.nth(i).get_attribute("data-first").split()]
+            assert len(first) == 2 and sum(first) == pytest.approx(1, abs=0.01)
+            lead = drawn.nth(i).locator("text.forecast-lead")
+            assert lead.text_content() == f"{round(max(first) * 100)}%"
+            assert lead.get_attribute("data-seat") == str(first.index(max(first)))
+        # beside the win bar: each seat's expected score by part, mean ± spread
+        assert page.is_visible("#forecast-parts")
+        rows = page.locator("#forecast-parts tbody tr")
+        assert rows.count() == 2
+        assert re.fullmatch(r"-?\d+\.\d±\d+\.\d", rows.nth(0).locator("td.total").inner_text())
+        board.press("#forecast")  # off again: the overlay goes
+        page.wait_for_function("document.querySelectorAll('#board g.forecast').length === 0")
+        assert not page.is_visible("#forecast-parts")
+        assert errors == []
+
+
 def test_a_broken_record_is_refused_with_the_services_reason(board, tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "cacao-record/1", "players": 2, "first_player": 0,

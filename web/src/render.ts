@@ -95,6 +95,10 @@ export function renderBoard(): void {
   const selected = placing() ? state.selected : null;
   const practice = state.mode === "practice" ? state.practice : null;
   const best = practice?.step === "shown" ? practice.verdict?.bestAction ?? null : null; // the answer, after two misses
+  const answer = best && placement(best);
+  if (answer && practice) { // its tile drawn where it goes, as it turns
+    ghost = { tile: answer.tile, x: answer.x, y: answer.y, rotation: answer.rotation, seat: practice.seat, legal: true, chosen: true };
+  }
   const forecast = state.forecast && shown ? shown.ev.forecast?.temples ?? null : null;
   viewport.setBase(drawBoard(svg, { position: p, targets, ghost, marked, temples, fills, heat, selected, best, forecast }));
 }
