@@ -900,6 +900,8 @@ def test_practice_offers_the_planted_blunder_from_its_seat_and_accepts_the_best_
         assert board.state("s.practice.step") == "trying" and board.state("s.practice.misses") == 1
         verdict = page.inner_text("#practice-body .verdict")
         assert re.search(r"(mistake|blunder): it loses \d+% of win chance", verdict) and "Try once more" in verdict
+        assert page.inner_text("#message") == verdict  # above the board too (on a phone the panel is below it)
+        assert page.is_disabled("#analyse")  # no search to give the answer away
         if size == "phone":  # a second miss: the best action ringed on the board, and why in a sentence
             try_move(board, BLUNDER_10)
             assert board.state("s.practice.step") == "shown"

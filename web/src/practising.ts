@@ -7,7 +7,7 @@ import { exercises, judgeTry } from "@cacaoai/client";
 import type { Action } from "@cacaoai/client";
 import { client, fromRecord } from "./api";
 import { explain, say } from "./dom";
-import { afterTry, progressText, reviewLimits } from "./drill";
+import { afterTry, progressText, reviewLimits, verdictText } from "./drill";
 import { handTiles } from "./placing";
 import { redraw } from "./redraw";
 import { replayGo } from "./replay";
@@ -73,6 +73,7 @@ export async function tryAction(action: Action): Promise<void> {
     const next = afterTry(p.misses, verdict);
     Object.assign(p, next, { verdict });
     if (next.step === "solved") p.solved++;
+    say(verdictText(verdict, next.step)); // above the board too: on a phone the panel is below it
   } catch (e) {
     if (!judging.signal.aborted) explain(e);
   }

@@ -39,6 +39,7 @@ export function render(act: Actions): void {
   renderReview(act);
   renderPractice(act);
   $("analyse").textContent = state.analysis ? "Stop analysis" : "Analyse";
+  $("analyse").toggleAttribute("disabled", state.mode === "practice"); // a practice is the player's own search
   const g = state.game;
   $("thinking").hidden = !state.thinking || state.held;
   const r = state.replay;
