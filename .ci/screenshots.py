@@ -260,7 +260,8 @@ def practice(board: BoardPage, path: Path) -> None:
         page.wait_for_function("document.querySelector('#choices button.choice') || window.cacao.practice.judging"
                                " || window.cacao.practice.verdict")
         if page.locator(CHOICE).count():  # the game's way of filling the closed cells
-            index = board.state("(() => { const key = (a) => JSON.stringify(a.kind.value.fills.map(f => [f.tile, f.x, f.y]));"
+            index = board.state("(() => {"
+                                " const key = (a) => JSON.stringify(a.kind.value.fills.map(f => [f.tile, f.x, f.y]));"
                                 " const taken = key(s.practice.list[s.practice.at].taken);"
                                 " return s.choices.findIndex(a => key(a) === taken); })()")
             board.press(page.locator(CHOICE).nth(max(index, 0)))

@@ -856,7 +856,8 @@ def try_move(board: BoardPage, action: dict) -> None:
     cell = board.cell(x, y)
     if board.touch:
         cell.tap()  # a first tap chooses the cell; R turns the tile there
-        page.wait_for_function(f"window.cacao.selected && window.cacao.selected.x === {x} && window.cacao.selected.y === {y}")
+        page.wait_for_function("([x, y]) => { const c = window.cacao.selected; return c && c.x === x && c.y === y; }",
+                               arg=[x, y])
     else:
         cell.hover()
     for _ in range(4):
