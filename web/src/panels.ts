@@ -267,7 +267,7 @@ export function renderEvaluation(act: Actions): void {
     return;
   }
   bar.classList.remove("over");
-  renderForecastParts(shown?.ev.forecast);
+  renderForecastParts(shown && !candidatesHidden(shown.seat) ? shown.ev.forecast : undefined); // as the candidates
   if (state.mode === "practice") {
     details.textContent = "hidden while you practise: find the move yourself";
     bar.classList.add("empty");

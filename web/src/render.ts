@@ -100,7 +100,8 @@ export function renderBoard(): void {
   if (answer && practice) { // its tile drawn where it goes, as it turns
     ghost = { tile: answer.tile, x: answer.x, y: answer.y, rotation: answer.rotation, seat: practice.seat, legal: true, chosen: true };
   }
-  const forecast = state.forecast && shown ? shown.ev.forecast?.temples ?? null : null;
+  // the AI's own forecast stays hidden while it plays a human, as its candidates do
+  const forecast = state.forecast && shown && !candidatesHidden(shown.seat) ? shown.ev.forecast?.temples ?? null : null;
   viewport.setBase(drawBoard(svg, { position: p, targets, ghost, marked, temples, fills, heat, selected, best, forecast }));
 }
 
