@@ -13,7 +13,7 @@ reliability diagram per row (predicted against won, per tenth, the dot's
 area by its count).
 
 With ``--markdown`` the table, a row a population and a column a player
-count, replaces the part of BENCHMARKS.md named after the map (``analysis``
+count, replaces the part of docs/benchmarks/calibration.md named after the map (``analysis``
 or ``play``).
 
     python benchmarks/calibration_table.py --map analysis out/pop-*.json --svg docs/img/calibration-populations.svg
@@ -98,7 +98,7 @@ def markdown(table: list[dict[str, Any]]) -> str:
 
 
 def by_population(table: list[dict[str, Any]]) -> str:
-    """The table as BENCHMARKS.md shows it: a row a population, a column a
+    """The table as docs/benchmarks/calibration.md shows it: a row a population, a column a
     player count; a cell is the ECE (its floor), starred where the population
     has a map of its own, then the Brier skill [95%]."""
     counts = sorted({r["players"] for r in table})

@@ -1,4 +1,4 @@
-"""Moves beside background analysis: the figure of BENCHMARKS.md.
+"""Moves beside background analysis: the figure of docs/benchmarks/load.md.
 
     python loadtest/beside_analysis.py                       # 3 pairs of 60 s runs, about 7 minutes
     python loadtest/beside_analysis.py --pairs 1 --duration 20s
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown_part(rows: list[dict[str, Any]], analyses: int, ratio: float) -> str:
-    """The runs as BENCHMARKS.md shows them: alone and beside the analyses, then the medians' ratio."""
+    """The runs as docs/benchmarks/load.md shows them: alone and beside the analyses, then the medians' ratio."""
     body = [[r["pair"] + 1, r["analyses"] or "none", f"{r['requests']:,}", r["refused"] + r["failed"],
              f"{r['p50_ms']} / {r['p95_ms']} / {r['p99_ms']}"] for r in rows]
     alone = statistics.median(r["p99_ms"] for r in rows if not r["analyses"])

@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown_part(summary: dict[str, Any]) -> str:
-    """The run as BENCHMARKS.md shows it: each call's requests, failures and
+    """The run as docs/benchmarks/load.md shows it: each call's requests, failures and
     latency, then how the events went and the verdict."""
     body = [[name, f"{r['requests']:,}", r["failed"], f"{r['p50_ms'] or 0:.1f} / {r['p99_ms'] or 0:.1f}"]
             for name, r in summary["load"]["rpcs"].items()]

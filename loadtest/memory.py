@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def phases_part(figures: dict[str, Any], args: argparse.Namespace) -> str:
-    """The run as BENCHMARKS.md shows it: each phase's outcome and peak RSS, then the verdict."""
+    """The run as docs/benchmarks/load.md shows it: each phase's outcome and peak RSS, then the verdict."""
     peaks = figures["phase_peaks_mib"]
     mixed_calls = sum(figures["mixed"].values())
     others = {k: v for k, v in figures["mixed"].items() if k != "OK"}

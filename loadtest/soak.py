@@ -1,6 +1,6 @@
 """Soak: moderate mixed traffic for a long time, and whether the server stays flat.
 
-    python loadtest/soak.py --duration 1h                 # the hour in BENCHMARKS.md
+    python loadtest/soak.py --duration 1h                 # the hour in docs/benchmarks/load.md
     python loadtest/soak.py --duration 40s --interval 2s --warmup 10s   # the CI run
 
 Starts ``cacao-server`` (two search slots, the default memory budget), runs
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def markdown_part(lines: list[dict[str, Any]], details: dict[str, Any], background: dict[str, Any] | None,
                   ok: bool, problems: list[str]) -> str:
-    """The soak as BENCHMARKS.md shows it: each figure's range after the warm-up
+    """The soak as docs/benchmarks/load.md shows it: each figure's range after the warm-up
     and its growth (the last quarter's median over the first's), then the verdict."""
     spread = details["spread"]
 

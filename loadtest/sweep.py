@@ -1,4 +1,4 @@
-"""The measurements of BENCHMARKS.md: a series of load-test runs and their tables.
+"""The sweep of docs/benchmarks/load.md: a series of load-test runs and their tables.
 
     python loadtest/sweep.py                    # about 6 minutes; tables on stdout
     python loadtest/sweep.py --duration 10s --users 1,4
@@ -16,7 +16,7 @@ Runs ``loadtest/run.py`` (its own server each time) for
 and prints markdown tables of requests/s, p50/p95/p99 per RPC, failures,
 rejections, mean iterations per search and the server's CPU use. Every run's
 files stay in the output folder. ``--markdown`` also writes the two tables
-of BENCHMARKS.md's "Load test sweep" ("suggestions" and "mixed").
+of docs/benchmarks/load.md's "Load test sweep" ("suggestions" and "mixed").
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _p50_p99(r: dict[str, Any] | None) -> str:
 
 
 def markdown_parts(found: dict[tuple[str, int], dict[str, Any]], users: list[int]) -> dict[str, str]:
-    """The sweep as BENCHMARKS.md shows it: a row a user count, the suggestion-only
+    """The sweep as docs/benchmarks/load.md shows it: a row a user count, the suggestion-only
     runs ("suggestions") and the mixed runs with the plain client's probes ("mixed")."""
     def cpu(s: dict[str, Any] | None) -> str:
         percent = ((s or {}).get("server_cpu") or {}).get("mean_percent")
@@ -168,7 +168,7 @@ def markdown_parts(found: dict[tuple[str, int], dict[str, Any]], users: list[int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run the BENCHMARKS.md load-test series.")
+    parser = argparse.ArgumentParser(description="Run the load-test series of docs/benchmarks/load.md.")
     parser.add_argument("--duration", default="20s")
     parser.add_argument("--users", default="1,2,4,16", help="user counts, comma-separated")
     parser.add_argument("--out", default=None, help="folder (default loadtest/out/sweep-<time>)")

@@ -1,10 +1,11 @@
-"""The generated parts of BENCHMARKS.md (benchmarks/markdown.py): a script's
-``--markdown`` replaces exactly the text between its markers, says clearly
-when a marker is missing, and every part BENCHMARKS.md marks belongs to a
-script that writes it."""
+"""The generated parts of BENCHMARKS.md and docs/benchmarks/ (benchmarks/markdown.py):
+a script's ``--markdown`` replaces exactly the text between its markers, in
+the page that marks them, says clearly when a marker is missing, and every
+part a page marks belongs to a script that writes it."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import subprocess
 import sys
@@ -95,15 +96,47 @@ def test_table_aligns_numbers_right_and_refuses_ragged_rows():
         md.table(["a", "b"], [[1]])
 
 
-def test_every_part_benchmarks_md_marks_is_closed_and_written_by_its_script():
-    text = (ROOT / "BENCHMARKS.md").read_text()
-    parts = md.marked_parts(text)
-    assert parts, "BENCHMARKS.md marks no generated part"
-    for script, name in parts:
-        assert text.count(md.end_marker(script, name)) == 1, (script, name)
-        source = (ROOT / script).read_text()
-        assert "add_markdown_option" in source and f'"{name}"' in source, \
-            f"{script} does not write the part {name!r} that BENCHMARKS.md marks"
+def test_every_part_the_pages_mark_is_closed_marked_once_and_written_by_its_script():
+    pages = md.pages()
+    assert pages[0] == ROOT / "BENCHMARKS.md" and len(pages) > 1  # and the pages under docs/benchmarks/
+    everywhere = []
+    for page in pages:
+        text = page.read_text()
+        parts = md.marked_parts(text)
+        everywhere += parts
+        for script, name in parts:
+            assert text.count(md.end_marker(script, name)) == 1, (page, script, name)
+            assert md.page_of(script, name) == page, (page, script, name)
+            source = (ROOT / script).read_text()
+            assert "add_markdown_option" in source and f'"{name}"' in source, \
+                f"{script} does not write the part {name!r} that {page.relative_to(ROOT)} marks"
+    assert md.marked_parts((ROOT / "BENCHMARKS.md").read_text()), "BENCHMARKS.md marks no generated part"
+    assert len(everywhere) == len(set(everywhere)), "a part is marked in two pages"
+
+
+def test_markdown_alone_writes_each_part_into_the_page_that_marks_it(tmp_path, monkeypatch):
+    main, pages = tmp_path / "BENCHMARKS.md", tmp_path / "benchmarks"
+    pages.mkdir()
+    other = pages / "load.md"
+    main.write_text(PAGE)
+    other.write_text(PAGE.replace("begin speed", "begin memory")
+                     .replace("end speed", "end memory"))
+    monkeypatch.setattr(md, "BENCHMARKS", main)
+    monkeypatch.setattr(md, "PAGES", pages)
+    assert md.page_of(SCRIPT, "memory") == other and md.page_of(SCRIPT, "speed") == main
+    assert md.page_of(SCRIPT, "nowhere") == main  # so that the error names BENCHMARKS.md
+    md.write_sections(md.MARKING_PAGE, SCRIPT, {"speed": "| new speed |", "memory": "| new memory |"})
+    assert "| new speed |" in main.read_text() and "| new memory |" not in main.read_text()
+    assert "| new memory |" in other.read_text() and "| new speed |" not in other.read_text()
+    with pytest.raises(md.MarkerError, match=r"BENCHMARKS.md has no line .*begin nowhere"):
+        md.write_sections(md.MARKING_PAGE, SCRIPT, {"memory": "| newer |", "nowhere": "x"})
+    assert "| newer |" not in other.read_text()  # all or none, across the pages too
+    parser = argparse.ArgumentParser()
+    md.add_markdown_option(parser)
+    args = parser.parse_args(["--markdown"])
+    md.require_parts(parser, args.markdown, SCRIPT, ["speed", "memory"])  # each found in its page
+    with pytest.raises(SystemExit):
+        md.require_parts(parser, args.markdown, SCRIPT, ["nowhere"])
 
 
 def test_a_per_cpu_second_run_becomes_the_random_games_and_iterations_parts():
