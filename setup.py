@@ -33,6 +33,7 @@ PACKAGES = {
 EXTENSIONS = {
     "cacaoai.engine.core": "engine_ext/core.pyx",
     "cacaoai.search._mcts": "search/_mcts.pyx",
+    "cacaoai.search._endgame": "search/_endgame.pyx",
     # pure Python, compiled with the C types of engine_ext/snapshot.pxd: loading
     # a position is on every request's path
     "cacaoai.engine.snapshot": "engine_ext/snapshot.py",

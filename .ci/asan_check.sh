@@ -22,7 +22,7 @@ CACAO_BUILD_DIR=build-asan CACAO_CHECKED_BUILD=1 CFLAGS="$SANITIZE -O1" LDFLAGS=
 # the extension modules must carry the sanitizer runtime, or the run proves nothing
 export LD_PRELOAD="$LIBASAN"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1"
-for module in cacaoai.engine.core cacaoai.engine.snapshot cacaoai.search._mcts; do
+for module in cacaoai.engine.core cacaoai.engine.snapshot cacaoai.search._mcts cacaoai.search._endgame; do
     SO=$("$VENV/bin/python" -c "import importlib, sys; print(importlib.import_module(sys.argv[1]).__file__)" $module)
     ldd "$SO" | grep libasan > /dev/null || { echo "asan_check: $SO is not instrumented" >&2; exit 2; }
 done
@@ -32,5 +32,5 @@ export CACAO_FUZZ_CASES=${CACAO_FUZZ_CASES:-600}
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
     tests/test_rules.py tests/test_engine_api.py tests/test_conformance.py tests/test_features.py tests/test_search.py \
     tests/test_search_analysis.py tests/test_search_reuse.py \
-    tests/test_bad_input.py tests/test_fuzz_server.py tests/test_snapshot_outcomes.py "$@"
+    tests/test_bad_input.py tests/test_fuzz_server.py tests/test_snapshot_outcomes.py tests/test_endgame.py "$@"
 echo "asan_check: no sanitizer report"

@@ -1,0 +1,6 @@
+from cacaoai.engine.core import CorePosition
+
+def fully_known(core: CorePosition) -> bool: ...
+def solve_root(
+    core: CorePosition, seat: int, max_nodes: int
+) -> tuple[list[int], list[float], list[float], int, bool]: ...
