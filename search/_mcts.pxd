@@ -161,6 +161,12 @@ ctypedef struct job_t:
     int reason
 
 cdef void* job_main(void* job) noexcept nogil
+# Lowers the calling thread to a PRIORITY_* (only a thread the caller started).
+cdef void lower_thread(int priority) noexcept nogil
+
+
+cdef class StopFlag:
+    cdef int flag           # read and set atomically (cacao_load_flag / cacao_store_flag)
 cdef double seat_value(const position_t* pos, int seat) noexcept nogil
 cdef double applied_value(position_t* pos, action_t a, int seat, uint8_t* undo) noexcept nogil
 cdef double place_value(const position_t* pos, action_t a, int32_t awards) noexcept nogil

@@ -1092,7 +1092,6 @@ cdef class StopFlag:
     Thread-safe: any thread may call set() at any time; searches poll the flag
     between iterations (atomic load, no GIL). A flag stays set until clear().
     """
-    cdef int flag
 
     def set(self) -> None:
         cacao_store_flag(&self.flag, 1)
@@ -1112,6 +1111,10 @@ STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_FLAG: "st
 PRIORS = {"greedy": PRIOR_GREEDY, "model": PRIOR_MODEL}
 PRIORITIES = {"normal": PRIORITY_NORMAL, "reduced": PRIORITY_REDUCED, "low": PRIORITY_LOW,
               "idle": PRIORITY_IDLE}
+
+
+cdef void lower_thread(int priority) noexcept nogil:
+    cacao_lower_thread(priority)
 
 
 cdef void* job_main(void* arg) noexcept nogil:

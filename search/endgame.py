@@ -1,20 +1,31 @@
 """Exact endgame solver: the friendly face of the compiled ``_endgame`` module.
 
-``solve(position, seat, max_nodes)`` gives each root action's exact win share
-and gold margin for ``seat`` once nothing is hidden (``fully_known``: every
-draw pile is empty), with the jungle deck's draws as chance nodes. Values are
+``solve(position, seat, ...)`` gives each root action's exact win share and
+gold margin for ``seat`` once nothing is hidden (``fully_known``: every draw
+pile is empty), with the jungle deck's draws as chance nodes. Values are
 compared as (win share, margin); with 3-4 players the other seats are taken
 as one coalition against ``seat`` (paranoid), so a 3-4 player value is a
 guaranteed lower bound of what ``seat`` gets, exact only against that rule.
+
+A solve ends at the first of its node budget, its time and a stop flag; it is
+``proved`` only when every root action asked for was solved. With ``threads``
+the root actions are shared out round-robin, each thread with a node budget
+and a transposition table of its own, so a node budget proves or not the same
+way on every run.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cacaoai.engine import Position
 from cacaoai.search import _endgame
+from cacaoai.search._mcts import PRIORITIES, StopFlag, action_values, monotonic
+
+__all__ = ["ActionValue", "EndgameResult", "fully_known", "placements_left", "solve"]
 
 
 @dataclass(frozen=True)
@@ -28,23 +39,28 @@ class ActionValue:
 
 @dataclass(frozen=True)
 class EndgameResult:
-    """What a solve found; ``actions`` is empty unless ``proved``."""
+    """What a solve found; ``actions`` is empty unless ``proved``, and then
+    best first (by share, then margin, then code)."""
 
     proved: bool
     seat: int
     actions: tuple[ActionValue, ...]
     nodes: int
     elapsed: float
-    stopped: str    # "proved" or "nodes" (the node budget ended it)
+    stopped: str    # "proved", or what ended it first: "nodes", "time" or "stop"
 
     @property
     def best(self) -> tuple[int, ...]:
         """Codes of every action with the best (share, margin)."""
         if not self.actions:
             return ()
-        top = max((a.share, a.margin) for a in self.actions)
+        top = self.actions[0]
         return tuple(a.code for a in self.actions
-                     if abs(a.share - top[0]) < 1e-9 and abs(a.margin - top[1]) < 1e-6)
+                     if abs(a.share - top.share) < 1e-9 and abs(a.margin - top.margin) < 1e-6)
+
+    def value(self, code: int) -> ActionValue | None:
+        """The value of root action `code` (None when not solved)."""
+        return next((a for a in self.actions if a.code == code), None)
 
 
 def fully_known(position: Position) -> bool:
@@ -52,13 +68,92 @@ def fully_known(position: Position) -> bool:
     return _endgame.fully_known(position.core)
 
 
-def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_000) -> EndgameResult:
-    """Solve `position` for `seat` (default: the seat to act) within `max_nodes`
-    searched nodes; ValueError naming the field on bad input."""
+def placements_left(position: Position) -> int:
+    """Worker tiles left in every hand: with empty draw piles, the placements before the end."""
+    return _endgame.placements_left(position.core)
+
+
+def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_000, *,
+          time_s: float | None = None, deadline: float = 0.0, stop: StopFlag | None = None,
+          threads: int = 1, codes: Sequence[int] | None = None, priority: str = "normal") -> EndgameResult:
+    """Solve `position` for `seat` (default: the seat to act).
+
+    Args:
+        max_nodes: the most searched nodes over all threads.
+        time_s, deadline: the most seconds, or a ``monotonic()`` time to stop at.
+        stop: a flag that ends the solve when set (from any thread).
+        threads: threads sharing the root actions (each its own table).
+        codes: the root actions to solve (default: every legal one).
+        priority: the CPU priority of the solving threads ("normal",
+            "reduced", "low", "idle"); below normal the solve runs on
+            threads of its own.
+
+    Raises:
+        ValueError naming the field: a finished game, a hidden draw pile,
+        a bad seat, budget or code.
+    """
+    start = time.perf_counter()
     if seat is None:
         seat = position.to_act if position.to_act is not None else -1
-    start = time.perf_counter()
-    codes, shares, margins, nodes, proved = _endgame.solve_root(position.core, seat, max_nodes)
-    actions = tuple(ActionValue(c, s, m) for c, s, m in zip(codes, shares, margins)) if proved else ()
-    return EndgameResult(proved, seat, actions, nodes, time.perf_counter() - start,
-                         "proved" if proved else "nodes")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads: must be a positive integer, got {threads!r}")
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ValueError(f"max_nodes: must be a positive integer, got {max_nodes!r}")
+    if priority not in PRIORITIES:
+        raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
+    if time_s is not None:
+        if not time_s > 0:
+            raise ValueError(f"time_s: must be positive, got {time_s!r}")
+        deadline = min(deadline or float("inf"), monotonic() + time_s)
+    legal = position.legal_codes() if not position.is_over else []
+    if codes is None:
+        codes = legal
+    else:
+        known = set(legal)
+        for i, code in enumerate(codes):
+            if code not in known:
+                raise ValueError(f"codes[{i}]: {code} is not a legal action here")
+    order = _ordered(position, list(codes))
+    threads = max(1, min(threads, len(order)))
+    parts = [order[i::threads] for i in range(threads)]
+    budget = max(1, max_nodes // threads)
+    level = PRIORITIES[priority]
+    outs: list[tuple[list[float], list[float], int, str] | BaseException] = [([], [], 0, "")] * threads
+
+    def work(i: int) -> None:
+        try:
+            outs[i] = _endgame.solve_root(position.core, seat, parts[i], budget, deadline, stop, level)
+        except BaseException as exc:  # re-raised in the caller's thread
+            outs[i] = exc
+
+    if threads == 1 and level == 0:
+        work(0)
+    else:
+        runners = [threading.Thread(target=work, args=(i,), name=f"endgame-{i}") for i in range(threads)]
+        for runner in runners:
+            runner.start()
+        for runner in runners:
+            runner.join()
+    nodes, stopped, values = 0, "proved", []
+    for part, out in zip(parts, outs):
+        if isinstance(out, BaseException):
+            raise out
+        shares, margins, used, why = out
+        nodes += used
+        if why != "proved" and stopped == "proved":
+            stopped = why
+        values += [ActionValue(c, s, m) for c, s, m in zip(part, shares, margins)]
+    proved = stopped == "proved"
+    values.sort(key=lambda a: (-a.share, -a.margin, a.code))
+    return EndgameResult(proved, seat, tuple(values) if proved else (), nodes,
+                         time.perf_counter() - start, stopped)
+
+
+def _ordered(position: Position, codes: list[int]) -> list[int]:
+    """`codes` by the mover's one-step value, best first (the greedy prior):
+    good actions solved first leave the table entries the others use."""
+    if position.is_over or len(codes) < 2:
+        return codes
+    assert position.to_act is not None
+    values = action_values(position.core, codes, position.to_act, blind=True)
+    return [c for _, c in sorted(zip(values, codes), key=lambda vc: (-vc[0], vc[1]))]

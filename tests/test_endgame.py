@@ -18,6 +18,7 @@ import pytest
 from cacaoai.engine import Position
 from cacaoai.engine.core import CorePosition
 from cacaoai.search import endgame
+from cacaoai.search._mcts import StopFlag, monotonic
 
 Value = tuple[float, float]
 
@@ -162,3 +163,31 @@ def test_bad_input_names_the_field() -> None:
         endgame.solve(Position(game.core()), seat=5)
     with pytest.raises(ValueError, match="max_nodes"):
         endgame.solve(Position(game.core()), max_nodes=0)
+
+
+def test_time_and_stop_flag_end_a_solve_unproved() -> None:
+    position = Position(late_game(2, 1, left=4).core())
+    past = endgame.solve(position, deadline=monotonic() - 1.0, max_nodes=50_000_000)
+    assert not past.proved and past.stopped == "time" and past.actions == ()
+    flag = StopFlag()
+    flag.set()
+    stopped = endgame.solve(position, stop=flag, max_nodes=50_000_000)
+    assert not stopped.proved and stopped.stopped == "stop"
+    flag.clear()
+    assert endgame.solve(position, stop=flag, max_nodes=50_000_000).proved
+
+
+def test_threads_and_a_subset_of_codes_give_the_same_values() -> None:
+    position = Position(late_game(2, 5, left=4).core())
+    one = endgame.solve(position, max_nodes=20_000_000)
+    two = endgame.solve(position, max_nodes=40_000_000, threads=2)
+    assert one.proved and two.proved and one.actions == two.actions
+    some = [a.code for a in one.actions[-3:]]
+    part = endgame.solve(position, codes=some, max_nodes=20_000_000)
+    assert {a.code: a for a in part.actions} == {a.code: one.value(a.code) for a in part.actions}
+    low = endgame.solve(position, max_nodes=20_000_000, priority="low", threads=1)
+    assert low.actions == one.actions
+    with pytest.raises(ValueError, match="codes"):
+        endgame.solve(position, codes=[12345678])
+    with pytest.raises(ValueError, match="threads"):
+        endgame.solve(position, threads=0)
