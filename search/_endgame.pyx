@@ -52,6 +52,7 @@ cdef enum:
 ctypedef struct value_t:
     double share
     double margin
+    double gold             # the root seat's final gold along the line valued (not compared)
 
 
 ctypedef struct entry_t:
@@ -152,6 +153,7 @@ cdef value_t _terminal(const position_t* pos, int seat) noexcept nogil:
         if s != seat and r.gold[s] > best:
             best = r.gold[s]
     v.margin = r.gold[seat] - best
+    v.gold = r.gold[seat]
     return v
 
 
@@ -159,6 +161,7 @@ cdef inline value_t _low() noexcept nogil:
     cdef value_t v
     v.share = -1.0
     v.margin = -1e9
+    v.gold = 0.0
     return v
 
 
@@ -166,6 +169,7 @@ cdef inline value_t _high() noexcept nogil:
     cdef value_t v
     v.share = 2.0
     v.margin = 1e9
+    v.gold = 0.0
     return v
 
 
@@ -179,6 +183,7 @@ cdef value_t _arrange(solver_t* sv, position_t* pos, action_t a, int k, int at) 
     cdef double w
     total.share = 0.0
     total.margin = 0.0
+    total.gold = 0.0
     if at - pos.deck_pos == k or at >= pos.deck_end:
         child = pos[0]
         position_apply(&child, a)
@@ -201,6 +206,7 @@ cdef value_t _arrange(solver_t* sv, position_t* pos, action_t a, int k, int at) 
         v = _arrange(sv, &child, a, k, at + 1)
         total.share += w * v.share
         total.margin += w * v.margin
+        total.gold += w * v.gold
     return total
 
 
@@ -370,8 +376,9 @@ def table_entries(long long max_nodes) -> int:
 def solve_root(CorePosition core, int seat, list codes, long long max_nodes, double deadline=0.0,
                StopFlag stop=None, int priority=0):
     """The exact (share, margin) for `seat` of each root action in `codes`
-    (legal codes of `core`, in the order to solve them); returns
-    (shares, margins, nodes, why it stopped: "proved", "nodes", "time" or
+    (legal codes of `core`, in the order to solve them), with the seat's
+    final gold along the line valued; returns (shares, margins, golds,
+    nodes, why it stopped: "proved", "nodes", "time" or
     "stop"). `deadline`: CLOCK_MONOTONIC seconds (0: none); `priority`: a
     PRIORITY_* the calling thread lowers itself to (only for a thread of
     its own). Raises ValueError on bad input."""
@@ -382,6 +389,7 @@ def solve_root(CorePosition core, int seat, list codes, long long max_nodes, dou
     cdef action_t* acts
     cdef double* shares
     cdef double* margins
+    cdef double* golds
     cdef long long entries
     if root.phase == PHASE_OVER:
         raise ValueError("position: the game is over")
@@ -403,11 +411,13 @@ def solve_root(CorePosition core, int seat, list codes, long long max_nodes, dou
     acts = <action_t*>malloc((n + 1) * sizeof(action_t))
     shares = <double*>malloc((n + 1) * sizeof(double))
     margins = <double*>malloc((n + 1) * sizeof(double))
-    if sv.table == NULL or acts == NULL or shares == NULL or margins == NULL:
+    golds = <double*>malloc((n + 1) * sizeof(double))
+    if sv.table == NULL or acts == NULL or shares == NULL or margins == NULL or golds == NULL:
         free(sv.table)
         free(acts)
         free(shares)
         free(margins)
+        free(golds)
         raise MemoryError("the endgame solver's table")
     for i in range(n):
         acts[i] = <action_t>codes[i]
@@ -420,10 +430,13 @@ def solve_root(CorePosition core, int seat, list codes, long long max_nodes, dou
                 break
             shares[i] = v.share
             margins[i] = v.margin
+            golds[i] = v.gold
     out_shares = [shares[i] for i in range(n)] if not sv.aborted else []
     out_margins = [margins[i] for i in range(n)] if not sv.aborted else []
+    out_golds = [golds[i] for i in range(n)] if not sv.aborted else []
     free(sv.table)
     free(acts)
     free(shares)
     free(margins)
-    return out_shares, out_margins, sv.nodes, STOPPED[sv.aborted]
+    free(golds)
+    return out_shares, out_margins, out_golds, sv.nodes, STOPPED[sv.aborted]

@@ -40,6 +40,7 @@ from ._mcts import (
     principal_codes,
     run_trees,
 )
+from . import endgame
 from .calibration_map import apply_map, choose_map
 from .forecast import forecast
 from .limits import PLAY, Limit, SearchSettings
@@ -129,6 +130,10 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
             return _forecast(_single(position, observer, codes[0], start, threads, multipv), position,
                              observer, question, seed)
     restricted = bool(allowed or avoided)
+    solved = _solve(position, limit, settings, run, start, threads, codes if restricted else None)
+    if solved is not None and position.players == 2:
+        return _forecast(_exact(position, settings, solved, observer, start, threads, multipv,
+                                question.candidates), position, observer, question, seed)
 
     key, trees, reused = _trees(position, threads, settings, seed, observer, mask, allowed,
                                 avoided, reuse)
@@ -138,6 +143,8 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
                          multipv, reused, codes if restricted else None, question.candidates)
         if question.calibrated:
             result = _calibrated(result, settings, position, question.levels)
+        if solved is not None:
+            result = _corrected(result, position, settings, solved, multipv, question.candidates)
         return _forecast(result, position, observer, question, seed)
 
     on_report = run.on_report
@@ -193,6 +200,95 @@ class FinishTimes:
 
 
 FINISHING = FinishTimes()
+
+
+def _solve(position: Position, limit: Limit, settings: SearchSettings, run: Run, start: float,
+           threads: int, codes: list[int] | None) -> endgame.EndgameResult | None:
+    """The endgame solver's proved values of the seat to act's actions (only
+    `codes` when given), when the settings use it, nothing is hidden and it
+    is likely to prove them in its share of the budget; else None."""
+    if not settings.endgame:
+        return None
+    nodes = endgame.node_budget(limit.iterations, limit.time_s, settings.endgame)
+    if not endgame.worth_trying(position, nodes):
+        return None
+    deadline = start + settings.endgame * limit.time_s if limit.time_s is not None else 0.0
+    solved = endgame.solve(position, None, nodes, deadline=deadline, stop=run.stop, threads=threads,
+                           codes=codes, priority=run.cpu_priority)
+    return solved if solved.proved else None
+
+
+def _exact_candidates(position: Position, settings: SearchSettings, solved: endgame.EndgameResult,
+                      multipv: int, most: int | None, tree: dict[Action, Candidate] | None = None
+                      ) -> tuple[Candidate, ...]:
+    """The solved actions as candidates, best first (keeping what `tree`'s
+    candidates of the same actions say of visits, prior and lines)."""
+    scale = settings.margin_weight / settings.margin_scale
+    out = []
+    for k, value in enumerate(solved.actions[:most]):
+        action = position.decode(value.code)
+        seen = (tree or {}).get(action)
+        line = seen.principal_variation if seen is not None and seen.principal_variation else (action,)
+        out.append(Candidate(action, seen.visits if seen else 0, value.share + scale * value.margin,
+                             value.share, value.margin, expected_gold=value.gold,
+                             prior=seen.prior if seen else None, lcb=value.share, order=k,
+                             principal_variation=line if k < multipv else (), exact=True))
+    return tuple(out)
+
+
+def _exact(position: Position, settings: SearchSettings, solved: endgame.EndgameResult, observer: int,
+           start: float, threads: int, multipv: int, most: int | None) -> SearchResult:
+    """A 2-player result from the solver alone: every figure exact."""
+    to_act = position.to_act
+    assert to_act is not None
+    best = solved.actions[0]
+    candidates = _exact_candidates(position, settings, solved, multipv, most)
+    other = 1 - to_act
+    win = [0.0, 0.0]
+    win[to_act], win[other] = best.share, 1.0 - best.share
+    lead = [0.0, 0.0]
+    lead[to_act], lead[other] = best.margin, -best.margin
+    gold = [0.0, 0.0]
+    gold[to_act], gold[other] = best.gold, best.gold - best.margin
+    elapsed = monotonic() - start
+    return SearchResult(candidates[0].action, observer, to_act, tuple(win), tuple(gold), tuple(lead),
+                        candidates, candidates[0].principal_variation, 0, elapsed, 0.0, "exact",
+                        threads, solved.nodes, exact=True)
+
+
+def _corrected(result: SearchResult, position: Position, settings: SearchSettings,
+               solved: endgame.EndgameResult, multipv: int, most: int | None) -> SearchResult:
+    """A 3-4 player search's result with the solver's: the exactly best
+    action (the most visited of equals), the seat to act's exact figures,
+    the other seats' win probabilities scaled to sum to 1 with them."""
+    to_act = position.to_act
+    assert to_act is not None
+    tree = {c.action: c for c in result.candidates}
+    candidates = list(_exact_candidates(position, settings, solved, multipv, most, tree))
+    ties = [c for c in candidates if c.action in {position.decode(code) for code in solved.best}]
+    first = max(ties, key=lambda c: c.visits)
+    candidates.remove(first)
+    candidates = [replace(c, order=k) for k, c in enumerate([first, *candidates])]
+    if multipv and not candidates[0].principal_variation:
+        candidates[0] = replace(candidates[0], principal_variation=(first.action,))
+    value = solved.value(position.encode(first.action))
+    assert value is not None
+    win = list(result.win_probability or (1.0 / position.players,) * position.players)
+    rest = sum(w for s, w in enumerate(win) if s != to_act)
+    win = [value.share if s == to_act else (w * (1 - value.share) / rest if rest > 0 else
+                                          (1 - value.share) / (len(win) - 1)) for s, w in enumerate(win)]
+    lead = list(result.score_lead or (0.0,) * position.players)
+    lead[to_act] = value.margin
+    gold = list(result.expected_gold or (0.0,) * position.players)
+    gold[to_act] = value.gold
+    root = result.root
+    if root is not None:
+        root = replace(root, mean_value=first.mean_value or root.mean_value, win_probability=value.share,
+                       score_lead=value.margin, expected_gold=value.gold)
+    line = first.principal_variation or (first.action,)
+    return replace(result, best_action=first.action, candidates=tuple(candidates), principal_variation=line,
+                   win_probability=tuple(win), score_lead=tuple(lead), expected_gold=tuple(gold), root=root,
+                   exact=True)
 
 
 def _calibrated(result: SearchResult, settings: SearchSettings, position: Position,

@@ -25,7 +25,27 @@ from cacaoai.engine import Position
 from cacaoai.search import _endgame
 from cacaoai.search._mcts import PRIORITIES, StopFlag, action_values, monotonic
 
-__all__ = ["ActionValue", "EndgameResult", "fully_known", "placements_left", "solve"]
+__all__ = ["NODES_PER_ITERATION", "NODES_PER_SECOND", "PROVES_WITHIN", "ActionValue", "EndgameResult",
+           "fully_known", "node_budget", "placements_left", "solve", "worth_trying"]
+
+#: The nodes a search's solver may spend for each iteration of an iteration
+#: budget (a late-game iteration of `strong` costs about as much time as 60
+#: nodes; the solver is given more, as an exact answer is worth more).
+NODES_PER_ITERATION = 200
+#: The nodes a second of a time budget stands for (a slow core's rate, to
+#: decide whether to try; the solve itself stops at its deadline).
+NODES_PER_SECOND = 4_000_000
+#: The most nodes a search's solver spends (an analysis without a budget).
+MAX_NODES = 20_000_000
+#: By player count and placements left, the nodes within which the solver
+#: proves half of the positions of `strong` self-play (their median), fitted
+#: by ``benchmarks/bench_endgame.py --fit``; it is tried only where its budget
+#: reaches them, and not at all beyond the table.
+PROVES_WITHIN: dict[int, dict[int, int]] = {
+    2: {1: 30, 2: 1_000, 3: 8_000, 4: 60_000, 5: 900_000},
+    3: {1: 50, 2: 1_500, 3: 40_000, 4: 200_000, 5: 1_500_000},
+    4: {1: 40, 2: 500, 3: 9_000, 4: 210_000, 5: 1_000_000},
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +55,8 @@ class ActionValue:
     code: int
     share: float    # expected win share (1 sole win, 1/n shared, 0 lost)
     margin: float   # expected final gold minus the best other seat's
+    gold: float     # expected final gold along the lines valued (ties in share
+                    # and margin may hide other golds: it is not compared)
 
 
 @dataclass(frozen=True)
@@ -118,7 +140,8 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
     parts = [order[i::threads] for i in range(threads)]
     budget = max(1, max_nodes // threads)
     level = PRIORITIES[priority]
-    outs: list[tuple[list[float], list[float], int, str] | BaseException] = [([], [], 0, "")] * threads
+    outs: list[tuple[list[float], list[float], list[float], int, str] | BaseException] = \
+        [([], [], [], 0, "")] * threads
 
     def work(i: int) -> None:
         try:
@@ -138,11 +161,11 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
     for part, out in zip(parts, outs):
         if isinstance(out, BaseException):
             raise out
-        shares, margins, used, why = out
+        shares, margins, golds, used, why = out
         nodes += used
         if why != "proved" and stopped == "proved":
             stopped = why
-        values += [ActionValue(c, s, m) for c, s, m in zip(part, shares, margins)]
+        values += [ActionValue(*v) for v in zip(part, shares, margins, golds)]
     proved = stopped == "proved"
     values.sort(key=lambda a: (-a.share, -a.margin, a.code))
     return EndgameResult(proved, seat, tuple(values) if proved else (), nodes,
@@ -157,3 +180,23 @@ def _ordered(position: Position, codes: list[int]) -> list[int]:
     assert position.to_act is not None
     values = action_values(position.core, codes, position.to_act, blind=True)
     return [c for _, c in sorted(zip(values, codes), key=lambda vc: (-vc[0], vc[1]))]
+
+
+def node_budget(iterations: int | None, time_s: float | None, share: float) -> int:
+    """The nodes a search with this budget lets its solver spend: NODES_PER_ITERATION
+    for each iteration, `share` of the time at NODES_PER_SECOND (the
+    smaller of the two when both are given), MAX_NODES without either."""
+    budgets = []
+    if iterations is not None:
+        budgets.append(iterations * NODES_PER_ITERATION)
+    if time_s is not None:
+        budgets.append(int(share * time_s * NODES_PER_SECOND))
+    return max(1, min([MAX_NODES, *budgets]))
+
+
+def worth_trying(position: Position, nodes: int) -> bool:
+    """Whether a solve of `position` in `nodes` is likely to prove it (PROVES_WITHIN)."""
+    if not fully_known(position) or position.is_over:
+        return False
+    need = PROVES_WITHIN.get(position.players, {}).get(placements_left(position))
+    return need is not None and need <= nodes

@@ -236,6 +236,11 @@ class SearchSettings:
             mean + puct * prior * sqrt(visits) / (1 + child visits); 0: UCB.
         model: the learned model's name (a shipped one) or .npz path, for
             `value` > 0 or `prior` "model".
+        endgame: the share of a time budget the exact endgame solver may
+            spend first, once nothing is hidden (every draw pile empty) and
+            it is likely to prove the result in what it may spend
+            (:mod:`~cacaoai.search.endgame`); 0: never. A proved result is
+            the answer (2 players) or corrects the search's (3-4 players).
         calibration: which of the model's calibration maps corrects the
             reported win probabilities: "play" (fitted to searches with the
             play settings) or "analysis" (to searches with ANALYSIS). It
@@ -264,6 +269,7 @@ class SearchSettings:
     puct: float = 1.5
     model: str = "cacao"
     calibration: str = "play"
+    endgame: float = 0.5
 
     def __post_init__(self) -> None:
         if self.playout not in PLAYOUTS:
@@ -296,6 +302,9 @@ class SearchSettings:
             raise ValueError(f"puct: must be >= 0, got {self.puct!r}")
         if not self.model:
             raise ValueError("model: must name a model")
+        if not 0 <= self.endgame < 1:
+            raise ValueError(f"endgame: must be in 0..1 (below 1: the search needs time too), "
+                             f"got {self.endgame!r}")
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration: must be one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}")
 
@@ -343,10 +352,10 @@ ANALYSIS = SearchSettings(expand_samples=64, widen_inner=0.5, puct=2.5, late_val
 #: `mcts:` bot spec's and ``search()``'s default.
 PLAY = SearchSettings()
 
-#: The search without the learned model (`value` 0, `prior` "greedy", `puct` 0):
-#: the same answers, bit for bit, as before the model existed; the three weakest
-#: levels and the `nomodel:` bot spec.
-NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0)
+#: The search without the learned model (`value` 0, `prior` "greedy", `puct` 0)
+#: nor the endgame solver: the same answers, bit for bit, as before the model
+#: existed; the three weakest levels and the `nomodel:` bot spec.
+NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0, endgame=0.0)
 #: Its name among the presets: the bot spec prefix that writes it (``nomodel:iterations=400``).
 NO_MODEL_NAME = "nomodel"
 

@@ -51,6 +51,9 @@ class Candidate:
         lcb: a lower confidence bound of `win_probability` (the search's
             robust choice measure, as KataGo's lcb).
         order: rank of the candidate in the search's choice, 0 = the best.
+        exact: True when `win_probability`, `score_lead` and `expected_gold`
+            are the endgame solver's exact values (2 players; with 3-4, what
+            the seat choosing gets against all the others together).
         principal_variation: the expected line starting with `action` (only
             for the first MultiPV candidates; empty for the others).
 
@@ -67,13 +70,15 @@ class Candidate:
     lcb: float | None = None
     order: int = 0
     principal_variation: tuple[Action, ...] = ()
+    exact: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"action": self.action.to_json(), "visits": self.visits,
                 "mean_value": self.mean_value, "win_probability": self.win_probability,
                 "score_lead": self.score_lead, "expected_gold": self.expected_gold,
                 "prior": self.prior, "lcb": self.lcb, "order": self.order,
-                "principal_variation": [a.to_json() for a in self.principal_variation]}
+                "principal_variation": [a.to_json() for a in self.principal_variation],
+                "exact": self.exact}
 
 
 @dataclass(frozen=True)
@@ -111,11 +116,11 @@ class SearchResult:
             the search (exact for a finished game; None when nothing was
             searched, such as a single legal action). Win probabilities sum
             to 1 (shared wins are split).
-        candidates: root actions, most visited first.
+        candidates: root actions, most visited first (exact ones: best first).
         principal_variation: the most visited line, up to 8 plies. Plies after
             the first are decoded in one determinization in which they are legal,
             so the tiles they take from a future display are a guess.
-        stopped_by: "iterations", "time", "stop", "single-action" or "terminal";
+        stopped_by: "iterations", "time", "stop", "single-action", "exact" or "terminal";
             "" in a report of a search that goes on.
         threads: search threads actually used; nodes: tree nodes built.
         limit: the budget the search ran with, as a server reports it
@@ -135,6 +140,13 @@ class SearchResult:
             call of ``cacaoai.search.search``, whose caller knows them).
         forecast: every temple's and every seat's score parts' forecast,
             when the question asked for one (Question.forecast).
+        exact: True when the endgame solver proved the result: the best
+            action is exactly best and the candidates marked exact carry
+            exact values. With 2 players every figure is exact (stopped_by
+            "exact", no tree searched, `nodes` counts the solver's); with
+            3-4, the seat to act's figures are what it gets against all the
+            others together (paranoid), the other seats' the tree's, scaled
+            to sum to 1.
     """
 
     best_action: Action | None
@@ -157,6 +169,7 @@ class SearchResult:
     population: str = ""
     settings: str = ""
     forecast: Forecast | None = None
+    exact: bool = False
 
     @property
     def seats(self) -> tuple[SeatOutlook, ...]:
@@ -181,7 +194,7 @@ class SearchResult:
             "stopped_by": self.stopped_by, "threads": self.threads, "nodes": self.nodes,
             "limit": self.limit.to_json() if self.limit else None, "final": self.final,
             "root": self.root.to_json() if self.root else None, "population": self.population,
-            "settings": self.settings,
+            "settings": self.settings, "exact": self.exact,
         }
 
 

@@ -17,6 +17,9 @@ hand or a draw order. For each decision it yields a :class:`DecisionReview`:
   best action;
 - ``win_loss`` = best - after (at least 0) and ``gold_loss`` (the best
   action's expected final gold minus the taken action's; may be negative);
+- in the endgame, once nothing is hidden and the solver proves the position
+  within the budget, both actions' values are exact (``exact``) and no
+  second search is needed;
 - a classification by the loss in win probability (CLASSES, thresholds
   INACCURACY_LOSS, MISTAKE_LOSS, BLUNDER_LOSS), and the move's accuracy
   (:func:`move_accuracy`);
@@ -90,6 +93,8 @@ class DecisionReview:
     Win probabilities and expected gold are the mover's; None for a forced
     decision (not searched). `best_line` and `line` are the expected lines of
     the best and the taken action (the first action of each included).
+    `exact`: the endgame solver proved both actions' values, so the loss is
+    exact (with 3-4 players: against all the other seats together).
     """
 
     index: int
@@ -110,6 +115,7 @@ class DecisionReview:
     explanation: Explanation | None = None
     iterations: int = 0
     reused_visits: int = 0
+    exact: bool = False
 
     @property
     def forced(self) -> bool:
@@ -123,7 +129,7 @@ class DecisionReview:
                 "gold_loss": self.gold_loss, "accuracy": self.accuracy,
                 "best_line": [a.to_json() for a in self.best_line], "line": [a.to_json() for a in self.line],
                 "explanation": self.explanation.to_json() if self.explanation else None,
-                "iterations": self.iterations, "reused_visits": self.reused_visits}
+                "iterations": self.iterations, "reused_visits": self.reused_visits, "exact": self.exact}
 
 
 @dataclass(frozen=True)
@@ -353,7 +359,8 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
     best = first.best_action
     assert best is not None
     judged, spent = first, first.iterations
-    if best != action:
+    exact = first.exact and any(c.exact and c.action == action for c in first.candidates)
+    if best != action and not exact:
         pair = Question(seat=seat, multipv=2, calibrated=False, allow=[best, action])
         judged = search(position, pair_limit, settings, seed=derive_seed(seed, 1), run=run,
                         reuse=Reuse(cache), question=pair)
@@ -368,6 +375,8 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
         best = judged.best_action
         assert best is not None
     top, taken = _candidate(judged, best), _candidate(judged, action)
+    if exact and (taken.win_probability, taken.score_lead) == (top.win_probability, top.score_lead):
+        best, top = action, taken           # exactly as good as the best: one of the best
     best_win, after = top.win_probability, taken.win_probability
     loss = max(0.0, best_win - after) if best_win is not None and after is not None else 0.0
     gold_loss = (top.expected_gold - taken.expected_gold
@@ -381,7 +390,7 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
         win_before=_win(first, seat), win_after=after, best_win=best_win, win_loss=loss,
         gold_after=taken.expected_gold, best_gold=top.expected_gold, gold_loss=gold_loss,
         accuracy=move_accuracy(loss), best_line=best_line, line=line, explanation=explanation,
-        iterations=spent, reused_visits=reused)
+        iterations=spent, reused_visits=reused, exact=exact)
 
 
 def _tried(result: SearchResult, actions: Sequence[Action]) -> bool:
