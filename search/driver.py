@@ -31,6 +31,7 @@ from typing import Any
 from cacaoai.engine import Action, Position, derive_seed
 from cacaoai.engine.seeds import salted_seed, tree_seed
 
+from . import endgame
 from ._mcts import (
     Tree,
     action_values,
@@ -40,7 +41,6 @@ from ._mcts import (
     principal_codes,
     run_trees,
 )
-from . import endgame
 from .calibration_map import apply_map, choose_map
 from .forecast import forecast
 from .limits import PLAY, Limit, SearchSettings
