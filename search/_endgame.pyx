@@ -374,11 +374,14 @@ def table_entries(long long max_nodes) -> int:
 
 
 def solve_root(CorePosition core, int seat, list codes, long long max_nodes, double deadline=0.0,
-               StopFlag stop=None, int priority=0):
+               StopFlag stop=None, int priority=0, int exact_first=-1):
     """The exact (share, margin) for `seat` of each root action in `codes`
     (legal codes of `core`, in the order to solve them), with the seat's
-    final gold along the line valued; returns (shares, margins, golds,
-    nodes, why it stopped: "proved", "nodes", "time" or
+    final gold along the line valued. With `exact_first` >= 0 only the
+    first `exact_first` codes and those at least as good as every code
+    before them are valued exactly; the others are proved worse than one
+    before them (their value is an upper bound). Returns (shares, margins,
+    golds, exact flags, nodes, why it stopped: "proved", "nodes", "time" or
     "stop"). `deadline`: CLOCK_MONOTONIC seconds (0: none); `priority`: a
     PRIORITY_* the calling thread lowers itself to (only for a thread of
     its own). Raises ValueError on bad input."""
@@ -390,6 +393,8 @@ def solve_root(CorePosition core, int seat, list codes, long long max_nodes, dou
     cdef double* shares
     cdef double* margins
     cdef double* golds
+    cdef uint8_t* exact
+    cdef value_t best, alpha
     cdef long long entries
     if root.phase == PHASE_OVER:
         raise ValueError("position: the game is over")
@@ -412,7 +417,9 @@ def solve_root(CorePosition core, int seat, list codes, long long max_nodes, dou
     shares = <double*>malloc((n + 1) * sizeof(double))
     margins = <double*>malloc((n + 1) * sizeof(double))
     golds = <double*>malloc((n + 1) * sizeof(double))
-    if sv.table == NULL or acts == NULL or shares == NULL or margins == NULL or golds == NULL:
+    exact = <uint8_t*>malloc((n + 1) * sizeof(uint8_t))
+    if sv.table == NULL or acts == NULL or shares == NULL or margins == NULL or golds == NULL or exact == NULL:
+        free(exact)
         free(sv.table)
         free(acts)
         free(shares)
@@ -424,19 +431,29 @@ def solve_root(CorePosition core, int seat, list codes, long long max_nodes, dou
     with nogil:
         if priority:
             lower_thread(priority)
+        best = _low()
         for i in range(n):
-            v = _child(&sv, &root, acts[i], _low(), _high())
+            alpha = _low()
+            if exact_first >= 0 and i >= exact_first and i > 0:
+                alpha = best            # just below the best so far: its equals come out exact
+                alpha.margin -= 1e-6
+            v = _child(&sv, &root, acts[i], alpha, _high())
             if sv.aborted:
                 break
             shares[i] = v.share
             margins[i] = v.margin
             golds[i] = v.gold
+            exact[i] = _less(alpha, v)
+            if exact[i] and _less(best, v):
+                best = v
     out_shares = [shares[i] for i in range(n)] if not sv.aborted else []
     out_margins = [margins[i] for i in range(n)] if not sv.aborted else []
     out_golds = [golds[i] for i in range(n)] if not sv.aborted else []
+    out_exact = [bool(exact[i]) for i in range(n)] if not sv.aborted else []
+    free(exact)
     free(sv.table)
     free(acts)
     free(shares)
     free(margins)
     free(golds)
-    return out_shares, out_margins, out_golds, sv.nodes, STOPPED[sv.aborted]
+    return out_shares, out_margins, out_golds, out_exact, sv.nodes, STOPPED[sv.aborted]

@@ -130,7 +130,7 @@ def search(position: Position, limit: Limit, settings: SearchSettings = PLAY, *,
             return _forecast(_single(position, observer, codes[0], start, threads, multipv), position,
                              observer, question, seed)
     restricted = bool(allowed or avoided)
-    solved = _solve(position, limit, settings, run, start, threads, codes if restricted else None)
+    solved = _solve(position, limit, settings, run, start, threads, codes if restricted else None, multipv)
     if solved is not None and position.players == 2:
         return _forecast(_exact(position, settings, solved, observer, start, threads, multipv,
                                 question.candidates), position, observer, question, seed)
@@ -203,10 +203,13 @@ FINISHING = FinishTimes()
 
 
 def _solve(position: Position, limit: Limit, settings: SearchSettings, run: Run, start: float,
-           threads: int, codes: list[int] | None) -> endgame.EndgameResult | None:
-    """The endgame solver's proved values of the seat to act's actions (only
-    `codes` when given), when the settings use it, nothing is hidden and it
-    is likely to prove them in its share of the budget; else None."""
+           threads: int, codes: list[int] | None, multipv: int) -> endgame.EndgameResult | None:
+    """The endgame solver's proved values of the seat to act's actions, when
+    the settings use it, nothing is hidden and it is likely to prove them in
+    its share of the budget; else None. Exact values: every one of `codes`
+    when given (a restricted search), else the best action's and its
+    equals' and those of `multipv` others first by the one-step value (the
+    rest are proved worse, and left out of the candidates)."""
     if not settings.endgame:
         return None
     nodes = endgame.node_budget(limit.iterations, limit.time_s, settings.endgame)
@@ -214,7 +217,7 @@ def _solve(position: Position, limit: Limit, settings: SearchSettings, run: Run,
         return None
     deadline = start + settings.endgame * limit.time_s if limit.time_s is not None else 0.0
     solved = endgame.solve(position, None, nodes, deadline=deadline, stop=run.stop, threads=threads,
-                           codes=codes, priority=run.cpu_priority)
+                           codes=codes, priority=run.cpu_priority, values=None if codes else multipv)
     return solved if solved.proved else None
 
 

@@ -42,9 +42,9 @@ MAX_NODES = 20_000_000
 #: by ``benchmarks/bench_endgame.py --fit``; it is tried only where its budget
 #: reaches them, and not at all beyond the table.
 PROVES_WITHIN: dict[int, dict[int, int]] = {
-    2: {1: 30, 2: 1_000, 3: 8_000, 4: 60_000, 5: 900_000},
-    3: {1: 50, 2: 1_500, 3: 40_000, 4: 200_000, 5: 1_500_000},
-    4: {1: 40, 2: 500, 3: 9_000, 4: 210_000, 5: 1_000_000},
+    2: {0: 1, 1: 30, 2: 1_000, 3: 8_000, 4: 60_000, 5: 900_000},
+    3: {0: 1, 1: 50, 2: 1_500, 3: 40_000, 4: 200_000, 5: 1_500_000},
+    4: {0: 1, 1: 40, 2: 500, 3: 9_000, 4: 210_000, 5: 1_000_000},
 }
 
 
@@ -62,7 +62,9 @@ class ActionValue:
 @dataclass(frozen=True)
 class EndgameResult:
     """What a solve found; ``actions`` is empty unless ``proved``, and then
-    best first (by share, then margin, then code)."""
+    best first (by share, then margin, then code). ``worse``: the codes
+    proved worse than the best without their exact values (a solve asked
+    for only some values)."""
 
     proved: bool
     seat: int
@@ -70,6 +72,7 @@ class EndgameResult:
     nodes: int
     elapsed: float
     stopped: str    # "proved", or what ended it first: "nodes", "time" or "stop"
+    worse: tuple[int, ...] = ()
 
     @property
     def best(self) -> tuple[int, ...]:
@@ -97,7 +100,8 @@ def placements_left(position: Position) -> int:
 
 def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_000, *,
           time_s: float | None = None, deadline: float = 0.0, stop: StopFlag | None = None,
-          threads: int = 1, codes: Sequence[int] | None = None, priority: str = "normal") -> EndgameResult:
+          threads: int = 1, codes: Sequence[int] | None = None, priority: str = "normal",
+          values: int | None = None) -> EndgameResult:
     """Solve `position` for `seat` (default: the seat to act).
 
     Args:
@@ -109,6 +113,10 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
         priority: the CPU priority of the solving threads ("normal",
             "reduced", "low", "idle"); below normal the solve runs on
             threads of its own.
+        values: None: every root action's exact value; k: the exact values
+            of the best action and its equals and of the k first by the
+            one-step value, the others only proved worse (far faster:
+            alpha-beta at the root too).
 
     Raises:
         ValueError naming the field: a finished game, a hidden draw pile,
@@ -121,6 +129,8 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
         raise ValueError(f"threads: must be a positive integer, got {threads!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
         raise ValueError(f"max_nodes: must be a positive integer, got {max_nodes!r}")
+    if values is not None and (isinstance(values, bool) or not isinstance(values, int) or values < 0):
+        raise ValueError(f"values: must be None or an integer >= 0, got {values!r}")
     if priority not in PRIORITIES:
         raise ValueError(f"priority: must be one of {', '.join(PRIORITIES)}, got {priority!r}")
     if time_s is not None:
@@ -140,12 +150,13 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
     parts = [order[i::threads] for i in range(threads)]
     budget = max(1, max_nodes // threads)
     level = PRIORITIES[priority]
-    outs: list[tuple[list[float], list[float], list[float], int, str] | BaseException] = \
-        [([], [], [], 0, "")] * threads
+    first = -1 if values is None else max(0, -(-values // threads))
+    outs: list[tuple[list[float], list[float], list[float], list[bool], int, str] | BaseException] = \
+        [([], [], [], [], 0, "")] * threads
 
     def work(i: int) -> None:
         try:
-            outs[i] = _endgame.solve_root(position.core, seat, parts[i], budget, deadline, stop, level)
+            outs[i] = _endgame.solve_root(position.core, seat, parts[i], budget, deadline, stop, level, first)
         except BaseException as exc:  # re-raised in the caller's thread
             outs[i] = exc
 
@@ -157,19 +168,23 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
             runner.start()
         for runner in runners:
             runner.join()
-    nodes, stopped, values = 0, "proved", []
+    nodes, stopped, found, worse = 0, "proved", [], []
     for part, out in zip(parts, outs):
         if isinstance(out, BaseException):
             raise out
-        shares, margins, golds, used, why = out
+        shares, margins, golds, exact, used, why = out
         nodes += used
         if why != "proved" and stopped == "proved":
             stopped = why
-        values += [ActionValue(*v) for v in zip(part, shares, margins, golds)]
+        for code, share, margin, gold, known in zip(part, shares, margins, golds, exact):
+            if known:
+                found.append(ActionValue(code, share, margin, gold))
+            else:
+                worse.append(code)
     proved = stopped == "proved"
-    values.sort(key=lambda a: (-a.share, -a.margin, a.code))
-    return EndgameResult(proved, seat, tuple(values) if proved else (), nodes,
-                         time.perf_counter() - start, stopped)
+    found.sort(key=lambda a: (-a.share, -a.margin, a.code))
+    return EndgameResult(proved, seat, tuple(found) if proved else (), nodes,
+                         time.perf_counter() - start, stopped, tuple(sorted(worse)) if proved else ())
 
 
 def _ordered(position: Position, codes: list[int]) -> list[int]:

@@ -17,9 +17,10 @@ hand or a draw order. For each decision it yields a :class:`DecisionReview`:
   best action;
 - ``win_loss`` = best - after (at least 0) and ``gold_loss`` (the best
   action's expected final gold minus the taken action's; may be negative);
-- in the endgame, once nothing is hidden and the solver proves the position
-  within the budget, both actions' values are exact (``exact``) and no
-  second search is needed;
+- in the endgame, once nothing is hidden and the endgame solver proves the
+  position within the budget, both actions' values are exact (``exact``):
+  the first search's when it valued the taken action too, else the second
+  search's, which the solver values exactly for the two;
 - a classification by the loss in win probability (CLASSES, thresholds
   INACCURACY_LOSS, MISTAKE_LOSS, BLUNDER_LOSS), and the move's accuracy
   (:func:`move_accuracy`);
@@ -359,7 +360,7 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
     best = first.best_action
     assert best is not None
     judged, spent = first, first.iterations
-    exact = first.exact and any(c.exact and c.action == action for c in first.candidates)
+    exact = _exact(first, (best, action))
     if best != action and not exact:
         pair = Question(seat=seat, multipv=2, calibrated=False, allow=[best, action])
         judged = search(position, pair_limit, settings, seed=derive_seed(seed, 1), run=run,
@@ -374,6 +375,7 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
         spent += judged.iterations
         best = judged.best_action
         assert best is not None
+        exact = _exact(judged, (best, action))
     top, taken = _candidate(judged, best), _candidate(judged, action)
     if exact and (taken.win_probability, taken.score_lead) == (top.win_probability, top.score_lead):
         best, top = action, taken           # exactly as good as the best: one of the best
@@ -391,6 +393,12 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
         gold_after=taken.expected_gold, best_gold=top.expected_gold, gold_loss=gold_loss,
         accuracy=move_accuracy(loss), best_line=best_line, line=line, explanation=explanation,
         iterations=spent, reused_visits=reused, exact=exact)
+
+
+def _exact(result: SearchResult, actions: Sequence[Action]) -> bool:
+    """Whether the endgame solver valued each of `actions` exactly in `result`."""
+    known = {c.action for c in result.candidates if c.exact}
+    return result.exact and all(a in known for a in actions)
 
 
 def _tried(result: SearchResult, actions: Sequence[Action]) -> bool:

@@ -191,3 +191,20 @@ def test_threads_and_a_subset_of_codes_give_the_same_values() -> None:
         endgame.solve(position, codes=[12345678])
     with pytest.raises(ValueError, match="threads"):
         endgame.solve(position, threads=0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_some_values_keep_the_best_exact_and_prove_the_rest_worse(threads: int) -> None:
+    position = Position(late_game(2, 1, left=4).core())
+    every = endgame.solve(position, max_nodes=20_000_000)
+    some = endgame.solve(position, max_nodes=20_000_000, values=2, threads=threads)
+    assert some.proved and some.nodes < every.nodes
+    assert some.best == every.best
+    assert set(some.worse) | {a.code for a in some.actions} == {a.code for a in every.actions}
+    assert len(some.actions) >= 2
+    for value in some.actions:
+        assert value == every.value(value.code)
+    top = every.actions[0]
+    for code in some.worse:
+        exact = every.value(code)
+        assert exact is not None and (exact.share, exact.margin) < (top.share, top.margin)
