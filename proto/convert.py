@@ -678,6 +678,7 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
         nodes=result.nodes,
         population=result.population,
         settings=result.settings,
+        exact=result.exact,
     )
     if result.best_action is not None:
         message.best_action.CopyFrom(action_to_proto(result.best_action))
@@ -695,7 +696,7 @@ def evaluation_to_proto(result: SearchResult, max_candidates: int = 0) -> pb.Eva
             action=action_to_proto(c.action), visits=c.visits,
             mean_value=_finite(c.mean_value), win_probability=_finite(c.win_probability),
             score_lead=_finite(c.score_lead), order=c.order,
-            principal_variation=[action_to_proto(a) for a in c.principal_variation])
+            principal_variation=[action_to_proto(a) for a in c.principal_variation], exact=c.exact)
         for name in OPTIONAL_FIGURES:  # absent on the wire when not known
             value = getattr(c, name)
             if value is not None and math.isfinite(value):
@@ -778,20 +779,23 @@ def evaluation_from_proto(message: pb.Evaluation) -> SearchResult:
         population=message.population,
         settings=message.settings,
         forecast=forecast_from_proto(message.forecast) if message.HasField("forecast") else None,
+        exact=message.exact,
     )
 
 
 def _candidate(move: Action | dict, line: list[Action | dict], c: pb.Candidate) -> Candidate:
-    """The Candidate of a message (mean, win and lead None when it has no visits)."""
+    """The Candidate of a message (mean, win and lead None when it has no visits
+    and is not exact: an exact one's values are the solver's, visited or not)."""
     def known(name: str) -> float | None:
         return getattr(c, name) if c.HasField(name) else None
 
+    valued = c.visits > 0 or c.exact
     return Candidate(_as_action(move), c.visits,
-                     mean_value=c.mean_value if c.visits else None,
-                     win_probability=c.win_probability if c.visits else None,
-                     score_lead=c.score_lead if c.visits else None,
+                     mean_value=c.mean_value if valued else None,
+                     win_probability=c.win_probability if valued else None,
+                     score_lead=c.score_lead if valued else None,
                      expected_gold=known("expected_gold"), prior=known("prior"), lcb=known("lcb"),
-                     order=c.order, principal_variation=tuple(_as_action(a) for a in line))
+                     order=c.order, principal_variation=tuple(_as_action(a) for a in line), exact=c.exact)
 
 
 def _finite(value: float | None) -> float:
@@ -888,7 +892,7 @@ def decision_review_to_proto(decision: DecisionReview) -> pb.DecisionReview:
         best_action=action_to_proto(decision.best_action), win_loss=decision.win_loss,
         gold_loss=decision.gold_loss, best_line=_actions_from_json(decision.best_line),
         line=_actions_from_json(decision.line), iterations=decision.iterations,
-        reused_visits=decision.reused_visits)
+        reused_visits=decision.reused_visits, exact=decision.exact)
     for name in _DECISION_FIGURES:
         value = getattr(decision, name)
         if value is not None:
@@ -917,7 +921,8 @@ def decision_review_from_proto(message: pb.DecisionReview, path: str = "decision
         win_loss=message.win_loss, gold_loss=message.gold_loss, best_line=best_line, line=line,
         explanation=(explanation_from_proto(message.explanation, f"{path}.explanation")
                      if message.HasField("explanation") else None),
-        iterations=message.iterations, reused_visits=message.reused_visits, **figures)
+        iterations=message.iterations, reused_visits=message.reused_visits, exact=message.exact,
+        **figures)
 
 
 _SEAT_FIGURES = ("accuracy", "mean_win_loss", "mean_gold_loss")

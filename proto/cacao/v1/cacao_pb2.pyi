@@ -489,7 +489,7 @@ class SeatOutlook(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., win_probability: _Optional[float] = ..., expected_gold: _Optional[float] = ..., score_lead: _Optional[float] = ...) -> None: ...
 
 class Candidate(_message.Message):
-    __slots__ = ("action", "visits", "mean_value", "win_probability", "score_lead", "expected_gold", "prior", "lcb", "order", "principal_variation")
+    __slots__ = ("action", "visits", "mean_value", "win_probability", "score_lead", "expected_gold", "prior", "lcb", "order", "principal_variation", "exact")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     VISITS_FIELD_NUMBER: _ClassVar[int]
     MEAN_VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -500,6 +500,7 @@ class Candidate(_message.Message):
     LCB_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_VARIATION_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
     action: Action
     visits: int
     mean_value: float
@@ -510,7 +511,8 @@ class Candidate(_message.Message):
     lcb: float
     order: int
     principal_variation: _containers.RepeatedCompositeFieldContainer[Action]
-    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., prior: _Optional[float] = ..., lcb: _Optional[float] = ..., order: _Optional[int] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+    exact: bool
+    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., prior: _Optional[float] = ..., lcb: _Optional[float] = ..., order: _Optional[int] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., exact: _Optional[bool] = ...) -> None: ...
 
 class RootInfo(_message.Message):
     __slots__ = ("visits", "mean_value", "win_probability", "score_lead", "expected_gold", "reused_visits")
@@ -529,7 +531,7 @@ class RootInfo(_message.Message):
     def __init__(self, visits: _Optional[int] = ..., mean_value: _Optional[float] = ..., win_probability: _Optional[float] = ..., score_lead: _Optional[float] = ..., expected_gold: _Optional[float] = ..., reused_visits: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused", "population", "settings", "forecast")
+    __slots__ = ("best_action", "seats", "candidates", "principal_variation", "iterations", "elapsed", "iterations_per_second", "limits", "final", "stopped_by", "seat", "to_act", "threads", "nodes", "root", "priority", "queued", "paused", "population", "settings", "forecast", "exact")
     BEST_ACTION_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CANDIDATES_FIELD_NUMBER: _ClassVar[int]
@@ -551,6 +553,7 @@ class Evaluation(_message.Message):
     POPULATION_FIELD_NUMBER: _ClassVar[int]
     SETTINGS_FIELD_NUMBER: _ClassVar[int]
     FORECAST_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
     best_action: Action
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutlook]
     candidates: _containers.RepeatedCompositeFieldContainer[Candidate]
@@ -572,7 +575,8 @@ class Evaluation(_message.Message):
     population: str
     settings: str
     forecast: Forecast
-    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., population: _Optional[str] = ..., settings: _Optional[str] = ..., forecast: _Optional[_Union[Forecast, _Mapping]] = ...) -> None: ...
+    exact: bool
+    def __init__(self, best_action: _Optional[_Union[Action, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatOutlook, _Mapping]]] = ..., candidates: _Optional[_Iterable[_Union[Candidate, _Mapping]]] = ..., principal_variation: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., iterations: _Optional[int] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., iterations_per_second: _Optional[float] = ..., limits: _Optional[_Union[SearchLimits, _Mapping]] = ..., final: _Optional[bool] = ..., stopped_by: _Optional[str] = ..., seat: _Optional[int] = ..., to_act: _Optional[int] = ..., threads: _Optional[int] = ..., nodes: _Optional[int] = ..., root: _Optional[_Union[RootInfo, _Mapping]] = ..., priority: _Optional[_Union[SearchPriority, str]] = ..., queued: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., paused: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., population: _Optional[str] = ..., settings: _Optional[str] = ..., forecast: _Optional[_Union[Forecast, _Mapping]] = ..., exact: _Optional[bool] = ...) -> None: ...
 
 class Forecast(_message.Message):
     __slots__ = ("playouts", "temples", "seats")
@@ -787,7 +791,7 @@ class Explanation(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., other_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., plies: _Optional[int] = ..., other_plies: _Optional[int] = ..., turn: _Optional[int] = ..., parts: _Optional[_Iterable[_Union[ScorePart, _Mapping]]] = ..., temples: _Optional[_Iterable[_Union[TempleChange, _Mapping]]] = ..., totals: _Optional[_Iterable[int]] = ..., other_totals: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class DecisionReview(_message.Message):
-    __slots__ = ("index", "seat", "action", "forced", "classification", "win_before", "win_after", "best_action", "best_win", "win_loss", "gold_after", "best_gold", "gold_loss", "accuracy", "best_line", "line", "explanation", "iterations", "reused_visits")
+    __slots__ = ("index", "seat", "action", "forced", "classification", "win_before", "win_after", "best_action", "best_win", "win_loss", "gold_after", "best_gold", "gold_loss", "accuracy", "best_line", "line", "explanation", "iterations", "reused_visits", "exact")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -807,6 +811,7 @@ class DecisionReview(_message.Message):
     EXPLANATION_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     REUSED_VISITS_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
     index: int
     seat: int
     action: Action
@@ -826,7 +831,8 @@ class DecisionReview(_message.Message):
     explanation: Explanation
     iterations: int
     reused_visits: int
-    def __init__(self, index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., forced: _Optional[bool] = ..., classification: _Optional[_Union[DecisionClass, str]] = ..., win_before: _Optional[float] = ..., win_after: _Optional[float] = ..., best_action: _Optional[_Union[Action, _Mapping]] = ..., best_win: _Optional[float] = ..., win_loss: _Optional[float] = ..., gold_after: _Optional[float] = ..., best_gold: _Optional[float] = ..., gold_loss: _Optional[float] = ..., accuracy: _Optional[float] = ..., best_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., explanation: _Optional[_Union[Explanation, _Mapping]] = ..., iterations: _Optional[int] = ..., reused_visits: _Optional[int] = ...) -> None: ...
+    exact: bool
+    def __init__(self, index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., forced: _Optional[bool] = ..., classification: _Optional[_Union[DecisionClass, str]] = ..., win_before: _Optional[float] = ..., win_after: _Optional[float] = ..., best_action: _Optional[_Union[Action, _Mapping]] = ..., best_win: _Optional[float] = ..., win_loss: _Optional[float] = ..., gold_after: _Optional[float] = ..., best_gold: _Optional[float] = ..., gold_loss: _Optional[float] = ..., accuracy: _Optional[float] = ..., best_line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., explanation: _Optional[_Union[Explanation, _Mapping]] = ..., iterations: _Optional[int] = ..., reused_visits: _Optional[int] = ..., exact: _Optional[bool] = ...) -> None: ...
 
 class SeatReview(_message.Message):
     __slots__ = ("seat", "decisions", "forced", "accuracy", "mean_win_loss", "mean_gold_loss", "best", "good", "inaccuracies", "mistakes", "blunders")
