@@ -2,8 +2,9 @@
 terminal (``cacao-play`` offers the same at the end of a game).
 
 For each decision: the seat, the action, its class, the mover's win chance
-before and after it, the loss against the best action, the best action when
-it was not taken and, under it, what the best action would have given in
+before and after it, the loss against the best action ("(exact)" after the
+action when the endgame solver proved both actions' values), the best action
+when it was not taken and, under it, what the best action would have given in
 words; then each seat's accuracy and counts per class. A status line shows
 the progress while the server reviews.
 
@@ -44,10 +45,10 @@ def decision_lines(d: DecisionReview, names: Sequence[str] = SEAT_COLOUR_NAMES) 
         return [row + f"{'':<19}{action_text(d.action)} (the only choice)"]
     loss = f"{-d.win_loss:+.0%}" if d.win_loss >= 0.005 else "0%"
     row += f"{d.win_before:>4.0%} → {d.win_after:>4.0%} {loss:>6}  {action_text(d.action)}"
-    lines = [row]
+    lines = [row + ("  (exact)" if d.exact else "")]
     if d.best_action != d.action:
         best = f"{d.best_win:.0%}" if d.best_win is not None else "?"
-        lines.append(f"{'':<24}best: {action_text(d.best_action)} ({best})")
+        lines.append(f"{'':<24}best: {action_text(d.best_action)} ({best}{', exact' if d.exact else ''})")
     if d.explanation is not None:
         lines.append(f"{'':<24}{sentence(d.explanation, names)}")
     return lines

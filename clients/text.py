@@ -1,5 +1,6 @@
 """Text for people: a search's evaluation and a strength in words, as
-cacao-play and cacao-match print them.
+cacao-play and cacao-match print them (a figure the endgame solver proved
+marked "(exact)").
 
 Thread-safety: pure functions.
 """
@@ -13,7 +14,7 @@ from cacaoai.engine import Action
 
 from .replies import Evaluation
 
-__all__ = ["evaluation_lines", "population_text", "strength_text"]
+__all__ = ["evaluation_lines", "exact_seats", "population_text", "strength_text"]
 
 
 def strength_text(strength: Limit | str | None) -> str:
@@ -37,6 +38,17 @@ def population_text(population: str) -> str:
             else f"if every seat plays as {one}")
 
 
+def exact_seats(evaluation: Evaluation) -> frozenset[int]:
+    """The seats whose figures in `evaluation` the endgame solver proved: every
+    seat with 2 players, the seat to act with 3-4 (what it gets against all the
+    other seats together); none when the evaluation is not ``exact``."""
+    if not evaluation.exact:
+        return frozenset()
+    if len(evaluation.seats) == 2 or evaluation.to_act is None:
+        return frozenset(s.seat for s in evaluation.seats)
+    return frozenset((evaluation.to_act,))
+
+
 def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
                      notation: Callable[[Action], str] = str, top: int = 5,
                      label: str = "") -> list[str]:
@@ -52,16 +64,27 @@ def evaluation_lines(evaluation: Evaluation, names: Sequence[str] | None = None,
     def name(seat: int) -> str:
         return names[seat] if names and seat < len(names) else f"seat {seat}"
 
-    lines = [f"{evaluation.iterations} iterations in {evaluation.elapsed_s:.2f} s"]
+    if evaluation.stopped_by == "exact":  # the endgame solver alone: no tree
+        lines = [f"solved exactly by the endgame solver: {evaluation.nodes:,} positions in "
+                 f"{evaluation.elapsed_s:.2f} s"]
+    else:
+        lines = [f"{evaluation.iterations} iterations in {evaluation.elapsed_s:.2f} s"]
+    exact = exact_seats(evaluation)
     if evaluation.seats:
         whose = population_text(evaluation.population)
-        lines.append(f"win chances{' ' + whose if whose else ''}: " + ", ".join(
-            f"{name(s.seat)} {100 * s.win_probability:.0f}%" for s in evaluation.seats))
+        every = len(exact) == len(evaluation.seats)
+        lines.append(f"win chances{' ' + whose if whose else ''}{' (exact)' if every else ''}: " + ", ".join(
+            f"{name(s.seat)} {100 * s.win_probability:.0f}%{' (exact)' if s.seat in exact and not every else ''}"
+            for s in evaluation.seats))
         lines.append("expected final gold: " + ", ".join(
             f"{name(s.seat)} {s.expected_gold:.1f}" for s in evaluation.seats))
+        if exact and not every:
+            seat = name(next(iter(exact)))
+            lines.append(f"exact for {seat}: what {seat} gets if all the other seats play together against it")
     for i, c in enumerate(evaluation.candidates[:top], 1):
         win = "" if c.win_probability is None else f", win {100 * c.win_probability:.0f}%"
-        sure = "" if c.lcb is None else f" (at least {100 * c.lcb:.0f}%)"
+        sure = (" (exact)" if c.exact else "" if c.lcb is None
+                else f" (at least {100 * c.lcb:.0f}%)")
         lines.append(f"{label}{i}) {notation(c.action):<28} visits {c.visits:>6}{win}{sure}")
     root = evaluation.root
     if root is not None and root.reused_visits:
