@@ -182,3 +182,10 @@ def test_same_games_finds_no_difference_between_a_build_and_itself(tmp_path):
 def test_bench_search_games_only_compares_the_random_games_rows(tmp_path):
     out = run_script("bench_search.py", "--old-path", str(tmp_path), "--games-only", "--seconds", "0.05")
     assert re.findall(r"^games,(\d)\s+[\d,]+\s+[\d,]+\s+[\d.]+x$", out, re.M) == ["2", "3", "4"], out
+
+
+def test_bench_endgame_prints_the_reach_and_the_fit():
+    out = run_script("bench_endgame.py", "reach", "--games", "2", "--players", "2", "--max-nodes", "300000")
+    for limit in ("0.05", "1"):
+        assert re.search(rf"^2 players, within {limit} s CPU: placements left proved median \d", out, re.M), out
+    assert re.search(r"^    2: \{0: 1, 1: \d", out, re.M), out
