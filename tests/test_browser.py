@@ -327,6 +327,8 @@ def test_the_ai_stays_hidden_while_you_play_and_what_it_did_is_told_step_by_step
     # a person's play is not known: the chances are those of strong players, and say so
     assert page.inner_text("#evaluation p.population") == "win chances if every seat plays as strong"
     assert page.locator("#evaluation .candidates li").count() > 0
+    # early in the game nothing is proved: no exact mark anywhere
+    assert page.locator("#evallegend .exact-badge, #evaluation .exact-mark, #evaluation .exact-note").count() == 0
 
 
 # ---------------------------------------------------------------- reading the game
@@ -702,6 +704,21 @@ def test_a_saved_record_replays_with_an_evaluation_and_a_graph_to_click(board, t
     line = page.locator("#graph line.current").bounding_box()
     hit = page.locator("#graph rect.hit[data-index='3']").bounding_box()
     assert line["x"] + line["width"] / 2 == pytest.approx(hit["x"] + hit["width"] / 2, abs=1)
+
+
+def test_an_endgame_the_solver_proves_is_marked_exact(board, tmp_path):
+    # a 2-player record at its last 3 placements, every draw pile empty: the viewer's search is the solver's
+    from test_exact_marks import endgame_position
+
+    path = tmp_path / "endgame.json"
+    path.write_text(json.dumps(endgame_position(2).record()))
+    page = board.page
+    page.set_input_files("#load-file", str(path))
+    page.wait_for_function("document.querySelector('#evaluation .evalhead')?.dataset.exact === 'true'")
+    assert page.inner_text("#evaluation .evalhead").startswith("final: solved exactly by the endgame solver")
+    assert page.inner_text("#evallegend .exact-badge") == "exact"
+    items = page.locator("#evaluation .candidates li")
+    assert items.count() > 0 and all(text.endswith("(exact)") for text in items.all_inner_texts())
 
 
 def test_the_graph_at_the_end_of_a_game_jumps_into_the_replay_viewer(url):

@@ -139,16 +139,18 @@ export function actionCells(a: Action): Cell[] {
   return [{ x: p.x, y: p.y }, ...("fills" in p ? p.fills : []).map((f) => ({ x: f.x, y: f.y }))];
 }
 
-/** Per cell, the candidates' visits (summed) and their best win chance; the best action's cell. */
-export function heatCells(ev: Evaluation): { cells: Map<string, { visits: number; win: number }>; total: number } {
-  const cells = new Map<string, { visits: number; win: number }>();
+/** Per cell, the candidates' visits (summed), their best win chance and whether a candidate there
+ *  is exact (the endgame solver's value, perhaps with no visits); the best action's cell. */
+export function heatCells(ev: Evaluation): { cells: Map<string, { visits: number; win: number; exact: boolean }>; total: number } {
+  const cells = new Map<string, { visits: number; win: number; exact: boolean }>();
   let total = 0;
   for (const c of ev.candidates) {
     const p = c.action && placement(c.action);
     if (!p) continue;
-    const v = Number(c.visits), k = key(p.x, p.y), cell = cells.get(k) ?? { visits: 0, win: 0 };
+    const v = Number(c.visits), k = key(p.x, p.y), cell = cells.get(k) ?? { visits: 0, win: 0, exact: false };
     cell.visits += v;
     cell.win = Math.max(cell.win, c.winProbability);
+    cell.exact ||= c.exact;
     cells.set(k, cell);
     total += v;
   }
@@ -249,7 +251,7 @@ function drawHeat(parent: Element, ev: Evaluation, by: HeatBy, under: Cell | nul
     const cell = el("g", { class: "heat-cell", "data-x": x, "data-y": y, "data-value": value.toFixed(4) }, g);
     el("rect", { x: x * CELL + 4, y: y * CELL + 4, width: CELL - 8, height: CELL - 8, rx: 6, fill: colour, opacity: 0.35 + 0.45 * t,
       stroke: colour, "stroke-width": 2 }, cell);
-    if (c.visits / Math.max(total, 1) >= 0.005) { // a cell the search hardly tried is tinted, not labelled
+    if (c.exact || c.visits / Math.max(total, 1) >= 0.005) { // a cell the search hardly tried is tinted, not labelled
       // one number a move: its win chance, as the list of candidates says (the colour shows the measure)
       el("text", { x: x * CELL + CELL / 2, y: y * CELL + CELL / 2 + 5, "text-anchor": "middle", "font-size": 15, "font-weight": 700,
         fill: t > 0.45 ? "#fff" : "#222", class: "heat-label" }, cell, `${Math.round(c.win * 100)}%`);

@@ -14,7 +14,7 @@ import { drawGraph, graphPoints } from "./graph";
 import { reviewMarks, reviewPoints } from "./review";
 import { SEAT_SYMBOLS, seatName } from "./names";
 import { handTiles } from "./placing";
-import { populationText } from "./record";
+import { exactSeats, populationText, solved } from "./record";
 import {
   actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, evaluateEveryMove, humanPosition, isHuman, judgedOf,
   seatKind, shownReview, state, visibleEvaluation,
@@ -299,17 +299,37 @@ export function renderEvaluation(act: Actions): void {
     label.innerHTML = `${seatBadge(s.seat)} ${seatName(s.seat)} ${w < 0.005 && w > 0 ? "<1" : Math.round(w * 100)}%`;
     legend.appendChild(label);
   }
+  const exact = exactSeats(ev), every = exact.length > 0 && exact.length === ev.seats.length;
+  const exactFor = exact.length && !every ? seatName(exact[0]) : ""; // 3-4 players: the seat to act
+  if (exact.length) { // the endgame solver proved it: a badge before the seats' chances
+    const badge = document.createElement("span");
+    badge.className = "exact-badge";
+    badge.textContent = "exact";
+    badge.title = every ? "solved exactly by the endgame solver: every figure is exact"
+      : `exact for ${exactFor}: what ${exactFor} gets if all the other seats play together against it`;
+    legend.prepend(badge);
+  }
   const head = document.createElement("div");
   head.className = "evalhead";
   head.dataset.sequence = String(shown.seq);
   head.dataset.iterations = String(ev.iterations);
-  head.textContent = `${ev.final ? "final" : "searching…"} ${Number(ev.iterations).toLocaleString()} iterations, for ${seatName(seat)}`;
+  head.dataset.exact = String(ev.exact);
+  head.textContent = solved(ev) ? `final: solved exactly by the endgame solver, for ${seatName(seat)}`
+    : `${ev.final ? "final" : "searching…"} ${Number(ev.iterations).toLocaleString()} iterations, for ${seatName(seat)}`;
   details.appendChild(head);
   const table = document.createElement("table");
   table.innerHTML = "<tr><th>seat</th><th>win</th><th>gold</th></tr>" + ev.seats.map((s) =>
     `<tr><td style="color:${SEAT_INK[s.seat]}">${SEAT_SYMBOLS[s.seat]} ${seatName(s.seat)}</td>
-     <td>${(s.winProbability * 100).toFixed(0)}%</td><td>${s.expectedGold.toFixed(1)}</td></tr>`).join("");
+     <td>${(s.winProbability * 100).toFixed(0)}%${exact.includes(s.seat) ? ' <small class="exact-mark">exact</small>' : ""}</td>
+     <td>${s.expectedGold.toFixed(1)}</td></tr>`).join("");
   details.appendChild(table);
+  if (exactFor) { // 3-4 players: the seat to act's figures are paranoid, the others' the search's
+    const note = document.createElement("p");
+    note.className = "small exact-note";
+    note.textContent = `Exact for ${exactFor}: what ${exactFor} gets if all the other seats play together against it; ` +
+      "the other seats' chances are the search's.";
+    details.appendChild(note);
+  }
   const whose = populationText(ev.population);
   if (whose) { // whose play the chances assume: the players the search was told of, or strong play
     const note = document.createElement("p");
@@ -345,8 +365,10 @@ export function renderEvaluation(act: Actions): void {
     const action = c.action;
     if (!action) continue;
     const li = document.createElement("li");
-    li.textContent = `${describe(action)} — ${(c.winProbability * 100).toFixed(0)}% win`;
-    li.title = `searched ${Number(c.visits).toLocaleString()} times`;
+    li.textContent = `${describe(action)} — ${(c.winProbability * 100).toFixed(0)}% win${c.exact ? " (exact)" : ""}`;
+    li.title = c.exact && !c.visits ? "proved by the endgame solver" : `searched ${Number(c.visits).toLocaleString()} times` +
+      (c.exact ? ", its values proved by the endgame solver" : "");
+    if (c.exact) li.classList.add("exact");
     const g = state.game;
     if (state.mode === "play" && g && isHuman(g.position.toAct) && state.legal.some((a) => sameAction(a, action))) {
       const b = document.createElement("button");

@@ -15,15 +15,28 @@ export function cut(record: GameRecord, actions: number): GameRecord {
   return out;
 }
 
-/** Keeps the evaluation of the position after `index` actions, if it says more than the one kept. */
+/** An evaluation the endgame solver proved whole (2 players: every figure exact, no tree, 0 iterations). */
+export const solved = (ev: Evaluation) => ev.stoppedBy === "exact";
+
+/** The seats whose figures the endgame solver proved: every seat with 2 players, the seat to
+ *  act with 3-4 (what it gets if all the other seats play together against it); none when the
+ *  evaluation is not exact. */
+export function exactSeats(ev: Evaluation): number[] {
+  if (!ev.exact) return [];
+  return ev.seats.length === 2 || ev.toAct === undefined ? ev.seats.map((s) => s.seat) : [ev.toAct];
+}
+
+/** Keeps the evaluation of the position after `index` actions, if it says more than the one kept
+ *  (a solved one says the most: no search replaces it). */
 export function keep(evals: Map<number, Evaluation>, index: number, ev: Evaluation): void {
   const old = evals.get(index);
-  if (!old || !old.seats.length || (ev.seats.length && ev.iterations >= old.iterations)) evals.set(index, ev);
+  if (!old || !old.seats.length
+      || (ev.seats.length && (solved(ev) || (!solved(old) && ev.iterations >= old.iterations)))) evals.set(index, ev);
 }
 
 /** An evaluation good enough for the graph and the replay viewer. */
 export const settled = (ev: Evaluation | undefined) =>
-  !!ev && (ev.stoppedBy === "single-action" || ev.iterations >= BigInt(EVAL_ITERATIONS.move));
+  !!ev && (ev.stoppedBy === "single-action" || solved(ev) || ev.iterations >= BigInt(EVAL_ITERATIONS.move));
 
 /** The search budget of an AI seat: a level ("casual") or a time ("time:2", seconds). */
 export function budget(kind: string) {

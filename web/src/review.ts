@@ -10,17 +10,19 @@ export type MoveClass = ClassName;
 export const CLASSES: MoveClass[] = ["best", "good", "inaccuracy", "mistake", "blunder"];
 
 /** One reviewed decision as the page keeps it: action `index` of the record, by `seat`
- *  (win chances 0..1, the mover's; undefined when forced). */
+ *  (win chances 0..1, the mover's; undefined when forced); `exact`: the endgame solver proved
+ *  both actions' values, so the loss is exact (with 3-4 players, against all the others together). */
 export interface Judged {
   index: number; seat: number; cls: MoveClass;
   winBefore?: number; winAfter?: number; bestWin?: number; winLoss: number; goldLoss: number; accuracy?: number;
+  exact?: boolean;
 }
 
 /** A decision of the service's review as the page keeps it. */
 export function judged(d: DecisionReview): Judged {
   return { index: d.index, seat: d.seat, cls: className(d),
     winBefore: d.winBefore, winAfter: d.winAfter, bestWin: d.bestWin, winLoss: d.winLoss, goldLoss: d.goldLoss,
-    accuracy: d.accuracy };
+    accuracy: d.accuracy, exact: d.exact };
 }
 
 /** One seat's decisions summed up: the mean accuracy of those judged (undefined: none

@@ -64,7 +64,12 @@ export function renderReview(act: Actions): void {
   renderMove(v, r.index);
   renderPracticeOffer(act);
 }
-/** The decision that led to the position shown: its class, what it lost, the best action, and why. */
+/** What an exact decision's badge says (and, with 3-4 players, under which rule). */
+const EXACT_TITLE = "the endgame solver proved the values of this move and of the best one: the loss is exact";
+const EXACT_PARANOID = ", as what the seat gets if all the other seats play together against it";
+
+/** The decision that led to the position shown: its class, what it lost (exactly, where the
+ *  endgame solver proved it), the best action, and why. */
 function renderMove(v: Review, index: number): void {
   const box = $("review-move");
   box.replaceChildren();
@@ -81,15 +86,17 @@ function renderMove(v: Review, index: number): void {
       : v.running ? "This move is not reviewed yet." : "This move was not reviewed.");
     return;
   }
-  const j = judged(d), mark = markOf(j.cls);
+  const j = judged(d), mark = markOf(j.cls), players = v.record.players;
   const who = `${seatBadge(d.seat)} <b style="color:${SEAT_INK[d.seat]}">${seatName(d.seat)}</b>`;
-  line(`verdict class-${j.cls}`, `${who}: ${d.action ? describe(d.action) : "?"} — <b class="class">${mark ? `${mark} ` : ""}${classWords(j.cls)}</b>`);
+  const exact = j.exact ? ` <span class="exact-badge" title="${EXACT_TITLE}${players > 2 ? EXACT_PARANOID : ""}">exact</span>` : "";
+  line(`verdict class-${j.cls}`, `${who}: ${d.action ? describe(d.action) : "?"} — <b class="class">${mark ? `${mark} ` : ""}${classWords(j.cls)}</b>${exact}`);
   if (j.cls === "forced") return;
   const best = d.bestAction && d.action && sameAction(d.bestAction, d.action);
   if (j.winBefore !== undefined && j.winAfter !== undefined) {
     const loss = Math.round(j.winLoss * 100);
     line("numbers", `win chance ${percent(j.winBefore)} before, ${percent(j.winAfter)} after` +
-      (best ? "" : ` (${loss ? `−${loss}` : "0"} points against the best, ${d.goldLoss > 0 ? "−" : "+"}${Math.abs(d.goldLoss).toFixed(1)} gold)`));
+      (best ? "" : ` (${j.exact ? "exact loss: " : ""}${loss ? `−${loss}` : "0"} points against the best, ` +
+        `${d.goldLoss > 0 ? "−" : "+"}${Math.abs(d.goldLoss).toFixed(1)} gold)`));
   }
   if (best || !d.bestAction) {
     line("best", "the AI's choice too");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GameRecordSchema, GameResultSchema, create } from "@cacaoai/client";
 import { graphPoints } from "../src/graph";
-import { budget, cut, keep, populationText, seatLevels, settled } from "../src/record";
+import { budget, cut, exactSeats, keep, populationText, seatLevels, settled } from "../src/record";
 import { evaluation, place, resolve } from "./helpers";
 
 test("a record cut at an action keeps the actions before it and drops the result", () => {
@@ -32,6 +32,23 @@ test("an evaluation is good enough for the graph with the move's iterations or a
   assert.equal(settled(evaluation([0.5, 0.5], 1499)), false);
   assert.equal(settled(evaluation([0.5, 0.5], 1500)), true);
   assert.equal(settled(evaluation([], 0, "single-action")), true);
+});
+
+test("a solved evaluation (the endgame solver's, 0 iterations) is settled and no search replaces it", () => {
+  const solved = { ...evaluation([1, 0], 0, "exact"), exact: true };
+  assert.equal(settled(solved), true);
+  const evals = new Map();
+  keep(evals, 7, evaluation([0.8, 0.2], 1000));
+  keep(evals, 7, solved);
+  assert.equal(evals.get(7).stoppedBy, "exact");
+  keep(evals, 7, evaluation([0.9, 0.1], 5000));
+  assert.equal(evals.get(7).stoppedBy, "exact");
+});
+
+test("the seats an exact evaluation proves: both of two, the seat to act of three or four", () => {
+  assert.deepEqual(exactSeats(evaluation([0.5, 0.5])), []);
+  assert.deepEqual(exactSeats({ ...evaluation([1, 0], 0, "exact"), exact: true, toAct: 0 }), [0, 1]);
+  assert.deepEqual(exactSeats({ ...evaluation([0.2, 0.3, 0.5], 300), exact: true, toAct: 2 }), [2]);
 });
 
 test("an AI seat's budget is its level or its time", () => {

@@ -13,7 +13,10 @@ test("the classes get chess's marks, and only the losing ones", () => {
   const d = create(DecisionReviewSchema, { index: 4, seat: 1, classification: DecisionClass.MISTAKE, winBefore: 0.6,
     winAfter: 0.45, bestWin: 0.6, winLoss: 0.15, goldLoss: 2, accuracy: 50 });
   assert.equal(judged(d).cls, "mistake");
+  assert.equal(judged(d).exact, false);
   assert.equal(judged(create(DecisionReviewSchema, { index: 5, forced: true })).cls, "forced");
+  // the endgame solver proved both actions' values: the page says the loss is exact
+  assert.equal(judged(create(DecisionReviewSchema, { index: 6, classification: DecisionClass.BLUNDER, exact: true })).exact, true);
 });
 
 const decisions: Judged[] = [
