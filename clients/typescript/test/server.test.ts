@@ -222,6 +222,32 @@ describe("a cacao-server", { skip: requirement({ server: true }) }, () => {
     });
   }
 
+  // every draw pile empty and 2 placements left: the endgame solver proves the position
+  // at strong (every figure exact with 2 players, no tree), never below it
+  test("marks what the endgame solver proved exact (connect-web, JSON)", async () => {
+    const cacao = createCacaoClient(server.url);
+    const game = await cacao.newGame({ players: 2, seed: 7n });
+    let record = game.record!, position = game.position!;
+    const solvable = () => position.phase === Phase.TURN && position.seats.every((s) => s.pileCount === 0)
+      && position.seats.reduce((n, s) => n + s.handCount, 0) <= 2;
+    while (!solvable()) {
+      const legal = await cacao.listLegalActions({ source: { case: "record", value: record } });
+      const applied = await cacao.applyAction({ source: { case: "record", value: record }, action: legal.actions[0] });
+      record = applied.record!;
+      position = applied.position!;
+    }
+    const source = { case: "record" as const, value: record };
+    const solved = (await cacao.suggestAction({ source, seed: 1n, budget: { case: "level", value: "strong" } })).evaluation!;
+    assert.ok(solved.exact && solved.stoppedBy === "exact" && solved.iterations === 0n && !solved.root);
+    assert.ok(solved.candidates.length > 0 && solved.candidates.every((c) => c.exact));
+    const searched = (await cacao.suggestAction({ source, seed: 1n, budget: { case: "level", value: "club" } })).evaluation!;
+    assert.ok(!searched.exact && searched.stoppedBy !== "exact" && !searched.candidates.some((c) => c.exact));
+    const review = await reviewGame(cacao, { source, limits: { iterations: 300n }, seed: 1n,
+      decisions: [record.actions.length - 1] });
+    assert.equal(review.decisions.length, 1);
+    assert.equal(typeof review.decisions[0].exact, "boolean"); // the decision's mark, read from the stream
+  });
+
   test("refuses an Analyze that does not start with start (connect-node, HTTP/2)", async () => {
     const cacao = createCacaoNodeClient(server.url, { httpVersion: "2" });
     async function* requests(): AsyncIterable<MessageInitShape<typeof AnalyzeRequestSchema>> {
