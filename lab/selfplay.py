@@ -28,7 +28,8 @@ seat on (win share, final gold, margin over the best other seat), the search's
 root win probabilities, the game, ply and player count; per decision its
 legal actions' features with their root visits (every visited action and up
 to ``unvisited`` of the others drawn at random, each of those standing for
-``weight`` unvisited actions); and per position the features from each other
+``weight`` unvisited actions; a position the endgame solver proved has its
+exactly best actions as visits, the budget shared by them); and per position the features from each other
 seat's view with the results from that seat on (more value rows per game).
 Features are ``Position.features`` and ``Position.action_features``: they
 read only what the viewing seat may see.
@@ -56,13 +57,14 @@ from typing import Any
 
 import numpy as np
 
-from cacaoai.engine import Position, derive_seed, features
+from cacaoai.engine import Action, Position, derive_seed, features
 from cacaoai.engine.cli import add_version_option
 from cacaoai.engine.seeds import salted_seed
 from cacaoai.search.bots import MCTSBot, parse_bot
 from cacaoai.search.driver import search
 from cacaoai.search.limits import Limit
 from cacaoai.search.request import Question
+from cacaoai.search.results import SearchResult
 
 from .pool import run_tasks
 
@@ -205,6 +207,8 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
         moves[seat] += 1
         by_action = {position.decode(c): c for c in codes}
         visits = {by_action[c.action]: c.visits for c in result.candidates if c.visits > 0}
+        if result.exact:        # proved: the exactly best actions are the target, not the tree's visits
+            visits = _solved_visits(result, by_action, (fast if quick else limit).iterations or 1)
         assert result.best_action is not None
         chosen = by_action[result.best_action]
         if explore and visits:
@@ -245,6 +249,15 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
         rows["v_gold"].append(_relative(gold, viewer, players))
         rows["v_margin"].append(_relative(margin, viewer, players))
     return rows
+
+
+def _solved_visits(result: SearchResult, by_action: dict[Action, int], total: int) -> dict[int, int]:
+    """The policy target of a position the endgame solver proved: the
+    budget's visits shared by its exactly best actions."""
+    top = result.candidates[0]
+    best = [by_action[c.action] for c in result.candidates
+            if c.exact and (c.win_probability, c.score_lead) == (top.win_probability, top.score_lead)]
+    return {code: total // len(best) + (1 if i < total % len(best) else 0) for i, code in enumerate(best)}
 
 
 def _record_decision(rows: dict[str, list[Any]], position: Position, seat: int, codes: list[int],
