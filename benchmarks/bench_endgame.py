@@ -10,7 +10,7 @@ thread (the best action and its value, the rest proved worse, as a search
 asks), from 1 placement left up, until a solve takes more than 1 s of CPU
 or is not proved within ``--max-nodes``. A game's figure is the most
 placements left proved within 50 ms and within 1 s of CPU time; the median
-and 90th percentile over games are printed, and ``--fit`` prints the median
+and 90th percentile over games are printed, and then the median
 nodes to prove each count (``endgame.PROVES_WITHIN``).
 
 ``truth`` (2 players): at 2, 3, 4, 5 and 6 placements left of each game,

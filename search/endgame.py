@@ -32,19 +32,20 @@ __all__ = ["NODES_PER_ITERATION", "NODES_PER_SECOND", "PROVES_WITHIN", "ActionVa
 #: budget (a late-game iteration of `strong` costs about as much time as 60
 #: nodes; the solver is given more, as an exact answer is worth more).
 NODES_PER_ITERATION = 200
-#: The nodes a second of a time budget stands for (a slow core's rate, to
-#: decide whether to try; the solve itself stops at its deadline).
-NODES_PER_SECOND = 4_000_000
+#: The nodes a second of a time budget stands for (about the rate of one core
+#: here, 7 M a second, less a margin; only to decide whether to try: the solve
+#: itself stops at its deadline).
+NODES_PER_SECOND = 6_000_000
 #: The most nodes a search's solver spends (an analysis without a budget).
 MAX_NODES = 20_000_000
 #: By player count and placements left, the nodes within which the solver
-#: proves half of the positions of `strong` self-play (their median), fitted
-#: by ``benchmarks/bench_endgame.py --fit``; it is tried only where its budget
-#: reaches them, and not at all beyond the table.
+#: proves half of the positions of `strong` self-play (their median, 500
+#: games a player count), printed by ``benchmarks/bench_endgame.py reach``;
+#: it is tried only where its budget reaches them, and not beyond the table.
 PROVES_WITHIN: dict[int, dict[int, int]] = {
-    2: {0: 1, 1: 30, 2: 1_000, 3: 8_000, 4: 60_000, 5: 900_000},
-    3: {0: 1, 1: 50, 2: 1_500, 3: 40_000, 4: 200_000, 5: 1_500_000},
-    4: {0: 1, 1: 40, 2: 500, 3: 9_000, 4: 210_000, 5: 1_000_000},
+    2: {0: 1, 1: 73, 2: 712, 3: 16_835, 4: 100_358, 5: 2_201_227},
+    3: {0: 1, 1: 118, 2: 704, 3: 29_900, 4: 426_856, 5: 7_785_464},
+    4: {0: 1, 1: 76, 2: 372, 3: 10_544, 4: 544_999, 5: 6_458_799},
 }
 
 
