@@ -177,8 +177,8 @@ def solve(position: Position, seat: int | None = None, max_nodes: int = 1_000_00
         nodes += used
         if why != "proved" and stopped == "proved":
             stopped = why
-        for code, share, margin, gold, known in zip(part, shares, margins, golds, exact):
-            if known:
+        for code, share, margin, gold, valued in zip(part, shares, margins, golds, exact):
+            if valued:
                 found.append(ActionValue(code, share, margin, gold))
             else:
                 worse.append(code)
