@@ -5,7 +5,7 @@ does, a reply that never holds a solution or another seat's hand, the
 verdicts (right, wrong, an unknown id, an illegal try), the Python clients'
 methods, and a bad puzzle file stopping the server at startup.
 
-The server serves tests/data/puzzles.jsonl (``--puzzles``): four hand-made
+The server (conftest.puzzle_server) serves tests/data/puzzles.jsonl: four hand-made
 puzzles from random seeded games (2, 2, 3 and 4 players; ratings 800, 1200,
 1600 and 2000; each a placement without fills as its one solution), so that
 every expectation is known here without the shipped set.
@@ -36,9 +36,7 @@ from cacaoai.client.errors import error_from_rpc
 from cacaoai.client.replies import PuzzleCheck, PuzzleDraw
 from cacaoai.engine import Action, Position
 from cacaoai.search import puzzles
-from cacaoai.server import create_server
 from cacaoai.server.handlers import CacaoApi
-from cacaoai.server.http import start_http
 
 pytestmark = pytest.mark.integration
 
@@ -49,16 +47,10 @@ TRANSPORTS = ("grpc", "connect json", "connect binary")
 SEEDS = range(12)
 
 
-@pytest.fixture(scope="module")
-def served():
-    """A server of the test set, gRPC and HTTP on free ports."""
-    options = server_options(worker_threads=6, max_searches=1, grace_s=0.0, puzzles=str(DATA))
-    server, port = create_server("127.0.0.1:0", options)
-    server.start()
-    http = start_http(server.cacao_api, "127.0.0.1", 0)
-    yield f"127.0.0.1:{port}", f"http://127.0.0.1:{http.server_address[1]}"
-    http.shutdown()
-    server.stop(0).wait()
+@pytest.fixture
+def served(puzzle_server):
+    """The session's server of the test set (conftest.puzzle_server)."""
+    return puzzle_server
 
 
 class Refused(Exception):
