@@ -59,7 +59,8 @@ level, max 1800; 2200 when even max misses it).
 
 The puzzles are the same for a seed and budget however many processes run.
 With ``--journal FILE`` each finished game's puzzles are appended there and
-a run started again with the same arguments skips those games (resumable).
+a run started again with the same seed and budget skips those games: it
+resumes, or adds games, levels or player counts to what was played.
 Progress goes to stderr; the puzzles to ``--out``, one a line, sorted by id.
 """
 
@@ -90,6 +91,7 @@ __all__ = ["ALT_SHARE", "ALT_VISITS", "PREFILTER_VISITS", "Budget", "DeepCheck",
            "exact_check", "generate", "main", "play_game", "rate"]
 
 STREAM = 0x9022     # the deals of puzzle self-play: their own stream of seeds
+JOURNAL_FORMAT = "cacao-puzzles-journal/1"
 #: The share of the deep search's budget its search of the alternatives gets.
 ALT_SHARE = 0.5
 #: A candidate of the alternatives' search counts when it has at least this
@@ -348,20 +350,27 @@ def play_game(task: tuple[int, str, int, int, Budget]) -> dict[str, Any]:
 
 def generate(players: Sequence[int], level_names: Sequence[str], games: int, seed: int, budget: Budget = Budget(),
              processes: int = 1, journal: str | Path | None = None, progress: Any = None) -> list[dict[str, Any]]:
-    """Every game's puzzles (JSON), sorted by id; games already in `journal`
-    (from a run with the same arguments) are read, not played again, and each
-    new one is appended there as it finishes."""
-    header = {"format": "cacao-puzzles-journal/1", "players": list(players), "levels": list(level_names),
-              "games": games, "seed": seed, "budget": asdict(budget)}
-    done = _read_journal(journal, header) if journal else {}
-    tasks = [(p, level, g, seed, budget) for p in players for level in level_names for g in range(games)
-             if (p, level, g) not in done]
+    """Every game's puzzles (JSON), sorted by id. With `journal`, the games
+    it holds (from runs with the same seed and budget: a game depends on
+    nothing else) are read, not played again, and each new one is appended
+    as it finishes; so a run may be resumed, or given more games, levels or
+    player counts."""
+    header = {"format": JOURNAL_FORMAT, "seed": seed, "budget": asdict(budget)}
+    wanted = [(p, level, g) for p in players for level in level_names for g in range(games)]
+    kept = _read_journal(journal, header) if journal else {}
+    done = {key: kept[key] for key in wanted if key in kept}
+    tasks = [(*key, seed, budget) for key in wanted if key not in done]
     started, found = time.monotonic(), sum(len(r["puzzles"]) for r in done.values())
-    total, finished = len(tasks) + len(done), len(done)
-    out = open(journal, "a", encoding="utf-8") if journal else None
-    try:
-        if out is not None and not done:
+    finished = len(done)
+    out = None
+    if journal:
+        fresh = not os.path.exists(journal) or os.path.getsize(journal) == 0
+        if not fresh:
+            _trim(journal)
+        out = open(journal, "a", encoding="utf-8")
+        if fresh:
             out.write(json.dumps(header) + "\n")
+    try:
         for result in run_tasks(play_game, tasks, processes):
             done[tuple(result["task"])] = result
             finished += 1
@@ -370,7 +379,7 @@ def generate(players: Sequence[int], level_names: Sequence[str], games: int, see
                 out.write(json.dumps(result) + "\n")
                 out.flush()
             if progress is not None:
-                progress.write(f"\r{finished}/{total} games, {found} puzzles, "
+                progress.write(f"\r{finished}/{len(wanted)} games, {found} puzzles, "
                                f"{time.monotonic() - started:.0f} s ")
                 progress.flush()
     finally:
@@ -381,15 +390,39 @@ def generate(players: Sequence[int], level_names: Sequence[str], games: int, see
     return sorted((p for r in done.values() for p in r["puzzles"]), key=lambda p: p["id"])
 
 
+def _trim(path: str | Path) -> None:
+    """Cut a last line that was never finished off the file."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
+
+
 def _read_journal(path: str | Path, header: dict[str, Any]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The games a journal holds, by (players, level, game); ValueError when
+    it is of another seed or budget. A last line cut short (a run killed
+    while writing it) is left out: that game is played again."""
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return {}
     with open(path, encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    if lines[0] != header:
-        raise ValueError(f"--journal: {path} is of a run with other arguments ({lines[0]}); "
+        lines = f.read().splitlines()
+    try:
+        first = json.loads(lines[0])
+    except ValueError:
+        first = None
+    if first != header:
+        raise ValueError(f"--journal: {path} is of a run with another seed or budget; "
                          "give another file or remove it")
-    return {tuple(r["task"]): r for r in lines[1:]}
+    games = {}
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            result = json.loads(line)
+        except ValueError:
+            if number == len(lines):
+                break
+            raise ValueError(f"--journal: {path}:{number} is not JSON") from None
+        games[tuple(result["task"])] = result
+    return games
 
 
 def summary_lines(puzzles: Sequence[dict[str, Any]]) -> list[str]:
