@@ -432,7 +432,7 @@ def summary_lines(puzzles: Sequence[dict[str, Any]]) -> list[str]:
                       ("theme", lambda p: p["themes"]), ("rating", lambda p: [p["rating"]])):
         counts = Counter(k for p in puzzles for k in key(p))
         order = THEMES if name == "theme" else sorted(counts)
-        lines.append(f"  {name}: " + ", ".join(f"{k} {counts[k]}" for k in order))
+        lines.append(f"  {name}: " + (", ".join(f"{k} {counts[k]}" for k in order) or "none"))
     return lines
 
 
@@ -506,8 +506,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     with open(args.out, "w", encoding="utf-8") as f:
         f.writelines(json.dumps(p, separators=(",", ":")) + "\n" for p in puzzles)
-    print("\n".join(summary_lines(puzzles)))
-    print(f"{time.monotonic() - started:.0f} s; written to {args.out}")
+    try:
+        print("\n".join(summary_lines(puzzles)))
+        print(f"{time.monotonic() - started:.0f} s; written to {args.out}", flush=True)
+    except BrokenPipeError:     # the reader went away: the puzzles are written; no more output
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
     return 0
 
 
