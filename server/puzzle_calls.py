@@ -11,11 +11,13 @@ a puzzle's solutions before a try is checked, and its position is always the
 stored view of the puzzle's seat (no other seat's hand, no draw order).
 
 Thread-safety: a :class:`PuzzleCalls` holds immutable values (the puzzles,
-their themes' counts); every call builds its own engine position.
+their themes' counts) and a thread-safe cache of which pass each filter;
+every call builds its own engine position.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,6 +62,8 @@ class PuzzleCalls:
         self._by_id = {p.id: p for p in self.puzzles}
         self._themes = [pb.PuzzleTheme(name=name, puzzles=count)
                         for name, count in puzzles.theme_counts(self.puzzles).items()]
+        # which pass a filter, kept for the few kinds of filters that are asked again and again
+        self._passing = functools.lru_cache(maxsize=64)(self._passing_now)
 
     def get_puzzle(self, request: pb.GetPuzzleRequest) -> pb.GetPuzzleResponse:
         filters: dict[str, Any] = {
@@ -102,12 +106,14 @@ class PuzzleCalls:
 
     # --- counting, with pick itself as the filter (so the count and the draw never disagree) ---
 
-    def _passes(self, puzzle: Puzzle, filters: dict[str, Any], exclude: Any = ()) -> bool:
-        return puzzles.pick((puzzle,), **filters, exclude=exclude) is not None
-
     def _count(self, filters: dict[str, Any], exclude: Any) -> int:
-        excluded = set(exclude)
-        return sum(self._passes(p, filters) for p in self.puzzles if p.id not in excluded)
+        return len(self._passing(**filters) - set(exclude))
+
+    def _passing_now(self, theme: str | None, min_rating: int | None, max_rating: int | None,
+                     players: int | None) -> frozenset[str]:
+        """The ids of the puzzles that pass the filters (each asked of pick alone)."""
+        return frozenset(p.id for p in self.puzzles if puzzles.pick(
+            (p,), theme=theme, min_rating=min_rating, max_rating=max_rating, players=players) is not None)
 
     def _none_left(self, filters: dict[str, Any], exclude: Any) -> str:
         """Why the draw found nothing, in a sentence: the filters, and whether
@@ -118,7 +124,7 @@ class PuzzleCalls:
         wanted = ", ".join(s for s in said if s) or "no filter"
         if not self.puzzles:
             return "this server has no puzzles"
-        seen = sum(self._passes(p, filters) for p in self.puzzles)
+        seen = len(self._passing(**filters))
         if seen:
             return (f"every puzzle that passes the filters ({wanted}) is excluded: all {seen} seen; "
                     "send fewer ids in exclude to see them again")
