@@ -229,18 +229,10 @@ class Session:
         self.say()
         self.say(board.draw_position(view, self.seat_labels(), open_cells, viewer=self.human,
                                      colour=self.settings.colour))
-        if self.game.phase == "resolve":
-            self.say("Choose the result of your activations (r N):")
-            for i, a in enumerate(legal, 1):
-                self.say(f"  {i}) {notation.resolve_text(a)}")
-            return
-        overbuilds = sorted({(a.x, a.y) for a in legal if a.type == "overbuild"})
-        if overbuilds:
-            cells = ", ".join(f"{x},{y}" for x, y in overbuilds)
-            self.say(f"You may overbuild (1 sun): ob TILE X,Y rR on one of {cells}")
-        if legal and all(a.type == "discard" for a in legal):
-            self.say("No tile can be placed: discard one (discard TILE).")
-        self.say(f"Turn {self.game.turn + 1}: your move (e.g. {notation.write(legal[0], legal)}).")
+        for line in notation.offer_lines(legal):
+            self.say(line)
+        if self.game.phase != "resolve":
+            self.say(f"Turn {self.game.turn + 1}: your move (e.g. {notation.write(legal[0], legal)}).")
 
     def show_list(self) -> None:
         legal = self.game.legal_actions()

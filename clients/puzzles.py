@@ -247,6 +247,8 @@ class Trainer:
                  f"{puzzle.players} players, you play {board.seat_name(seat)} (seat {seat})")
         self.say(board.draw_position(puzzle.position, names, notation.place_cells(legal), viewer=seat,
                                      colour=self.colour))
+        for line in notation.offer_lines(legal):
+            self.say(line)
         self.say(f"Find the best move (e.g. {notation.write(legal[0], legal)}).")
 
     def conclude(self, verdict: PuzzleCheck, legal: Sequence[Action], misses: int) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cacaoai.client.notation import offer_lines
 from cacaoai.client.play import main
 from cacaoai.client.puzzles import (
     FLOOR,
@@ -150,3 +151,18 @@ def test_a_bad_rating_range_stops_before_any_server(capsys):
     with pytest.raises(SystemExit):
         main(["--puzzles", "--rating", "1600-1000"], io.StringIO(), io.StringIO())
     assert "argument --rating: '1600-1000': 1600 is above 1000" in capsys.readouterr().err
+
+
+def test_a_puzzle_offers_its_results_to_choose_and_its_overbuilds_as_a_game_does():
+    """Most shipped puzzles are a result to choose or an overbuild: the prompt offers them."""
+    shipped = puzzles.load()
+    resolve = next(p for p in shipped if p.view["phase"] == "resolve")
+    legal = Position.from_observation(dict(resolve.view), 0).legal_actions()
+    lines = offer_lines(legal)
+    assert lines[0] == "Choose the result of your activations (r N):" and len(lines) == len(legal) + 1
+    assert lines[1].startswith("  1) +") and "keep" in lines[1]
+    overbuild = next(p for p in shipped if p.solutions[0].type == "overbuild")
+    legal = Position.from_observation(dict(overbuild.view), 0).legal_actions()
+    a = overbuild.solutions[0]
+    assert any(line.startswith("You may overbuild (1 sun): ob TILE X,Y rR on one of") and f"{a.x},{a.y}" in line
+               for line in offer_lines(legal))
