@@ -20,7 +20,17 @@ from cacaoai.client.puzzles import new_rating
 from cacaoai.engine import Position
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / ".ci"))
-from screenshots import CHOICE, CHROMIUM, SIZES, TARGET, BoardPage, cacao_server, chromium  # noqa: E402
+from screenshots import (  # noqa: E402
+    CHOICE,
+    CHROMIUM,
+    PUZZLE_JUDGED,
+    PUZZLE_READY,
+    SIZES,
+    TARGET,
+    BoardPage,
+    cacao_server,
+    chromium,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool(CHROMIUM), pytest.mark.timeout(180)]
 
@@ -872,30 +882,10 @@ def practice_board(url: str, size: str) -> Iterator[BoardPage]:
         assert errors == []
 
 
-def place_tile(board: BoardPage, action: dict) -> None:
-    """A placement through the page, as in play: the tile from the tray, turned on its cell, placed."""
-    page = board.page
-    board.press(page.locator(f"#tray svg.choosable[data-tile='{action['tile']}']").first)
-    x, y = action["x"], action["y"]
-    cell = board.cell(x, y)
-    if board.touch:
-        cell.tap()  # a first tap chooses the cell; R turns the tile there
-        page.wait_for_function("([x, y]) => { const c = window.cacao.selected; return c && c.x === x && c.y === y; }",
-                               arg=[x, y])
-    else:
-        cell.hover()
-    for _ in range(4):
-        if board.state(f"s.rotation === {action['rot']}"):
-            break
-        page.keyboard.press("r")
-    assert board.state(f"s.rotation === {action['rot']}")
-    board.press(cell)  # a click places; a second tap places
-
-
 def try_move(board: BoardPage, action: dict) -> None:
     """A practice's try through the page: placed, its fills chosen, judged."""
     page = board.page
-    place_tile(board, action)
+    board.place_tile(action)
     fill = action["fills"][0]
     choice = page.locator(CHOICE, has_text=f"{fill['tile']} to ({fill['x']},{fill['y']})")
     choice.wait_for()
@@ -1171,9 +1161,6 @@ def test_a_server_that_needs_tokens_is_played_with_a_token_from_the_address_or_t
 
 # tests/data/puzzles.jsonl, as the server of `url` serves it
 PUZZLE_SET = {p["id"]: p for p in map(json.loads, PUZZLES.read_text().splitlines())}
-PUZZLE_READY = ("window.cacao.mode === 'puzzles' && window.cacao.puzzles.puzzle && !window.cacao.puzzles.drawing"
-                " && window.cacao.legal.length > 0")
-PUZZLE_JUDGED = "window.cacao.puzzles.verdict && !window.cacao.puzzles.judging"
 
 
 def open_puzzles(board: BoardPage) -> None:
@@ -1191,7 +1178,7 @@ def choose_filter(board: BoardPage, select: str, value: str, puzzle: str | None 
 def placement_try(board: BoardPage, action: dict) -> None:
     """A try at a puzzle through the page (a placement without fills), and its verdict."""
     tried = board.state("s.puzzles.misses") + (1 if board.state("s.puzzles.verdict") else 0)
-    place_tile(board, action)
+    board.place_tile(action)
     board.page.wait_for_function(f"{PUZZLE_JUDGED} && (window.cacao.puzzles.misses + 1 > {tried}"
                                  " || window.cacao.puzzles.step !== 'trying')")
 

@@ -51,8 +51,9 @@ export async function nextPuzzle(): Promise<void> {
   redraw.page();
   const f = z.filters;
   try {
+    const seed = state.puzzleSeed === null ? undefined : BigInt(state.puzzleSeed);
     const { reply, startedOver } = await drawPuzzle(client, {
-      theme: f.theme, minRating: f.min ?? undefined, maxRating: f.max ?? undefined }, z.seen);
+      theme: f.theme, minRating: f.min ?? undefined, maxRating: f.max ?? undefined, seed }, z.seen);
     const puzzle = reply.puzzle!;
     const legal = await client.listLegalActions({ source: { case: "position", value: puzzle.position! } });
     if (state.puzzles !== z) return;

@@ -74,6 +74,7 @@ export const state = {
   reviewDecisions: [] as number[], // the decisions a review judges (empty: all; tests plant one)
   practice: null as Practice | null,
   puzzles: null as Puzzles | null,
+  puzzleSeed: null as number | null, // the puzzles' draws' seed (null: random; the screenshots set one)
   forecast: false, // the evaluations ask for a forecast of the temples and the score parts
   // what a human chooses on the board
   legal: [] as Action[],
