@@ -1252,6 +1252,28 @@ def test_a_puzzle_from_its_seats_view_a_wrong_try_then_the_right_one_and_the_str
         assert errors == []
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_result_to_choose_is_a_puzzle_too(url, size):
+    """Most puzzles are which result of a harvest to take: the choices, as in play, each a try."""
+    width, height = PRACTICE_SIZES[size]
+    with chromium(width, height, touch=size == "phone") as page:
+        board = BoardPage(page, url, touch=size == "phone")
+        open_puzzles(board)
+        choose_filter(board, "#puzzle-theme", "market timing")
+        choose_filter(board, "#puzzle-max", "1000", "3p-test-0005")  # the set's result to choose
+        choices = page.locator(CHOICE)
+        assert choices.all_inner_texts()[:2] == ["take 12 gold, keep 1 cacao", "take 9 gold, keep 2 cacao"]
+        assert_finger_sized(page, *(f"{CHOICE} >> nth={k}" for k in range(choices.count())))
+        board.press(choices.nth(0))
+        page.wait_for_function(PUZZLE_JUDGED)
+        assert page.inner_text("#puzzle-body .verdict") == "Not this one. Try once more."
+        board.press(page.locator(CHOICE).nth(1))
+        page.wait_for_function(PUZZLE_JUDGED + " && window.cacao.puzzles.step === 'solved'")
+        assert page.inner_text("#puzzle-body .verdict") == "Correct, at the second try."
+        assert page.locator(CHOICE).count() == 0  # nothing more to choose
+        assert page.inner_text("#puzzle-body .why").startswith("Taking 9 gold and keeping 2 cacao")
+
+
 def test_giving_up_shows_the_solution_and_why_filters_that_fit_nothing_say_so_and_leave_returns(url):
     with chromium(*PRACTICE_SIZES["desktop"]) as page:
         errors: list[str] = []

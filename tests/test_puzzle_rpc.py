@@ -5,10 +5,11 @@ does, a reply that never holds a solution or another seat's hand, the
 verdicts (right, wrong, an unknown id, an illegal try), the Python clients'
 methods, and a bad puzzle file stopping the server at startup.
 
-The server (conftest.puzzle_server) serves tests/data/puzzles.jsonl: four hand-made
-puzzles from random seeded games (2, 2, 3 and 4 players; ratings 800, 1200,
-1600 and 2000; each a placement without fills as its one solution), so that
-every expectation is known here without the shipped set.
+The server (conftest.puzzle_server) serves tests/data/puzzles.jsonl: five hand-made
+puzzles from random seeded games (2, 2, 3, 4 and 3 players; ratings 800, 1200,
+1600, 2000 and 1000; the first four a placement without fills as their one
+solution, the last a result to choose), so that every expectation is known
+here without the shipped set.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def test_a_filter_the_set_cannot_have_is_invalid_naming_it(served, transport, fi
 def test_get_puzzle_may_be_a_get_over_http(served):
     async def get() -> pb.GetPuzzleResponse:
         async with connect_client(served[1], "json") as cacao:
-            return await cacao.get_puzzle(pb.GetPuzzleRequest(players=3, seed=1), use_get=True)
+            return await cacao.get_puzzle(pb.GetPuzzleRequest(players=3, min_rating=1500, seed=1), use_get=True)
 
     assert asyncio.run(get()).puzzle.id == "3p-test-0003"
 

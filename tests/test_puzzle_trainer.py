@@ -103,7 +103,7 @@ def test_a_puzzle_is_shown_from_its_seats_view_and_a_first_try_solves_it(puzzle_
 def test_a_wrong_try_gets_one_more_and_a_second_miss_shows_the_solution_and_why(puzzle_server):
     hard = SET["3p-test-0003"]
     status, out = play(puzzle_server[0], [wrong_text(hard), wrong_text(hard), "quit"], "--players", "3",
-                       "--puzzle-rating", "1500")
+                       "--rating", "1500-", "--puzzle-rating", "1500")
     assert status == 0
     assert out.count("Not this one:") == 1 and "Try once more." in out
     assert f"The solution: {text_of(hard)}. {hard.sentence[0].upper()}{hard.sentence[1:]}." in out
@@ -140,9 +140,17 @@ def test_list_numbers_the_legal_actions_and_a_number_plays_one(puzzle_server):
     assert "Right!" in out and "(proved by the endgame solver)" in out  # an exact puzzle says so
 
 
+def test_a_result_to_choose_is_offered_numbered_and_chosen_by_its_number(puzzle_server):
+    status, out = play(puzzle_server[0], ["r 1", "r 2", "quit"], "--theme", "market timing", "--rating", "900-1100")
+    assert "Puzzle 3p-test-0005 · rated 1000 · market timing · 3 players, you play purple (seat 2)" in out
+    offered = "Choose the result of your activations (r N):\n  1) +12 gold, keep 1 cacao\n  2) +9 gold, keep 2 cacao"
+    assert offered in out
+    assert "Not this one: r 1. Try once more." in out and "Right at the second try. Taking 9 gold" in out
+
+
 def test_filters_the_set_cannot_meet_end_the_session_with_the_reason(puzzle_server):
     status, out = play(puzzle_server[0], ["quit"], "--theme", "overbuilding with sun")
-    assert status == 0 and "No puzzle: no puzzle of this server's 4 passes the filters" in out
+    assert status == 0 and "No puzzle: no puzzle of this server's 5 passes the filters" in out
     status, out = play(puzzle_server[0], ["quit"], "--theme", "tempel")
     assert status == 2 and "No such puzzles: theme: must be one of" in out
 
