@@ -88,8 +88,9 @@ setup(
     # *.pxi: files core.pyx includes (an sdist does not build without them);
     # nginx/*.conf: the template cacao-replicas fills in
     # models/*: the learned evaluation the search ships (search/models/)
+    # puzzles/*.jsonl: the puzzle set the search ships (search/puzzles/, docs/puzzles.md)
     package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*", "nginx/*.conf",
-                        "models/*.npz", "models/*.json"]
+                        "models/*.npz", "models/*.json", "puzzles/*.jsonl"]
                   for pkg in PACKAGES},
     ext_modules=extensions(),
     options={"build": {"build_base": BUILD_DIR}},

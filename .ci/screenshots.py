@@ -1,7 +1,8 @@
 """Screenshots of the board page: at the start, mid-game, at the end, in the replay
 viewer, on a phone, the AI's candidates as a heat map, the game's graph, the
-game's review (on a desktop and on a phone), the practice of its mistakes, and the
-forecast overlay.
+game's review (on a desktop and on a phone), the practice of its mistakes, the
+forecast overlay, and the Puzzles view (on a desktop and on a phone, a puzzle of the
+shipped set with its solution shown).
 
 Starts ``cacao-server`` (gRPC and HTTP on free loopback ports), opens the page
 in headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright; no
@@ -13,6 +14,7 @@ the AI seats answer. The test suite drives the page with the same
     python .ci/screenshots.py                 # writes docs/img/board-*.png
     python .ci/screenshots.py --out /tmp/shots --players 3
     python .ci/screenshots.py --only practice forecast   # those two, on a stored game
+    python .ci/screenshots.py --only puzzles             # the Puzzles view, desktop and phone
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from cacaoai.client.local import LocalServer
+from cacaoai.engine import Position
+from cacaoai.search import puzzles as puzzles_module
 
 CHROMIUM = os.environ.get("CACAO_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -153,6 +157,26 @@ class BoardPage:
                 self.play_choice(page.locator(f"{CHOICE}.previewed"))
         self.wait_for_human_or_end()
 
+    def place_tile(self, action: dict) -> None:
+        """A placement (the record's JSON form) through the page, as in play: the tile from
+        the tray, turned on its cell, placed (its fills, if any, are asked for after)."""
+        page = self.page
+        self.press(page.locator(f"#tray svg.choosable[data-tile='{action['tile']}']").first)
+        x, y = action["x"], action["y"]
+        cell = self.cell(x, y)
+        if self.touch:
+            cell.tap()  # a first tap chooses the cell; R turns the tile there
+            page.wait_for_function("([x, y]) => { const c = window.cacao.selected;"
+                                   " return c && c.x === x && c.y === y; }", arg=[x, y])
+        else:
+            cell.hover()
+        for _ in range(4):
+            if self.state(f"s.rotation === {action['rot']}"):
+                break
+            page.keyboard.press("r")
+        assert self.state(f"s.rotation === {action['rot']}")
+        self.press(cell)  # a click places; a second tap places
+
     def play_choice(self, button: Any) -> None:
         """A choice played: a click, or on a touch screen a way of filling tapped twice (the
         first tap shows it on the board, the second plays it) and a result tapped once."""
@@ -206,9 +230,13 @@ def union(page: Any, *selectors: str, pad: int = 6) -> dict[str, float]:
 
 NAMES = ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png",
          "board-phone.png", "board-heatmap.png", "board-graph.png", "board-review.png", "board-review-phone.png",
-         "board-practice.png", "board-forecast.png")
-# the views --only takes, each shot on tests/data/records.jsonl's first game
-ONLY = {"practice": "board-practice.png", "forecast": "board-forecast.png"}
+         "board-practice.png", "board-forecast.png", "board-puzzles.png", "board-puzzles-phone.png")
+# the views --only takes: the practice and the forecast shot on tests/data/records.jsonl's first
+# game, the puzzles on the shipped set's
+ONLY = {"practice": ("board-practice.png",), "forecast": ("board-forecast.png",),
+        "puzzles": ("board-puzzles.png", "board-puzzles-phone.png")}
+#: The Puzzles view's shots: a placement puzzle of this theme, drawn with this seed.
+PUZZLE_THEME, PUZZLE_SEED = "temple majority", 18
 
 
 def review(board: BoardPage) -> None:
@@ -272,6 +300,39 @@ def practice(board: BoardPage, path: Path) -> None:
     page.wait_for_function("window.cacao.mode === 'replay'")
 
 
+PUZZLE_READY = ("window.cacao.mode === 'puzzles' && window.cacao.puzzles.puzzle && !window.cacao.puzzles.drawing"
+                " && window.cacao.legal.length > 0")
+PUZZLE_JUDGED = "window.cacao.puzzles.verdict && !window.cacao.puzzles.judging"
+
+
+def puzzles(board: BoardPage, path: Path, phone: bool = False) -> None:
+    """The Puzzles view on the shipped set's puzzle that PUZZLE_SEED draws for PUZZLE_THEME (a
+    placement): on a desktop a wrong try, then the right one; on a phone the right one at the
+    first try, the board and the panel under it. The solution is ringed and explained."""
+    page = board.page
+    page.evaluate(f"window.cacao.puzzleSeed = {PUZZLE_SEED}")
+    board.press("#puzzles")
+    page.wait_for_function(PUZZLE_READY)
+    page.select_option("#puzzle-theme", PUZZLE_THEME)
+    page.wait_for_function(PUZZLE_READY + f" && window.cacao.puzzles.filters.theme === '{PUZZLE_THEME}'")
+    puzzle = puzzles_module.by_id(puzzles_module.load(), board.state("s.puzzles.puzzle.id"))
+    assert puzzle is not None and puzzle.solutions[0].type == "place", "the seed draws no placement: change it"
+    if not phone:
+        wrong = next(a for a in Position.from_observation(dict(puzzle.view), 0).legal_actions()
+                     if a.type == "place" and not a.fills and a not in puzzle.solutions)
+        board.place_tile(wrong.to_json())
+        page.wait_for_function(PUZZLE_JUDGED)
+    board.place_tile(puzzle.solutions[0].to_json())
+    page.wait_for_function(PUZZLE_JUDGED + " && window.cacao.puzzles.step === 'solved'")
+    page.mouse.move(0, 0)
+    page.evaluate("document.activeElement?.blur()")  # no focus ring on the board
+    if phone:
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(path), clip=union(page, "#left", "#p-puzzles", pad=0), full_page=True)
+    else:
+        page.screenshot(path=str(path))
+
+
 def forecast(board: BoardPage, path: Path, index: int) -> None:
     """The replay viewer at action `index` with the forecast overlay on: each temple's
     chances of first place on the board, each seat's expected score parts by the win bar."""
@@ -300,17 +361,22 @@ def main(argv: list[str] | None = None) -> int:
     seats = ["human"] + [args.level] * (args.players - 1)
     if args.only:
         stored = (ROOT / "tests" / "data" / "records.jsonl").read_text().splitlines()[0]
-        with cacao_server() as url, chromium(*DESKTOP) as page:
-            board = BoardPage(page, url)
-            page.evaluate("text => window.cacaoOpenRecord(text)", stored)
-            page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
-            if "forecast" in args.only:
-                forecast(board, out / ONLY["forecast"], 24)
-            if "practice" in args.only:
-                review(board)
-                practice(board, out / ONLY["practice"])
+        with cacao_server() as url:
+            if {"forecast", "practice"} & set(args.only):
+                with chromium(*DESKTOP) as page:
+                    board = BoardPage(page, url)
+                    page.evaluate("text => window.cacaoOpenRecord(text)", stored)
+                    page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
+                    if "forecast" in args.only:
+                        forecast(board, out / ONLY["forecast"][0], 24)
+                    if "practice" in args.only:
+                        review(board)
+                        practice(board, out / ONLY["practice"][0])
+            if "puzzles" in args.only:
+                shoot_puzzles(url, out)
         for name in args.only:
-            print(out / ONLY[name])
+            for file in ONLY[name]:
+                print(out / file)
         return 0
     with cacao_server() as url:
         with chromium(*DESKTOP) as page:
@@ -377,9 +443,19 @@ def main(argv: list[str] | None = None) -> int:
             review(board)
             page.evaluate("document.querySelector('#p-graph').scrollIntoView({block: 'start'})")
             page.screenshot(path=str(out / "board-review-phone.png"))
+        shoot_puzzles(url, out)
     for name in NAMES:
         print(out / name)
     return 0
+
+
+def shoot_puzzles(url: str, out: Path) -> None:
+    """board-puzzles.png at the docs' desktop size, board-puzzles-phone.png at a phone's."""
+    with chromium(*DESKTOP) as page:
+        puzzles(BoardPage(page, url), out / ONLY["puzzles"][0])
+    width, height = SIZES["phone"]
+    with chromium(width, height, touch=True) as page:
+        puzzles(BoardPage(page, url, touch=True), out / ONLY["puzzles"][1], phone=True)
 
 
 if __name__ == "__main__":

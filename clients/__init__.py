@@ -18,6 +18,8 @@ The client library, by concern:
 The programs:
 
 - :mod:`.play`: ``cacao-play``, a game in the terminal against the AI.
+- :mod:`.puzzles`: ``cacao-play --puzzles``, the puzzle trainer: the server's
+  puzzles, two tries each, a streak and a puzzle rating.
 - :mod:`.match`: ``cacao-match``, AI-vs-AI games through a server.
 - :mod:`.notation` and :mod:`.board`: the action notation and the text board.
 - :mod:`.console`: their terminal plumbing: the status line that follows a
@@ -58,6 +60,10 @@ from .replies import (
     LegalActions,
     NewGame,
     Placement,
+    Puzzle,
+    PuzzleCheck,
+    PuzzleDraw,
+    PuzzleTheme,
     ReviewReport,
     RulesFacts,
     SeatScore,
@@ -75,8 +81,9 @@ from .text import evaluation_lines, strength_text
 __all__ = [
     "Activation", "Analysis", "AnalysisReport", "Applied", "AsyncAnalysis", "AsyncCacaoClient",
     "CacaoClient", "CacaoClientError", "Candidate", "CoveredWorker", "DecisionReview", "ErrorReason",
-    "Evaluation", "Explanation", "JungleTileFacts", "LegalActions", "Limit", "NewGame", "Placement",
-    "ReviewReport", "ReviewSummary", "RootInfo", "RulesFacts", "SearchResult", "SeatOutlook", "SeatReview",
+    "Evaluation", "Explanation", "JungleTileFacts", "LegalActions", "Limit", "NewGame", "Placement", "Puzzle",
+    "PuzzleCheck", "PuzzleDraw", "PuzzleTheme", "ReviewReport", "ReviewSummary", "RootInfo", "RulesFacts",
+    "SearchResult", "SeatOutlook", "SeatReview",
     "SeatScore", "ServerInfo", "ServerLimits", "Source", "Standing", "Suggestion", "TempleStanding",
     "Validation", "WorkerTileFacts", "add_connection_flags", "connection_settings", "evaluation_lines",
     "sentence", "strength_text",

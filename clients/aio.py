@@ -45,6 +45,8 @@ from .replies import (
     Applied,
     LegalActions,
     NewGame,
+    PuzzleCheck,
+    PuzzleDraw,
     ReviewReport,
     ServerInfo,
     Suggestion,
@@ -52,6 +54,8 @@ from .replies import (
     read_applied,
     read_legal_actions,
     read_new_game,
+    read_puzzle_check,
+    read_puzzle_draw,
     read_report,
     read_review,
     read_server_info,
@@ -64,9 +68,11 @@ from .requests import (
     Source,
     apply_request,
     as_strength,
+    check_puzzle_request,
     legal_actions_request,
     new_game_request,
     ponder_seat,
+    puzzle_request,
     review_request,
     search_request,
     validate_request,
@@ -235,6 +241,20 @@ class AsyncCacaoClient(Connection):
         """As :meth:`CacaoClient.validate_record`."""
         return read_validation(await self._call(
             self._stub.ValidateRecord, validate_request(record), timeout))
+
+    async def get_puzzle(self, *, theme: str | None = None, min_rating: int | None = None,
+                         max_rating: int | None = None, players: int | None = None, exclude: Sequence[str] = (),
+                         seed: int | None = None, timeout: float | None = None) -> PuzzleDraw:
+        """Draws a puzzle (GetPuzzle), as :meth:`CacaoClient.get_puzzle`."""
+        request = puzzle_request(theme=theme, min_rating=min_rating, max_rating=max_rating, players=players,
+                                 exclude=exclude, seed=seed)
+        return read_puzzle_draw(await self._call(self._stub.GetPuzzle, request, timeout))
+
+    async def check_puzzle(self, puzzle_id: str, action: Action | Mapping[str, Any], *,
+                           timeout: float | None = None) -> PuzzleCheck:
+        """Judges a try at a puzzle (CheckPuzzle), as :meth:`CacaoClient.check_puzzle`."""
+        request = check_puzzle_request(puzzle_id, action)
+        return read_puzzle_check(await self._call(self._stub.CheckPuzzle, request, timeout))
 
 
 class AsyncAnalysis(LatestReport):

@@ -59,6 +59,8 @@ from .replies import (
     Applied,
     LegalActions,
     NewGame,
+    PuzzleCheck,
+    PuzzleDraw,
     ReviewReport,
     ServerInfo,
     Suggestion,
@@ -66,6 +68,8 @@ from .replies import (
     read_applied,
     read_legal_actions,
     read_new_game,
+    read_puzzle_check,
+    read_puzzle_draw,
     read_report,
     read_review,
     read_server_info,
@@ -77,9 +81,11 @@ from .requests import (
     Source,
     apply_request,
     as_strength,
+    check_puzzle_request,
     legal_actions_request,
     new_game_request,
     ponder_seat,
+    puzzle_request,
     review_request,
     search_request,
     validate_request,
@@ -400,3 +406,45 @@ class CacaoClient(Connection):
         """
         return read_validation(self._call(self._stub.ValidateRecord,
                                           validate_request(record), timeout))
+
+    def get_puzzle(self, *, theme: str | None = None, min_rating: int | None = None,
+                   max_rating: int | None = None, players: int | None = None, exclude: Sequence[str] = (),
+                   seed: int | None = None, timeout: float | None = None) -> PuzzleDraw:
+        """Draws a puzzle from the server's set (GetPuzzle): a position from
+        one seat's view where one action is clearly best, among those that
+        pass the filters and are not in `exclude`; never its solutions
+        (:meth:`check_puzzle` judges a try).
+
+        Args:
+            theme: only puzzles with this theme (``PuzzleDraw.themes`` lists
+                the server's); None: any.
+            min_rating, max_rating: only puzzles rated in this range (both
+                included); None: no bound.
+            players: only puzzles of games of this many players; None: any.
+            exclude: ids of puzzles not to draw (those the player has seen).
+            seed: the same set, filters and seed draw the same puzzle; None:
+                a random draw.
+
+        Raises:
+            CacaoClientError: NOT_FOUND (reason PUZZLE_NOT_FOUND) when no
+                puzzle is left; INVALID_ARGUMENT naming the filter at fault
+                (an unknown theme, min_rating above max_rating, players
+                outside 2..4).
+        """
+        request = puzzle_request(theme=theme, min_rating=min_rating, max_rating=max_rating, players=players,
+                                 exclude=exclude, seed=seed)
+        return read_puzzle_draw(self._call(self._stub.GetPuzzle, request, timeout))
+
+    def check_puzzle(self, puzzle_id: str, action: Action | Mapping[str, Any], *,
+                     timeout: float | None = None) -> PuzzleCheck:
+        """Judges a try at a puzzle (CheckPuzzle): whether `action` is one of
+        its solutions, the solutions and why the best is best.
+
+        Raises:
+            CacaoClientError: NOT_FOUND on ``puzzle_id`` for an id the
+                server does not have; INVALID_ARGUMENT (reason
+                ILLEGAL_ACTION) naming the part of an action that is not
+                legal in the puzzle's position (``action.place.x``).
+        """
+        request = check_puzzle_request(puzzle_id, action)
+        return read_puzzle_check(self._call(self._stub.CheckPuzzle, request, timeout))

@@ -106,6 +106,23 @@ def resolve_text(action: Action) -> str:
     return f"+{action.gold} gold, keep {action.cacao} cacao"
 
 
+def offer_lines(legal: Sequence[Action]) -> list[str]:
+    """What the seat to act is offered beyond placing a tile, for the prompt: the
+    results to choose (``r N``) in a resolve, else the cells it may overbuild and
+    whether it must discard; empty when it just places."""
+    if legal and all(a.type == "resolve" for a in legal):
+        return ["Choose the result of your activations (r N):",
+                *(f"  {i}) {resolve_text(a)}" for i, a in enumerate(legal, 1))]
+    lines = []
+    overbuilds = sorted({(a.x, a.y) for a in legal if a.type == "overbuild"})
+    if overbuilds:
+        cells = ", ".join(f"{x},{y}" for x, y in overbuilds)
+        lines.append(f"You may overbuild (1 sun): ob TILE X,Y rR on one of {cells}")
+    if legal and all(a.type == "discard" for a in legal):
+        lines.append("No tile can be placed: discard one (discard TILE).")
+    return lines
+
+
 def describe(action: Action, position: Mapping[str, Any], legal: Sequence[Action] = ()) -> str:
     """The notation with a gloss: what each worker side will face, or the resolution."""
     text = write(action, legal)

@@ -8,6 +8,7 @@
     cacao-play --hint-level max             # hints from the strongest level
     cacao-play --server 10.0.0.5:50051      # use a running server
     cacao-play --load game.json             # go on with a saved game
+    cacao-play --puzzles --theme water      # puzzles: find the best move (cacaoai.client.puzzles)
 
 Without ``--server`` a server is started in its own process on a free local
 port and stopped at the end. The true game is kept here, in an engine Position;
@@ -19,6 +20,12 @@ While the AI thinks, a line shows its search as it goes (iterations, time,
 each seat's chance to win): rewritten in place on a terminal, a plain line
 every few seconds of search otherwise. The AI plays the move its search ends
 with.
+
+With ``--puzzles`` it is a puzzle trainer instead (:mod:`.puzzles`): the
+server draws positions where one action is clearly best (``--theme``,
+``--rating``, ``--players`` filter them), shown from the seat's view as a
+game's positions are; two tries each, then the solution and why; a streak
+and a puzzle rating that follows each puzzle as Elo follows a game.
 
 Type ``help`` at the prompt for the action notation and the commands.
 """
@@ -38,7 +45,7 @@ from cacaoai.api import LEVEL_NAMES, Limit, action_text, parse_strength, sentenc
 from cacaoai.engine import Action, CacaoError, Position, RecordError, Report, derive_seed, record_text
 from cacaoai.engine.cli import add_version_option
 
-from . import board, notation
+from . import board, notation, puzzles
 from .client import CacaoClient
 from .connection import add_connection_flags, connection_settings
 from .console import StatusLine, run_command, shielded, thinking_text
@@ -222,18 +229,10 @@ class Session:
         self.say()
         self.say(board.draw_position(view, self.seat_labels(), open_cells, viewer=self.human,
                                      colour=self.settings.colour))
-        if self.game.phase == "resolve":
-            self.say("Choose the result of your activations (r N):")
-            for i, a in enumerate(legal, 1):
-                self.say(f"  {i}) {notation.resolve_text(a)}")
-            return
-        overbuilds = sorted({(a.x, a.y) for a in legal if a.type == "overbuild"})
-        if overbuilds:
-            cells = ", ".join(f"{x},{y}" for x, y in overbuilds)
-            self.say(f"You may overbuild (1 sun): ob TILE X,Y rR on one of {cells}")
-        if legal and all(a.type == "discard" for a in legal):
-            self.say("No tile can be placed: discard one (discard TILE).")
-        self.say(f"Turn {self.game.turn + 1}: your move (e.g. {notation.write(legal[0], legal)}).")
+        for line in notation.offer_lines(legal):
+            self.say(line)
+        if self.game.phase != "resolve":
+            self.say(f"Turn {self.game.turn + 1}: your move (e.g. {notation.write(legal[0], legal)}).")
 
     def show_list(self) -> None:
         legal = self.game.legal_actions()
@@ -576,6 +575,8 @@ examples:
   cacao-play --seed 7 --seat 1          a repeatable deal, and you move second in seat order
   cacao-play --load game.json           go on with a game saved with save FILE
   cacao-play --server 10.0.0.5:50051    use a running server instead of starting one
+  cacao-play --puzzles                  puzzles: find the best move, two tries each
+  cacao-play --puzzles --theme "temple majority" --rating 1000-1600 --players 2
 
 At the prompt: an action (2101 3,4 r1), a number from list, h1 from hint,
 hint [LEVEL], score, undo, save FILE, load FILE, help, quit. Ctrl-C leaves.
@@ -615,6 +616,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--review-iterations", type=int, metavar="N",
                         help="search iterations per decision of the review offered at the end "
                              "(default: the server's, 600)")
+    trainer = parser.add_argument_group(
+        "puzzles (a puzzle trainer instead of a game: the server's puzzles, two tries each, a "
+        "streak and a puzzle rating)")
+    trainer.add_argument("--puzzles", "--puzzle", action="store_true", dest="puzzles",
+                         help="train on puzzles: positions where one move is clearly best; --players "
+                              "filters them by the players of their game, --seed makes the draws repeatable")
+    trainer.add_argument("--theme", help="only puzzles of this theme: temple majority, water, overbuilding "
+                                         "with sun, market timing, denying an opponent, exact endgame")
+    trainer.add_argument("--rating", metavar="RANGE", type=_rating_range,
+                         help="only puzzles rated in this range: 1000-1600, 1000- or -1600 (600 is "
+                              "the level beginner's, 1800 max's, 2200 beyond)")
+    trainer.add_argument("--puzzle-rating", type=int, metavar="R",
+                         help=f"your puzzle rating to start from (default {puzzles.START_RATING}; the "
+                              "end of a session says where it got to)")
     parser.add_argument("--server", metavar="ADDR",
                         help="a running server (host:port); default: start one on a free local "
                              "port for the game")
@@ -626,6 +641,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="most seconds to wait for one AI move or hint (default 120; "
                              "a time budget longer than that gets 10 s more than it)")
     return parser.parse_args(argv)
+
+
+def _rating_range(text: str) -> tuple[int | None, int | None]:
+    """--rating's value (:func:`.puzzles.rating_range`), its error said by argparse."""
+    try:
+        return puzzles.rating_range(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _strengths(args: argparse.Namespace) -> list[Limit | str | None]:
@@ -715,6 +738,8 @@ def main(argv: Sequence[str] | None = None, inp: TextIO | None = None,
 
 def _main(argv: Sequence[str] | None, inp: TextIO, out: TextIO) -> int:
     args = parse_args(argv)
+    if args.puzzles:
+        return _with_server(args, out, lambda target: _puzzles(target, args, inp, out))
     try:
         strengths = _strengths(args)
         hint = parse_strength(args.hint_level) if args.hint_level else None
@@ -733,15 +758,40 @@ def _main(argv: Sequence[str] | None, inp: TextIO, out: TextIO) -> int:
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
     args.seed = seed
+    return _with_server(args, out, lambda target: _play(target, args, players, strengths, hint, inp, out))
+
+
+def _with_server(args: argparse.Namespace, out: TextIO, session: Callable[[str], int]) -> int:
+    """``session(target)`` with --server's address, else a local server's (started and stopped here)."""
     try:
         if args.server:
-            return _play(args.server, args, players, strengths, hint, inp, out)
+            return session(args.server)
         with local_server() as local:
             print(f"Started a local Cacao server on {local.address}.", file=out, flush=True)
-            return _play(local.address, args, players, strengths, hint, inp, out)
+            return session(local.address)
     except StartError as error:
         print(f"cacao-play: no local server: {error}", file=sys.stderr)
         return 1
+
+
+def _puzzles(target: str, args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    """The puzzle trainer (--puzzles) on the server at `target`."""
+    try:
+        connection = connection_settings(args) if args.server else {}
+    except ValueError as error:
+        print(f"cacao-play: {error}", file=sys.stderr)
+        return 2
+    low, high = args.rating or (None, None)
+    filters = puzzles.Filters(args.theme, low, high, args.players)
+    progress = puzzles.Progress(rating=max(puzzles.FLOOR, args.puzzle_rating or puzzles.START_RATING))
+    client = CacaoClient(target, timeout=args.timeout, **connection)
+    try:
+        trainer = puzzles.Trainer(client, filters, make_reader(inp, out), out, _colour(args.color, out),
+                                  args.seed, progress)
+        return trainer.run()
+    finally:
+        with shielded():
+            client.close()
 
 
 def _play(target: str, args: argparse.Namespace, players: int,

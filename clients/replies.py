@@ -37,10 +37,10 @@ from .errors import CacaoClientError
 
 __all__ = [
     "Activation", "AnalysisReport", "Applied", "CoveredWorker", "Evaluation", "JungleTileFacts",
-    "LegalActions", "NewGame", "Placement", "ReviewReport", "RulesFacts", "SeatScore", "ServerInfo",
-    "ServerLimits", "Standing", "Suggestion", "TempleStanding", "Validation", "WorkerTileFacts",
-    "read_applied", "read_legal_actions", "read_new_game", "read_report", "read_server_info",
-    "read_review", "read_suggestion", "read_validation",
+    "LegalActions", "NewGame", "Placement", "Puzzle", "PuzzleCheck", "PuzzleDraw", "PuzzleTheme", "ReviewReport",
+    "RulesFacts", "SeatScore", "ServerInfo", "ServerLimits", "Standing", "Suggestion", "TempleStanding",
+    "Validation", "WorkerTileFacts", "read_applied", "read_legal_actions", "read_new_game", "read_puzzle_check",
+    "read_puzzle_draw", "read_report", "read_server_info", "read_review", "read_suggestion", "read_validation",
 ]
 
 T = TypeVar("T")
@@ -343,6 +343,56 @@ class Validation:
     record_json: str = ""
 
 
+@dataclass(frozen=True)
+class Puzzle:
+    """A puzzle as the player gets it (GetPuzzle): ``seat`` is to act in
+    ``position``, that seat's observation (a ``cacao-position/1`` dict with
+    ``view``), and should find the best action; never its solutions.
+    ``rating``: its difficulty (600 beginner ... 1800 max, 2200 unsolved by
+    every level); ``themes``: what it is about."""
+
+    id: str
+    players: int
+    seat: int
+    position: dict[str, Any]
+    themes: tuple[str, ...]
+    rating: int
+
+
+@dataclass(frozen=True)
+class PuzzleTheme:
+    """One theme of a server's puzzles and how many puzzles have it."""
+
+    name: str
+    puzzles: int
+
+
+@dataclass(frozen=True)
+class PuzzleDraw:
+    """GetPuzzle's answer: the ``puzzle`` drawn, how many puzzles pass the
+    filters and are not excluded (``matching``, this one included), and every
+    theme of the server's set with its count (``themes``)."""
+
+    puzzle: Puzzle
+    matching: int
+    themes: tuple[PuzzleTheme, ...]
+
+
+@dataclass(frozen=True)
+class PuzzleCheck:
+    """CheckPuzzle's verdict on a try: ``correct`` when it is one of
+    ``solutions`` (every accepted action), with why the solution is best
+    (``sentence``), by how much (``gap``, a win share), whether the endgame
+    solver proved it (``exact``) and the puzzle's ``rating``."""
+
+    correct: bool
+    solutions: tuple[Action, ...]
+    sentence: str
+    gap: float
+    exact: bool
+    rating: int
+
+
 # --- reading the messages ------------------------------------------------------
 #
 # A reply type is read from its message field by field, by name: each attribute
@@ -377,6 +427,10 @@ MESSAGES: dict[type, tuple[Descriptor, ...]] = {
     AnalysisReport: (pb.AnalyzePositionResponse.DESCRIPTOR,),
     ReviewReport: (pb.ReviewGameResponse.DESCRIPTOR,),
     Validation: (pb.ValidateRecordResponse.DESCRIPTOR,),
+    PuzzleDraw: (pb.GetPuzzleResponse.DESCRIPTOR,),
+    Puzzle: (pb.Puzzle.DESCRIPTOR,),
+    PuzzleTheme: (pb.PuzzleTheme.DESCRIPTOR,),
+    PuzzleCheck: (pb.CheckPuzzleResponse.DESCRIPTOR,),
 }
 
 #: Fields whose attribute has another name ("Message.field": attribute).
@@ -559,3 +613,13 @@ def read_report(r: pb.AnalyzePositionResponse) -> AnalysisReport:
 def read_validation(r: pb.ValidateRecordResponse) -> Validation:
     """The Validation of a ValidateRecord reply."""
     return _read(Validation, r)
+
+
+def read_puzzle_draw(r: pb.GetPuzzleResponse) -> PuzzleDraw:
+    """The PuzzleDraw of a GetPuzzle reply."""
+    return _read(PuzzleDraw, r)
+
+
+def read_puzzle_check(r: pb.CheckPuzzleResponse) -> PuzzleCheck:
+    """The PuzzleCheck of a CheckPuzzle reply."""
+    return _read(PuzzleCheck, r)

@@ -19,8 +19,8 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Action, Position
 
 __all__ = [
-    "STOP", "Actions", "Source", "apply_request", "as_strength", "legal_actions_request",
-    "new_game_request", "ponder_seat", "search_request", "validate_request",
+    "STOP", "Actions", "Source", "apply_request", "as_strength", "check_puzzle_request", "legal_actions_request",
+    "new_game_request", "ponder_seat", "puzzle_request", "search_request", "validate_request",
 ]
 
 #: What a method accepts as a position: an engine Position (sent complete), a
@@ -111,6 +111,30 @@ def review_request(record: Mapping[str, Any] | str, limit: Limit | None = None, 
     if seed is not None:
         request.seed = seed
     return request
+
+
+def puzzle_request(*, theme: str | None = None, min_rating: int | None = None, max_rating: int | None = None,
+                   players: int | None = None, exclude: Sequence[str] = (),
+                   seed: int | None = None) -> pb.GetPuzzleRequest:
+    """A GetPuzzle request: its filters (None: not filtered on) and the ids
+    of the puzzles not to draw.
+
+    Raises:
+        ValueError: `exclude` given as one string instead of a list of ids.
+    """
+    if isinstance(exclude, str):
+        raise ValueError(f"exclude: give a list of puzzle ids, not the text {exclude!r}")
+    request = pb.GetPuzzleRequest(theme=theme or "", exclude=list(exclude))
+    for name, value in (("min_rating", min_rating), ("max_rating", max_rating), ("players", players),
+                        ("seed", seed)):
+        if value is not None:
+            setattr(request, name, value)
+    return request
+
+
+def check_puzzle_request(puzzle_id: str, action: Action | Mapping[str, Any]) -> pb.CheckPuzzleRequest:
+    """A CheckPuzzle request: ``action`` tried at puzzle ``puzzle_id``."""
+    return pb.CheckPuzzleRequest(puzzle_id=puzzle_id, action=_action_message(action))
 
 
 #: The search priorities a request may ask for (SearchPriority): before or after other searches.

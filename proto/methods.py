@@ -129,6 +129,8 @@ RPCS: tuple[Rpc, ...] = (
         priority=Priority.BACKGROUND, errors_under="start"),
     Rpc("ReviewGame", Kind.STREAM, "review_game", admit="admit_review",
         priority=Priority.BACKGROUND, fixed_priority=True),
+    Rpc("GetPuzzle", Kind.QUICK, "get_puzzle"),
+    Rpc("CheckPuzzle", Kind.QUICK, "check_puzzle"),
 )
 BY_NAME: dict[str, Rpc] = {rpc.name: rpc for rpc in RPCS}
 BY_PATH: dict[str, Rpc] = {rpc.full_name: rpc for rpc in RPCS}

@@ -151,6 +151,18 @@ def failed_precondition(subject: str, description: str, reason: ErrorReason) -> 
     )
 
 
+def not_found(field_path: str, description: str, reason: ErrorReason) -> ApiError:
+    """NOT_FOUND: nothing the service has fits the request; `field_path`
+    names the field whose value found nothing ("": the request as a whole,
+    no BadRequest detail)."""
+    return ApiError(
+        grpc.StatusCode.NOT_FOUND,
+        f"{field_path}: {description}" if field_path else description,
+        reason,
+        violations=[(field_path, description)] if field_path else [],
+    )
+
+
 def resource_exhausted(description: str, retry_after_s: float | None = None, cause: str = "",
                        klass: str = "") -> ApiError:
     """RESOURCE_EXHAUSTED: no capacity now; the client may retry later (after

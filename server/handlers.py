@@ -7,7 +7,8 @@ knows nothing about the transports: each serves the method table
 before the client's deadline and a stop flag that the client's cancellation
 sets), and turns its :class:`~.errors.ApiError` into its own error answer.
 
-The rules calls are :mod:`.rules_calls`' functions. Every call that searches
+The rules calls are :mod:`.rules_calls`' functions, the puzzle calls those of
+:mod:`.puzzle_calls` (over the puzzles read at startup). Every call that searches
 (a suggestion, an analysis, a review) goes through the same steps here and
 the :class:`~.scheduler.SearchScheduler` (``gate``): admitted cheaply
 (``_check``: a refusal under overload costs next to nothing), then read once
@@ -58,6 +59,7 @@ from cacaoai.search.review import review
 from . import budgets, errors, info, memory, positions, reviews, rules_calls, security, streams
 from .budgets import Budget
 from .options import ServerOptions
+from .puzzle_calls import PuzzleCalls
 from .scheduler import BACKGROUND, Request, SearchScheduler, Ticket
 from .searching import (
     Admitted,
@@ -114,6 +116,8 @@ class CacaoApi:
             raise ValueError(f"default level {self.default_level!r} is not one of "
                              f"{', '.join(self.levels)}")
         self._info: pb.GetServerInfoResponse | None = None
+        #: the puzzles served (read once: a bad file stops the server here)
+        self.puzzles = PuzzleCalls(o.puzzles)
 
     # --- information ---
 
@@ -137,6 +141,14 @@ class CacaoApi:
 
     def validate_record(self, request: pb.ValidateRecordRequest) -> pb.ValidateRecordResponse:
         return rules_calls.validate_record(request)
+
+    # --- puzzles ---
+
+    def get_puzzle(self, request: pb.GetPuzzleRequest) -> pb.GetPuzzleResponse:
+        return self.puzzles.get_puzzle(request)
+
+    def check_puzzle(self, request: pb.CheckPuzzleRequest) -> pb.CheckPuzzleResponse:
+        return self.puzzles.check_puzzle(request)
 
     # --- search ---
 

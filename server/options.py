@@ -269,6 +269,11 @@ class ServerOptions:
         "requests are raised to it", limit="min_report_interval")
     deadline_margin_s: float = option(
         None, 0.02, "seconds kept back from a client's deadline for the reply")
+    # puzzles
+    puzzles: str | None = option(
+        "puzzles", None, "JSONL file of the puzzles GetPuzzle and CheckPuzzle serve, one a line "
+        "(as cacao-puzzles generate writes them); read once at startup, a bad one stops the server",
+        parse=str, shown="the set the package ships")
     # stopping
     drain_s: float = option(
         "drain", 2.0, "seconds health says NOT_SERVING after SIGTERM while calls are still "

@@ -16,9 +16,9 @@ settings.load_profile("cacao")
 
 
 def pytest_collection_modifyitems(items):
-    """A test on the shared server fixture is an integration test, marked or not."""
+    """A test on a shared server fixture is an integration test, marked or not."""
     for item in items:
-        on_the_server = "cacao_server" in getattr(item, "fixturenames", ())
+        on_the_server = {"cacao_server", "puzzle_server"} & set(getattr(item, "fixturenames", ()))
         if on_the_server and not item.get_closest_marker("e2e"):
             item.add_marker(pytest.mark.integration)
 
@@ -46,6 +46,29 @@ def cacao_server():
     server.start()
     yield server, f"127.0.0.1:{port}"
     server.stop(None).wait()
+
+
+@pytest.fixture(scope="session")
+def puzzle_server():
+    """A real server of the test puzzles (tests/data/puzzles.jsonl, ``--puzzles``)
+    with gRPC and HTTP on free localhost ports, in this process.
+
+    Yields ("127.0.0.1:PORT", "http://127.0.0.1:PORT"): its gRPC address and
+    its HTTP side's URL (the Connect API and the board page).
+    """
+    from pathlib import Path
+
+    from cacaoai.server import create_server
+    from cacaoai.server.http import start_http
+
+    puzzles = Path(__file__).resolve().parent / "data" / "puzzles.jsonl"
+    options = server_options(worker_threads=6, max_searches=1, grace_s=0.0, puzzles=str(puzzles))
+    server, port = create_server("127.0.0.1:0", options)
+    server.start()
+    http = start_http(server.cacao_api, "127.0.0.1", 0)
+    yield f"127.0.0.1:{port}", f"http://127.0.0.1:{http.server_address[1]}"
+    http.shutdown()
+    server.stop(0).wait()
 
 
 @pytest.fixture

@@ -23,10 +23,11 @@ from google.protobuf.message import Message
 from cacaoai.api import convert
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Position
+from cacaoai.search import puzzles
 
 SERVICE = "/cacao.v1.CacaoService/"
 METHODS = ("GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "SuggestAction",
-           "AnalyzePosition", "Analyze", "ValidateRecord", "ReviewGame")
+           "AnalyzePosition", "Analyze", "ValidateRecord", "ReviewGame", "GetPuzzle", "CheckPuzzle")
 STREAMING = {"AnalyzePosition"}
 FIRST_ONLY = {"ReviewGame"}  # a review of a long game is long: its first message is read, then it is cancelled
 BIDI = {"Analyze"}  # the case's bytes are the first message; every other case also sends stop
@@ -83,6 +84,15 @@ def corpus(seed: int = 0) -> list[tuple[str, Message]]:
             cases.append(("ReviewGame", pb.ReviewGameRequest(
                 record=record, limits=pb.SearchLimits(iterations=20), seed=3, seats=[0])))
             cases.append(("ReviewGame", pb.ReviewGameRequest(record_json=json.dumps(position.record()))))
+    shipped = puzzles.load()  # what the fuzzed server serves
+    for puzzle in shipped[:3]:
+        cases.append(("GetPuzzle", pb.GetPuzzleRequest(
+            theme=puzzle.themes[0], min_rating=puzzle.rating, max_rating=puzzle.rating, players=puzzle.players,
+            exclude=[shipped[-1].id], seed=1)))
+        other = Position.from_observation(dict(puzzle.view), 0).legal_actions()[0]
+        for action in (puzzle.solutions[0], other):
+            cases.append(("CheckPuzzle", pb.CheckPuzzleRequest(
+                puzzle_id=puzzle.id, action=convert.action_from_json(action.to_json()))))
     return cases
 
 

@@ -189,3 +189,11 @@ def test_bench_endgame_prints_the_reach_and_the_fit():
     for limit in ("0.05", "1"):
         assert re.search(rf"^2 players, within {limit} s CPU: placements left proved median \d", out, re.M), out
     assert re.search(r"^    2: \{0: 1, 1: \d", out, re.M), out
+
+
+def test_puzzles_prints_the_share_each_level_solves_and_the_uniqueness_recheck():
+    out = run_script("puzzles.py", "--limit", "12", "--sample", "2", "--levels", "beginner", "club")
+    assert out.startswith("12 puzzles ("), out
+    for level in ("beginner", "club"):
+        assert re.search(rf"^\| {level} \| [\d.]+% \(\d+/12\) \| [\d.]+–[\d.]+% \|", out, re.M), out
+    assert re.search(r"^\| 16,000 iterations, a new seed \| 2 \| [\d.]+% \(\d/2\) \|", out, re.M), out

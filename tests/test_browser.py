@@ -16,17 +16,34 @@ from pathlib import Path
 import pytest
 from support import TEST_SERVER_FLAGS
 
+from cacaoai.client.puzzles import new_rating
+from cacaoai.engine import Position
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / ".ci"))
-from screenshots import CHOICE, CHROMIUM, SIZES, TARGET, BoardPage, cacao_server, chromium  # noqa: E402
+from screenshots import (  # noqa: E402
+    CHOICE,
+    CHROMIUM,
+    PUZZLE_JUDGED,
+    PUZZLE_READY,
+    SIZES,
+    TARGET,
+    BoardPage,
+    cacao_server,
+    chromium,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool(CHROMIUM), pytest.mark.timeout(180)]
 
 TOUCH = {"phone": True, "tablet": True, "desktop": False}
 
 
+PUZZLES = Path(__file__).resolve().parent / "data" / "puzzles.jsonl"
+
+
 @pytest.fixture(scope="module")
 def url():
-    with cacao_server(*TEST_SERVER_FLAGS, "--max-searches", "2") as address:
+    """A cacao-server for the page, serving the test puzzles (tests/data/puzzles.jsonl)."""
+    with cacao_server(*TEST_SERVER_FLAGS, "--max-searches", "2", "--puzzles", str(PUZZLES)) as address:
         yield address
 
 
@@ -866,23 +883,9 @@ def practice_board(url: str, size: str) -> Iterator[BoardPage]:
 
 
 def try_move(board: BoardPage, action: dict) -> None:
-    """A try through the page: the tile from the tray, turned on its cell, placed, its fills chosen."""
+    """A practice's try through the page: placed, its fills chosen, judged."""
     page = board.page
-    board.press(page.locator(f"#tray svg.choosable[data-tile='{action['tile']}']").first)
-    x, y = action["x"], action["y"]
-    cell = board.cell(x, y)
-    if board.touch:
-        cell.tap()  # a first tap chooses the cell; R turns the tile there
-        page.wait_for_function("([x, y]) => { const c = window.cacao.selected; return c && c.x === x && c.y === y; }",
-                               arg=[x, y])
-    else:
-        cell.hover()
-    for _ in range(4):
-        if board.state(f"s.rotation === {action['rot']}"):
-            break
-        page.keyboard.press("r")
-    assert board.state(f"s.rotation === {action['rot']}")
-    board.press(cell)  # a click places; a second tap places
+    board.place_tile(action)
     fill = action["fills"][0]
     choice = page.locator(CHOICE, has_text=f"{fill['tile']} to ({fill['x']},{fill['y']})")
     choice.wait_for()
@@ -1151,4 +1154,151 @@ def test_a_server_that_needs_tokens_is_played_with_a_token_from_the_address_or_t
         board = BoardPage(page, url + "#token=page-token-1")
         assert board.state("s.levels.length") > 0
         assert page.evaluate("location.hash") == ""
+        assert errors == []
+
+
+# ---------------------------------------------------------------- puzzles
+
+# tests/data/puzzles.jsonl, as the server of `url` serves it
+PUZZLE_SET = {p["id"]: p for p in map(json.loads, PUZZLES.read_text().splitlines())}
+
+
+def open_puzzles(board: BoardPage) -> None:
+    board.press("#puzzles")
+    board.page.wait_for_function(PUZZLE_READY)
+
+
+def choose_filter(board: BoardPage, select: str, value: str, puzzle: str | None = None) -> None:
+    """A filter chosen; waits for the puzzle it draws (`puzzle`: that one)."""
+    page = board.page
+    page.select_option(select, value)
+    page.wait_for_function(PUZZLE_READY + (f" && window.cacao.puzzles.puzzle.id === '{puzzle}'" if puzzle else ""))
+
+
+def placement_try(board: BoardPage, action: dict) -> None:
+    """A try at a puzzle through the page (a placement without fills), and its verdict."""
+    tried = board.state("s.puzzles.misses") + (1 if board.state("s.puzzles.verdict") else 0)
+    board.place_tile(action)
+    board.page.wait_for_function(f"{PUZZLE_JUDGED} && (window.cacao.puzzles.misses + 1 > {tried}"
+                                 " || window.cacao.puzzles.step !== 'trying')")
+
+
+def wrong_placement(puzzle: dict) -> dict:
+    """A legal placement without fills that is not the puzzle's solution."""
+    legal = Position.from_observation(puzzle["view"], 0).legal_actions()
+    return next(a.to_json() for a in legal
+                if a.type == "place" and not a.fills and a.to_json() != puzzle["solutions"][0])
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_puzzle_from_its_seats_view_a_wrong_try_then_the_right_one_and_the_streak(url, size):
+    width, height = PRACTICE_SIZES[size]
+    with chromium(width, height, touch=size == "phone") as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        board = BoardPage(page, url, touch=size == "phone")
+        open_puzzles(board)
+        assert page.is_visible("#p-puzzles") and not page.is_visible("#setup")
+        assert page.get_attribute("#puzzles", "aria-pressed") == "true"
+        themes = page.locator("#puzzle-theme option").all_inner_texts()
+        assert themes[0] == "every theme" and "temple majority (2)" in themes and "exact endgame (1)" in themes
+        choose_filter(board, "#puzzle-theme", "water", "2p-test-0002")  # the set's one water puzzle
+        puzzle = PUZZLE_SET["2p-test-0002"]
+        seat = puzzle["seat"]
+        assert page.get_attribute("#puzzle-body", "data-id") == "2p-test-0002"
+        assert "rated 1200 · water, market timing · 1 puzzle fits" in page.inner_text("#puzzle-body")
+        # the seat's view only: its own hand, not the other's; no AI's view to give it away
+        assert page.locator(f"#seats .seat[data-seat='{seat}'] .hand svg").count() == 3
+        assert "tiles in hand" in page.inner_text(f"#seats .seat[data-seat='{1 - seat}'] .hand")
+        assert board.state("s.evaluation") is None and page.is_disabled("#analyse")
+        assert page.inner_text("#puzzle-next") == "Show the solution"
+        assert_finger_sized(page, "#puzzle-theme", "#puzzle-min", "#puzzle-max", "#puzzle-next", "#puzzle-leave",
+                            "#rotate")
+        for k in range(page.locator("#tray svg.choosable").count()):
+            assert_finger_sized(page, f"#tray svg.choosable >> nth={k}")
+        # a wrong try: one more
+        placement_try(board, wrong_placement(puzzle))
+        assert board.state("s.puzzles.step") == "trying" and board.state("s.puzzles.misses") == 1
+        assert page.inner_text("#puzzle-body .verdict") == "Not this one. Try once more."
+        assert page.inner_text("#message") == "Not this one. Try once more."  # above the board too
+        assert page.inner_text("#puzzle-rating") == "1200"  # the rating waits for the end of the puzzle
+        # the right one: solved, at the second try (no streak), the rating moved as Elo says
+        placement_try(board, puzzle["solutions"][0])
+        assert board.state("s.puzzles.step") == "solved"
+        assert page.inner_text("#puzzle-body .verdict") == "Correct, at the second try."
+        why = page.inner_text("#puzzle-body .why")
+        assert why.startswith(puzzle["sentence"][0].upper() + puzzle["sentence"][1:])
+        assert page.inner_text("#puzzle-body .change") == "rating 1200 → 1184 (−16)"
+        assert (page.inner_text("#puzzle-rating"), page.inner_text("#puzzle-streak")) == ("1184", "0")
+        solution = page.locator("#board g.practice-best g.best")  # the solution on the board
+        assert (solution.get_attribute("data-x"), solution.get_attribute("data-y")) == \
+               (str(puzzle["solutions"][0]["x"]), str(puzzle["solutions"][0]["y"]))
+        # the next: every water puzzle seen, so it comes again; solved at the first try, the streak grows
+        assert page.inner_text("#puzzle-next") == "Next puzzle"
+        board.press("#puzzle-next")
+        page.wait_for_function(PUZZLE_READY + " && window.cacao.puzzles.verdict === null")
+        assert page.inner_text("#message").startswith("You have seen every puzzle that fits: they come again.")
+        placement_try(board, puzzle["solutions"][0])
+        assert page.inner_text("#puzzle-body .verdict") == "Correct!"
+        rating = str(new_rating(1184, 1200, solved=True))  # 1201: as the Python client's rating moves
+        assert (page.inner_text("#puzzle-rating"), page.inner_text("#puzzle-streak")) == (rating, "1")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing wider
+        # kept in this browser: the page opened again has the rating, the streak and the filter
+        page.reload()
+        page.wait_for_function("window.cacao && document.querySelector('#seat-0 option')")
+        open_puzzles(board)
+        assert (page.inner_text("#puzzle-rating"), page.inner_text("#puzzle-streak")) == (rating, "1")
+        assert page.input_value("#puzzle-theme") == "water"
+        assert errors == []
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_result_to_choose_is_a_puzzle_too(url, size):
+    """Most puzzles are which result of a harvest to take: the choices, as in play, each a try."""
+    width, height = PRACTICE_SIZES[size]
+    with chromium(width, height, touch=size == "phone") as page:
+        board = BoardPage(page, url, touch=size == "phone")
+        open_puzzles(board)
+        choose_filter(board, "#puzzle-theme", "market timing")
+        choose_filter(board, "#puzzle-max", "1000", "3p-test-0005")  # the set's result to choose
+        choices = page.locator(CHOICE)
+        assert choices.all_inner_texts()[:2] == ["take 12 gold, keep 1 cacao", "take 9 gold, keep 2 cacao"]
+        assert_finger_sized(page, *(f"{CHOICE} >> nth={k}" for k in range(choices.count())))
+        board.press(choices.nth(0))
+        page.wait_for_function(PUZZLE_JUDGED)
+        assert page.inner_text("#puzzle-body .verdict") == "Not this one. Try once more."
+        board.press(page.locator(CHOICE).nth(1))
+        page.wait_for_function(PUZZLE_JUDGED + " && window.cacao.puzzles.step === 'solved'")
+        assert page.inner_text("#puzzle-body .verdict") == "Correct, at the second try."
+        assert page.locator(CHOICE).count() == 0  # nothing more to choose
+        assert page.inner_text("#puzzle-body .why").startswith("Taking 9 gold and keeping 2 cacao")
+
+
+def test_giving_up_shows_the_solution_and_why_filters_that_fit_nothing_say_so_and_leave_returns(url):
+    with chromium(*PRACTICE_SIZES["desktop"]) as page:
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        board = BoardPage(page, url)
+        open_puzzles(board)
+        choose_filter(board, "#puzzle-min", "1800", "4p-test-0004")  # rated 2000: the only one above 1800
+        puzzle = PUZZLE_SET["4p-test-0004"]
+        board.press("#puzzle-next")  # "Show the solution": given up, a miss
+        page.wait_for_function(PUZZLE_JUDGED)
+        assert board.state("s.puzzles.step") == "shown"
+        assert page.inner_text("#puzzle-body .verdict") == "The solution is shown on the board."
+        assert "solution:" in page.inner_text("#puzzle-body .solution")
+        assert page.inner_text("#puzzle-body .why").endswith("(Proved by the endgame solver.)")  # an exact puzzle
+        best = page.locator("#board g.practice-best g.best")
+        assert best.get_attribute("data-x") == str(puzzle["solutions"][0]["x"])
+        assert page.inner_text("#puzzle-body .change") == "rating 1200 → 1200 (±0)"  # a 2000 puzzle costs little
+        assert page.locator("#board g.cell:has(> rect.target)").count() == 0  # no other try
+        # a range with nothing in it: said, and the board empty
+        page.select_option("#puzzle-theme", "overbuilding with sun")
+        page.wait_for_function("!window.cacao.puzzles.drawing && !window.cacao.puzzles.puzzle")
+        assert "No puzzle fits" in page.inner_text("#puzzle-body")
+        assert page.inner_text("#message").startswith("No puzzle fits overbuilding with sun, rated 1800 or more")
+        # leaving: back to the New game dialog (no game was being played)
+        board.press("#puzzle-leave")
+        page.wait_for_function("window.cacao.mode === 'setup' && window.cacao.puzzles === null")
+        assert page.is_visible("#setup") and not page.is_visible("#p-puzzles")
         assert errors == []

@@ -409,7 +409,7 @@ def test_the_retry_policy_is_a_grpc_service_config():
     assert {n["method"] for n in search["name"]} == {"SuggestAction", "AnalyzePosition", "Analyze", "ReviewGame"}
     assert every["retryPolicy"]["retryableStatusCodes"] == ["UNAVAILABLE"]
     assert {n["method"] for n in every["name"]} == {
-        "GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "ValidateRecord"}
+        "GetServerInfo", "NewGame", "ListLegalActions", "ApplyAction", "ValidateRecord", "GetPuzzle", "CheckPuzzle"}
     assert every["retryPolicy"]["maxAttempts"] == 5  # gRPC's limit
     assert json.loads(retry_service_config(0, 0.1, 2.0)) == {"methodConfig": []}
 

@@ -98,7 +98,7 @@ def test_every_method_of_the_service_is_served_by_the_api_function_of_its_name(c
         assert name in analyses or callable(getattr(api, name))
     gettable = sorted(e.method.name for e in endpoints.values()
                       if e.method.idempotency_level == IdempotencyLevel.NO_SIDE_EFFECTS)
-    assert gettable == ["GetServerInfo", "ListLegalActions", "ValidateRecord"]
+    assert gettable == ["CheckPuzzle", "GetPuzzle", "GetServerInfo", "ListLegalActions", "ValidateRecord"]
 
 
 def test_the_bidirectional_analyze_over_http_1_1_reads_its_messages_then_answers():

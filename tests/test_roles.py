@@ -30,6 +30,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2_grpc
 from cacaoai.api.cacao.v1.cacao_connect import CacaoServiceClient
 from cacaoai.api.methods import BY_NAME, ROLES, RPCS, SEARCHES
 from cacaoai.engine import Position
+from cacaoai.search import puzzles
 from cacaoai.server import create_server, methods_docs, reviews
 from cacaoai.server.http import start_http
 from cacaoai.server.memory import Reservation, least_budget_mb, tree_bytes
@@ -68,6 +69,7 @@ def requests() -> dict[str, object]:
     limits = pb.SearchLimits(iterations=20)
     analysis = pb.AnalyzePositionRequest(record=record, seed=1, limits=limits,
                                          priority=pb.SEARCH_PRIORITY_INTERACTIVE)
+    puzzle = puzzles.load()[0]  # the shipped set, which the server serves
     made = {
         "GetServerInfo": pb.GetServerInfoRequest(),
         "NewGame": pb.NewGameRequest(players=2, seed=1),
@@ -79,6 +81,9 @@ def requests() -> dict[str, object]:
         "AnalyzePosition": analysis,
         "Analyze": pb.AnalyzeRequest(start=analysis),
         "ReviewGame": pb.ReviewGameRequest(record=record, seed=1, limits=limits),
+        "GetPuzzle": pb.GetPuzzleRequest(seed=1),
+        "CheckPuzzle": pb.CheckPuzzleRequest(puzzle_id=puzzle.id,
+                                             action=convert.action_to_proto(puzzle.solutions[0])),
     }
     assert set(made) == set(BY_NAME), "a new RPC needs its request here"
     return made

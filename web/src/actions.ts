@@ -1,6 +1,7 @@
 // What the views' controls do: the views take these as a parameter and wire them to
 // their buttons; main.ts makes them from the controllers' functions.
 import type { Action, WorkerTile } from "@cacaoai/client";
+import type { Filters } from "./trainer";
 
 export interface Actions {
   /** Plays an action of the human to act. */
@@ -25,4 +26,12 @@ export interface Actions {
   leavePractice(): void;
   /** The forecast overlay on or off (the evaluations ask for it). */
   forecast(on: boolean): void;
+  /** The next puzzle (the one shown is left). */
+  puzzleNext(): void;
+  /** Gives up the puzzle shown: its solution (a miss). */
+  puzzleSolution(): void;
+  /** Draws puzzles that fit these filters from now on. */
+  puzzleFilters(filters: Filters): void;
+  /** Leaves the Puzzles view. */
+  puzzleLeave(): void;
 }

@@ -55,3 +55,14 @@ export function explain(e: unknown): void {
   const { sentence, details } = plainError(e);
   say(sentence, true, details);
 }
+
+/** Adds a paragraph of class `cls` and markup `html` to `box`, and returns it: a panel's lines. */
+export function paragraphs(box: HTMLElement): (cls: string, html: string) => HTMLParagraphElement {
+  return (cls, html) => {
+    const p = document.createElement("p");
+    p.className = cls;
+    p.innerHTML = html;
+    box.appendChild(p);
+    return p;
+  };
+}

@@ -65,6 +65,9 @@ const BY_REASON: Record<ErrorReason, ((fields: string[]) => string) | string | u
   [ErrorReason.REQUEST_TIMEOUT]: SLOW,
   [ErrorReason.UNAUTHENTICATED]: undefined,
   [ErrorReason.PERMISSION_DENIED]: undefined,
+  [ErrorReason.PUZZLE_NOT_FOUND]: (fields) => (fields.includes("puzzle_id")
+    ? "The service no longer has that puzzle: take the next one."
+    : "No puzzle fits these filters: choose other ones."),
 };
 
 /** The player's sentence for a status code (an error without a reason the page knows). */

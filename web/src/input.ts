@@ -11,12 +11,14 @@ import { actionsAt, nextCell, nextRotation, whyNot } from "./placing";
 import { humanMove } from "./play";
 import { redraw } from "./redraw";
 import { tryAction } from "./practising";
+import { tryPuzzle } from "./puzzling";
 import { boardTargets, focusCell, ghostAt, humanPosition, placing, state } from "./state";
 import type { Action } from "@cacaoai/client";
 
-/** A human's action: a move of the game, or a try in a practice. */
+/** A human's action: a move of the game, or a try in a practice or at a puzzle. */
 export function move(action: Action): void {
   if (state.mode === "practice") void tryAction(action);
+  else if (state.mode === "puzzles") void tryPuzzle(action);
   else void humanMove(action);
 }
 

@@ -1,16 +1,17 @@
-// The board page: set up a game, play it against the AI, analyse, undo, save, load and replay.
+// The board page: set up a game, play it against the AI, analyse, undo, save, load and replay;
+// review a game and practise its mistakes; solve puzzles.
 // Every rule question (legal actions, resolutions, scores, results, why a move is illegal,
 // the record's file form) goes to the service; the tiles' names and faces come from it too.
 // This file wires the parts together, in layers that import only downwards (the exact
 // layers: web/test/cycles.test.ts; `npm run cycles` fails on any import cycle):
 //   main.ts      makes the Actions and the redraw from the parts below, wires the page's controls
-//   controllers  play, input, searches, replay, reviewing, setup, files: change the state, call the
-//                service, and ask for a redraw (redraw.ts) without importing a view
-//   views        render, panels, reviewpanel: draw the state, and wire their controls to the
-//                Actions they are given (actions.ts) without importing a controller
+//   controllers  play, input, searches, replay, reviewing, practising, puzzling, setup, files: change
+//                the state, call the service, and ask for a redraw (redraw.ts) without importing a view
+//   views        render, panels, reviewpanel, practicepanel, puzzlepanel: draw the state, and wire their
+//                controls to the Actions they are given (actions.ts) without importing a controller
 //   state        state, dom (the message line), redraw
-//   bottom       the pure parts (game, placing, record, review, story, names, explain), the
-//                drawing of arguments alone (board, graph, viewport), api, actions
+//   bottom       the pure parts (game, placing, record, review, story, names, explain, drill, trainer),
+//                the drawing of arguments alone (board, graph, viewport), api, actions
 import { Code } from "@cacaoai/client";
 import type { Actions } from "./actions";
 import { setToken, whenRetrying } from "./api";
@@ -28,6 +29,7 @@ import { renderReview } from "./reviewpanel";
 import { reviewGame, toggleReview } from "./reviewing";
 import { analyse, quickEvaluation, setForecast } from "./searches";
 import { nextExercise, startPractice, stopPractice } from "./practising";
+import { nextPuzzle, setFilters, showSolution, startPuzzles, stopPuzzles } from "./puzzling";
 import { buildSetup, loadLevels, showSetup, takeToken } from "./setup";
 import { placing, state } from "./state";
 import { Viewport } from "./viewport";
@@ -41,6 +43,8 @@ const actions: Actions = {
   practise: (seat) => void startPractice(seat),
   nextExercise, leavePractice: stopPractice,
   forecast: (on) => { localStorage.setItem("cacao-forecast", on ? "on" : "off"); void setForecast(on); },
+  puzzleNext: () => void nextPuzzle(), puzzleSolution: () => void showSolution(), puzzleFilters: setFilters,
+  puzzleLeave: stopPuzzles,
 };
 
 // for tests and the curious: the page's state, and a record opened as if loaded
@@ -87,6 +91,7 @@ async function init(): Promise<void> {
   await loadLevels();
   buildSetup((players, seats, seed) => void newGame(players, seats, seed));
   $("new").onclick = () => showSetup();
+  $("puzzles").onclick = () => void startPuzzles();
   $("undo").onclick = () => undo();
   $("analyse").onclick = () => analyse();
   $("save").onclick = () => save();

@@ -17,7 +17,7 @@ import { handTiles } from "./placing";
 import { exactSeats, populationText, solved } from "./record";
 import {
   actionsShown, aiOnly, candidatesHidden, currentPosition, currentScores, evaluateEveryMove, humanPosition, isHuman, judgedOf,
-  seatKind, shownReview, state, visibleEvaluation,
+  seatKind, shownReview, solving, solvingSeat, state, visibleEvaluation,
 } from "./state";
 import { turnStory, whyChoose } from "./story";
 
@@ -79,11 +79,11 @@ export function renderSeats(act: Actions): void {
       <span title="tiles left in the draw pile">pile ${s.pileCount}</span></div>`;
     const hand = document.createElement("div");
     hand.className = "hand";
-    const practice = state.mode === "practice" ? state.practice : null; // from the practising seat's view only
-    const shown = practice ? practice.seat === i : state.mode === "replay" || isHuman(i) || p.phase === Phase.OVER;
+    const solver = solvingSeat(); // a practice or a puzzle: from its seat's view only
+    const shown = solver !== null ? solver === i : state.mode === "replay" || isHuman(i) || p.phase === Phase.OVER;
     if (shown) {
       const choosable = p.toAct === i && p.phase === Phase.TURN &&
-        (practice ? humanPosition() === p : state.mode === "play" && isHuman(i));
+        (solver !== null ? humanPosition() === p : state.mode === "play" && isHuman(i));
       const usable = handTiles(state.legal);
       s.hand.forEach((t, k) => {
         const mini = miniTile(t, i, 0, choosable && t === state.tile && s.hand.indexOf(t) === k ? "chosen" : "");
@@ -148,7 +148,7 @@ function markPreviewed(): void {
 export function renderChoices(act: Actions): void {
   const box = $("choices");
   box.replaceChildren();
-  const practising = state.mode === "practice";
+  const practising = solving();
   const p = practising ? humanPosition() : state.game?.position;
   if (!p || (!practising && (state.mode !== "play" || !isHuman(p.toAct) || state.thinking))) return;
   let offered: Action[] = state.choices ?? [];
@@ -221,7 +221,7 @@ export function renderChoices(act: Actions): void {
  *  part (temples, water, sun, gold held) and in all, mean ± spread. */
 function renderForecastParts(forecast: Forecast | undefined): void {
   const box = $("forecast-parts");
-  box.hidden = !state.forecast || !forecast || state.mode === "practice";
+  box.hidden = !state.forecast || !forecast || solving();
   box.replaceChildren();
   if (box.hidden || !forecast) return;
   const part = (f: PartForecast | undefined) => (f ? `${f.mean.toFixed(1)}<small>±${f.spread.toFixed(1)}</small>` : "–");
@@ -268,8 +268,8 @@ export function renderEvaluation(act: Actions): void {
   }
   bar.classList.remove("over");
   renderForecastParts(shown && !candidatesHidden(shown.seat) ? shown.ev.forecast : undefined); // as the candidates
-  if (state.mode === "practice") {
-    details.textContent = "hidden while you practise: find the move yourself";
+  if (solving()) {
+    details.textContent = `hidden while you ${state.mode === "practice" ? "practise" : "solve a puzzle"}: find the move yourself`;
     bar.classList.add("empty");
     return;
   }

@@ -5,7 +5,7 @@
 import { PRACTISED, className, sentence } from "@cacaoai/client";
 import type { Actions } from "./actions";
 import { SEAT_INK, seatBadge } from "./board";
-import { $ } from "./dom";
+import { $, paragraphs } from "./dom";
 import { practiceSeat, progressText, verdictText } from "./drill";
 import { describe, tileFacts } from "./game";
 import { seatName } from "./names";
@@ -48,13 +48,7 @@ export function renderPractice(act: Actions): void {
   box.replaceChildren();
   box.dataset.index = String(exercise.index);
   box.dataset.step = p.judging ? "judging" : p.step;
-  const line = (cls: string, html: string) => {
-    const el = document.createElement("p");
-    el.className = cls;
-    el.innerHTML = html;
-    box.appendChild(el);
-    return el;
-  };
+  const line = paragraphs(box);
   const who = `${seatBadge(p.seat)} <b style="color:${SEAT_INK[p.seat]}">${seatName(p.seat)}</b>`;
   line("task", `${who} played ${describe(exercise.taken)} here, a <b class="class-${exercise.classification}">${classWords(exercise.classification)}</b>. Find a better move.`);
   if (p.judging) line("small judging", "judging your move…");

@@ -14,10 +14,11 @@ import {
 } from "./panels";
 import { actionsAt, cellKey, fillCells, handTiles } from "./placing";
 import { renderPractice } from "./practicepanel";
+import { renderPuzzles } from "./puzzlepanel";
 import { renderReview } from "./reviewpanel";
 import {
   actionsShown, aiOnly, boardTargets, candidatesHidden, currentPosition, currentScores, focusCell, ghostAt, humanPosition,
-  isHuman, placing, seatKind, state, visibleEvaluation,
+  isHuman, placing, seatKind, shownAnswer, solving, solvingSeat, state, visibleEvaluation,
 } from "./state";
 import type { Viewport } from "./viewport";
 
@@ -38,8 +39,10 @@ export function render(act: Actions): void {
   renderGraph(act);
   renderReview(act);
   renderPractice(act);
+  renderPuzzles(act);
   $("analyse").textContent = state.analysis ? "Stop analysis" : "Analyse";
-  $("analyse").toggleAttribute("disabled", state.mode === "practice"); // a practice is the player's own search
+  $("analyse").toggleAttribute("disabled", solving()); // a practice or a puzzle is the player's own search
+  $("puzzles").setAttribute("aria-pressed", String(state.mode === "puzzles"));
   const g = state.game;
   $("thinking").hidden = !state.thinking || state.held;
   const r = state.replay;
@@ -94,11 +97,11 @@ export function renderBoard(): void {
   const heat = shown && state.heat !== "off" && !state.choices && !candidatesHidden(shown.seat)
     ? { evaluation: shown.ev, by: state.heat } : null;
   const selected = placing() ? state.selected : null;
-  const practice = state.mode === "practice" ? state.practice : null;
-  const best = practice?.step === "shown" ? practice.verdict?.bestAction ?? null : null; // the answer, after two misses
+  const shownBest = shownAnswer(); // a practice's best after two misses, a puzzle's solution
+  const best = shownBest?.action ?? null;
   const answer = best && placement(best);
-  if (answer && practice) { // its tile drawn where it goes, as it turns
-    ghost = { tile: answer.tile, x: answer.x, y: answer.y, rotation: answer.rotation, seat: practice.seat, legal: true, chosen: true };
+  if (answer && shownBest) { // its tile drawn where it goes, as it turns
+    ghost = { tile: answer.tile, x: answer.x, y: answer.y, rotation: answer.rotation, seat: shownBest.seat, legal: true, chosen: true };
   }
   // the AI's own forecast stays hidden while it plays a human, as its candidates do
   const forecast = state.forecast && shown && !candidatesHidden(shown.seat) ? shown.ev.forecast?.temples ?? null : null;
@@ -111,13 +114,13 @@ function renderToolbar(act: Actions): void {
   const p = currentPosition();
   const tray = $("tray");
   tray.replaceChildren();
-  const practice = state.mode === "practice" ? state.practice : null;
-  const mine = !!p && p.phase === Phase.TURN && (practice ? humanPosition() === p
+  const solver = solvingSeat();
+  const mine = !!p && p.phase === Phase.TURN && (solver !== null ? humanPosition() === p
     : state.mode === "play" && isHuman(p.toAct) && !state.thinking);
   // the hand of the human to place, or while others play the hand of the (first) human seat, dimmed:
-  // the tray keeps its room, so that the board does not move from turn to turn; in a practice, the seat's
-  const seat = p && (practice ? practice.seat : isHuman(p.toAct) ? p.toAct! : state.game?.seats.indexOf("human") ?? -1);
-  const handed = state.mode === "play" || !!practice;
+  // the tray keeps its room, so that the board does not move from turn to turn; in a practice or a puzzle, the seat's
+  const seat = p && (solver !== null ? solver : isHuman(p.toAct) ? p.toAct! : state.game?.seats.indexOf("human") ?? -1);
+  const handed = state.mode === "play" || solver !== null;
   if (p && handed && seat !== null && seat >= 0) {
     const hand = p.seats[seat].hand, usable = mine ? handTiles(state.legal) : [];
     hand.forEach((t, k) => {

@@ -7,7 +7,7 @@ import { $, explain, say } from "./dom";
 import { EVAL_ITERATIONS, cut, keep, settled } from "./record";
 import { redraw } from "./redraw";
 import { evaluate, fillGraph, showEvaluation } from "./searches";
-import { closeReview, state, stopAnalysis, stopFilling, stopThinking } from "./state";
+import { closeReview, leavePuzzles, state, stopAnalysis, stopFilling, stopThinking } from "./state";
 
 /** The replay viewer on `record` at action `index`, with the evaluations already known. */
 export async function openReplay(record: GameRecord, evals: Map<number, Evaluation>, index: number): Promise<void> {
@@ -15,6 +15,7 @@ export async function openReplay(record: GameRecord, evals: Map<number, Evaluati
   stopAnalysis();
   stopFilling();
   closeReview(); // a review belongs to the record it judges
+  leavePuzzles();
   state.replay = { record, index, evals: new Map(evals), hash: "" };
   state.mode = "replay";
   $("setup").hidden = true;

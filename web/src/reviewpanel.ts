@@ -5,7 +5,7 @@ import { sentence } from "@cacaoai/client";
 import type { DecisionReview } from "@cacaoai/client";
 import type { Actions } from "./actions";
 import { SEAT_INK, seatBadge } from "./board";
-import { $ } from "./dom";
+import { $, paragraphs } from "./dom";
 import { describe, sameAction, tileFacts } from "./game";
 import { seatName } from "./names";
 import { renderPracticeOffer } from "./practicepanel";
@@ -75,12 +75,7 @@ function renderMove(v: Review, index: number): void {
   box.replaceChildren();
   const d: DecisionReview | undefined = index > 0 ? v.decisions.get(index - 1) : undefined;
   box.dataset.index = d ? String(d.index) : "";
-  const line = (cls: string, html: string) => {
-    const p = document.createElement("p");
-    p.className = cls;
-    p.innerHTML = html;
-    box.appendChild(p);
-  };
+  const line = paragraphs(box);
   if (!d) {
     line("small", index === 0 ? "Step to a move to see how good it was, or jump to the next mistake."
       : v.running ? "This move is not reviewed yet." : "This move was not reviewed.");

@@ -9,7 +9,7 @@ import { FORECAST_PLAYOUTS } from "./drill";
 import { EVAL_ITERATIONS, cut, keep, seatLevels, settled } from "./record";
 import { redraw } from "./redraw";
 import {
-  currentHash, currentPosition, currentRecord, state, stopAnalysis, stopFilling, visibleEvaluation,
+  currentHash, currentPosition, currentRecord, solving, state, stopAnalysis, stopFilling, visibleEvaluation,
 } from "./state";
 
 /** Candidates asked of a search: enough for the heat map; the list shows the first few. */
@@ -44,7 +44,7 @@ export async function setForecast(on: boolean): Promise<void> {
   state.forecast = on;
   redraw.page();
   const shown = visibleEvaluation(), record = currentRecord(), position = currentPosition(), hash = currentHash();
-  if (!on || state.analysis || !record || !position || position.phase === Phase.OVER || state.mode === "practice") return;
+  if (!on || state.analysis || !record || !position || position.phase === Phase.OVER || solving()) return;
   if (shown?.ev.forecast || (!shown && state.mode !== "replay")) return;
   state.quick?.abort();
   const controller = new AbortController();
@@ -104,7 +104,7 @@ export async function fillGraph(): Promise<void> {
 export async function analyse(): Promise<void> {
   if (state.analysis) { stopAnalysis(); redraw.page(); return; }
   const position = currentPosition(), record = currentRecord(), hash = currentHash();
-  if (!position || !record || position.phase === Phase.OVER || state.mode === "practice") return; // a practice is the player's own
+  if (!position || !record || position.phase === Phase.OVER || solving()) return; // a practice or a puzzle is the player's own
   const seat = position.toAct!;
   state.quick?.abort(); // the analysis says more
   state.quick = null;

@@ -8,7 +8,7 @@ import { $, explain, say } from "./dom";
 import { setRules } from "./game";
 import { seatName } from "./names";
 import { redraw } from "./redraw";
-import { closeReview, state, stopAnalysis, stopFilling, stopThinking } from "./state";
+import { closeReview, leavePuzzles, state, stopAnalysis, stopFilling, stopThinking } from "./state";
 import type { SeatKind } from "./state";
 
 const TOKEN_KEY = "cacao-token";
@@ -83,6 +83,7 @@ export function showSetup(): void {
   stopAnalysis();
   stopFilling();
   closeReview();
+  leavePuzzles();
   state.mode = state.game ? "play" : "setup";
   $("setup").hidden = false;
   redraw.page();

@@ -1,13 +1,13 @@
-// The page's state: the mode (setup, play, replay), the game being played, the record
-// in the replay viewer, what the human is choosing on the board, the searches running,
-// and the AI-only game's pace; with the questions every part asks of it (which
-// position is shown, which seats are human, may a human place now, where the chosen
-// tile may go) and the stopping of the searches and the review. The bottom of the page:
-// it imports no view and no controller.
+// The page's state: the mode (setup, play, replay, practice, puzzles), the game being played,
+// the record in the replay viewer, a practice, the puzzles being solved, what the human is
+// choosing on the board, the searches running, and the AI-only game's pace; with the
+// questions every part asks of it (which position is shown, which seats are human, may a
+// human place now, where the chosen tile may go) and the stopping of the searches and the
+// review. The bottom of the page: it imports no view and no controller.
 import { Phase } from "@cacaoai/client";
 import type {
-  Action, DecisionReview, Evaluation, Exercise, GameRecord, GameResult, Position, ReviewSummary, Standing, Verdict,
-  WorkerTile,
+  Action, CheckPuzzleResponse, DecisionReview, Evaluation, Exercise, GameRecord, GameResult, Position, Puzzle,
+  PuzzleProgress, PuzzleTheme, ReviewSummary, Standing, Verdict, WorkerTile,
 } from "@cacaoai/client";
 import { SEAT_COLOURS, SEAT_INK, SEAT_LIGHT, SEAT_ON, WATER } from "./board";
 import type { Cell, HeatBy } from "./board";
@@ -17,6 +17,7 @@ import type { Target } from "./placing";
 import { cut } from "./record";
 import { judged } from "./review";
 import type { Judged } from "./review";
+import type { Filters } from "./trainer";
 
 export type SeatKind = "human" | string; // "human" or an AI level ("casual", "time:2")
 /** A game being played: its record (the source of every request), the position
@@ -47,9 +48,20 @@ export interface Practice {
   position?: Position; hash: string; standing?: Standing;
   misses: number; verdict: Verdict | null; step: Step; solved: number; judging: AbortController | null;
 }
+/** Solving puzzles: the filters and the server's themes (with their counts), the puzzle
+ *  shown (none while one is drawn, or when none fits) with its position's hash and standing,
+ *  how many fit, the misses at it so far, the last try's verdict, where the puzzle stands
+ *  (`step`), the player's rating and streak before it (`before`: the rating the last verdict
+ *  moved) and now, the ids seen, and while a try is judged the controller that cancels it. */
+export interface Puzzles {
+  filters: Filters; themes: PuzzleTheme[]; drawing: boolean;
+  puzzle?: Puzzle; hash: string; standing?: Standing; matching: number;
+  misses: number; verdict: CheckPuzzleResponse | null; step: Step; judging: AbortController | null;
+  progress: PuzzleProgress; before: number | null; seen: string[];
+}
 /** An evaluation on show, with the position it belongs to. */
 export interface Shown { ev: Evaluation; hash: string; seat: number; seq: number }
-export type Mode = "setup" | "play" | "replay" | "practice";
+export type Mode = "setup" | "play" | "replay" | "practice" | "puzzles";
 
 export const state = {
   mode: "setup" as Mode,
@@ -61,6 +73,8 @@ export const state = {
   reviewSeed: 1, // the review's seed (a practice's tries are judged with it too)
   reviewDecisions: [] as number[], // the decisions a review judges (empty: all; tests plant one)
   practice: null as Practice | null,
+  puzzles: null as Puzzles | null,
+  puzzleSeed: null as number | null, // the puzzles' draws' seed (null: random; the screenshots set one)
   forecast: false, // the evaluations ask for a forecast of the temples and the score parts
   // what a human chooses on the board
   legal: [] as Action[],
@@ -101,12 +115,14 @@ export const aiOnly = () => !!state.game && !state.game.seats.includes("human");
 export function currentPosition(): Position | null {
   if (state.mode === "replay") return state.replay?.position ?? null;
   if (state.mode === "practice") return state.practice?.position ?? null;
+  if (state.mode === "puzzles") return state.puzzles?.puzzle?.position ?? null;
   return state.game?.position ?? null;
 }
 
 /** The hash of the position shown: an evaluation of any other is never shown. */
 export function currentHash(): string {
   if (state.mode === "practice") return state.practice?.hash ?? "";
+  if (state.mode === "puzzles") return state.puzzles?.hash ?? "";
   return (state.mode === "replay" ? state.replay?.hash : state.game?.hash) ?? "";
 }
 
@@ -115,6 +131,7 @@ export function currentRecord(): GameRecord | null {
   const r = state.replay;
   if (state.mode === "replay") return r ? cut(r.record, r.index) : null;
   if (state.mode === "practice") return practiceExercise()?.record ?? null;
+  if (state.mode === "puzzles") return null; // a puzzle is a seat's view: no record reaches it
   return state.game?.record ?? null;
 }
 
@@ -123,12 +140,14 @@ export function actionsShown(): Action[] {
   const r = state.replay;
   if (state.mode === "replay") return r ? r.record.actions.slice(0, r.index) : [];
   if (state.mode === "practice") return practiceExercise()?.record.actions ?? [];
+  if (state.mode === "puzzles") return [];
   return state.game?.record.actions ?? [];
 }
 
 /** The service's standing and result for the position shown. */
 export function currentScores(): { standing?: Standing; result?: GameResult } {
   if (state.mode === "practice") return state.practice ?? {};
+  if (state.mode === "puzzles") return state.puzzles ?? {};
   return (state.mode === "replay" ? state.replay : state.game) ?? {};
 }
 
@@ -149,12 +168,36 @@ export function practiceExercise(): Exercise | null {
   return state.mode === "practice" && p ? p.list[p.at] ?? null : null;
 }
 
+/** A practice or a puzzle: the player finds the move alone (no AI's view, no analysis). */
+export const solving = () => state.mode === "practice" || state.mode === "puzzles";
+
+/** The seat whose move the player finds in a practice or a puzzle (its view alone is shown); null otherwise. */
+export function solvingSeat(): number | null {
+  if (state.mode === "practice") return state.practice?.seat ?? null;
+  if (state.mode === "puzzles") return state.puzzles?.puzzle?.seat ?? null;
+  return null;
+}
+
+/** The answer on show: a practice's best action after two misses, a puzzle's solution once
+ *  it is solved or shown; with the seat it is for. */
+export function shownAnswer(): { action: Action; seat: number } | null {
+  const p = state.mode === "practice" ? state.practice : null;
+  if (p?.step === "shown" && p.verdict?.bestAction) return { action: p.verdict.bestAction, seat: p.seat };
+  const z = state.mode === "puzzles" ? state.puzzles : null;
+  const solution = z?.step !== "trying" ? z?.verdict?.solutions[0] : undefined;
+  return z?.puzzle && solution ? { action: solution, seat: z.puzzle.seat } : null;
+}
+
 /** The position a human decides now: the game's, a human to act and no search or move
- *  on its way; or the practice's, waiting for a try. */
+ *  on its way; or the practice's or the puzzle's, waiting for a try. */
 export function humanPosition(): Position | null {
   if (state.mode === "practice") {
     const p = state.practice;
     return p && p.step === "trying" && !p.judging ? p.position ?? null : null;
+  }
+  if (state.mode === "puzzles") {
+    const z = state.puzzles;
+    return z && z.step === "trying" && !z.judging && !z.drawing ? z.puzzle?.position ?? null : null;
   }
   const g = state.game;
   return state.mode === "play" && g && isHuman(g.position.toAct) && !state.thinking && !state.busy ? g.position : null;
@@ -212,6 +255,18 @@ export function closeReview(): void {
   stopReview();
   leavePractice();
   state.review = null;
+}
+
+/** Leaves the puzzles (a try being judged is cancelled). */
+export function leavePuzzles(): void {
+  const z = state.puzzles;
+  if (!z) return;
+  z.judging?.abort();
+  state.puzzles = null;
+  if (state.mode === "puzzles") state.mode = state.game ? "play" : "setup";
+  state.legal = [];
+  state.choices = null;
+  state.selected = null;
 }
 
 /** Leaves a practice (a try being judged is cancelled); the replay viewer shows again. */

@@ -30,7 +30,7 @@ test("an illegal action is worded from the field at fault, not from the service'
 
 test("every reason the API lists gives the player a sentence", () => {
   const names = Object.keys(ErrorReason).filter((k) => Number.isNaN(Number(k)) && k !== "ERROR_REASON_UNSPECIFIED");
-  assert.equal(names.length, 19);
+  assert.equal(names.length, 20);
   for (const name of names) {
     const { sentence, details } = plainError(refusal(Code.InvalidArgument, name));
     assert.ok(sentence.endsWith("."), name);
@@ -38,6 +38,9 @@ test("every reason the API lists gives the player a sentence", () => {
   }
   assert.match(plainError(refusal(Code.ResourceExhausted, "TOO_MANY_CLIENT_SEARCHES")).sentence, /busy/);
   assert.match(plainError(refusal(Code.Unauthenticated, "UNAUTHENTICATED")).sentence, /needs a token/);
+  assert.match(plainError(refusal(Code.NotFound, "PUZZLE_NOT_FOUND", ["puzzle_id"], "no puzzle 'x'")).sentence,
+    /no longer has that puzzle/);
+  assert.match(plainError(refusal(Code.NotFound, "PUZZLE_NOT_FOUND")).sentence, /No puzzle fits these filters/);
 });
 
 test("a reason the page does not know is worded from the status code", () => {

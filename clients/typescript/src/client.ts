@@ -23,7 +23,7 @@ export interface CacaoClientOptions {
   /** A deadline for every call that gives none, in ms (default: none). */
   timeoutMs?: number;
   /** Connect GET requests for the side-effect-free methods (GetServerInfo,
-   *  ListLegalActions, ValidateRecord), which caches and CDNs may keep
+   *  ListLegalActions, ValidateRecord, GetPuzzle, CheckPuzzle), which caches and CDNs may keep
    *  (default false: every call is a POST). */
   httpGet?: boolean;
   /** More interceptors, run inside the retries and the token (each send passes them). */

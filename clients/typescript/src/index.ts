@@ -17,6 +17,10 @@ export { SEAT_NAMES, seatName } from "./names.js";
 export { actionText, className, reviewGame, reviewMark, sentence } from "./review.js";
 export { PRACTISED, SOLVED, exercises, judgeTry } from "./practice.js";
 export type { Exercise, Verdict } from "./practice.js";
+export {
+  PUZZLE_K, PUZZLE_TRIES, RATING_FLOOR, START_RATING, afterPuzzle, drawPuzzle, expectedScore, firstProgress, newRating,
+} from "./puzzles.js";
+export type { Drawn, PuzzleFilters, PuzzleProgress } from "./puzzles.js";
 export type { ClassName, ExplanationLike, GameReview, PartLike, ReviewOptions, TempleLike, Wording } from "./review.js";
 // the libraries' pieces a user of the messages needs, so that an application
 // bundles one copy of each

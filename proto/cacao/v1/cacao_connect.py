@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .cacao_pb2 import AnalyzePositionRequest, AnalyzePositionResponse, AnalyzeRequest, ApplyActionRequest, ApplyActionResponse, GetServerInfoRequest, GetServerInfoResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReviewGameRequest, ReviewGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateRecordRequest, ValidateRecordResponse
+from .cacao_pb2 import AnalyzePositionRequest, AnalyzePositionResponse, AnalyzeRequest, ApplyActionRequest, ApplyActionResponse, CheckPuzzleRequest, CheckPuzzleResponse, GetPuzzleRequest, GetPuzzleResponse, GetServerInfoRequest, GetServerInfoResponse, ListLegalActionsRequest, ListLegalActionsResponse, NewGameRequest, NewGameResponse, ReviewGameRequest, ReviewGameResponse, SuggestActionRequest, SuggestActionResponse, ValidateRecordRequest, ValidateRecordResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -125,6 +125,24 @@ class CacaoService(Protocol):
         at once, with no summary. With an iteration budget (no time) and a seed,
         the same review on every run. The classes' thresholds and the accuracy
         formula are in docs/protocol.md.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_puzzle(self, request: GetPuzzleRequest, ctx: RequestContext[GetPuzzleRequest, GetPuzzleResponse], /) -> GetPuzzleResponse:
+        """
+        Draws a puzzle ("find the best move") from the server's set: a position
+        from one seat's view where one action is clearly best, among the puzzles
+        that match the filters and are not excluded. The reply never holds the
+        solution: CheckPuzzle judges a try. NOT_FOUND (reason PUZZLE_NOT_FOUND)
+        when no puzzle matches. Side-effect free (GET over HTTP).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def check_puzzle(self, request: CheckPuzzleRequest, ctx: RequestContext[CheckPuzzleRequest, CheckPuzzleResponse], /) -> CheckPuzzleResponse:
+        """
+        Judges a try at a puzzle: whether the action is one of its solutions,
+        and the solutions with why the best is best. The same try always gets
+        the same verdict. Side-effect free (GET over HTTP).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -240,6 +258,28 @@ class CacaoServiceASGIApplication(ConnectASGIApplication[CacaoService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.review_game,
+                ),
+                "/cacao.v1.CacaoService/GetPuzzle": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetPuzzle",
+                        service_name="cacao.v1.CacaoService",
+                        input=GetPuzzleRequest,
+                        output=GetPuzzleResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_puzzle,
+                ),
+                "/cacao.v1.CacaoService/CheckPuzzle": Endpoint.unary(
+                    method=MethodInfo(
+                        name="CheckPuzzle",
+                        service_name="cacao.v1.CacaoService",
+                        input=CheckPuzzleRequest,
+                        output=CheckPuzzleResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.check_puzzle,
                 ),
             },
             interceptors=interceptors,
@@ -528,6 +568,62 @@ class CacaoServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def get_puzzle(
+        self,
+        request: GetPuzzleRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> GetPuzzleResponse:
+        """
+        Draws a puzzle ("find the best move") from the server's set: a position
+        from one seat's view where one action is clearly best, among the puzzles
+        that match the filters and are not excluded. The reply never holds the
+        solution: CheckPuzzle judges a try. NOT_FOUND (reason PUZZLE_NOT_FOUND)
+        when no puzzle matches. Side-effect free (GET over HTTP).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetPuzzle",
+                service_name="cacao.v1.CacaoService",
+                input=GetPuzzleRequest,
+                output=GetPuzzleResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
+    async def check_puzzle(
+        self,
+        request: CheckPuzzleRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> CheckPuzzleResponse:
+        """
+        Judges a try at a puzzle: whether the action is one of its solutions,
+        and the solutions with why the best is best. The same try always gets
+        the same verdict. Side-effect free (GET over HTTP).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="CheckPuzzle",
+                service_name="cacao.v1.CacaoService",
+                input=CheckPuzzleRequest,
+                output=CheckPuzzleResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
 
 class CacaoServiceSync(Protocol):
     """
@@ -617,6 +713,24 @@ class CacaoServiceSync(Protocol):
         at once, with no summary. With an iteration budget (no time) and a seed,
         the same review on every run. The classes' thresholds and the accuracy
         formula are in docs/protocol.md.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_puzzle(self, request: GetPuzzleRequest, ctx: RequestContext[GetPuzzleRequest, GetPuzzleResponse], /) -> GetPuzzleResponse:
+        """
+        Draws a puzzle ("find the best move") from the server's set: a position
+        from one seat's view where one action is clearly best, among the puzzles
+        that match the filters and are not excluded. The reply never holds the
+        solution: CheckPuzzle judges a try. NOT_FOUND (reason PUZZLE_NOT_FOUND)
+        when no puzzle matches. Side-effect free (GET over HTTP).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def check_puzzle(self, request: CheckPuzzleRequest, ctx: RequestContext[CheckPuzzleRequest, CheckPuzzleResponse], /) -> CheckPuzzleResponse:
+        """
+        Judges a try at a puzzle: whether the action is one of its solutions,
+        and the solutions with why the best is best. The same try always gets
+        the same verdict. Side-effect free (GET over HTTP).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -730,6 +844,28 @@ class CacaoServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=service.review_game,
+                ),
+                "/cacao.v1.CacaoService/GetPuzzle": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetPuzzle",
+                        service_name="cacao.v1.CacaoService",
+                        input=GetPuzzleRequest,
+                        output=GetPuzzleResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_puzzle,
+                ),
+                "/cacao.v1.CacaoService/CheckPuzzle": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="CheckPuzzle",
+                        service_name="cacao.v1.CacaoService",
+                        input=CheckPuzzleRequest,
+                        output=CheckPuzzleResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.check_puzzle,
                 ),
             },
             interceptors=interceptors,
@@ -1017,4 +1153,60 @@ class CacaoServiceClientSync(ConnectClientSync):
             ),
             headers=headers,
             timeout_ms=timeout_ms,
+        )
+    def get_puzzle(
+        self,
+        request: GetPuzzleRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> GetPuzzleResponse:
+        """
+        Draws a puzzle ("find the best move") from the server's set: a position
+        from one seat's view where one action is clearly best, among the puzzles
+        that match the filters and are not excluded. The reply never holds the
+        solution: CheckPuzzle judges a try. NOT_FOUND (reason PUZZLE_NOT_FOUND)
+        when no puzzle matches. Side-effect free (GET over HTTP).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetPuzzle",
+                service_name="cacao.v1.CacaoService",
+                input=GetPuzzleRequest,
+                output=GetPuzzleResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
+    def check_puzzle(
+        self,
+        request: CheckPuzzleRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> CheckPuzzleResponse:
+        """
+        Judges a try at a puzzle: whether the action is one of its solutions,
+        and the solutions with why the best is best. The same try always gets
+        the same verdict. Side-effect free (GET over HTTP).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="CheckPuzzle",
+                service_name="cacao.v1.CacaoService",
+                input=CheckPuzzleRequest,
+                output=CheckPuzzleResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
         )

@@ -54,6 +54,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REQUEST_TIMEOUT: _ClassVar[ErrorReason]
     UNAUTHENTICATED: _ClassVar[ErrorReason]
     PERMISSION_DENIED: _ClassVar[ErrorReason]
+    PUZZLE_NOT_FOUND: _ClassVar[ErrorReason]
 
 class WorkerTile(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -124,6 +125,7 @@ DEADLINE_TOO_SHORT: ErrorReason
 REQUEST_TIMEOUT: ErrorReason
 UNAUTHENTICATED: ErrorReason
 PERMISSION_DENIED: ErrorReason
+PUZZLE_NOT_FOUND: ErrorReason
 WORKER_TILE_UNSPECIFIED: WorkerTile
 WORKER_TILE_1111: WorkerTile
 WORKER_TILE_2101: WorkerTile
@@ -879,6 +881,80 @@ class ReviewGameResponse(_message.Message):
     sequence: int
     decisions: int
     def __init__(self, decision: _Optional[_Union[DecisionReview, _Mapping]] = ..., summary: _Optional[_Union[ReviewSummary, _Mapping]] = ..., sequence: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
+
+class GetPuzzleRequest(_message.Message):
+    __slots__ = ("theme", "min_rating", "max_rating", "players", "exclude", "seed")
+    THEME_FIELD_NUMBER: _ClassVar[int]
+    MIN_RATING_FIELD_NUMBER: _ClassVar[int]
+    MAX_RATING_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    theme: str
+    min_rating: int
+    max_rating: int
+    players: int
+    exclude: _containers.RepeatedScalarFieldContainer[str]
+    seed: int
+    def __init__(self, theme: _Optional[str] = ..., min_rating: _Optional[int] = ..., max_rating: _Optional[int] = ..., players: _Optional[int] = ..., exclude: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ...) -> None: ...
+
+class GetPuzzleResponse(_message.Message):
+    __slots__ = ("puzzle", "matching", "themes")
+    PUZZLE_FIELD_NUMBER: _ClassVar[int]
+    MATCHING_FIELD_NUMBER: _ClassVar[int]
+    THEMES_FIELD_NUMBER: _ClassVar[int]
+    puzzle: Puzzle
+    matching: int
+    themes: _containers.RepeatedCompositeFieldContainer[PuzzleTheme]
+    def __init__(self, puzzle: _Optional[_Union[Puzzle, _Mapping]] = ..., matching: _Optional[int] = ..., themes: _Optional[_Iterable[_Union[PuzzleTheme, _Mapping]]] = ...) -> None: ...
+
+class Puzzle(_message.Message):
+    __slots__ = ("id", "players", "seat", "position", "themes", "rating")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    THEMES_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    players: int
+    seat: int
+    position: Position
+    themes: _containers.RepeatedScalarFieldContainer[str]
+    rating: int
+    def __init__(self, id: _Optional[str] = ..., players: _Optional[int] = ..., seat: _Optional[int] = ..., position: _Optional[_Union[Position, _Mapping]] = ..., themes: _Optional[_Iterable[str]] = ..., rating: _Optional[int] = ...) -> None: ...
+
+class PuzzleTheme(_message.Message):
+    __slots__ = ("name", "puzzles")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PUZZLES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    puzzles: int
+    def __init__(self, name: _Optional[str] = ..., puzzles: _Optional[int] = ...) -> None: ...
+
+class CheckPuzzleRequest(_message.Message):
+    __slots__ = ("puzzle_id", "action")
+    PUZZLE_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    puzzle_id: str
+    action: Action
+    def __init__(self, puzzle_id: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+
+class CheckPuzzleResponse(_message.Message):
+    __slots__ = ("correct", "solutions", "sentence", "gap", "exact", "rating")
+    CORRECT_FIELD_NUMBER: _ClassVar[int]
+    SOLUTIONS_FIELD_NUMBER: _ClassVar[int]
+    SENTENCE_FIELD_NUMBER: _ClassVar[int]
+    GAP_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    correct: bool
+    solutions: _containers.RepeatedCompositeFieldContainer[Action]
+    sentence: str
+    gap: float
+    exact: bool
+    rating: int
+    def __init__(self, correct: _Optional[bool] = ..., solutions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., sentence: _Optional[str] = ..., gap: _Optional[float] = ..., exact: _Optional[bool] = ..., rating: _Optional[int] = ...) -> None: ...
 
 class PlacedWorker(_message.Message):
     __slots__ = ("tile", "seat", "rotation", "covers")

@@ -80,6 +80,16 @@ class CacaoServiceStub:
                 request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameRequest.SerializeToString,
                 response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameResponse.FromString,
                 _registered_method=True)
+        self.GetPuzzle = channel.unary_unary(
+                '/cacao.v1.CacaoService/GetPuzzle',
+                request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.GetPuzzleRequest.SerializeToString,
+                response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.GetPuzzleResponse.FromString,
+                _registered_method=True)
+        self.CheckPuzzle = channel.unary_unary(
+                '/cacao.v1.CacaoService/CheckPuzzle',
+                request_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.CheckPuzzleRequest.SerializeToString,
+                response_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.CheckPuzzleResponse.FromString,
+                _registered_method=True)
 
 
 class CacaoServiceServicer:
@@ -182,6 +192,26 @@ class CacaoServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPuzzle(self, request, context):
+        """Draws a puzzle ("find the best move") from the server's set: a position
+        from one seat's view where one action is clearly best, among the puzzles
+        that match the filters and are not excluded. The reply never holds the
+        solution: CheckPuzzle judges a try. NOT_FOUND (reason PUZZLE_NOT_FOUND)
+        when no puzzle matches. Side-effect free (GET over HTTP).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckPuzzle(self, request, context):
+        """Judges a try at a puzzle: whether the action is one of its solutions,
+        and the solutions with why the best is best. The same try always gets
+        the same verdict. Side-effect free (GET over HTTP).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CacaoServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -229,6 +259,16 @@ def add_CacaoServiceServicer_to_server(servicer, server):
                     servicer.ReviewGame,
                     request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameRequest.FromString,
                     response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameResponse.SerializeToString,
+            ),
+            'GetPuzzle': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPuzzle,
+                    request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.GetPuzzleRequest.FromString,
+                    response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.GetPuzzleResponse.SerializeToString,
+            ),
+            'CheckPuzzle': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckPuzzle,
+                    request_deserializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.CheckPuzzleRequest.FromString,
+                    response_serializer=cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.CheckPuzzleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -475,6 +515,60 @@ class CacaoService:
             '/cacao.v1.CacaoService/ReviewGame',
             cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameRequest.SerializeToString,
             cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.ReviewGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPuzzle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cacao.v1.CacaoService/GetPuzzle',
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.GetPuzzleRequest.SerializeToString,
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.GetPuzzleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckPuzzle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cacao.v1.CacaoService/CheckPuzzle',
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.CheckPuzzleRequest.SerializeToString,
+            cacaoai_dot_api_dot_cacao_dot_v1_dot_cacao__pb2.CheckPuzzleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -23,6 +23,8 @@ export const METHODS: Readonly<Record<string, MethodFacts>> = {
   AnalyzePosition: { searches: true, retryCodes: [Code.Unavailable, Code.ResourceExhausted], roles: ["all", "background"] },
   Analyze: { searches: true, retryCodes: [Code.Unavailable, Code.ResourceExhausted], roles: ["all", "background"] },
   ReviewGame: { searches: true, retryCodes: [Code.Unavailable, Code.ResourceExhausted], roles: ["all", "background"] },
+  GetPuzzle: { searches: false, retryCodes: [Code.Unavailable], roles: ["all", "rules", "background"] },
+  CheckPuzzle: { searches: false, retryCodes: [Code.Unavailable], roles: ["all", "rules", "background"] },
 };
 
 /** The calls that search. */
