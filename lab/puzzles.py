@@ -80,7 +80,7 @@ from typing import Any
 
 from cacaoai.engine import Action, Position, derive_seed
 from cacaoai.engine.cli import add_version_option
-from cacaoai.search import ANALYSIS, Limit, Question, Reuse, SearchResult, TreeCache, endgame, search
+from cacaoai.search import ANALYSIS, Candidate, Limit, Question, Reuse, SearchResult, TreeCache, endgame, search
 from cacaoai.search.bots import LEVELS, levels, parse_bot
 from cacaoai.search.explain import explain, sentence
 from cacaoai.search.puzzles import LEVEL_ORDER, MIN_GAP, THEMES, Puzzle, rating_for, solves, themes_of
@@ -186,6 +186,7 @@ def deep_check(position: Position, checks: Sequence[tuple[int, int]], min_gap: f
         others = [position.decode(c) for c in codes if position.decode(c) != best]
         more = Limit(iterations=max(trees, round(iterations * ALT_SHARE)), threads=trees)
         top = _candidate(first, best).win_probability
+        other_line: tuple[Action, ...]
         if len(others) == 1:
             runner, other_line = _after(position, others[0], more, seed), (others[0],)
         else:
@@ -224,7 +225,7 @@ def _after(position: Position, action: Action, limit: Limit, seed: int) -> float
     return None if found.win_probability is None else found.win_probability[seat]
 
 
-def _candidate(result: SearchResult, action: Action) -> Any:
+def _candidate(result: SearchResult, action: Action) -> Candidate:
     found = next((c for c in result.candidates if c.action == action), None)
     if found is None:
         raise RuntimeError(f"the search never tried {action}")
