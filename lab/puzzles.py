@@ -441,7 +441,7 @@ EXAMPLES = """\
 examples:
   cacao-puzzles generate --players 2 --levels club --games 2 --out /tmp/puzzles.jsonl
   cacao-puzzles generate --players 2 3 4 --levels club advanced strong --games 40 --seed 1 \\
-      --processes 2 --journal /tmp/journal.jsonl --out search/puzzles/puzzles.jsonl
+      --processes 2 --journal /tmp/journal.jsonl --out search/puzzle_set/puzzles.jsonl
 """
 
 

@@ -5,7 +5,7 @@ A :class:`Puzzle` is one seat's view of a position (its observation: never
 another seat's hand or a draw order), the accepted actions (the clearly best
 one and any exactly equal to it), its themes, a difficulty rating and the
 sentence that says why the solution is best. The shipped set
-(``search/puzzles/puzzles.jsonl``, one puzzle a line, sorted by id) is made by
+(``search/puzzle_set/puzzles.jsonl``, one puzzle a line, sorted by id) is made by
 ``cacao-puzzles generate`` (:mod:`cacaoai.lab.puzzles`, docs/puzzles.md):
 
 - **unique**: the best action's win share is at least :data:`MIN_GAP` above
@@ -154,7 +154,7 @@ class Puzzle:
 # --- the shipped set ---
 
 def _shipped() -> Path:
-    return Path(str(resources.files("cacaoai.search") / "puzzles" / "puzzles.jsonl"))
+    return Path(str(resources.files("cacaoai.search") / "puzzle_set" / "puzzles.jsonl"))
 
 
 def load(path: str | Path | None = None) -> tuple[Puzzle, ...]:
