@@ -190,8 +190,7 @@ def latency(args: argparse.Namespace) -> dict[str, str]:
     rows = []
     limit = Limit(time_s=args.time)
     for players in args.players:
-        with Pool(args.processes) as pool:
-            games = pool.starmap(selfplay_endgame, [(players, args.seed + i) for i in range(args.games)])
+        games = [selfplay_endgame(players, args.seed + i) for i in range(args.games)]   # positions do not pickle
         positions = [p for g in games for left, p in sorted(g.items()) if 1 <= left <= 6]
         for name, settings in (("with the solver", PLAY), ("without", replace(PLAY, endgame=0.0))):
             elapsed, exact = [], 0
