@@ -268,7 +268,8 @@ def _corrected(result: SearchResult, position: Position, settings: SearchSetting
     assert to_act is not None
     tree = {c.action: c for c in result.candidates}
     candidates = list(_exact_candidates(position, settings, solved, multipv, most, tree))
-    ties = [c for c in candidates if c.action in {position.decode(code) for code in solved.best}]
+    best = {position.decode(code) for code in solved.best}
+    ties = [c for c in candidates if c.action in best]
     first = max(ties, key=lambda c: c.visits)
     candidates.remove(first)
     candidates = [replace(c, order=k) for k, c in enumerate([first, *candidates])]
