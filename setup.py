@@ -88,7 +88,8 @@ setup(
     # *.pxi: files core.pyx includes (an sdist does not build without them);
     # nginx/*.conf: the template cacao-replicas fills in
     # models/*: the learned evaluation the search ships (search/models/)
-    # puzzle_set/*.jsonl: the puzzle set the search ships (search/puzzle_set/, docs/puzzles.md; a folder named puzzles/ would shadow puzzles.py for mypy)
+    # puzzle_set/*.jsonl: the puzzle set the search ships (search/puzzle_set/, docs/puzzles.md;
+    # a folder named puzzles/ would shadow puzzles.py for mypy)
     package_data={pkg: ["*.pxd", "*.pyx", "*.pxi", "*.pyi", "py.typed", "static/*", "nginx/*.conf",
                         "models/*.npz", "models/*.json", "puzzle_set/*.jsonl"]
                   for pkg in PACKAGES},
