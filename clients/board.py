@@ -18,14 +18,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from cacaoai.engine.rules import DIRECTIONS, MAX_CACAO, MAX_SUN, WATER_TRACK, faces
+from cacaoai.engine.rules import DIRECTIONS, MAX_CACAO, MAX_SUN, SEAT_COLOURS, WATER_TRACK, faces
 
 CELL_W = 7
 
-# seat colours: background, foreground (ANSI SGR); the seats' names, as docs/rules.md and the
-# board page (web/src/names.ts) name them: seat 0 red, 1 yellow, 2 purple, 3 blue
-SEAT_COLOURS = (("41", "97"), ("43", "30"), ("45", "97"), ("44", "97"))
-SEAT_COLOUR_NAMES = ("red", "yellow", "purple", "blue")
+# seat colours: background, foreground (ANSI SGR), in the order of the seats' names (the
+# engine's SEAT_COLOURS, as docs/rules.md and the board page, web/src/names.ts, name them)
+SEAT_SGR = (("41", "97"), ("43", "30"), ("45", "97"), ("44", "97"))
+SEAT_COLOUR_NAMES = SEAT_COLOURS
 JUNGLE_COLOUR = ("42", "30")
 OPEN_COLOUR = "2"  # dim
 
@@ -74,7 +74,7 @@ def _cell_lines(entry: Mapping[str, Any] | None, xy: tuple[int, int], open_cell:
     n, e, s, w = (str(k) if k else "·" for k in faces(tile, entry.get("rot", 0)))
     owner = f"{{{seat}}}" if entry.get("covers") else f"[{seat}]"
     rows = [f"   {n}   ", f"{w} {owner} {e}", f"   {s}   "]
-    sgr = ";".join(SEAT_COLOURS[seat % 4])
+    sgr = ";".join(SEAT_SGR[seat % 4])
     return [paint(r, sgr, colour) for r in rows]
 
 
@@ -119,7 +119,7 @@ def seat_lines(position: Mapping[str, Any], names: Sequence[str], *, colour: boo
     for s, seat in enumerate(position["seats"]):
         water = seat["water"]
         marker = ">" if position.get("to_act") == s else " "
-        name = paint(f"{names[s]:<{width}}", ";".join(SEAT_COLOURS[s % 4]), colour)
+        name = paint(f"{names[s]:<{width}}", ";".join(SEAT_SGR[s % 4]), colour)
         lines.append(
             f"{marker} {name}  gold {seat['gold']:>3}  cacao {seat['cacao']}/{MAX_CACAO}  "
             f"sun {seat['sun']}/{MAX_SUN}  water {water} ({WATER_TRACK[water]:+d} gold)  "
@@ -193,7 +193,7 @@ def score_lines(scores: Sequence[Any], names: Sequence[str], cacao: Sequence[int
 
 def legend(roles: Sequence[str], *, colour: bool = False) -> str:
     """How to read the board; ``roles`` says who plays each seat ("you", "AI")."""
-    seats = ", ".join(f"[{s}] {paint(seat_name(s), ';'.join(SEAT_COLOURS[s % 4]), colour)} ({role})"
+    seats = ", ".join(f"[{s}] {paint(seat_name(s), ';'.join(SEAT_SGR[s % 4]), colour)} ({role})"
                       for s, role in enumerate(roles))
     return ("Worker tiles show their workers on each side (· = none) and the owner's seat number in "
             "the middle; {n} marks an overbuilt tile.\n"

@@ -63,6 +63,9 @@ MAX_CACAO: int = _TABLES["max_cacao"]
 MAX_SUN: int = _TABLES["max_sun"]
 SUN_GOLD: int = _TABLES["sun_gold"]  # gold for each sun token left at the end
 HAND_SIZE: int = _TABLES["hand_size"]
+#: Each seat's colour, by seat number: how the board page, the terminal and
+#: the explanations' sentences name a seat (docs/rules.md, "Setup").
+SEAT_COLOURS: tuple[str, ...] = ("red", "yellow", "purple", "blue")
 
 _AWARD: list[list[int]] = _TABLES["temple_award"]
 # gold of a temple's first and second place (each shared among seats tied there)

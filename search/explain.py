@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cacaoai.engine import Action, CacaoError, Position, derive_seed
+from cacaoai.engine import SEAT_COLOURS, Action, CacaoError, Position, derive_seed
 
 from .results import SearchResult
 
@@ -36,8 +36,9 @@ PARTS = ("temples", "water", "water_space", "sun", "gold", "cacao", "plantations
 LINE_TRIES = 16
 #: The most gains a sentence names.
 MAX_CLAUSES = 3
-#: Seat names a sentence uses when the caller gives none.
-DEFAULT_NAMES = ("seat 0", "seat 1", "seat 2", "seat 3")
+#: Seat names a sentence uses when the caller gives none: their colours, as
+#: the board page and the terminal name them.
+DEFAULT_NAMES = SEAT_COLOURS
 
 _PLANTATION_CACAO = {"plantation-1": 1, "plantation-2": 2}
 _ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth"}

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from cacaoai.client import board, notation
-from cacaoai.engine.rules import JUNGLE_TILES
+from cacaoai.engine.rules import JUNGLE_TILES, SEAT_COLOURS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,9 +33,9 @@ def test_the_seats_have_the_same_names_in_the_rules_the_page_and_the_terminal():
     # the TypeScript client's names, which the page takes
     assert page_constant("SEAT_NAMES", "clients/typescript/src/names.ts") == colours
     assert 'export { SEAT_NAMES, seatName } from "@cacaoai/client";' in (ROOT / "web/src/names.ts").read_text()
-    assert list(board.SEAT_COLOUR_NAMES) == colours
+    assert list(board.SEAT_COLOUR_NAMES) == colours == list(SEAT_COLOURS)  # the engine's, which sentences take
     # the terminal paints each seat in its colour: red, yellow, magenta (purple), blue backgrounds
-    assert [bg for bg, _ in board.SEAT_COLOURS] == ["41", "43", "45", "44"]
+    assert [bg for bg, _ in board.SEAT_SGR] == ["41", "43", "45", "44"]
 
 
 def test_the_tiles_are_named_as_records_name_them_everywhere():
