@@ -28,9 +28,13 @@ seat on (win share, final gold, margin over the best other seat), the search's
 root win probabilities, the game, ply and player count; per decision its
 legal actions' features with their root visits (every visited action and up
 to ``unvisited`` of the others drawn at random, each of those standing for
-``weight`` unvisited actions; a position the endgame solver proved has its
-exactly best actions as visits, the budget shared by them); and per position the features from each other
-seat's view with the results from that seat on (more value rows per game).
+``weight`` unvisited actions); and per position the features from each
+other seat's view with the results from that seat on (more value rows per
+game). A 2-player position the endgame solver proved has its exactly best
+actions as visits (the budget shared by them) and, from every view, the
+solver's exact values in place of the game's result: the win share the
+position is worth under perfect play, not the one result that chance and
+exploration gave.
 Features are ``Position.features`` and ``Position.action_features``: they
 read only what the viewing seat may see.
 
@@ -83,9 +87,12 @@ SHARD_ARRAYS: dict[str, tuple[str, str]] = {
     "ply": ("int16", "D: actions played before the decision"),
     "players": ("int8", "D: seats in the game"),
     "seat": ("int8", "D: the seat to act"),
-    "win": ("float32", "D x 4: final win share per seat, from the seat to act on (0 for absent seats)"),
-    "gold": ("float32", "D x 4: final gold per seat, from the seat to act on"),
-    "margin": ("float32", "D x 4: final gold minus the best other seat's, per seat, from the seat to act on"),
+    "win": ("float32", "D x 4: final win share per seat, from the seat to act on (0 for absent seats); "
+            "the exact share where the endgame solver proved the position"),
+    "gold": ("float32", "D x 4: final gold per seat, from the seat to act on (exact: the solver's expected gold)"),
+    "margin": ("float32", "D x 4: final gold minus the best other seat's, per seat, from the seat to act on "
+               "(exact: the solver's)"),
+    "exact": ("bool", "D: win, gold and margin are the endgame solver's exact values (2 players), not the game's"),
     "search_win": ("float32", "D x 4: the search's root win probability per seat, from the seat to act on"),
     "explored": ("bool", "D: the action played was drawn by the exploration temperature"),
     "n_legal": ("int16", "D: legal actions"),
@@ -106,6 +113,7 @@ SHARD_ARRAYS: dict[str, tuple[str, str]] = {
     "v_win": ("float32", "V x 4: final win share per seat, from the viewer on"),
     "v_gold": ("float32", "V x 4: final gold per seat, from the viewer on"),
     "v_margin": ("float32", "V x 4: final margin per seat, from the viewer on"),
+    "v_exact": ("bool", "V: v_win, v_gold and v_margin are the endgame solver's exact values"),
 }
 
 
@@ -188,6 +196,7 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
     rows: dict[str, list[Any]] = {name: [] for name in SHARD_ARRAYS}
     rows["a_start"].append(0)
     pending: list[tuple[int, int, int]] = []     # (decision or -1, ply, seat to act) of positions kept
+    exact: dict[int, tuple[list[float], list[float], list[float]]] = {}   # ply -> the solver's win, gold, margin
     moves = [0] * players
     ply = 0
     while not position.is_over:
@@ -209,6 +218,8 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
         visits = {by_action[c.action]: c.visits for c in result.candidates if c.visits > 0}
         if result.exact:        # proved: the exactly best actions are the target, not the tree's visits
             visits = _solved_visits(result, by_action, (fast if quick else limit).iterations or 1)
+            if players == 2:    # and the exact values, not the one result chance and exploration gave
+                exact[ply] = _exact_values(result)
         assert result.best_action is not None
         chosen = by_action[result.best_action]
         if explore and visits:
@@ -238,17 +249,28 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
             rows["ply"].append(d_ply)
             rows["players"].append(players)
             rows["seat"].append(seat)
-            rows["win"].append(_relative(win, seat, players))
-            rows["gold"].append(_relative(gold, seat, players))
-            rows["margin"].append(_relative(margin, seat, players))
-    for viewer in rows["v_viewer"]:
+            w, g, m = exact.get(d_ply, (win, gold, margin))
+            rows["win"].append(_relative(w, seat, players))
+            rows["gold"].append(_relative(g, seat, players))
+            rows["margin"].append(_relative(m, seat, players))
+            rows["exact"].append(d_ply in exact)
+    for viewer, v_ply in zip(rows["v_viewer"], rows["v_ply"]):
         rows["v_game"].append(game)
         rows["v_deal"].append(deal)
         rows["v_players"].append(players)
-        rows["v_win"].append(_relative(win, viewer, players))
-        rows["v_gold"].append(_relative(gold, viewer, players))
-        rows["v_margin"].append(_relative(margin, viewer, players))
+        w, g, m = exact.get(v_ply, (win, gold, margin))
+        rows["v_win"].append(_relative(w, viewer, players))
+        rows["v_gold"].append(_relative(g, viewer, players))
+        rows["v_margin"].append(_relative(m, viewer, players))
+        rows["v_exact"].append(v_ply in exact)
     return rows
+
+
+def _exact_values(result: SearchResult) -> tuple[list[float], list[float], list[float]]:
+    """A proved 2-player position's value targets per seat: the exact win
+    share, the expected final gold and the margin over the other seat."""
+    assert result.win_probability and result.expected_gold and result.score_lead
+    return list(result.win_probability), list(result.expected_gold), list(result.score_lead)
 
 
 def _solved_visits(result: SearchResult, by_action: dict[Action, int], total: int) -> dict[int, int]:

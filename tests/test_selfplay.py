@@ -147,3 +147,23 @@ def test_shards_played_on_ray_are_those_of_local_processes(played, tmp_path):
     folder, manifest = played
     on_ray = call_in_fresh_python(selfplay.__name__, "run", CONFIG, tmp_path, ray_address="local", progress=False)
     assert [s["sha256"] for s in on_ray["shards"]] == [s["sha256"] for s in manifest["shards"]]
+
+
+def test_a_proved_2_player_position_has_the_solvers_exact_values_as_its_value_targets(tmp_path):
+    config = SelfPlayConfig(spec="mcts:iterations=200", games=2, players=(2,), seed=3, games_per_shard=2,
+                            explore_moves=1)
+    run(config, tmp_path, processes=1, progress=False)
+    data, _ = load_shards([tmp_path])
+    exact, views = data["exact"], data["v_exact"]
+    assert exact.any() and not exact.all() and views.any()
+    # the seat to act's target is the solver's value, which the search answered with
+    assert np.allclose(data["win"][exact], data["search_win"][exact])
+    assert np.allclose(data["win"][exact].sum(axis=1), 1.0)
+    assert np.allclose(data["margin"][exact][:, 0], -data["margin"][exact][:, 1])
+    # the other seat's view of a proved position has the same values, from its side
+    for row in np.flatnonzero(views & (data["v_decision"] >= 0)):
+        decision = data["v_decision"][row]
+        assert exact[decision]
+        assert np.allclose(data["v_win"][row][:2], data["win"][decision][1::-1])
+    # an unproved position keeps the game's result: a win, a loss or a shared win
+    assert set(np.round(data["win"][~exact][:, 0], 3)) <= {0.0, 0.5, 1.0}
