@@ -20,6 +20,7 @@ Prints one Markdown row per player count (the header with ``--markdown``).
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -54,20 +55,35 @@ def ece(pairs: list[tuple[float, float]]) -> float:
 
 
 def isotonic(pairs: list[tuple[float, float]], knots: int = 16) -> tuple[tuple[float, float], ...]:
-    """A monotone map from predicted to happened: the pairs in `knots` bins
-    of equal count, then pool-adjacent-violators on the bins' means."""
+    """A monotone map from predicted to happened: the unanimous playouts (a
+    share of exactly 0 or 1) a block each, the others in `knots` blocks of
+    equal count, then pool-adjacent-violators on the blocks' means. The map
+    is flat beyond its first and last blocks: a share of 0 is what the
+    playouts said, not a certainty, and gets what such shares won."""
+    def block(chunk: list[tuple[float, float]]) -> list[float]:
+        return [sum(p for p, _ in chunk) / len(chunk), sum(y for _, y in chunk) / len(chunk), len(chunk)]
+
     ordered = sorted(pairs)
-    size = max(1, len(ordered) // knots)
-    blocks = [[sum(p for p, _ in chunk) / len(chunk), sum(y for _, y in chunk) / len(chunk), len(chunk)]
-              for chunk in (ordered[i:i + size] for i in range(0, len(ordered), size))]
+    inner = [(p, y) for p, y in ordered if 0.0 < p < 1.0]
+    size = max(1, len(inner) // knots)
+    blocks = ([block([(p, y) for p, y in ordered if p <= 0.0])] if ordered and ordered[0][0] <= 0.0 else []) \
+        + [block(inner[i:i + size]) for i in range(0, len(inner), size)] \
+        + ([block([(p, y) for p, y in ordered if p >= 1.0])] if ordered and ordered[-1][0] >= 1.0 else [])
     merged: list[list[float]] = []
-    for block in blocks:
-        merged.append(block)
+    for b in blocks:
+        merged.append(b)
         while len(merged) > 1 and merged[-2][1] > merged[-1][1]:
-            b, a = merged.pop(), merged.pop()
-            n = a[2] + b[2]
-            merged.append([(a[0] * a[2] + b[0] * b[2]) / n, (a[1] * a[2] + b[1] * b[2]) / n, n])
-    return ((0.0, 0.0), *((round(x, 4), round(y, 4)) for x, y, _ in merged), (1.0, 1.0))
+            b2, a = merged.pop(), merged.pop()
+            n = a[2] + b2[2]
+            merged.append([(a[0] * a[2] + b2[0] * b2[2]) / n, (a[1] * a[2] + b2[1] * b2[2]) / n, n])
+    points = [(round(x, 4), round(y, 4)) for x, y, _ in merged]
+    if not points:
+        return ((0.0, 0.0), (1.0, 1.0))
+    if points[0][0] > 0.0:
+        points.insert(0, (0.0, points[0][1]))
+    if points[-1][0] < 1.0:
+        points.append((1.0, points[-1][1]))
+    return tuple(points)
 
 
 def play(players: int, game: int, seed: int, per_game: int, playouts: int, tally: Tally,
@@ -105,12 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--per-game", type=float, default=3.0, help="forecasts a game, on average")
+    parser.add_argument("--per-game", type=float, default=6.0, help="forecasts a game, on average")
     parser.add_argument("--playouts", type=int, default=128)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--markdown", action="store_true", help="print the table's header too")
     parser.add_argument("--fit", action="store_true", help="fit the forecast's maps on these games (use a "
                         "seed other than the measuring run's) and print them as search/forecast.py's MAPS")
+    parser.add_argument("--raw", help="with --fit: also write the uncorrected pairs (predicted, happened) "
+                        "to this JSON file, to try other fits without playing again")
     args = parser.parse_args(argv)
     if args.games < 1 or args.playouts < 1 or not all(2 <= p <= 4 for p in args.players):
         parser.error("--games and --playouts must be positive, --players 2, 3 or 4")
@@ -118,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         print("| players | games | forecasts | temple-seat pairs | ECE first | ECE second | "
               + " | ".join(f"MAE {name}" for name in PARTS) + " | seconds |")
         print("|" + "---|" * (7 + len(PARTS)))
-    fitted = {}
+    fitted: dict[int, tuple[tuple[tuple[float, float], ...], ...]] = {}
+    raw: dict[int, dict[str, list[tuple[float, float]]]] = {}
     for players in args.players:
         tally, started = Tally(), time.monotonic()
         for game in range(args.games):
@@ -126,12 +145,16 @@ def main(argv: list[str] | None = None) -> int:
                  calibrated=not args.fit)
         if args.fit:
             fitted[players] = (isotonic(tally.first), isotonic(tally.second))
+            raw[players] = {"first": tally.first, "second": tally.second}
             continue
         errors = " | ".join(f"{sum(v) / max(len(v), 1):.2f}" for v in tally.errors.values())
         print(f"| {players} | {args.games} | {tally.forecasts} | {len(tally.first)} | {ece(tally.first):.3f} | "
               f"{ece(tally.second):.3f} | {errors} | {time.monotonic() - started:.0f} |", flush=True)
     if fitted:
         print(f"MAPS = {fitted!r}")
+    if args.raw and raw:
+        with open(args.raw, "w") as f:
+            json.dump(raw, f)
     return 0
 
 

@@ -1,5 +1,6 @@
 """The benchmarks behind BENCHMARKS.md run and print their figures."""
 
+import ast
 import json
 import re
 import subprocess
@@ -197,3 +198,30 @@ def test_puzzles_prints_the_share_each_level_solves_and_the_uniqueness_recheck()
     for level in ("beginner", "club"):
         assert re.search(rf"^\| {level} \| [\d.]+% \(\d+/12\) \| [\d.]+–[\d.]+% \|", out, re.M), out
     assert re.search(r"^\| 16,000 iterations, a new seed \| 2 \| [\d.]+% \(\d/2\) \|", out, re.M), out
+
+
+def test_practice_offers_the_planted_mistakes_and_accepts_the_best_action(tmp_path):
+    out = run_script("practice.py", "--planted", "4", "--judge", "4000", "--plants", str(tmp_path / "plants.jsonl"))
+    planted = re.search(r"^(\d+) planted games of 4", out, re.M)
+    offered = re.search(r"^\| planted mistakes offered .* \| (\d+) of (\d+)", out, re.M)
+    accepted = re.search(r"^\| the review's best action, tried: accepted \| (\d+) of (\d+)", out, re.M)
+    refused = re.search(r"^\| the planted action, tried again: refused \| (\d+) of (\d+)", out, re.M)
+    assert planted and offered and accepted and refused, out
+    assert int(offered[2]) == int(planted[1]) > 0, out
+    assert int(accepted[2]) == int(refused[2]) == int(offered[1]), out
+    assert accepted[1] == accepted[2] and refused[1] == refused[2], out
+
+
+def test_forecast_calibration_fits_flat_ended_maps_and_measures_them(tmp_path):
+    raw = tmp_path / "raw.json"
+    out = run_script("forecast_calibration.py", "--players", "2", "--games", "3", "--playouts", "16",
+                     "--seed", "5", "--fit", "--raw", str(raw))
+    maps = ast.literal_eval(out.split("MAPS = ", 1)[1])
+    pairs = json.loads(raw.read_text())["2"]
+    assert len(pairs["first"]) == len(pairs["second"]) > 0
+    for knots in maps[2]:
+        assert knots[0][0] == 0.0 and knots[-1][0] == 1.0       # the whole range, flat beyond the data
+        assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(knots, knots[1:]))
+    row = run_script("forecast_calibration.py", "--players", "2", "--games", "2", "--playouts", "16")
+    cells = row.strip().split(" | ")
+    assert cells[0] == "| 2" and cells[1] == "2" and 0.0 <= float(cells[4]) <= 1.0, row
