@@ -225,3 +225,12 @@ def test_forecast_calibration_fits_flat_ended_maps_and_measures_them(tmp_path):
     row = run_script("forecast_calibration.py", "--players", "2", "--games", "2", "--playouts", "16")
     cells = row.strip().split(" | ")
     assert cells[0] == "| 2" and cells[1] == "2" and 0.0 <= float(cells[4]) <= 1.0, row
+
+
+def test_model_speed_times_each_model_on_the_same_positions():
+    out = run_script("model_speed.py", "cacao", "cacao", "--seconds", "0.05", "--repeat", "1")
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 2 ") or line.startswith("| 4 ")]
+    assert len(rows) == 8, out                                   # 4 positions x 2 models
+    assert all("148-64-32-12" in row[2] for row in rows), out
+    assert all(float(row[3].replace(",", "")) > 0 for row in rows), out
+    assert {row[5].rstrip(" |") for row in rows[::2]} == {"1.00"}, out   # the first model against itself
