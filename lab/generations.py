@@ -3,6 +3,7 @@
     cacao-generations --work out/loop --generations 10
     cacao-generations --work out/loop --generations 12            # the same run, two generations more
     cacao-generations --work out/loop --markdown                  # the table, playing nothing
+    cacao-generations --work out/loop --svg elo.svg               # the Elo curve as a picture
     cacao-generations --work /tmp/gen-work --generations 1 --tiny --games 4 --selfplay-budget 16 \\
         --gate-iterations 8 --gate-games 8                         # seconds
 
@@ -78,7 +79,7 @@ from .selfplay import SelfPlayConfig
 from .selfplay import run as selfplay_run
 from .train import TINY, TrainConfig, train
 
-__all__ = ["FORMAT", "LoopConfig", "data_window", "main", "markdown", "read_state", "run"]
+__all__ = ["FORMAT", "LoopConfig", "data_window", "main", "markdown", "read_state", "run", "svg"]
 
 FORMAT = "cacao-generations/1"
 SELFPLAY_STREAM = 0x6E5F      # the seeds of generation k's self-play
@@ -475,6 +476,58 @@ def markdown(state: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def svg(state: dict[str, Any], width: int = 640, height: int = 320) -> str:
+    """The Elo curve as an SVG picture (BENCHMARKS.md shows it): each gated
+    generation's chained Elo against generation 0 with its 95% interval, a
+    filled dot for a promoted model and a hollow one for a candidate that
+    lost its gate, and the current model's Elo as a step line."""
+    points = [(0, 0.0, 0.0, 0.0, True)]
+    for entry in state["generations"]:
+        if entry.get("gate") is None or entry.get("elo") is None:
+            continue
+        low, high = (entry["elo"] if b is None else b for b in entry["ci95"])
+        points.append((entry["generation"], float(entry["elo"]), float(low), float(high), bool(entry["promoted"])))
+    last = max(max(p[0] for p in points), 1)
+    top = max(50.0, *(p[3] for p in points))
+    bottom = min(-50.0, *(p[2] for p in points))
+    left, right, up, down = 56, 28, 32, 40
+
+    def x(g: float) -> float:
+        return left + (width - left - right) * g / last
+
+    def y(elo: float) -> float:
+        return up + (height - up - down) * (top - elo) / (top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="{height - 8}">generation</text>',
+           f'<text x="{left}" y="16">Elo against generation 0 (95% intervals; hollow: not promoted)</text>']
+    step = 50 if top - bottom <= 400 else 100
+    for tick in range(int(bottom // step) * step, int(top) + 1, step):
+        if bottom <= tick <= top:
+            out.append(f'<line x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+                       f'stroke="{"#888" if tick == 0 else "#ddd"}"/>')
+            label = f"{tick:+d}" if tick else "0"
+            out.append(f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{label}</text>')
+    for g in range(last + 1):
+        out.append(f'<text x="{x(g):.1f}" y="{height - down + 16}" text-anchor="middle">{g}</text>')
+    current, path = 0.0, [f"M{x(0):.1f},{y(0):.1f}"]
+    for g, elo, _low, _high, promoted in points[1:]:
+        path.append(f"H{x(g):.1f}")
+        if promoted:
+            current = elo
+            path.append(f"V{y(current):.1f}")
+    out.append(f'<path d="{" ".join(path)}" fill="none" stroke="#0072B2" stroke-width="2"/>')
+    for g, elo, low, high, promoted in points:
+        out.append(f'<line x1="{x(g):.1f}" x2="{x(g):.1f}" y1="{y(low):.1f}" y2="{y(high):.1f}" stroke="#555"/>')
+        out.append(f'<circle cx="{x(g):.1f}" cy="{y(elo):.1f}" r="5" stroke="#D55E00" stroke-width="2" '
+                   f'fill="{"#D55E00" if promoted else "white"}"><title>generation {g}: {elo:+.0f} Elo'
+                   f'{"" if promoted else ", not promoted"}</title></circle>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 # --- command line --------------------------------------------------------------------------------
 
 
@@ -551,13 +604,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="play the games on a Ray cluster: local, auto or ray://HOST:PORT; needs cacaoai[ray]")
     parser.add_argument("--markdown", action="store_true",
                         help="print the generations as a Markdown table (without --generations: play nothing)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="also write the Elo curve as an SVG picture to FILE (without --generations: play nothing)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     if args.processes is not None and args.processes < 1:
         parser.error(f"--processes: must be positive, got {args.processes}")
     try:
-        if args.markdown and args.generations is None:
-            print(markdown(read_state(args.work)))
+        if (args.markdown or args.svg) and args.generations is None:
+            state = read_state(args.work)
+            if args.markdown:
+                print(markdown(state))
+            if args.svg:
+                Path(args.svg).write_text(svg(state))
             return 0
         gate_time = args.gate_time if args.gate_time is not None or args.gate_iterations is not None \
             else defaults.gate_time
@@ -580,6 +639,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if args.markdown:
         print(markdown(state))
+    if args.svg:
+        Path(args.svg).write_text(svg(state))
     return 0
 
 

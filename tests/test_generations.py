@@ -13,6 +13,7 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -203,6 +204,20 @@ def test_markdown_prints_a_row_a_generation(tmp_path, capsys):
     assert rows[3].startswith("| 2 | 4 (gen 0) | 1-2 | H1, 4 games, 75.0% vs gen 0 |")
     assert rows[3].endswith("| yes |")
     assert "Current model: generation 2" in out
+
+
+def test_the_elo_curve_is_a_picture_with_a_dot_a_generation(tmp_path):
+    Fakes({1: "H0", 2: "H1"}).run(tmp_path, 2)
+    picture = tmp_path / "elo.svg"
+    assert main(["--work", str(tmp_path), "--svg", str(picture)]) == 0
+    root = ElementTree.parse(picture).getroot()
+    dots = root.findall("{http://www.w3.org/2000/svg}circle")
+    assert len(dots) == 3                                          # generation 0 and the two gated
+    filled = [d.get("fill") != "white" for d in dots]
+    assert filled == [True, False, True]                           # generation 1 lost its gate
+    titles = [d.find("{http://www.w3.org/2000/svg}title").text for d in dots]
+    state = read_state(tmp_path)
+    assert titles[2] == f"generation 2: {state['generations'][1]['elo']:+.0f} Elo"
 
 
 def test_real_tiny_generations_end_to_end_and_a_gate_resumed_from_its_games(tmp_path):
