@@ -22,7 +22,10 @@ Generation 0 is the model the loop starts from (``--initial``, the shipped
    :func:`~cacaoai.lab.train.train` on the self-play of the last ``--window``
    generations (k-W+1 .. k; generation 0's games are ``--gen0-data`` when
    given). The policy learns the search's root visit distributions, the value
-   the games' results. Into ``genK/model.npz`` (and its ``.json``).
+   the games' results (the endgame solver's exact values where it proved a
+   2-player position). The networks' shape and value target are
+   cacao-train's ``--hidden``, ``--policy-hidden`` and ``--search-target``.
+   Into ``genK/model.npz`` (and its ``.json``).
 3. **gate**: an SPRT match of 2-player games at equal time per move
    (``--gate-time``; ``--gate-iterations`` for equal iterations) between the
    candidate and the current model, by cacao-ladder's
@@ -65,7 +68,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +80,7 @@ from .ladder import run_sprt
 from .ratings import SPRT
 from .selfplay import SelfPlayConfig
 from .selfplay import run as selfplay_run
-from .train import TINY, TrainConfig, train
+from .train import TINY, TrainConfig, add_network_options, network_changes, train
 
 __all__ = ["FORMAT", "LoopConfig", "data_window", "main", "markdown", "read_state", "run", "svg"]
 
@@ -196,7 +199,8 @@ FLAGS = {"games": "--games", "window": "--window", "players": "--players", "self
          "explore_moves": "--explore-moves", "temperature": "--temperature", "fast_share": "--fast-share",
          "fast_iterations": "--fast-iterations", "gate_games": "--gate-games", "gate_time": "--gate-time",
          "gate_iterations": "--gate-iterations", "sprt": "--sprt", "initial": "--initial",
-         "gen0_data": "--gen0-data", "seed": "--seed", "train": "--tiny"}
+         "gen0_data": "--gen0-data", "seed": "--seed",
+         "train": "--tiny, --hidden, --policy-hidden, --search-target"}
 
 
 def _spec_safe(flag: str, path: str) -> None:
@@ -596,6 +600,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gen0-data", metavar="DIR", default="",
                         help="generation 0's self-play folder, for the first windows (default: none)")
     parser.add_argument("--tiny", action="store_true", help="tiny networks, trained in seconds (for trying it out)")
+    add_network_options(parser, defaults.train)
     parser.add_argument("--seed", metavar="S", type=int, default=defaults.seed,
                         help=f"the run's seed (default {defaults.seed})")
     parser.add_argument("--processes", metavar="P", type=int, default=None,
@@ -627,7 +632,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             temperature=args.temperature, fast_share=args.fast_share,
                             fast_iterations=args.fast_iterations, gate_games=args.gate_games, gate_time=gate_time,
                             gate_iterations=args.gate_iterations, sprt=args.sprt, initial=initial,
-                            gen0_data=gen0_data, seed=args.seed, train=TINY if args.tiny else TrainConfig())
+                            gen0_data=gen0_data, seed=args.seed,
+                            train=replace(TINY if args.tiny else TrainConfig(), **network_changes(args, parser)))
         if gen0_data and not (Path(gen0_data) / "selfplay.json").exists():
             raise ValueError(f"--gen0-data: {args.gen0_data} holds no selfplay.json")
         command = "cacao-generations " + " ".join(sys.argv[1:] if argv is None else argv)

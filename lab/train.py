@@ -658,6 +658,42 @@ def _clock(started: float) -> str:
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
+def add_network_options(parser: argparse.ArgumentParser, defaults: TrainConfig) -> None:
+    """The flags that shape the networks and their value target (cacao-train's
+    and cacao-generations'); :func:`network_changes` reads them."""
+    parser.add_argument("--hidden", default=None,
+                        help="the value network's hidden layers, e.g. 64,32 or 64 (default "
+                             f"{','.join(str(h) for h in defaults.hidden if h)})")
+    parser.add_argument("--policy-hidden", type=int, default=None,
+                        help=f"the policy network's hidden layer (default {defaults.policy_hidden})")
+    parser.add_argument("--search-target", type=float, default=None,
+                        help="share of the self-play search's root win probabilities in the value target "
+                             f"(default {defaults.search_target:g}: the games' results only)")
+
+
+def network_changes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The TrainConfig fields that :func:`add_network_options`' flags change
+    (parser.error naming the flag on a bad value)."""
+    changes: dict[str, Any] = {}
+    if args.hidden:
+        try:
+            layers = [int(h) for h in args.hidden.split(",")]
+        except ValueError:
+            parser.error(f"--hidden: widths separated by commas, e.g. 64,32, got {args.hidden!r}")
+        if not 1 <= len(layers) <= 2 or min(layers) < 1:
+            parser.error(f"--hidden: one or two positive widths, got {args.hidden!r}")
+        changes["hidden"] = (layers[0], layers[1] if len(layers) > 1 else 0)
+    if args.policy_hidden is not None:
+        if args.policy_hidden < 1:
+            parser.error(f"--policy-hidden: must be positive, got {args.policy_hidden}")
+        changes["policy_hidden"] = args.policy_hidden
+    if args.search_target is not None:
+        if not 0 <= args.search_target <= 1:
+            parser.error(f"--search-target: {args.search_target} is not between 0 and 1")
+        changes["search_target"] = args.search_target
+    return changes
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cacao-train", description="Train the learned evaluation (numpy) from self-play.",
@@ -684,19 +720,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ray", metavar="ADDRESS", nargs="?", const="local", default=None,
                         help="self-play on a Ray cluster (see cacao-selfplay)")
     parser.add_argument("--seed", type=int, default=None, help="training seed (default 1)")
-    parser.add_argument("--hidden", default=None,
-                        help="the value network's hidden layers, e.g. 64,32 or 64 (default 64,32)")
-    parser.add_argument("--policy-hidden", type=int, default=None,
-                        help=f"the policy network's hidden layer (default {PIPELINE.train.policy_hidden})")
+    add_network_options(parser, PIPELINE.train)
     parser.add_argument("--epochs", type=int, default=None,
                         help=f"passes over the value rows (default {PIPELINE.train.epochs})")
     parser.add_argument("--policy-epochs", type=int, default=None,
                         help=f"passes over the decisions (default {PIPELINE.train.policy_epochs})")
     parser.add_argument("--other-views", type=float, default=None,
                         help="weight of the views of seats not to act (default 1)")
-    parser.add_argument("--search-target", type=float, default=None,
-                        help="share of the self-play search's root win probabilities in the value target "
-                             "(default 0: the games' results only)")
     parser.add_argument("--name", default="cacao", help="the model's name in its manifest (default cacao)")
     parser.add_argument("--model-version", default="1",
                         help="the model's version in its manifest, which GetServerInfo reports (default 1)")
@@ -704,15 +734,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     plan = TINY_PIPELINE if args.tiny else PIPELINE
     config = plan.train
-    changes: dict[str, Any] = {}
+    changes = network_changes(args, parser)
     if args.seed is not None:
         changes["seed"] = args.seed
-    if args.hidden:
-        layers = [int(h) for h in args.hidden.split(",")]
-        changes["hidden"] = (layers[0], layers[1] if len(layers) > 1 else 0)
-    if args.search_target is not None and not 0 <= args.search_target <= 1:
-        parser.error(f"--search-target: {args.search_target} is not between 0 and 1")
-    for key in ("policy_hidden", "epochs", "policy_epochs", "other_views", "search_target"):
+    for key in ("epochs", "policy_epochs", "other_views"):
         if getattr(args, key) is not None:
             changes[key] = getattr(args, key)
     config = replace(config, **changes)

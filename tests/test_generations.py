@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -184,6 +185,10 @@ def test_a_resumed_run_with_other_settings_is_refused_naming_the_flags(tmp_path)
     (["--processes", "0"], "--processes"),
     (["--gen0-data", "/nonexistent/games"], "--gen0-data"),
     (["--initial", "no-such-model"], "--initial"),
+    (["--hidden", "64,0"], "--hidden"),
+    (["--hidden", "wide"], "--hidden"),
+    (["--policy-hidden", "0"], "--policy-hidden"),
+    (["--search-target", "1.5"], "--search-target"),
     (["--markdown"], "--work"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(tmp_path, capsys, args, flag):
@@ -280,3 +285,11 @@ def test_the_command_runs_a_tiny_generation_and_run_again_goes_on(tmp_path, caps
     with pytest.raises(SystemExit):
         main([*args[:-1], "--games", "3", "--generations", "3"])
     assert "other settings (--games)" in capsys.readouterr().err
+
+
+
+def test_the_networks_shape_is_a_setting_of_the_run(tmp_path):
+    Fakes().run(tmp_path, 1)
+    wider = LoopConfig(**{**FAST.__dict__, "train": replace(FAST.train, hidden=(12, 6), search_target=0.5)})
+    with pytest.raises(ValueError, match=r"other settings \(--tiny, --hidden, --policy-hidden, --search-target\)"):
+        Fakes().run(tmp_path, 2, wider)
