@@ -113,7 +113,7 @@ class LoopConfig:
         gate_iterations: iterations per move instead of a time (deterministic).
         sprt: elo0, elo1, alpha, beta of the gate's SPRT (pentanomial).
         initial: generation 0's model: a shipped name or a .npz path.
-        gen0_data: generation 0's self-play folder, or "" (none).
+        gen0_data: generation 0's self-play folders, joined by os.pathsep, or "" (none).
         seed: the seed of every generation's self-play and gate.
         train: the networks and their training.
     """
@@ -219,10 +219,11 @@ def data_window(generation: int, window: int, gen0_data: str = "") -> list[int]:
     return list(range(first, generation + 1))
 
 
-def _selfplay_folder(work: Path, generation: int, config: LoopConfig) -> Path:
+def _selfplay_folders(work: Path, generation: int, config: LoopConfig) -> list[Path]:
+    """Generation `generation`'s self-play: its folder, or generation 0's folders."""
     if generation == 0:
-        return Path(config.gen0_data)
-    return work / f"gen{generation}" / "selfplay"
+        return [Path(folder) for folder in config.gen0_data.split(os.pathsep) if folder]
+    return [work / f"gen{generation}" / "selfplay"]
 
 
 # --- state ----------------------------------------------------------------------------------
@@ -384,7 +385,7 @@ def _generations(work: Path, config: LoopConfig, generations: int, processes: in
             _write_state(work, state)
         if "trained" not in entry:
             window = data_window(k, config.window, config.gen0_data)
-            folders = [_selfplay_folder(work, g, config) for g in window]
+            folders = [f for g in window for f in _selfplay_folders(work, g, config)]
             say(f"generation {k}: training on the self-play of generations {_span(window)}")
             target = folder / "model.npz"
             fitted = fit(folders, target, config.train, name="cacao", version=f"gen{k}",
@@ -597,8 +598,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the gate's SPRT (default 0,35,0.05,0.05, as Leela Zero's)")
     parser.add_argument("--initial", metavar="MODEL", default=defaults.initial,
                         help=f"generation 0's model: a shipped name or a .npz path (default {defaults.initial})")
-    parser.add_argument("--gen0-data", metavar="DIR", default="",
-                        help="generation 0's self-play folder, for the first windows (default: none)")
+    parser.add_argument("--gen0-data", metavar="DIR", nargs="+", default=[],
+                        help="generation 0's self-play folders, for the first windows (default: none)")
     parser.add_argument("--tiny", action="store_true", help="tiny networks, trained in seconds (for trying it out)")
     add_network_options(parser, defaults.train)
     parser.add_argument("--seed", metavar="S", type=int, default=defaults.seed,
@@ -625,7 +626,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         gate_time = args.gate_time if args.gate_time is not None or args.gate_iterations is not None \
             else defaults.gate_time
-        gen0_data = str(Path(args.gen0_data).resolve()) if args.gen0_data else ""
+        for folder in args.gen0_data:
+            if not (Path(folder) / "selfplay.json").exists():
+                raise ValueError(f"--gen0-data: {folder} holds no selfplay.json")
+            if os.pathsep in str(Path(folder).resolve()):
+                raise ValueError(f"--gen0-data: {folder} holds {os.pathsep!r}, which separates the folders")
+        gen0_data = os.pathsep.join(str(Path(folder).resolve()) for folder in args.gen0_data)
         initial = str(Path(args.initial).resolve()) if args.initial.endswith(".npz") else args.initial
         config = LoopConfig(games=args.games, window=args.window, players=args.players,
                             selfplay_budget=args.selfplay_budget, explore_moves=args.explore_moves,
@@ -634,8 +640,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                             gate_iterations=args.gate_iterations, sprt=args.sprt, initial=initial,
                             gen0_data=gen0_data, seed=args.seed,
                             train=replace(TINY if args.tiny else TrainConfig(), **network_changes(args, parser)))
-        if gen0_data and not (Path(gen0_data) / "selfplay.json").exists():
-            raise ValueError(f"--gen0-data: {args.gen0_data} holds no selfplay.json")
         command = "cacao-generations " + " ".join(sys.argv[1:] if argv is None else argv)
         log: Callable[[str], None] = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
         state = run(args.work, config, 10 if args.generations is None else args.generations,

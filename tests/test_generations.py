@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,18 @@ def test_the_data_window_is_the_last_w_generations(tmp_path):
     assert fakes.seen["window3"] == [work / "gen2" / "selfplay", work / "gen3" / "selfplay"]
 
 
+
+def test_generation_0_may_bring_several_folders_of_games(tmp_path):
+    folders = [tmp_path / "trial", tmp_path / "earlier"]
+    for folder in folders:
+        folder.mkdir()
+        (folder / "selfplay.json").write_text("{}")
+    config = LoopConfig(**{**FAST.__dict__, "window": 2, "gen0_data": os.pathsep.join(map(str, folders))})
+    fakes = Fakes()
+    fakes.run(tmp_path / "loop", 1, config)
+    assert fakes.seen["window1"] == [*folders, (tmp_path / "loop").resolve() / "gen1" / "selfplay"]
+
+
 def test_a_resumed_run_with_other_settings_is_refused_naming_the_flags(tmp_path):
     Fakes().run(tmp_path, 1)
     other = LoopConfig(**{**FAST.__dict__, "games": 8, "window": 3})
@@ -184,6 +197,7 @@ def test_a_resumed_run_with_other_settings_is_refused_naming_the_flags(tmp_path)
     (["--seed", "-1"], "--seed"),
     (["--processes", "0"], "--processes"),
     (["--gen0-data", "/nonexistent/games"], "--gen0-data"),
+    (["--gen0-data", ".", "/nonexistent/games"], "--gen0-data"),
     (["--initial", "no-such-model"], "--initial"),
     (["--hidden", "64,0"], "--hidden"),
     (["--hidden", "wide"], "--hidden"),
