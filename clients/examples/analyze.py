@@ -87,6 +87,7 @@ def run(client: CacaoClient) -> None:
         position_hash=final.position_hash, seat=final.seat, sequence=final.sequence,
         evaluation=evaluation))
     best = final.evaluation.best_action
+    assert best is not None, "a position with a seat to act has a best action"
     # 2. what if the best action is not played
     other = client.suggest(record, Limit(iterations=2_000), avoid=[best], max_candidates=1)
     print(f"--- avoid {best}: best is now {other.action}, win "
@@ -96,10 +97,11 @@ def run(client: CacaoClient) -> None:
     pondering = client.ponder(record_upto(7), Limit(iterations=20_000), seat=1)
     pondered = pondering.wait()
     move = client.suggest(record_upto(8), Limit(iterations=2_000))
+    root = move.evaluation.root
+    assert root is not None, "a suggestion reports its root"
     print(f"--- ponder: seat 1 searched {pondered.evaluation.iterations} iterations while "
           f"seat 0 was to act; its own search then continued that tree: "
-          f"root.reused_visits {move.evaluation.root.reused_visits}, root.visits "
-          f"{move.evaluation.root.visits}")
+          f"root.reused_visits {root.reused_visits}, root.visits {root.visits}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
