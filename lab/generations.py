@@ -21,10 +21,12 @@ Generation 0 is the model the loop starts from (``--initial``, the shipped
 2. **training**: a new value and policy network from scratch by cacao-train's
    :func:`~cacaoai.lab.train.train` on the self-play of the last ``--window``
    generations (k-W+1 .. k; generation 0's games are ``--gen0-data`` when
-   given). The policy learns the search's root visit distributions, the value
-   the games' results (the endgame solver's exact values where it proved a
-   2-player position). The networks' shape and value target are
-   cacao-train's ``--hidden``, ``--policy-hidden`` and ``--search-target``.
+   given). The policy learns the search's root visit distributions; the
+   value, by default, the search's root win probabilities
+   (``--search-target 1.0``; 0 gives the games' results), which are the
+   endgame solver's exact values where it proved a 2-player position. The
+   networks are cacao-train's unless ``--hidden`` or ``--policy-hidden``
+   say otherwise.
    Into ``genK/model.npz`` (and its ``.json``).
 3. **gate**: an SPRT match of 2-player games at equal time per move
    (``--gate-time``; ``--gate-iterations`` for equal iterations) between the
@@ -94,6 +96,12 @@ Fit = Callable[..., dict[str, Any]]        # cacao-train's train(folders, out, c
 Gate = Callable[..., dict[str, Any]]       # cacao-ladder's run_sprt(a, b, test, seed=, max_games=, ...)
 
 
+#: The loop's networks: cacao-train's, with the self-play search's root win
+#: probabilities as the value target (docs/decisions/network.md: the only
+#: target of those tried whose network passed its gate).
+LOOP_TRAIN = replace(TrainConfig(), search_target=1.0)
+
+
 @dataclass(frozen=True)
 class LoopConfig:
     """What the loop does; ``state.json`` records it, and a resumed run must give the same.
@@ -133,7 +141,7 @@ class LoopConfig:
     initial: str = "cacao"
     gen0_data: str = ""
     seed: int = 1
-    train: TrainConfig = field(default_factory=TrainConfig)
+    train: TrainConfig = field(default_factory=lambda: LOOP_TRAIN)
 
     def __post_init__(self) -> None:
         for flag, value in (("--games", self.games), ("--window", self.window),
@@ -639,7 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             fast_iterations=args.fast_iterations, gate_games=args.gate_games, gate_time=gate_time,
                             gate_iterations=args.gate_iterations, sprt=args.sprt, initial=initial,
                             gen0_data=gen0_data, seed=args.seed,
-                            train=replace(TINY if args.tiny else TrainConfig(), **network_changes(args, parser)))
+                            train=replace(TINY if args.tiny else LOOP_TRAIN, **network_changes(args, parser)))
         command = "cacao-generations " + " ".join(sys.argv[1:] if argv is None else argv)
         log: Callable[[str], None] = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
         state = run(args.work, config, 10 if args.generations is None else args.generations,

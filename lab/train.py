@@ -668,7 +668,7 @@ def add_network_options(parser: argparse.ArgumentParser, defaults: TrainConfig) 
                         help=f"the policy network's hidden layer (default {defaults.policy_hidden})")
     parser.add_argument("--search-target", type=float, default=None,
                         help="share of the self-play search's root win probabilities in the value target "
-                             f"(default {defaults.search_target:g}: the games' results only)")
+                             f"(default {defaults.search_target:g}; 0: the games' results only)")
 
 
 def network_changes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
