@@ -6,7 +6,10 @@
   view at --seeds seeds (cacaoai.search.puzzles.solves); the share of
   attempts that find a solution, for all puzzles and for the exact and the
   searched ones apart. It should rise with the level, and max should solve
-  nearly all (at least 95%): a puzzle max misses is suspect.
+  nearly all (at least 95%): a puzzle max misses is suspect. The greedy
+  bot (the best value one action ahead, no search) tries each puzzle too:
+  the puzzles it misses need a look further ahead, and the levels' shares
+  on those alone are printed as well.
 - **uniqueness**: a sample of --sample searched (not exact) puzzles is
   checked again as generation checked it (cacaoai.lab.puzzles.deep_check),
   at --factor times its first deep search's iterations (generation's second
@@ -32,9 +35,11 @@ from cacaoai.engine import derive_seed
 from cacaoai.lab.arena import wilson
 from cacaoai.lab.pool import run_tasks
 from cacaoai.lab.puzzles import Budget, deep_check
-from cacaoai.search.puzzles import LEVEL_ORDER, MIN_GAP, Puzzle, load, solves
+from cacaoai.search.bots import parse_bot
+from cacaoai.search.puzzles import LEVEL_ORDER, MIN_GAP, Puzzle, check, load, solves
 
 SALT = 0xBE7C
+GREEDY = "greedy"
 
 
 @functools.cache
@@ -44,12 +49,15 @@ def _puzzles(path: str | None) -> tuple[Puzzle, ...]:
 
 
 def attempts(task: tuple[str | None, int, tuple[str, ...], int, int]) -> tuple[int, dict[str, int]]:
-    """Puzzle `index` of the file played by each level at `seeds` seeds:
-    (index, solutions found per level)."""
+    """Puzzle `index` of the file played by each level, and by the greedy
+    bot (key GREEDY), at `seeds` seeds: (index, solutions found per level)."""
     path, index, levels, seeds, seed = task
     puzzle = _puzzles(path)[index]
-    return index, {level: sum(solves(puzzle, level, derive_seed(derive_seed(seed, index), k))
-                              for k in range(seeds)) for level in levels}
+    seeds_of = [derive_seed(derive_seed(seed, index), k) for k in range(seeds)]
+    found = {level: sum(solves(puzzle, level, s) for s in seeds_of) for level in levels}
+    greedy = parse_bot(GREEDY)
+    found[GREEDY] = sum(check(puzzle, greedy.choose(puzzle.position(s), s)) for s in seeds_of)
+    return index, found
 
 
 def recheck(task: tuple[str | None, int, int, int]) -> tuple[int, bool, float | None]:
@@ -121,9 +129,15 @@ def main() -> int:
     elapsed = time.monotonic() - started
     exact = sum(p.exact for p in puzzles)
     header = ["level", "solved, all", "95% interval", "exact puzzles", "searched puzzles"]
+    missed = [i for i in range(len(puzzles)) if solved[i][GREEDY] < args.seeds]
     body = (f"{len(puzzles)} puzzles ({exact} exact, {len(puzzles) - exact} searched), "
             f"{args.seeds} attempt{'s' if args.seeds > 1 else ''} a level and puzzle.\n\n"
-            + table(header, level_rows(puzzles, solved, levels, args.seeds), [False, True, True, True, True]))
+            + table(header, level_rows(puzzles, solved, levels, args.seeds), [False, True, True, True, True])
+            + f"\n\nThe greedy bot (one action ahead, no search) solves "
+            f"{_share(sum(solved[i][GREEDY] for i in solved), len(puzzles) * args.seeds)}; on the "
+            f"{len(missed)} puzzles it misses: "
+            + ", ".join(f"{level} {_share(sum(solved[i][level] for i in missed), len(missed) * args.seeds)}"
+                        for level in levels) + ".")
     low, high = wilson(held, len(sample)) if sample else (0.0, 0.0)
     body += ("\n\n" + table(["uniqueness re-check", "puzzles", "best action and gap hold", "95% interval"],
                             [[f"{iterations:,} iterations, a new seed", len(sample), _share(held, len(sample)),

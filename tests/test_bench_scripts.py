@@ -198,6 +198,9 @@ def test_puzzles_prints_the_share_each_level_solves_and_the_uniqueness_recheck()
     for level in ("beginner", "club"):
         assert re.search(rf"^\| {level} \| [\d.]+% \(\d+/12\) \| [\d.]+–[\d.]+% \|", out, re.M), out
     assert re.search(r"^\| 16,000 iterations, a new seed \| 2 \| [\d.]+% \(\d/2\) \|", out, re.M), out
+    greedy = re.search(r"^The greedy bot .* solves [\d.]+% \((\d+)/12\); on the (\d+) puzzles it misses: beginner ",
+                       out, re.M)
+    assert greedy and int(greedy[1]) + int(greedy[2]) == 12, out
 
 
 def test_practice_offers_the_planted_mistakes_and_accepts_the_best_action(tmp_path):
