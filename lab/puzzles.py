@@ -67,6 +67,7 @@ Progress goes to stderr; the puzzles to ``--out``, one a line, sorted by id.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import signal
@@ -83,7 +84,7 @@ from cacaoai.engine.cli import add_version_option
 from cacaoai.search import ANALYSIS, Candidate, Limit, Question, Reuse, SearchResult, TreeCache, endgame, search
 from cacaoai.search.bots import LEVELS, levels, parse_bot
 from cacaoai.search.explain import explain, sentence
-from cacaoai.search.puzzles import LEVEL_ORDER, MIN_GAP, THEMES, Puzzle, rating_for, solves, themes_of
+from cacaoai.search.puzzles import LEVEL_ORDER, MIN_GAP, THEMES, Puzzle, load, rating_for, solves, themes_of
 
 from .pool import run_tasks
 
@@ -320,6 +321,34 @@ def rate(puzzle: Puzzle, seed: int) -> int:
     return rating_for(None)
 
 
+def rate_seed(seed: int, puzzle_id: str) -> int:
+    """The seed a puzzle is rated with by ``cacao-puzzles rate``: from the
+    run's seed and the puzzle's id, so not from its place in a file."""
+    return derive_seed(seed, int.from_bytes(hashlib.sha256(puzzle_id.encode()).digest()[:8], "little"))
+
+
+def _rate_task(task: tuple[dict[str, Any], int]) -> dict[str, Any]:
+    data, seed = task
+    puzzle = Puzzle.from_json(data)
+    return {**data, "rating": rate(puzzle, rate_seed(seed, puzzle.id))}
+
+
+def rerate(puzzles: Sequence[dict[str, Any]], seed: int, processes: int = 1,
+           progress: Any = None) -> list[dict[str, Any]]:
+    """The puzzles (JSON) rated again by today's levels, in their order: after
+    a level or the model the levels search with changes, a puzzle's
+    solutions and themes stand, but which level solves it may not."""
+    rated: dict[str, dict[str, Any]] = {}
+    for data in run_tasks(_rate_task, [(p, seed) for p in puzzles], processes):
+        rated[data["id"]] = data
+        if progress is not None:
+            progress.write(f"\r{len(rated)}/{len(puzzles)} puzzles rated ")
+            progress.flush()
+    if progress is not None:
+        progress.write("\n")
+    return [rated[p["id"]] for p in puzzles]
+
+
 # --- games ---
 
 def deal_seed(seed: int, players: int, level: str, game: int) -> int:
@@ -442,7 +471,27 @@ examples:
   cacao-puzzles generate --players 2 --levels club --games 2 --out /tmp/puzzles.jsonl
   cacao-puzzles generate --players 2 3 4 --levels club advanced strong --games 40 --seed 1 \\
       --processes 2 --journal /tmp/journal.jsonl --out search/puzzle_set/puzzles.jsonl
+  cacao-puzzles rate --in search/puzzle_set/puzzles.jsonl --out /tmp/rated.jsonl --processes 2
 """
+
+
+def _rate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.processes < 1:
+        parser.error(f"--processes: must be at least 1, got {args.processes}")
+    if not 0 <= args.seed < 2**64:
+        parser.error(f"--seed: must be in 0..2**64-1, got {args.seed}")
+    try:
+        puzzles = [p.to_json() for p in load(args.source)]
+    except (OSError, ValueError) as exc:
+        parser.error(f"--in: {exc}")
+    started = time.monotonic()
+    rated = rerate(puzzles, args.seed, args.processes, None if args.quiet else sys.stderr)
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(p, separators=(",", ":")) + "\n" for p in rated)
+    moved = sum(a["rating"] != b["rating"] for a, b in zip(puzzles, rated))
+    print("\n".join(summary_lines(rated)))
+    print(f"{moved} of {len(rated)} ratings changed; {time.monotonic() - started:.0f} s; written to {args.out}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -474,7 +523,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="the most placements left where the solver is tried (default: %(default)s)")
     gen.add_argument("--no-rating", action="store_true", help="do not rate the puzzles (rating 0)")
     gen.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    rat = sub.add_parser("rate", help="rate puzzles again by today's levels",
+                         description="Rate the puzzles of a file again by the levels as they are now (after a "
+                         "level or the model changed), at seeds from --seed and each puzzle's id; "
+                         "everything else of a puzzle is kept.")
+    rat.add_argument("--in", dest="source", metavar="FILE", required=True, help="the puzzles, one a line")
+    rat.add_argument("--out", metavar="FILE", required=True, help="write the rated puzzles here (may be --in)")
+    rat.add_argument("--seed", type=int, default=1, help="the run's seed (default: %(default)s)")
+    rat.add_argument("--processes", type=int, default=1, help="local worker processes (default: 1)")
+    rat.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
+    if args.command == "rate":
+        return _rate_command(parser, args)
     if any(p not in (2, 3, 4) for p in args.players):
         parser.error(f"--players: must be 2, 3 or 4, got {args.players}")
     unknown = [name for name in args.levels if name not in LEVELS]

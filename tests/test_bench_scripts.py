@@ -237,3 +237,42 @@ def test_model_speed_times_each_model_on_the_same_positions():
     assert all("148-64-32-12" in row[2] for row in rows), out
     assert all(float(row[3].replace(",", "")) > 0 for row in rows), out
     assert {row[5].rstrip(" |") for row in rows[::2]} == {"1.00"}, out   # the first model against itself
+
+
+def test_fit_populations_fits_the_settings_maps_and_only_the_populations_they_miss(tmp_path):
+    samples = tmp_path / "strong.json"
+    subprocess.run([sys.executable, "-m", "cacaoai.lab.calibration", "--games", "10", "--player",
+                    "mcts:iterations=8", "--evaluator", "analysis:iterations=20", "--every", "6", "--raw",
+                    "--processes", "1", "--quiet", "--bootstrap", "0", "--out", str(samples)],
+                   check=True, capture_output=True, timeout=120)
+    manifest = tmp_path / "cacao.json"
+    manifest.write_text(json.dumps({"name": "cacao", "calibration": {
+        "play": {}, "analysis": {"population": "strong", "players": {}, "populations": {"old": {}}}}}))
+    run_script("fit_populations.py", "--manifest", str(manifest), "--settings", f"analysis={samples}")
+    analysis = json.loads(manifest.read_text())["calibration"]["analysis"]
+    assert "populations" not in analysis and analysis["population"] == "strong"
+    assert analysis["held_out"]["2"]["games"] == 3 and len(analysis["held_out"]["2"]["ece"]) == 2
+    assert "10 games of mcts:iterations=8" in analysis["fitted_on"]
+    # a population the settings' map misses by more than --missed gets a map; one it fits does not
+    run_script("fit_populations.py", "--manifest", str(manifest), "--missed", "0", f"casual={samples}")
+    assert set(json.loads(manifest.read_text())["calibration"]["analysis"]["populations"]) == {"casual"}
+    run_script("fit_populations.py", "--manifest", str(manifest), "--missed", "1", f"casual={samples}")
+    assert json.loads(manifest.read_text())["calibration"]["analysis"]["populations"] == {}
+
+
+def test_remeasure_lists_its_steps_and_keeps_a_run_to_one_model(tmp_path):
+    work = tmp_path / "work"
+    listed = run_script("remeasure.py", "--work", str(work), "--list").splitlines()
+    names = [line.split()[0] for line in listed]
+    assert names[:2] == ["calibration-fit-games", "calibration-maps"] and names[-1] == "calibration-table-play"
+    assert len(names) == len(set(names)) and "pop111-max-4" in names
+    work.mkdir()
+    (work / "fit-play.json").write_text("{}")
+    assert run_script("remeasure.py", "--work", str(work), "--list").splitlines()[0].startswith("done")
+    (work / "model.sha256").write_text("another model\n")
+    done = subprocess.run([sys.executable, str(SCRIPTS / "remeasure.py"), "--work", str(work), "--only", "ladder"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "holds the run of another model" in done.stderr
+    done = subprocess.run([sys.executable, str(SCRIPTS / "remeasure.py"), "--only", "nothing"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--only: no step nothing" in done.stderr

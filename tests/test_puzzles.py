@@ -7,6 +7,7 @@ puzzle's view holds only what its seat may see."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -27,6 +28,7 @@ from cacaoai.search.puzzles import (
     load,
     pick,
     rating_for,
+    solves,
     theme_counts,
     themes_of,
 )
@@ -247,3 +249,34 @@ def test_a_journal_resumes_a_run_and_adds_games_to_it(tmp_path, monkeypatch):
     assert lab_puzzles.generate([2], ["club"], 3, 7, TINY, journal=journal) == more[:3] and PLAYED == []
     with pytest.raises(ValueError, match="^--journal: .* another seed or budget"):
         lab_puzzles.generate([2], ["club"], 3, 8, TINY, journal=journal)
+
+
+def test_rate_rates_again_by_the_levels_keeping_all_else(shipped, tmp_path, capsys):
+    """`cacao-puzzles rate` (after a model or a level changed): the rating is
+    the weakest level's that solves the puzzle at seeds of the puzzle's id, so
+    it does not depend on the file's order; nothing else of a puzzle moves."""
+    chosen = [p for p in shipped if p.players == 2][:6]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({**p.to_json(), "rating": 0}) + "\n" for p in chosen))
+    out = tmp_path / "out.jsonl"
+    assert lab_puzzles.main(["rate", "--in", str(source), "--out", str(out), "--quiet"]) == 0
+    assert "6 of 6 ratings changed" in capsys.readouterr().out
+    rated = load(out)
+    assert [replace(p, rating=0) for p in rated] == [replace(p, rating=0) for p in chosen]
+    for p in rated:
+        levels = [level for level in LEVEL_ORDER
+                  if all(solves(p, level, derive_seed(lab_puzzles.rate_seed(1, p.id), 100 + k))
+                         for k in range(lab_puzzles.SEEDS))]
+        assert p.rating == rating_for(levels[0] if levels else None)
+    # the same ratings from the file reversed
+    source.write_text("".join(json.dumps(p.to_json()) + "\n" for p in reversed(chosen)))
+    lab_puzzles.main(["rate", "--in", str(source), "--out", str(out), "--quiet"])
+    assert {p.id: p.rating for p in load(out)} == {p.id: p.rating for p in rated}
+
+
+def test_rate_names_a_bad_file(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"}\n')
+    with pytest.raises(SystemExit):
+        lab_puzzles.main(["rate", "--in", str(bad), "--out", str(tmp_path / "out.jsonl")])
+    assert "--in: " in capsys.readouterr().err
