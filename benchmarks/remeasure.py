@@ -17,6 +17,7 @@ Not here: equal-time matches (they need an idle machine: BENCHMARKS.md,
 "The generation loop") and choices made by reading a table (the adaptive
 level's rungs, a level's budget).
 
+    python benchmarks/remeasure.py --install ../gen-loop/gen3/model.npz --version 2.0
     python benchmarks/remeasure.py --list
     nice -n 10 python benchmarks/remeasure.py --work ../remeasure --processes 2
     python benchmarks/remeasure.py --work ../remeasure --only calibration-maps
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
+import shutil
 import subprocess
 import sys
 import time
@@ -179,6 +182,17 @@ def steps(work: Path, processes: int) -> list[Step]:
     return out
 
 
+def install(model: Path, version: str, shipped: Path = MANIFEST) -> None:
+    """Make `model` (a .npz and its .json) the shipped model `cacao` of this
+    version (its manifest `shipped`), carrying today's calibration maps until
+    the steps replace them."""
+    manifest = json.loads(model.with_suffix(".json").read_text())
+    manifest.update(name="cacao", version=version, calibration=json.loads(shipped.read_text()).get("calibration", {}),
+                    source=f"{model.parent.name}/{model.name}")
+    shutil.copyfile(model, shipped.with_suffix(".npz"))
+    shipped.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
 def run(step: Step, work: Path) -> float:
     """Run one step, its output into work/<name>.txt; the seconds it took."""
     started = time.monotonic()
@@ -203,7 +217,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2, help="worker processes a step (default 2)")
     parser.add_argument("--only", nargs="+", metavar="STEP", help="run these steps (done or not) and no others")
     parser.add_argument("--list", action="store_true", help="list the steps, and which are done, and exit")
+    parser.add_argument("--install", type=Path, metavar="MODEL", help="first make this model (.npz, its .json "
+                        "beside it) the shipped one, and exit")
+    parser.add_argument("--version", help="with --install: the shipped model's version")
     args = parser.parse_args(argv)
+    if args.install:
+        if not args.version:
+            parser.error("--install: give the model's --version")
+        if not args.install.exists() or not args.install.with_suffix(".json").exists():
+            parser.error(f"--install: no {args.install} and its .json")
+        install(args.install, args.version)
+        return 0
     if args.processes < 1:
         parser.error("--processes: must be at least 1")
     plan = steps(args.work.resolve(), args.processes)

@@ -276,3 +276,22 @@ def test_remeasure_lists_its_steps_and_keeps_a_run_to_one_model(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPTS / "remeasure.py"), "--only", "nothing"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--only: no step nothing" in done.stderr
+
+
+def test_remeasure_installs_a_model_with_the_shipped_maps(tmp_path, monkeypatch):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("remeasure", SCRIPTS / "remeasure.py")
+    remeasure = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "remeasure", remeasure)     # its dataclass looks its module up
+    spec.loader.exec_module(remeasure)
+    shipped, model = tmp_path / "models" / "cacao.json", tmp_path / "gen3" / "model.npz"
+    shipped.parent.mkdir()
+    model.parent.mkdir()
+    shipped.write_text(json.dumps({"name": "cacao", "version": "1.4", "calibration": {"play": {"players": {}}}}))
+    shipped.with_suffix(".npz").write_bytes(b"old")
+    model.write_bytes(b"new")
+    model.with_suffix(".json").write_text(json.dumps({"name": "cacao", "version": "gen3", "sizes": {}}))
+    remeasure.install(model, "2.0", shipped)
+    assert json.loads(shipped.read_text()) == {"name": "cacao", "version": "2.0", "sizes": {},
+                                               "source": "gen3/model.npz", "calibration": {"play": {"players": {}}}}
+    assert shipped.with_suffix(".npz").read_bytes() == b"new"
