@@ -7,7 +7,9 @@ Each model (a shipped name or a .npz path) searches the same positions (2 and
 settings and only the model changed, for about --seconds of CPU time of the
 searching thread; the rounds alternate between the models (--repeat), so a
 machine that slows down slows all of them alike. Prints the median of the
-rounds per model and position, and each model's ratio to the first.
+rounds per model and position, and each model's ratio to the first; and
+each model's size on disk (its .npz and manifest) and the time to load it
+(read, checked and handed to the search; the median of --loads loads).
 
     python benchmarks/model_speed.py cacao ../gen-loop/gen3/model.npz --repeat 3 --markdown
 """
@@ -24,7 +26,7 @@ from markdown import add_markdown_option, require_parts, script_name, table, wri
 
 from cacaoai.engine import Position
 from cacaoai.search import Limit, SearchSettings, search
-from cacaoai.search.model import load_model
+from cacaoai.search.model import _read, load_model, model_path
 
 POSITIONS = ((2, "opening"), (2, "mid-game"), (4, "opening"), (4, "mid-game"))
 
@@ -42,6 +44,16 @@ def cpu_rate(position: Position, model: str, seconds: float) -> float:
         iterations = int(iterations * min(10.0, 1.5 * seconds / max(spent, 1e-3)))
 
 
+def load_ms(name: str, loads: int) -> float:
+    """The median milliseconds to read and check the model, uncached, as a server does at its start."""
+    times = []
+    for _ in range(loads):
+        start = time.perf_counter()
+        _read(model_path(name))
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
 def describe(name: str) -> str:
     """A model's name with its networks' layer widths (from its manifest)."""
     sizes = load_model(name).manifest["sizes"]
@@ -53,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("models", nargs="+", help="shipped model names or .npz paths; the first is the baseline")
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds a measurement (default 1)")
     parser.add_argument("--repeat", type=int, default=3, help="alternating rounds (default 3)")
+    parser.add_argument("--loads", type=int, default=20, help="loads timed a model (default 20)")
     add_markdown_option(parser)
     args = parser.parse_args(argv)
     require_parts(parser, args.markdown, script_name(__file__), ["model-speed"])
@@ -75,7 +88,14 @@ def main(argv: list[str] | None = None) -> int:
                          f"{median / base:.2f}"])
     body = (table(["players", "position", "model", "iterations / CPU s (median)", "runs", "against the first"],
                   rows, [True, False, False, True, True, True])
-            + f"\n\n{args.repeat} alternating rounds of about {args.seconds:g} CPU s a measurement.")
+            + f"\n\n{args.repeat} alternating rounds of about {args.seconds:g} CPU s a measurement.\n\n"
+            + table(["model", "parameters", "on disk (.npz + manifest)", "load (median)"],
+                    [[describe(model), f"{load_model(model).manifest['sizes']['parameters']:,}",
+                      f"{sum(f.stat().st_size for f in (path, path.with_suffix('.json'))) / 1000:.0f} KB",
+                      f"{load_ms(model, args.loads):.1f} ms"]
+                     for model in args.models for path in [model_path(model)]],
+                    [False, True, True, True])
+            + f"\n\nLoad: the median of {args.loads} loads, uncached.")
     print(body)
     if args.markdown:
         write_sections(args.markdown, script_name(__file__), {"model-speed": body})

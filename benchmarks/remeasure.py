@@ -156,8 +156,8 @@ def steps(work: Path, processes: int) -> list[Step]:
              (PY, str(HERE / "forecast_calibration.py"), "--players", "2", "3", "4", "--games", "1000",
               "--seed", "77", "--fit"),
              "forecast-maps.txt", "the forecast's temple maps (search/forecast.py MAPS)"),
-        Step("model-speed", (PY, str(HERE / "model_speed.py")), "model-speed.txt",
-             "the model's size, load time and speed"),
+        Step("model-speed", (PY, str(HERE / "model_speed.py"), f"{w}/previous.npz", "cacao"), "model-speed.txt",
+             "the model's size, load time and speed, against the model it replaces"),
     ]
     cheap = [pop for pop in POPULATIONS if pop[0] != "max"]
     for seed in (POP_FIT_SEED, POP_MEASURE_SEED):
@@ -246,6 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     if model.exists() and model.read_text().strip() != digest:
         parser.error(f"{args.work} holds the run of another model ({model}): use another --work")
     model.write_text(digest + "\n")
+    for suffix in (".npz", ".json"):      # the model it replaces: the one the checkout holds
+        previous = args.work / f"previous{suffix}"
+        if not previous.exists():
+            shipped = MANIFEST.with_suffix(suffix).relative_to(ROOT)
+            previous.write_bytes(subprocess.run(["git", "show", f"HEAD:{shipped}"], cwd=ROOT, check=True,
+                                                capture_output=True).stdout)
     for step in plan:
         if args.only is not None and step.name not in args.only:
             continue

@@ -237,6 +237,9 @@ def test_model_speed_times_each_model_on_the_same_positions():
     assert all("148-64-32-12" in row[2] for row in rows), out
     assert all(float(row[3].replace(",", "")) > 0 for row in rows), out
     assert {row[5].rstrip(" |") for row in rows[::2]} == {"1.00"}, out   # the first model against itself
+    loads = [line.split(" | ") for line in out.splitlines() if line.startswith("| cacao (")]
+    assert len(loads) == 2 and all(row[1] == "12,429" and row[2].endswith(" KB") for row in loads), out
+    assert all(float(row[3].removesuffix(" ms |")) > 0 for row in loads), out
 
 
 def test_fit_populations_fits_the_settings_maps_and_only_the_populations_they_miss(tmp_path):
