@@ -71,6 +71,7 @@ from cacaoai.engine.cli import add_version_option
 from cacaoai.search import calibration_map as cm
 from cacaoai.search.bots import Bot, MCTSBot, parse_bot
 from cacaoai.search.driver import search
+from cacaoai.search.model import load_model
 from cacaoai.search.request import Question
 from cacaoai.search.results import SearchResult
 
@@ -671,6 +672,16 @@ def _print_report(rep: dict[str, Any], details: dict[str, Any] | None) -> None:
                 print(f"    {name:<22}{_f(m['ece']):>7}{_f(m['brier']):>8}{_f(m['skill']):>8}{mark}")
 
 
+def _map_to_apply(name: str) -> dict[str, Any]:
+    """--apply's map: a file, or the shipped model's map of the settings named (its populations aside)."""
+    if name in ("analysis", "play"):
+        chosen = cm.select_map(load_model().manifest.get("calibration"), name)
+        if chosen is None:
+            raise ValueError(f"--apply: the shipped model has no {name} map")
+        return {"version": chosen["version"], "players": chosen["players"]}
+    return cm.load_map(name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cacao-calibration", description="Measure (and correct) the calibration of the search's "
@@ -706,7 +717,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", action="append", default=None,
                         help="write the samples and the report here (default: out/calibration-<time>.json "
                              "when games are played); one per --evaluator")
-    parser.add_argument("--apply", metavar="MAP", default=None, help="correct the predictions with this map first")
+    parser.add_argument("--apply", metavar="MAP", default=None, help="correct the predictions with this map "
+                        "first: a map file, or analysis or play for the shipped model's map of those settings")
     parser.add_argument("--fit", metavar="MAP", default=None, help="fit a calibration map and write it here")
     parser.add_argument("--holdout", type=float, default=0.3, help="share of games held out by --fit (0.3)")
     parser.add_argument("--bootstrap", type=int, default=200,
@@ -743,7 +755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             games = run(args.players, args.games, args.seed, player, evaluators, every,
                         args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet,
                         raw=raw, replays=replays)
-        calibration = cm.load_map(args.apply) if args.apply else None
+        calibration = _map_to_apply(args.apply) if args.apply else None
         runs = [(e, [g for g in games if g["evaluator"] == e]) for e in evaluators]
         reports = [report(found, calibration, args.bootstrap, args.seed) for _, found in runs]
         details = None

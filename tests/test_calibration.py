@@ -472,6 +472,24 @@ def test_the_command_writes_samples_and_measures_them_again(tmp_path, capsys):
         calibration.main(["--evaluator", "greedy", "--games", "1", "--quiet", "--out", str(out)])
 
 
+def test_apply_takes_the_shipped_models_map_by_its_settings_name(tmp_path, capsys):
+    out = tmp_path / "raw.json"
+    assert calibration.main(["--games", "2", "--player", "mcts:iterations=20", "--evaluator", "mcts:iterations=40",
+                             "--every", "5", "--raw", "--processes", "1", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    shipped = load_model().manifest["calibration"]["play"]
+    map_file = tmp_path / "play.json"
+    map_file.write_text(json.dumps({"version": shipped["version"], "players": shipped["players"]}))
+    reports = []
+    for applied in ("play", str(map_file), None):
+        extra = ["--apply", applied] if applied else []
+        assert calibration.main(["--input", str(out), "--games", "0", "--json", "--quiet", *extra]) == 0
+        reports.append(json.loads(capsys.readouterr().out)["report"])
+    assert reports[0] == reports[1] and reports[0] != reports[2]
+    with pytest.raises(SystemExit):
+        calibration.main(["--input", str(out), "--games", "0", "--quiet", "--apply", "nothing.json"])
+
+
 def test_games_between_different_players_are_measured_and_fitted_together(tmp_path, capsys):
     """Two populations evaluated alike, one underconfident and one overconfident
     (as games between strong and between weak players can be): with --games 0
