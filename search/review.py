@@ -352,10 +352,16 @@ def _decision(position: Position, index: int, seat: int, action: Action, limit: 
     """One decision's review; None when the stop flag ended its search."""
     if len(position.legal_codes()) == 1:
         return DecisionReview(index, seat, action, FORCED, action)
-    first = search(position, limit, settings, seed=seed, run=run, reuse=Reuse(cache, history),
-                   question=Question(seat=seat, multipv=1, calibrated=False))
+    question = Question(seat=seat, multipv=1, calibrated=False)
+    first = search(position, limit, settings, seed=seed, run=run, reuse=Reuse(cache, history), question=question)
     if first.stopped_by == "stop":
         return None
+    if first.best_action is not None and not _tried(first, (first.best_action,)):
+        # a time budget on a busy machine can end before the root tried an action
+        first = search(position, replace(limit, iterations=PAIR_MIN_ITERATIONS, time_s=None), settings, seed=seed,
+                       run=run, reuse=Reuse(cache, history), question=question)
+        if first.stopped_by == "stop":
+            return None
     reused = first.root.reused_visits if first.root else 0
     best = first.best_action
     assert best is not None

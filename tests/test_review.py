@@ -224,3 +224,17 @@ def test_a_suggestion_is_explained_against_its_runner_up():
     assert why.line[0] == result.best_action and why.other_line[0] == result.candidates[1].action
     unlined = search(position, Limit(iterations=60), ANALYSIS, seed=2, question=Question(multipv=0))
     assert explain_result(position, unlined, seed=2) is None
+
+
+def test_a_time_budget_that_tries_no_action_still_judges_the_move():
+    # the move played is the one a search that tried nothing would name: the first
+    # search alone would judge it, and must then be completed by iterations too
+    position = Position.from_record(prefix(RECORD, 9))
+    seat = position.to_act
+    untried = search(position, Limit(time_s=1e-9), ANALYSIS, seed=3,
+                     question=Question(seat=seat, multipv=1, calibrated=False))
+    assert untried.iterations == 0 and not untried.candidates
+    record = prefix(RECORD, 9, last=untried.best_action.to_json())
+    decisions, _ = split(review(record, Limit(time_s=1e-9), seed=3, decisions=[9]))
+    (d,) = decisions
+    assert d.action == untried.best_action and d.win_after is not None and d.best_win is not None
