@@ -162,11 +162,12 @@ def steps(work: Path, processes: int) -> list[Step]:
     cheap = [pop for pop in POPULATIONS if pop[0] != "max"]
     for seed in (POP_FIT_SEED, POP_MEASURE_SEED):
         out += [population_step(work, seed, *pop, n, processes) for pop in cheap for n in PLAYER_COUNTS]
-    out += [population_step(work, seed, *pop, n, processes)
-            for seed in (POP_MEASURE_SEED, POP_FIT_SEED) for pop in POPULATIONS if pop[0] == "max"
-            for n in PLAYER_COUNTS]
+    # max self-play (hours) is only measured: it keeps the settings' map (or its old entry, by hand)
+    out += [population_step(work, POP_MEASURE_SEED, *pop, n, processes)
+            for pop in POPULATIONS if pop[0] == "max" for n in PLAYER_COUNTS]
     for settings in EVALUATORS:
-        fit = population_files(work, POP_FIT_SEED, settings)
+        fit = {name: files for name, files in population_files(work, POP_FIT_SEED, settings).items()
+               if name != "max"}
         measure = population_files(work, POP_MEASURE_SEED, settings)
         out += [
             Step(f"populations-{settings}",
