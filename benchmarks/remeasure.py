@@ -17,7 +17,7 @@ Not here: equal-time matches (they need an idle machine: BENCHMARKS.md,
 "The generation loop") and choices made by reading a table (the adaptive
 level's rungs, a level's budget).
 
-    python benchmarks/remeasure.py --install ../gen-loop/gen3/model.npz --version 2.0
+    python benchmarks/remeasure.py --work ../remeasure --install ../gen-loop/gen3/model.npz --version 2.0
     python benchmarks/remeasure.py --list
     nice -n 10 python benchmarks/remeasure.py --work ../remeasure --processes 2
     python benchmarks/remeasure.py --work ../remeasure --only calibration-maps
@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="STEP", help="run these steps (done or not) and no others")
     parser.add_argument("--list", action="store_true", help="list the steps, and which are done, and exit")
     parser.add_argument("--install", type=Path, metavar="MODEL", help="first make this model (.npz, its .json "
-                        "beside it) the shipped one, and exit")
+                        "beside it) the shipped one, keep the one it replaces in --work, and exit")
     parser.add_argument("--version", help="with --install: the shipped model's version")
     args = parser.parse_args(argv)
     if args.install:
@@ -227,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--install: give the model's --version")
         if not args.install.exists() or not args.install.with_suffix(".json").exists():
             parser.error(f"--install: no {args.install} and its .json")
+        args.work.mkdir(parents=True, exist_ok=True)
+        for suffix in (".npz", ".json"):      # the model it replaces, for the model-speed step
+            if not (args.work / f"previous{suffix}").exists():
+                shutil.copyfile(MANIFEST.with_suffix(suffix), args.work / f"previous{suffix}")
         install(args.install, args.version)
         return 0
     if args.processes < 1:
@@ -247,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     if model.exists() and model.read_text().strip() != digest:
         parser.error(f"{args.work} holds the run of another model ({model}): use another --work")
     model.write_text(digest + "\n")
-    for suffix in (".npz", ".json"):      # the model it replaces: the one the checkout holds
+    for suffix in (".npz", ".json"):      # without --install first: the model the checkout's HEAD holds
         previous = args.work / f"previous{suffix}"
         if not previous.exists():
             shipped = MANIFEST.with_suffix(suffix).relative_to(ROOT)
