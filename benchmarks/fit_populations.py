@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         name, _, path = item.partition("=")
         if name not in ("analysis", "play") or not path:
             parser.error(f"--settings {item!r}: NAME=FILE with NAME analysis or play")
-        fitted = settings_map(path)
+        try:
+            fitted = settings_map(path)
+        except (OSError, ValueError, KeyError) as exc:
+            parser.error(f"--settings {name}: {exc}")
         manifest["calibration"][name] = {**{k: v for k, v in manifest["calibration"].get(name, {}).items()
                                             if k == "population"}, **fitted}
         chosen = {n: e["kind"] for n, e in fitted["players"].items()}
@@ -102,9 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.populations:
         name, _, files = item.partition("=")
         key = name.replace("-vs-", cm.VERSUS)
-        games = calibration.read_samples(files.split(","))
         kind = "staged-one" if cm.VERSUS in key else "staged"
-        fitted = calibration.fit_kind(games, kind)
+        try:
+            games = calibration.read_samples(files.split(","))
+            fitted = calibration.fit_kind(games, kind)
+        except (OSError, ValueError, KeyError) as exc:
+            parser.error(f"population {name}: {exc}")
         if args.missed is not None:
             fitted["players"] = {n: e for n, e in fitted["players"].items()
                                  if missed(games, settings, n, args.missed)}

@@ -486,8 +486,11 @@ def _rate_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         parser.error(f"--in: {exc}")
     started = time.monotonic()
     rated = rerate(puzzles, args.seed, args.processes, None if args.quiet else sys.stderr)
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(p, separators=(",", ":")) + "\n" for p in rated)
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(p, separators=(",", ":")) + "\n" for p in rated)
+    except OSError as exc:
+        parser.error(f"--out: {exc}")
     moved = sum(a["rating"] != b["rating"] for a, b in zip(puzzles, rated))
     print("\n".join(summary_lines(rated)))
     print(f"{moved} of {len(rated)} ratings changed; {time.monotonic() - started:.0f} s; written to {args.out}")
