@@ -116,10 +116,13 @@ cdef uint64_t _hash(const position_t* pos) noexcept nogil:
     for i in range(pos.deck_pos, pos.deck_end):
         counts += <uint64_t>1 << (4 * (pos.deck[i] & 15))
     h = _mix(h ^ counts)
+    # only the display's n_display tiles: the slots past them keep stale kinds, which a
+    # position restored from a snapshot does not have
     h = _mix(h ^ (<uint64_t>pos.phase | (<uint64_t>pos.to_act << 8) | (<uint64_t>pos.mover << 16)
-                  | (<uint64_t>pos.n_display << 24) | (<uint64_t>pos.display[0] << 32)
-                  | (<uint64_t>pos.display[1] << 40) | (<uint64_t>pos.n_pending << 48)
-                  | (<uint64_t>pos.first_player << 56)))
+                  | (<uint64_t>pos.n_display << 24)
+                  | ((<uint64_t>pos.display[0] << 32) if pos.n_display > 0 else 0)
+                  | ((<uint64_t>pos.display[1] << 40) if pos.n_display > 1 else 0)
+                  | (<uint64_t>pos.n_pending << 48) | (<uint64_t>pos.first_player << 56)))
     for j in range(pos.n_pending):
         h = _mix(h ^ (<uint64_t>pos.pending_seat[j] | (<uint64_t>pos.n_results[j] << 8)))
         for i in range(pos.n_results[j]):

@@ -49,6 +49,18 @@ def test_two_players_get_the_exact_answer(seed: int) -> None:
     assert again.best_action == result.best_action and again.candidates == result.candidates
 
 
+def test_the_solver_spends_the_same_nodes_however_the_position_was_sent() -> None:
+    # a position replayed from its record keeps the emptied display's old kinds in the
+    # engine, where a restored snapshot has none: the solver's table must not see them
+    import one_answer
+    seed = 2796430                              # three placements left, resolving, display empty
+    position = one_answer.random_position(seed)
+    assert position.snapshot()["display"] == [] and endgame.placements_left(position) == 3
+    nodes = {source: endgame.solve(q, max_nodes=60_000, values=1).nodes
+             for source, q in one_answer.sources(position, seed).items()}
+    assert len(set(nodes.values())) == 1, nodes
+
+
 def test_settings_without_the_solver_search_as_before() -> None:
     position, _ = late(2, 1, 3)
     for settings in (replace(PLAY, endgame=0.0), NO_MODEL):
