@@ -977,7 +977,7 @@ def test_the_forecast_overlay_draws_each_temples_chances_and_the_seats_score_par
             first = [float(f) for f in drawn.nth(i).get_attribute("data-first").split()]
             assert len(first) == 2 and sum(first) == pytest.approx(1, abs=0.01)
             lead = drawn.nth(i).locator("text.forecast-lead")
-            assert lead.text_content() == f"{round(max(first) * 100)}%"
+            assert lead.text_content() == f"{math.floor(max(first) * 100 + 0.5)}%"  # the page's Math.round
             assert lead.get_attribute("data-seat") == str(first.index(max(first)))
         # beside the win bar: each seat's expected score by part, mean ± spread
         assert page.is_visible("#forecast-parts")
