@@ -5,7 +5,7 @@ Plays 2-player games between the named levels (seats rotated, as the arena
 plays them), reviews every game with cacaoai.search.review at the given
 budget, and prints per level: the decisions reviewed (forced ones apart),
 the share the search judged best, quantiles of the loss in win probability,
-the share of losses at or above each candidate threshold, the mean accuracy,
+the share of losses at or above each candidate threshold, the accuracy (as a review weighs it),
 and the classes by today's thresholds. The thresholds in
 cacaoai.search.review were chosen from this table (docs/search.md, "Game
 review and explanations").
@@ -44,7 +44,15 @@ from cacaoai.lab.arena import play_game
 from cacaoai.lab.pool import run_tasks
 from cacaoai.search import ANALYSIS, Limit, Question, Reuse, TreeCache, search
 from cacaoai.search.bots import LEVELS
-from cacaoai.search.review import CLASSES, DEFAULT_LIMIT, DecisionReview, ReviewSummary, review, review_game
+from cacaoai.search.review import (
+    CLASSES,
+    DEFAULT_LIMIT,
+    DecisionReview,
+    ReviewSummary,
+    review,
+    review_game,
+    weighted_accuracy,
+)
 
 CUTS = (0.02, 0.05, 0.10, 0.15, 0.20, 0.30)
 QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99)
@@ -55,9 +63,11 @@ PLANT_PROPOSALS = 3
 VERIFY_SHARE = 0.25
 
 
-def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float, str]]:
+def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float, str,
+                                                                           float | None]]:
     """One game between the two levels, reviewed: per searched decision
-    (level, loss in win probability, gold loss, judged best, class, accuracy, pair)."""
+    (level, loss in win probability, gold loss, judged best, class, accuracy, pair,
+    the mover's win probability before it)."""
     g, seed, pair, iterations = task
     game = play_game((g, 2, seed, [LEVELS[name] for name in pair]))
     seat_level = {s: pair[game["seating"][s]] for s in range(2)}
@@ -66,7 +76,7 @@ def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str
         if isinstance(item, DecisionReview) and not item.forced:
             rows.append((seat_level[item.seat], item.win_loss, item.gold_loss,
                          item.classification == "best", item.classification, item.accuracy or 0.0,
-                         ",".join(pair)))
+                         ",".join(pair), item.win_before))
     return rows
 
 
@@ -199,6 +209,13 @@ def speed(args: argparse.Namespace) -> None:
               f"{seconds[0]} / {seconds[1]} | {shares}")
 
 
+def accuracy_of(rows: list[Any]) -> float:
+    """The accuracy of a level's decisions (rows of :func:`reviewed_game`), as a review's summary weighs them."""
+    accuracy = weighted_accuracy([(r[5], r[7]) for r in rows], 2)
+    assert accuracy is not None
+    return accuracy
+
+
 def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> str:
     """Play and review args.games games a pair; print the losses by level and each pair's accuracies.
     Returns them as markdown tables (the part "levels" of BENCHMARKS.md)."""
@@ -219,14 +236,15 @@ def by_level(pairs: list[tuple[str, ...]], args: argparse.Namespace) -> str:
         quantiles = "/".join(f"{q:.3f}" for q in np.quantile(loss, QUANTILES))
         shares = " / ".join(f"{np.mean(loss >= c):.1%}" for c in CUTS)
         classes = " / ".join(str(sum(r[4] == c for r in mine)) for c in CLASSES)
+        level_accuracy = accuracy_of(mine)
         print(f"{level} | {len(mine)} | {np.mean([r[3] for r in mine]):.1%} | {quantiles} | {shares} | "
-              f"{loss.mean():.3f} | {gold.mean():.2f} | {np.mean([r[5] for r in mine]):.1f} | {classes}")
+              f"{loss.mean():.3f} | {gold.mean():.2f} | {level_accuracy:.1f} | {classes}")
         levels.append([level, f"{len(mine):,}", f"{np.mean([r[3] for r in mine]):.1%}", f"{np.mean(loss >= 0.10):.1%}",
-                       f"{loss.mean():.3f}", f"{gold.mean():.2f}", f"{np.mean([r[5] for r in mine]):.1f}", classes])
+                       f"{loss.mean():.3f}", f"{gold.mean():.2f}", f"{level_accuracy:.1f}", classes])
     print("pair | accuracy of the first / the second level | mean loss of the first / the second")
     for pair in pairs:
         mine = [r for r in rows if r[6] == ",".join(pair)]
-        accuracy = [np.mean([r[5] for r in mine if r[0] == name]) for name in pair]
+        accuracy = [accuracy_of([r for r in mine if r[0] == name]) for name in pair]
         loss = [np.mean([r[1] for r in mine if r[0] == name]) for name in pair]
         print(f"{','.join(pair)} | {accuracy[0]:.1f} / {accuracy[1]:.1f} | {loss[0]:.3f} / {loss[1]:.3f}")
         paired.append([f"{pair[0]} / {pair[1]}", f"{accuracy[0]:.1f} / {accuracy[1]:.1f}",

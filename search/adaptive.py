@@ -49,7 +49,7 @@ from cacaoai.engine import Action, Position, derive_seed
 from .driver import search
 from .limits import ANALYSIS, Limit
 from .request import Question
-from .review import DecisionReview, review_game
+from .review import DecisionReview, review_game, stakes
 
 __all__ = ["ADAPTIVE", "CEILING", "CHANCES_LIMIT", "FLOOR", "GAIN_DOWN", "GAIN_UP", "LEAN", "MIX", "PRIOR_ACCURACY",
            "PRIOR_WEIGHT", "REVIEW_LIMIT", "RUNGS", "WINDOW", "Choice", "Estimate", "band", "chances",
@@ -147,18 +147,6 @@ def reviewed(before: Position, index: int, action: Action,
         while len(_memo) > MEMO_SIZE:
             _memo.popitem(last=False)
     return judged
-
-
-def stakes(win: float | None, players: int) -> float:
-    """How much a decision made at win probability `win` tells of its
-    player: 1 at an even share (1 / players), falling toward 0 as the game
-    is decided (where every move loses little, however good). Without it a
-    player far behind looks accurate, and the level playing them harder
-    sees them as stronger still."""
-    if win is None:
-        return 1.0
-    even = 1.0 / players
-    return min(1.0, win * (1.0 - win) / (even * (1.0 - even)))
 
 
 def estimate(position: Position, seat: int | None = None, limit: Limit = REVIEW_LIMIT) -> Estimate:

@@ -29,8 +29,9 @@ hand or a draw order. For each decision it yields a :class:`DecisionReview`:
 
 A decision with a single legal action is ``forced``: no search, no loss,
 left out of accuracies and counts. After the decisions it yields a
-:class:`ReviewSummary`: per seat, the accuracy (the mean of the move
-accuracies) and the counts per class.
+:class:`ReviewSummary`: per seat, the accuracy (:func:`game_accuracy`: the
+mean of the move accuracies, each weighted by what was at stake) and the
+counts per class.
 
 Win probabilities are the tree's own (uncalibrated) win shares, so that
 before, best and after are on one scale. Each seat's trees are kept in a
@@ -46,7 +47,7 @@ Thread-safety: a review owns its trees; run several in several threads.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -61,8 +62,8 @@ from .results import Candidate, SearchResult
 from .reuse import TreeCache
 
 __all__ = ["BLUNDER_LOSS", "CLASSES", "DEFAULT_LIMIT", "FORCED", "INACCURACY_LOSS", "MISTAKE_LOSS",
-           "PAIR_SHARE", "DecisionReview", "ReviewSummary", "SeatReview", "classify", "move_accuracy",
-           "review", "review_game"]
+           "PAIR_SHARE", "DecisionReview", "ReviewSummary", "SeatReview", "classify", "game_accuracy", "move_accuracy",
+           "review", "review_game", "stakes", "weighted_accuracy"]
 
 #: The classes of a searched decision, best first.
 CLASSES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -136,7 +137,8 @@ class DecisionReview:
 @dataclass(frozen=True)
 class SeatReview:
     """One seat's decisions summed up: `decisions` searched ones (`forced`
-    left out), their mean accuracy, mean losses and counts per class."""
+    left out), their accuracy (:func:`game_accuracy`), mean losses and
+    counts per class."""
 
     seat: int
     decisions: int
@@ -171,6 +173,40 @@ def move_accuracy(win_loss: float) -> float:
     points = 100.0 * max(0.0, win_loss)
     value = ACCURACY_SCALE * math.exp(-ACCURACY_RATE * points) - ACCURACY_OFFSET
     return min(100.0, max(0.0, value))
+
+
+def stakes(win: float | None, players: int) -> float:
+    """How much a decision made at win probability `win` tells of its
+    player: 1 at an even share (1 / players), falling toward 0 as the game
+    is decided (where every move loses little, however good; lichess weights
+    its game accuracy by the position's volatility for the same reason).
+    None (not known) counts fully."""
+    if win is None:
+        return 1.0
+    even = 1.0 / players
+    return min(1.0, win * (1.0 - win) / (even * (1.0 - even)))
+
+
+def game_accuracy(decisions: Iterable[DecisionReview], players: int) -> float | None:
+    """A seat's accuracy over `decisions` (:func:`weighted_accuracy` of the
+    judged ones); None when none was judged."""
+    return weighted_accuracy([(d.accuracy, d.win_before) for d in decisions
+                              if not d.forced and d.accuracy is not None], players)
+
+
+def weighted_accuracy(moves: Sequence[tuple[float, float | None]], players: int) -> float | None:
+    """The mean of `moves`' accuracies, given as (move accuracy, the mover's
+    win probability before it), each weighted by :func:`stakes`. A plain
+    mean would let a player who is far behind look accurate (every move
+    loses little in a decided game). The plain mean when every move was made
+    in a decided game; None for no moves."""
+    if not moves:
+        return None
+    weights = [stakes(win, players) for _, win in moves]
+    weight = sum(weights)
+    if weight <= 0.0:
+        return sum(a for a, _ in moves) / len(moves)
+    return sum(a * w for (a, _), w in zip(moves, weights)) / weight
 
 
 def classify(win_loss: float, is_best: bool) -> str:
@@ -281,7 +317,8 @@ def _review(start: Position, played: list[Action], limit: Limit, settings: Searc
         position.apply(action)
         for s in reviewed:
             histories[s].append((before, action))
-    yield ReviewSummary(tuple(_summary(s, [d for d in done if d.seat == s]) for s in reviewed), iterations)
+    yield ReviewSummary(tuple(_summary(s, [d for d in done if d.seat == s], position.players)
+                              for s in reviewed), iterations)
 
 
 def _played(start: Position, actions: Sequence[Action | Mapping[str, Any]]) -> list[Action]:
@@ -426,12 +463,10 @@ def _win(result: SearchResult, seat: int) -> float | None:
     return None if result.win_probability is None else result.win_probability[seat]
 
 
-def _summary(seat: int, decisions: list[DecisionReview]) -> SeatReview:
+def _summary(seat: int, decisions: list[DecisionReview], players: int) -> SeatReview:
     searched = [d for d in decisions if not d.forced]
     counts = {c: sum(d.classification == c for d in searched) for c in CLASSES}
     n = len(searched)
-    accuracies = [d.accuracy for d in searched if d.accuracy is not None]
-    return SeatReview(seat, n, len(decisions) - n,
-                      sum(accuracies) / len(accuracies) if accuracies else None,
+    return SeatReview(seat, n, len(decisions) - n, game_accuracy(searched, players),
                       sum(d.win_loss for d in searched) / n if n else None,
                       sum(d.gold_loss for d in searched) / n if n else None, counts)

@@ -13,7 +13,16 @@ from test_search import sealed
 from cacaoai.engine import Action, Position, RecordError
 from cacaoai.search import ANALYSIS, Limit, Question, StopFlag, search
 from cacaoai.search.explain import Explanation, Part, TempleChange, explain, explain_result, sentence
-from cacaoai.search.review import CLASSES, DecisionReview, ReviewSummary, move_accuracy, review, review_game
+from cacaoai.search.review import (
+    CLASSES,
+    DecisionReview,
+    ReviewSummary,
+    game_accuracy,
+    move_accuracy,
+    review,
+    review_game,
+    stakes,
+)
 
 RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
 CHEAP = Limit(iterations=40)
@@ -66,8 +75,26 @@ def test_a_review_judges_every_decision_and_sums_each_seat_up():
     for seat in summary.seats:
         mine = [d for d in decisions if d.seat == seat.seat]
         assert seat.decisions == len(mine) and sum(seat.counts.values()) == len(mine)
-        assert seat.accuracy == pytest.approx(sum(d.accuracy for d in mine) / len(mine))
+        # each move's accuracy weighted by 4w(1-w) of the mover's win chance before it (2 players)
+        weights = [min(1.0, 4 * d.win_before * (1 - d.win_before)) for d in mine]
+        assert seat.accuracy == pytest.approx(sum(d.accuracy * w for d, w in zip(mine, weights)) / sum(weights))
     assert summary.iterations == sum(d.iterations for d in decisions)
+
+
+def test_a_seats_accuracy_weighs_each_move_by_what_was_at_stake():
+    def judged(accuracy: float, win_before: float | None) -> DecisionReview:
+        return DecisionReview(0, 0, Action.resolve(0, 0, 0), "good", Action.resolve(0, 0, 0), win_before=win_before,
+                              accuracy=accuracy)
+    even, decided = judged(40.0, 0.5), judged(100.0, 0.99)
+    # a blunder in an even game is not made good by accurate moves once the game was decided
+    assert game_accuracy([even, decided, decided], 2) == pytest.approx(
+        (40.0 + 2 * 100.0 * 4 * 0.99 * 0.01) / (1 + 2 * 4 * 0.99 * 0.01))
+    assert game_accuracy([even, decided, decided], 2) < 50.0 < (40.0 + 200.0) / 3
+    assert game_accuracy([judged(80.0, 1 / 3)], 3) == pytest.approx(80.0)       # an even share with 3 seats
+    assert stakes(1 / 4, 4) == pytest.approx(1.0) and stakes(0.5, 4) == pytest.approx(1.0)
+    assert game_accuracy([judged(90.0, 1.0), judged(70.0, 0.0)], 2) == pytest.approx(80.0)   # all decided
+    assert game_accuracy([judged(70.0, None)], 2) == pytest.approx(70.0)
+    assert game_accuracy([], 2) is None
 
 
 def test_a_time_budget_too_short_to_try_the_played_move_still_judges_it():

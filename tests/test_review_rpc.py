@@ -18,6 +18,7 @@ from test_review import BLUNDER_10, RECORD, prefix
 
 from cacaoai.api import CLASSES, FORCED, DecisionReview, Explanation, Limit, sentence
 from cacaoai.client import AsyncCacaoClient, CacaoClient, CacaoClientError, ErrorReason
+from cacaoai.search.review import game_accuracy
 
 CHEAP = Limit(iterations=30)
 
@@ -46,7 +47,7 @@ def test_one_report_per_decision_then_the_summary(client):
     for s in summary.seats:
         mine = [r.decision for r in decisions if r.decision.seat == s.seat and not r.decision.forced]
         assert s.decisions == len(mine) and sum(s.counts.values()) == len(mine)
-        assert s.accuracy == pytest.approx(sum(d.accuracy for d in mine) / len(mine))
+        assert s.accuracy == pytest.approx(game_accuracy(mine, players))
     assert summary.iterations == sum(r.decision.iterations for r in decisions)
 
 

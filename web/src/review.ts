@@ -25,9 +25,29 @@ export function judged(d: DecisionReview): Judged {
     accuracy: d.accuracy, exact: d.exact };
 }
 
-/** One seat's decisions summed up: the mean accuracy of those judged (undefined: none
- *  yet) and the count of each class (forced ones left out). */
+/** One seat's decisions summed up: its accuracy over those judged (undefined: none yet;
+ *  see gameAccuracy) and the count of each class (forced ones left out). */
 export interface Tally { seat: number; accuracy?: number; counts: Record<MoveClass, number> }
+
+/** How much a decision made at win chance `win` tells of its player: 1 at an even share,
+ *  falling toward 0 as the game is decided (as the service's review.stakes). */
+export function stakes(win: number | undefined, players: number): number {
+  if (win === undefined) return 1;
+  const even = 1 / players;
+  return Math.min(1, (win * (1 - win)) / (even * (1 - even)));
+}
+
+/** A seat's accuracy, as the service's summary gives it: the mean of its move accuracies,
+ *  each weighted by what was at stake (the plain mean when every decision was made in a
+ *  decided game; undefined when none was judged). */
+export function gameAccuracy(decisions: Judged[], players: number): number | undefined {
+  const scored = decisions.filter((d) => d.cls !== "forced" && d.accuracy !== undefined);
+  if (!scored.length) return undefined;
+  const weights = scored.map((d) => stakes(d.winBefore, players));
+  const weight = weights.reduce((sum, w) => sum + w, 0);
+  if (weight <= 0) return scored.reduce((sum, d) => sum + d.accuracy!, 0) / scored.length;
+  return scored.reduce((sum, d, i) => sum + d.accuracy! * weights[i], 0) / weight;
+}
 
 /** Each seat's tally over the decisions judged so far (as the service's summary counts). */
 export function tallies(decisions: Iterable<Judged>, players: number): Tally[] {
@@ -36,9 +56,7 @@ export function tallies(decisions: Iterable<Judged>, players: number): Tally[] {
     const mine = all.filter((d) => d.seat === seat && d.cls !== "forced");
     const counts = Object.fromEntries(CLASSES.map((c) => [c, mine.filter((d) => d.cls === c).length])) as Record<MoveClass, number>;
     counts.forced = all.filter((d) => d.seat === seat && d.cls === "forced").length;
-    const scored = mine.filter((d) => d.accuracy !== undefined);
-    const accuracy = scored.length ? scored.reduce((sum, d) => sum + d.accuracy!, 0) / scored.length : undefined;
-    return { seat, accuracy, counts };
+    return { seat, accuracy: gameAccuracy(mine, players), counts };
   });
 }
 

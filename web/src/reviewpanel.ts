@@ -52,7 +52,7 @@ export function renderReview(act: Actions): void {
       <td class="class-mistake">${c.mistake}</td><td class="class-blunder">${c.blunder}</td></tr>`;
   }).join("");
   $("review-seats").innerHTML = `<table class="score-table review-table"><thead><tr><th scope="col">seat</th>
-    <th scope="col" title="the mean accuracy of the seat's decisions (100%: every one the best)">accuracy</th>
+    <th scope="col" title="the mean accuracy of the seat's decisions, each weighted by what was at stake (100%: every one the best)">accuracy</th>
     <th scope="col" title="best moves">best</th><th scope="col" title="good moves">good</th>
     <th scope="col" title="inaccuracies">?!</th><th scope="col" title="mistakes">?</th><th scope="col" title="blunders">??</th>
     </tr></thead><tbody>${rows}</tbody></table>`;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DecisionClass, DecisionReviewSchema, create } from "@cacaoai/client";
-import { judged, markOf, nextMistake, reviewMarks, reviewPoints, tallies } from "../src/review";
+import { gameAccuracy, judged, markOf, nextMistake, reviewMarks, reviewPoints, stakes, tallies } from "../src/review";
 import type { Judged } from "../src/review";
 
 test("the classes get chess's marks, and only the losing ones", () => {
@@ -42,11 +42,15 @@ test("next mistake steps from the position shown to the one after each losing de
   assert.equal(nextMistake(decisions, 2, -1), null);
 });
 
-test("each seat's tally: the mean accuracy and the counts of its judged decisions", () => {
+test("each seat's tally: the accuracy weighted by the stakes and the counts of its judged decisions", () => {
   const [red, yellow] = tallies(decisions, 2);
-  assert.equal(red.accuracy, 89);
+  // 100 at an even game (weight 1), 78 at a win chance of 0.8 (weight 4 * 0.8 * 0.2 = 0.64)
+  assert.ok(Math.abs(red.accuracy! - (100 + 78 * 0.64) / 1.64) < 1e-9);
   assert.deepEqual([red.counts.best, red.counts.inaccuracy, red.counts.blunder], [1, 1, 0]);
-  assert.equal(yellow.accuracy, 24);
+  assert.ok(Math.abs(yellow.accuracy! - 24) < 1e-9);      // one judged decision: its own accuracy
   assert.deepEqual([yellow.counts.blunder, yellow.counts.forced], [1, 1]);
   assert.equal(tallies([], 3)[2].accuracy, undefined);
+  const decided = [{ ...decisions[0], winBefore: 1, accuracy: 90 }, { ...decisions[0], winBefore: 0, accuracy: 70 }];
+  assert.equal(gameAccuracy(decided, 2), 80);           // every decision in a decided game: the plain mean
+  assert.equal(stakes(1 / 3, 3), 1);
 });

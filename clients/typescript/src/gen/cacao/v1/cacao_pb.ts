@@ -2694,7 +2694,8 @@ export type SeatReview = Message<"cacao.v1.SeatReview"> & {
   forced: number;
 
   /**
-   * Mean accuracy of the decisions searched, 0..100; absent when none.
+   * Accuracy of the decisions searched, 0..100: their accuracies' mean, each
+   * weighted by what was at stake (docs/protocol.md); absent when none.
    *
    * @generated from field: optional double accuracy = 4;
    */
