@@ -3,8 +3,9 @@
 The brute force is an exhaustive expectimax over ``CorePosition``: each draw
 from the jungle deck is a chance event over the kinds left (weighted by count),
 enumerated by rebuilding the game from its deal with the drawn kinds in front
-and replaying the moves. Values are (win share, gold margin) of the solving
-seat, compared lexicographically; other seats minimise them (paranoid).
+and replaying the moves (a move that draws nothing is applied to a copy).
+Values are (win share, gold margin) of the solving seat, compared
+lexicographically; other seats minimise them (paranoid).
 """
 
 from __future__ import annotations
@@ -63,32 +64,35 @@ def prefixes(kinds: list[int], k: int) -> list[tuple[Fraction, tuple[int, ...]]]
     return out
 
 
-def action_value(game: Game, code: int, seat: int) -> Value:
-    core = game.core()
+def action_value(game: Game, core: CorePosition, code: int, seat: int) -> Value:
+    """`code`'s value from `core` (the position `game` rebuilds), averaged over its draws."""
     at = len(core.full_deck()) - len(core.deck())
     after = core.clone()
     after.apply_code(code)
+    history = (*game.history, code)
     k = len(core.deck()) - len(after.deck())
+    if k == 0:  # nothing drawn: no chance event, and no need to rebuild the game
+        return node_value(Game(game.players, game.first, game.piles, game.deck, history), after, seat)
     share = margin = 0.0
     for p, kinds in prefixes(core.deck(), k):
         g = game.with_front(at, kinds)
-        g.history = (*game.history, code)
-        v = node_value(g, seat)
+        g.history = history
+        v = node_value(g, g.core(), seat)
         share += float(p) * v[0]
         margin += float(p) * v[1]
     return share, margin
 
 
-def node_value(game: Game, seat: int) -> Value:
-    core = game.core()
+def node_value(game: Game, core: CorePosition, seat: int) -> Value:
     if core.phase == 2:
         return terminal(core, seat)
-    values = [action_value(game, code, seat) for code in core.legal_codes()]
+    values = [action_value(game, core, code, seat) for code in core.legal_codes()]
     return max(values) if core.to_act == seat else min(values)
 
 
 def root_values(game: Game, seat: int) -> dict[int, Value]:
-    return {code: action_value(game, code, seat) for code in game.core().legal_codes()}
+    core = game.core()
+    return {code: action_value(game, core, code, seat) for code in core.legal_codes()}
 
 
 def check(game: Game, seat: int) -> endgame.EndgameResult:
