@@ -137,6 +137,7 @@ ctypedef struct tree_t:
     # scratch
     action_t* legal
     int32_t* child_of
+    int32_t* untried                # the indexes of child_of's untried actions (_pick_untried)
     uint32_t* table_key
     int32_t* table_value
     uint32_t* table_stamp

@@ -684,37 +684,45 @@ cdef void _backpropagate(tree_t* t, int n, int depth, const double* win, const d
             nd.margin[k] += margin[k]
 
 
-cdef inline int _nth_untried(const int32_t* child_of, int n, int r) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        if child_of[i] < 0:
-            if r == 0:
-                return i
-            r -= 1
-    return n - 1
-
-
 cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int32_t* child_of,
                        int n, int u, int seat) noexcept nogil:
-    """An untried action: uniform, or the best one-step value of a few uniform picks."""
+    """One of the `u` untried actions: the r-th for a uniform r, or the best
+    one-step value of a few such picks (first drawn wins ties). A pick drawn
+    twice is valued once: with few untried actions most of the picks repeat."""
     cdef int picks[MAX_SAMPLES]
-    cdef action_t cand[MAX_SAMPLES]
+    cdef int of_pick[MAX_SAMPLES]       # picks[j] is distinct[of_pick[j]]
+    cdef int distinct[MAX_SAMPLES]
+    cdef action_t cand[MAX_SAMPLES]     # the distinct picks' actions
     cdef double value[MAX_SAMPLES]
-    cdef int j, i = 0, m = t.cfg.expand_samples
-    picks[0] = _nth_untried(child_of, n, rng_below(&t.rng, u))
+    cdef int j, q, i = 0, d = 0, m = t.cfg.expand_samples
+    cdef int r = rng_below(&t.rng, u)
+    cdef int32_t* untried = t.untried
+    for j in range(n):
+        if child_of[j] < 0:
+            untried[i] = j
+            i += 1
+    picks[0] = untried[r]
     if m <= 1 or u == 1:
         return picks[0]
+    i = 0
     for j in range(m):
         if j:
-            picks[j] = _nth_untried(child_of, n, rng_below(&t.rng, u))
-        cand[j] = acts[picks[j]]
+            picks[j] = untried[rng_below(&t.rng, u)]
+        q = 0
+        while q < d and distinct[q] != picks[j]:
+            q += 1
+        if q == d:
+            distinct[d] = picks[j]
+            cand[d] = acts[picks[j]]
+            d += 1
+        of_pick[j] = q
     if t.cfg.prior == PRIOR_MODEL and t.model != NULL:
-        for j in range(m):
-            value[j] = model_logit(t.model, s, seat, cand[j], t.scratch)
+        for q in range(d):
+            value[q] = model_logit(t.model, s, seat, cand[q], t.scratch)
     else:
-        action_values_into(s, cand, m, seat, t.undo, value)
+        action_values_into(s, cand, d, seat, t.undo, value)
     for j in range(1, m):
-        if value[j] > value[i]:
+        if value[of_pick[j]] > value[of_pick[i]]:
             i = j
     return picks[i]
 
@@ -1198,6 +1206,7 @@ cdef class Tree:
         self.t.edge_capacity = INITIAL_EDGES
         self.t.legal = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
         self.t.child_of = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
+        self.t.untried = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
         self.t.root_actions = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
         self.t.root_child = <int32_t*>malloc(MAX_ACTIONS * sizeof(int32_t))
         self.t.table_key = <uint32_t*>malloc(2 * MAX_ACTIONS * sizeof(uint32_t))
@@ -1210,7 +1219,7 @@ cdef class Tree:
         self.t.slot_gold = <double*>malloc(INITIAL_SLOTS * sizeof(double))
         self.t.slot_gold_n = <uint32_t*>malloc(INITIAL_SLOTS * sizeof(uint32_t))
         if (self.t.nodes == NULL or self.t.edges == NULL or self.t.legal == NULL or self.t.child_of == NULL
-                or self.t.root_prior == NULL or self.t.slot_node == NULL
+                or self.t.untried == NULL                or self.t.root_prior == NULL or self.t.slot_node == NULL
                 or self.t.slot_gold == NULL or self.t.slot_gold_n == NULL
                 or self.t.root_actions == NULL or self.t.root_child == NULL
                 or self.t.table_key == NULL or self.t.table_value == NULL
@@ -1223,6 +1232,7 @@ cdef class Tree:
         free(self.t.edges)
         free(self.t.legal)
         free(self.t.child_of)
+        free(self.t.untried)
         free(self.t.root_actions)
         free(self.t.root_child)
         free(self.t.table_key)
