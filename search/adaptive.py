@@ -67,16 +67,18 @@ WINDOW = 24
 #: against this level (benchmarks/adaptive.py, "its accuracy seen"); beyond
 #: them ``novice`` and ``expert``, which only the rubber band reaches (their
 #: accuracies only keep the ladder increasing): to give back a lead against
-#: a beginner, to catch up against a strong player.
+#: a beginner, to catch up against a strong player. The ``club`` and
+#: ``advanced`` rungs play as those levels did when the band was tuned (12
+#: and 60 iterations, without the endgame solver; docs/decisions/levels.md).
 RUNGS: tuple[tuple[str, str, float], ...] = (
     ("novice", "nomodel:iterations=4,temperature=2.0", 72.0),
     ("beginner", "beginner", 75.5),
     ("easy", "easy", 76.9),
     ("casual", "casual", 79.7),
-    ("club", "club", 86.4),
-    ("advanced", "advanced", 91.6),
+    ("club", "mcts:iterations=12,temperature=0.5,endgame=0", 86.4),
+    ("advanced", "mcts:iterations=60,temperature=0.5,endgame=0", 91.6),
     ("strong", "strong", 95.3),
-    ("expert", "mcts:iterations=1000", 97.0),
+    ("expert", "mcts:iterations=3000", 97.0),
 )
 #: The rubber band: rungs weaker per unit of its own win probability above an
 #: even share (1 / players), stronger per unit below it, and the constant

@@ -51,15 +51,18 @@ __all__ = ["LEVELS", "AdaptiveBot", "Bot", "FlatMonteCarloBot", "GreedyBot", "Le
 # without the model: with it, even 10 iterations beat the greedy bot by far,
 # which is no opponent for a first game. Past a few hundred iterations the
 # model's gains flatten, so `max` spends far more to stand clearly above `strong`.
-# The levels below `strong` keep their character without the endgame solver
-# (`endgame=0`); `strong`, `max` and the adaptive level's upper rungs play the
-# last placements exactly where it proves them.
+# The three playout levels play without the endgame solver (as `nomodel`
+# does); from `club` up the levels play the last placements exactly where
+# their budget proves them (200 nodes an iteration: `club` the last two,
+# `advanced` two or three, `strong` three), as a club player counts
+# out the end; without it `club` solved fewer of the endgame puzzles than
+# `casual` (docs/decisions/levels.md).
 LEVELS: dict[str, str] = {
     "beginner": "nomodel:iterations=50,temperature=1.0",
     "easy": "nomodel:iterations=100,temperature=0.5",
     "casual": "nomodel:iterations=400,temperature=0.5",
-    "club": "mcts:iterations=12,temperature=0.5,endgame=0",
-    "advanced": "mcts:iterations=60,temperature=0.5,endgame=0",
+    "club": "mcts:iterations=16,temperature=0.5",
+    "advanced": "mcts:iterations=60,temperature=0.5",
     "strong": "mcts:iterations=300",
     "max": "mcts:iterations=20000",
 }

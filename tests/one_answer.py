@@ -123,7 +123,7 @@ def service_differences(stub: Any, seed: int) -> Iterator[str]:
 
 
 def _cheap_level(name: str) -> str:
-    """The level itself, or `club` (12 iterations) for one too slow to run thousands of times."""
+    """The level itself, or `club` (16 iterations) for one too slow to run thousands of times."""
     return name if levels()[name].limit.iterations <= 100 else "club"
 
 

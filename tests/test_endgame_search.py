@@ -70,8 +70,21 @@ def test_settings_without_the_solver_search_as_before() -> None:
     named = levels()
     assert named["strong"].settings.endgame > 0 and named["max"].settings.endgame > 0
     assert named["adaptive"].settings.endgame > 0
-    for weaker in ("beginner", "easy", "casual", "club", "advanced"):
-        assert named[weaker].settings.endgame == 0
+    for model_level in ("club", "advanced"):       # the last placements exactly, as a club player counts them
+        assert named[model_level].settings.endgame > 0
+    for playouts in ("beginner", "easy", "casual"):
+        assert named[playouts].settings.endgame == 0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_club_plays_the_last_two_placements_by_the_solver_and_casual_does_not(players: int) -> None:
+    position, _ = late(players, 4, 2)
+    assert endgame.placements_left(position) <= 2
+    named = levels()
+    club = search(position, named["club"].limit, named["club"].settings, seed=1)
+    assert club.exact and position.encode(club.best_action) in endgame.solve(position).best
+    casual = search(position, named["casual"].limit, named["casual"].settings, seed=1)
+    assert not casual.exact
 
 
 def test_a_restricted_search_values_each_allowed_action_exactly() -> None:

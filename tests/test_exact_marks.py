@@ -129,9 +129,9 @@ def test_a_two_player_endgame_at_strong_is_solved_exactly(call, transport):
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_below_strong_the_same_endgame_is_searched_not_solved(call, transport):
+def test_a_level_without_the_solver_searches_the_same_endgame(call, transport):
     position = endgame_position(2)
-    e = call(transport, "SuggestAction", suggest(position, "club")).evaluation
+    e = call(transport, "SuggestAction", suggest(position, "casual")).evaluation
     assert not e.exact and e.stopped_by != "exact" and e.iterations > 0
     assert not any(c.exact for c in e.candidates)
 
@@ -201,7 +201,7 @@ def test_the_python_clients_replies_and_text_carry_exact(cacao_server, call):
     with CacaoClient(cacao_server[1], timeout=60) as client:
         reply = client.suggest(position.record(), "strong", seed=1)
         four = client.suggest(endgame_position(4).record(), "strong", seed=1)
-        club = client.suggest(position.record(), "club", seed=1)
+        casual = client.suggest(position.record(), "casual", seed=1)
         analysis = list(client.analyze(position.record(), "strong", seed=1))
         record = endgame_game(2, 11)[1]
         late, first = endgame_decisions(record)
@@ -214,7 +214,7 @@ def test_the_python_clients_replies_and_text_carry_exact(cacao_server, call):
     assert all(c.visits == 0 and c.win_probability is not None and c.expected_gold is not None
                for c in e.candidates)
     assert reply.action in solved_best(position)
-    assert four.evaluation.exact and not club.evaluation.exact
+    assert four.evaluation.exact and not casual.evaluation.exact
     assert analysis[-1].evaluation.exact
     assert [d.exact for d in reviewed] == [False, True]
     # the same through Connect, read by the client's readers
@@ -232,7 +232,7 @@ def test_the_python_clients_replies_and_text_carry_exact(cacao_server, call):
     assert "(exact)" in lines[1] and all(line.endswith("(exact)") for line in lines[3:])
     four_lines = evaluation_lines(four.evaluation, ["red", "yellow", "purple", "white"])
     assert any(line.startswith("exact for ") for line in four_lines)
-    assert not any("exact" in line for line in evaluation_lines(club.evaluation))
+    assert not any("exact" in line for line in evaluation_lines(casual.evaluation))
     assert decision_lines(reviewed[1])[0].endswith("(exact)")
     assert "exact" not in decision_lines(reviewed[0])[0]
 
