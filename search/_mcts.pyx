@@ -1219,7 +1219,7 @@ cdef class Tree:
         self.t.slot_gold = <double*>malloc(INITIAL_SLOTS * sizeof(double))
         self.t.slot_gold_n = <uint32_t*>malloc(INITIAL_SLOTS * sizeof(uint32_t))
         if (self.t.nodes == NULL or self.t.edges == NULL or self.t.legal == NULL or self.t.child_of == NULL
-                or self.t.untried == NULL                or self.t.root_prior == NULL or self.t.slot_node == NULL
+                or self.t.untried == NULL or self.t.root_prior == NULL or self.t.slot_node == NULL
                 or self.t.slot_gold == NULL or self.t.slot_gold_n == NULL
                 or self.t.root_actions == NULL or self.t.root_child == NULL
                 or self.t.table_key == NULL or self.t.table_value == NULL
