@@ -134,10 +134,10 @@ class LoopConfig:
     temperature: float = 1.0
     fast_share: float = 0.5
     fast_iterations: int = 200
-    gate_games: int = 400
+    gate_games: int = 600
     gate_time: float | None = 0.05
     gate_iterations: int | None = None
-    sprt: tuple[float, float, float, float] = (0.0, 35.0, 0.05, 0.05)
+    sprt: tuple[float, float, float, float] = (-10.0, 10.0, 0.05, 0.05)
     initial: str = "cacao"
     gen0_data: str = ""
     seed: int = 1
@@ -603,7 +603,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     budget.add_argument("--gate-iterations", metavar="ITERATIONS", type=int, default=None,
                         help="iterations per move of both sides instead (deterministic games)")
     parser.add_argument("--sprt", type=_sprt_arg, default=defaults.sprt, metavar="ELO0,ELO1,ALPHA,BETA",
-                        help="the gate's SPRT (default 0,35,0.05,0.05, as Leela Zero's)")
+                        help="the gate's SPRT (default -10,10,0.05,0.05: better than not; "
+                             "write --sprt=-10,... for a negative ELO0)")
     parser.add_argument("--initial", metavar="MODEL", default=defaults.initial,
                         help=f"generation 0's model: a shipped name or a .npz path (default {defaults.initial})")
     parser.add_argument("--gen0-data", metavar="DIR", nargs="+", default=[],

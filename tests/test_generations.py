@@ -307,3 +307,10 @@ def test_the_networks_shape_is_a_setting_of_the_run(tmp_path):
     wider = LoopConfig(**{**FAST.__dict__, "train": replace(FAST.train, hidden=(12, 6), search_target=0.5)})
     with pytest.raises(ValueError, match=r"other settings \(--tiny, --hidden, --policy-hidden, --search-target\)"):
         Fakes().run(tmp_path, 2, wider)
+
+
+def test_the_default_gate_is_better_than_not_and_its_negative_elo0_parses(tmp_path):
+    """`--sprt=-10,...` is how a negative ELO0 is written; the default gate is that one."""
+    assert LoopConfig().sprt == (-10.0, 10.0, 0.05, 0.05) and LoopConfig().gate_games == 600
+    assert generations._sprt_arg("-10,10,0.05,0.05") == LoopConfig().sprt
+
