@@ -314,3 +314,19 @@ def test_the_default_gate_is_better_than_not_and_its_negative_elo0_parses(tmp_pa
     assert LoopConfig().sprt == (-10.0, 10.0, 0.05, 0.05) and LoopConfig().gate_games == 600
     assert generations._sprt_arg("-10,10,0.05,0.05") == LoopConfig().sprt
 
+
+CANDIDATE = Path(__file__).resolve().parents[1] / "lab" / "models" / "candidate.npz"
+
+
+def test_the_loops_current_model_kept_in_the_repository_loads_and_searches():
+    """lab/models/candidate.npz, the promoted model a later run starts from
+    (`--initial`), is for today's features and plays a search."""
+    from cacaoai.engine import Position, features
+    from cacaoai.search import Limit, SearchSettings, search
+    from cacaoai.search.model import load_model
+
+    manifest = load_model(str(CANDIDATE)).manifest
+    assert manifest["features_version"] == features.FEATURES_VERSION
+    assert sum(block["games"] for block in manifest["data"]) >= 9000
+    result = search(Position.new(2, 5), Limit(iterations=200), SearchSettings(model=str(CANDIDATE)), seed=1)
+    assert result.best_action is not None and result.stopped_by == "iterations"
