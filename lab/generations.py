@@ -4,6 +4,7 @@
     cacao-generations --work out/loop --generations 12            # the same run, two generations more
     cacao-generations --work out/loop --markdown                  # the table, playing nothing
     cacao-generations --work out/loop --svg elo.svg               # the Elo curve as a picture
+    cacao-generations --work out/loop --export lab/models/candidate.npz   # the current model, to go on from
     cacao-generations --work /tmp/gen-work --generations 1 --tiny --games 4 --selfplay-budget 16 \\
         --gate-iterations 8 --gate-games 8                         # seconds
 
@@ -55,6 +56,15 @@ produced are checked on resume (the self-play manifest complete, the model's
 SHA-256 as recorded). One loop runs in a work folder at a time (a lock,
 released when its process ends, however it ends).
 
+**Runs that go on from an earlier run.** A run's folder (its games) lives
+only as long as its machine; ``--export FILE.npz`` writes the current model
+with a ``loop`` record in its manifest: the generations of every run that led
+to it, numbered from the first run's generation 0, with their gates and Elo.
+A run whose ``--initial`` is such a model counts on from it: its generation 0
+is the exported generation, its generation k is numbered after the last
+generation of the runs before, and its Elo is chained on (the table and the
+curve show every run's generations).
+
 Games run on local processes (``--processes``) or on Ray (``--ray ADDRESS``),
 self-play and gate alike; training runs in this process.
 """
@@ -84,7 +94,8 @@ from .selfplay import SelfPlayConfig
 from .selfplay import run as selfplay_run
 from .train import TINY, TrainConfig, add_network_options, network_changes, train
 
-__all__ = ["FORMAT", "LoopConfig", "data_window", "main", "markdown", "read_state", "run", "svg"]
+__all__ = ["FORMAT", "LoopConfig", "data_window", "export", "history", "main", "markdown", "read_state", "run",
+           "svg"]
 
 FORMAT = "cacao-generations/1"
 SELFPLAY_STREAM = 0x6E5F      # the seeds of generation k's self-play
@@ -268,7 +279,7 @@ def _start(work: Path, config: LoopConfig, command: str) -> dict[str, Any]:
         return state
     state = {"format": FORMAT, "command": command or f"cacao-generations --work {work}", "config": config.to_json(),
              "current": {"generation": 0, "model": config.initial, "elo": 0.0, "ci95": [0.0, 0.0]},
-             "generations": []}
+             "generations": [], "lineage": _manifest_loop(config.initial)}
     _write_state(work, state)
     return state
 
@@ -316,6 +327,91 @@ def chained_elo(current: dict[str, Any], gate: dict[str, Any]) -> tuple[float | 
         half = math.hypot(c_bound - current["elo"], g_bound - gate["elo"])
         bounds.append(elo - half if side == 0 else elo + half)
     return elo, bounds
+
+
+# --- runs that go on from an earlier run ----------------------------------------------------------
+
+
+def _manifest_loop(model: str) -> dict[str, Any] | None:
+    """The ``loop`` record of a model exported from an earlier run (None for
+    a shipped name or a model without one)."""
+    manifest = model_path(model).with_suffix(".json")
+    if not manifest.exists():
+        return None
+    loop: dict[str, Any] | None = json.loads(manifest.read_text()).get("loop")
+    return loop
+
+
+def _lineage(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The earlier runs this one goes on from: recorded at its start (a run
+    begun before the record existed reads its initial model's manifest)."""
+    if "lineage" in state:
+        lineage: dict[str, Any] | None = state["lineage"]
+        return lineage
+    return _manifest_loop(state["config"]["initial"])
+
+
+def _numbering(lineage: dict[str, Any] | None) -> Callable[[int], int]:
+    """A run's generation k as counted from the first run's generation 0:
+    its generation 0 is the one exported, the others come after the last
+    generation of the runs before."""
+    if lineage is None:
+        return lambda k: k
+    start = lineage["generation"]
+    offset = max([start, *(e["generation"] for e in lineage["generations"])])
+    return lambda k: start if k == 0 else offset + k
+
+
+def history(state: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Every generation from the first run's generation 0: (the first run's
+    model and the commands of the runs; the generations, this run's numbered
+    on from the earlier runs' and their Elo chained on)."""
+    lineage = _lineage(state)
+    if lineage is None:
+        return {"initial": state["config"]["initial"], "commands": [state["command"]]}, list(state["generations"])
+    number = _numbering(lineage)
+    entries = list(lineage["generations"])
+    for entry in state["generations"]:
+        mapped: dict[str, Any] = {"generation": number(entry["generation"])}
+        if "selfplay" in entry:
+            mapped["selfplay"] = {"games": entry["selfplay"]["games"],
+                                  "generation": number(entry["selfplay"]["generation"])}
+        if "trained" in entry:
+            mapped["trained"] = {"window": [number(g) for g in entry["trained"]["window"]]}
+        if "gate" in entry:
+            mapped["gate"] = {key: entry["gate"][key] for key in ("result", "games", "score", "elo", "ci95")}
+            mapped["gate"]["against"] = number(entry["gate"]["against"])
+            elo, ci95 = chained_elo(lineage, entry)
+            mapped.update(elo=elo, ci95=ci95, promoted=entry["promoted"])
+        entries.append(mapped)
+    return {"initial": lineage["initial"], "commands": [*lineage["commands"], state["command"]]}, entries
+
+
+def export(state: dict[str, Any], work: Path | str, out: Path | str) -> dict[str, Any]:
+    """Write the current model to `out` (.npz, its .json beside it) with a
+    ``loop`` record of every run's gated generations, for a later run's
+    ``--initial``; returns the manifest."""
+    out = Path(out)
+    if out.suffix != ".npz":
+        raise ValueError(f"--export: a .npz path, got {str(out)!r}")
+    current, lineage = state["current"], _lineage(state)
+    model = Path(_model_argument(Path(work).resolve(), current)) if current["generation"] > 0 \
+        else model_path(current["model"])
+    elo, ci95 = chained_elo(lineage, current) if lineage is not None else (current["elo"], current["ci95"])
+    start, entries = history(state)
+    gated = [{"generation": e["generation"], "selfplay": {k: e["selfplay"][k] for k in ("games", "generation")},
+              "trained": {"window": e["trained"]["window"]},
+              "gate": {k: e["gate"][k] for k in ("result", "games", "score", "against", "elo", "ci95")},
+              "elo": e["elo"], "ci95": e["ci95"], "promoted": e["promoted"]} for e in entries if "gate" in e]
+    generation = _numbering(lineage)(current["generation"])
+    manifest = json.loads(model.with_suffix(".json").read_text())
+    manifest["version"] = f"gen{generation}"
+    manifest["loop"] = {"initial": start["initial"], "generation": generation, "elo": elo, "ci95": ci95,
+                        "commands": start["commands"], "generations": gated}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(model.read_bytes())
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
 
 
 # --- the loop ---------------------------------------------------------------------------------
@@ -439,7 +535,14 @@ def _brief_metrics(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def _span(generations: Sequence[int]) -> str:
-    return f"{generations[0]}-{generations[-1]}" if len(generations) > 1 else str(generations[0])
+    """Generations as runs of consecutive numbers: "0-3", or "2, 6-8"."""
+    runs: list[list[int]] = []
+    for g in generations:
+        if runs and g == runs[-1][-1] + 1:
+            runs[-1].append(g)
+        else:
+            runs.append([g])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 def _clock(started: float) -> str:
@@ -458,21 +561,29 @@ def _elo_text(elo: float | None, ci95: Sequence[float | None]) -> str:
 
 
 def markdown(state: dict[str, Any]) -> str:
-    """The generations as a Markdown table (BENCHMARKS.md carries it), with the command that made them."""
+    """The generations as a Markdown table (BENCHMARKS.md carries it), with
+    the commands that made them: the earlier runs' too when this run goes on
+    from an exported model."""
     config = state["config"]
     elo0, elo1, alpha, beta = config["sprt"]
     budget = (f"{config['gate_time']} s" if config["gate_time"] is not None
               else f"{config['gate_iterations']} iterations")
-    lines = [f"`{state['command']}`", "",
-             f"Self-play: {config['games']} games a generation at {config['selfplay_budget']} iterations a move; "
-             f"training window: {config['window']} generations; gate: SPRT H0 {elo0:g} / H1 {elo1:g} Elo, "
-             f"alpha {alpha:g}, beta {beta:g}, at most {config['gate_games']} 2-player games at {budget} a move. "
-             "Elo against generation 0 is chained along the promoted models (lab/generations.py).", "",
-             "| generation | self-play games (model) | data window | gate: result, games, candidate's score "
-             "| Elo vs current | Elo vs gen 0 | promoted |",
-             "|---|---|---|---|---|---|---|",
-             f"| 0 | ({config['initial']}) | | | | 0 | current at the start |"]
-    for entry in state["generations"]:
+    start, entries = history(state)
+    commands = start["commands"]
+    lines = [f"`{commands[0]}`"] if len(commands) == 1 else \
+        [f"{i}. `{command}`" for i, command in enumerate(commands, 1)] + \
+        ["", f"Run {len(commands)} goes on from generation {_numbering(_lineage(state))(0)}, which run "
+         f"{len(commands) - 1} exported (`--export`); its generations are numbered on and its Elo chained on."]
+    lines += ["",
+              f"Self-play: {config['games']} games a generation at {config['selfplay_budget']} iterations a move; "
+              f"training window: {config['window']} generations; gate: SPRT H0 {elo0:g} / H1 {elo1:g} Elo, "
+              f"alpha {alpha:g}, beta {beta:g}, at most {config['gate_games']} 2-player games at {budget} a move. "
+              "Elo against generation 0 is chained along the promoted models (lab/generations.py).", "",
+              "| generation | self-play games (model) | data window | gate: result, games, candidate's score "
+              "| Elo vs current | Elo vs gen 0 | promoted |",
+              "|---|---|---|---|---|---|---|",
+              f"| 0 | ({start['initial']}) | | | | 0 | current at the start |"]
+    for entry in entries:
         k = entry["generation"]
         play = entry.get("selfplay")
         games = f"{play['games']} (gen {play['generation']})" if play else "not yet"
@@ -485,7 +596,8 @@ def markdown(state: dict[str, Any]) -> str:
                      f"{100 * gate['score']:.1f}% vs gen {gate['against']} | {_elo_text(gate['elo'], gate['ci95'])} "
                      f"| {_elo_text(entry['elo'], entry['ci95'])} | {'yes' if entry['promoted'] else 'no'} |")
     current = state["current"]
-    lines += ["", f"Current model: generation {current['generation']} ({current['model']})."]
+    lines += ["", f"Current model: generation {_numbering(_lineage(state))(current['generation'])} "
+              f"({current['model']})."]
     return "\n".join(lines)
 
 
@@ -495,7 +607,7 @@ def svg(state: dict[str, Any], width: int = 640, height: int = 320) -> str:
     filled dot for a promoted model and a hollow one for a candidate that
     lost its gate, and the current model's Elo as a step line."""
     points = [(0, 0.0, 0.0, 0.0, True)]
-    for entry in state["generations"]:
+    for entry in history(state)[1]:
         if entry.get("gate") is None or entry.get("elo") is None:
             continue
         low, high = (entry["elo"] if b is None else b for b in entry["ci95"])
@@ -573,7 +685,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                "examples:\n"
                "  cacao-generations --work out/loop --generations 10 --processes 2\n"
                "  cacao-generations --work out/loop --generations 10 --ray auto\n"
-               "  cacao-generations --work out/loop --markdown")
+               "  cacao-generations --work out/loop --markdown\n"
+               "  cacao-generations --work out/loop --export lab/models/candidate.npz")
     add_version_option(parser)
     parser.add_argument("--work", required=True, metavar="DIR", help="the loop's folder: state.json, genK/...")
     parser.add_argument("--generations", metavar="N", type=int, default=None,
@@ -621,17 +734,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="print the generations as a Markdown table (without --generations: play nothing)")
     parser.add_argument("--svg", metavar="FILE",
                         help="also write the Elo curve as an SVG picture to FILE (without --generations: play nothing)")
+    parser.add_argument("--export", metavar="FILE",
+                        help="also write the current model to FILE (.npz, its .json beside it) with the record of "
+                             "every run's generations, for a later run's --initial (without --generations: play "
+                             "nothing)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     if args.processes is not None and args.processes < 1:
         parser.error(f"--processes: must be positive, got {args.processes}")
     try:
-        if (args.markdown or args.svg) and args.generations is None:
-            state = read_state(args.work)
-            if args.markdown:
-                print(markdown(state))
-            if args.svg:
-                Path(args.svg).write_text(svg(state))
+        if (args.markdown or args.svg or args.export) and args.generations is None:
+            _outputs(read_state(args.work), args)
             return 0
         gate_time = args.gate_time if args.gate_time is not None or args.gate_iterations is not None \
             else defaults.gate_time
@@ -654,13 +767,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         state = run(args.work, config, 10 if args.generations is None else args.generations,
                     processes=args.processes, ray_address=args.ray, command=command, log=log,
                     progress=not args.quiet)
+        _outputs(state, args)
     except ValueError as exc:
         parser.error(str(exc))
+    return 0
+
+
+def _outputs(state: dict[str, Any], args: argparse.Namespace) -> None:
+    """What the command line asked for besides playing: the table, the curve, the exported model."""
+    if args.export:
+        export(state, args.work, args.export)
     if args.markdown:
         print(markdown(state))
     if args.svg:
         Path(args.svg).write_text(svg(state))
-    return 0
 
 
 if __name__ == "__main__":

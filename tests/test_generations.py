@@ -64,6 +64,7 @@ class Fakes:
         Path(out).write_bytes(b"half a model")
         self._enter("train", k)
         Path(out).write_bytes(f"model of generation {k}".encode())
+        Path(out).with_suffix(".json").write_text(json.dumps({"name": name, "version": version}))
         return {"metrics": {}}
 
     def gate(self, a, b, test, *, seed, max_games, results, processes, ray_address, progress) -> dict[str, Any]:
@@ -237,6 +238,44 @@ def test_the_elo_curve_is_a_picture_with_a_dot_a_generation(tmp_path):
     titles = [d.find("{http://www.w3.org/2000/svg}title").text for d in dots]
     state = read_state(tmp_path)
     assert titles[2] == f"generation 2: {state['generations'][1]['elo']:+.0f} Elo"
+
+
+def test_a_run_goes_on_from_an_exported_model_numbering_and_chaining_on(tmp_path, capsys):
+    """A run's folder dies with its machine; its exported model carries the
+    generations, so the next run continues the count and the Elo curve."""
+    Fakes({1: "H1", 2: "H0"}).run(tmp_path / "run1", 2)
+    exported = tmp_path / "kept" / "candidate.npz"
+    assert main(["--work", str(tmp_path / "run1"), "--export", str(exported)]) == 0
+    first = read_state(tmp_path / "run1")
+    loop = json.loads(exported.with_suffix(".json").read_text())["loop"]
+    assert exported.read_bytes() == b"model of generation 1"
+    assert (loop["generation"], loop["elo"], loop["initial"]) == (1, first["generations"][0]["elo"], "cacao")
+    assert [g["generation"] for g in loop["generations"]] == [1, 2]
+
+    second = Fakes({1: "H1"}).run(tmp_path / "run2", 1, replace(FAST, initial=str(exported)))
+    assert second["lineage"] == loop
+    start, entries = generations.history(second)
+    assert len(start["commands"]) == 2 and [e["generation"] for e in entries] == [1, 2, 3]
+    third = entries[2]            # run 2's generation 1: after run 1's last, played by the exported generation 1
+    assert third["selfplay"]["generation"] == 1 and third["gate"]["against"] == 1
+    assert third["trained"]["window"] == [3]           # no --gen0-data: its own games only
+    gate = second["generations"][0]["gate"]
+    assert third["elo"] == pytest.approx(loop["elo"] + gate["elo"])
+    assert third["ci95"][1] - third["elo"] == pytest.approx(math.hypot(loop["ci95"][1] - loop["elo"], 50))
+
+    picture = tmp_path / "elo.svg"
+    assert main(["--work", str(tmp_path / "run2"), "--markdown", "--svg", str(picture)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row.split(" | ")[0] for row in rows[1:]] == ["| 0", "| 1", "| 2", "| 3"]
+    assert rows[4].startswith("| 3 | 4 (gen 1) | 3 | H1, 4 games, 75.0% vs gen 1 |")
+    dots = ElementTree.parse(picture).getroot().findall("{http://www.w3.org/2000/svg}circle")
+    assert [d.get("fill") != "white" for d in dots] == [True, True, False, True]
+
+    again = tmp_path / "kept" / "next.npz"
+    assert main(["--work", str(tmp_path / "run2"), "--export", str(again)]) == 0
+    loop2 = json.loads(again.with_suffix(".json").read_text())["loop"]
+    assert loop2["generation"] == 3 and len(loop2["commands"]) == 2
+    assert [g["generation"] for g in loop2["generations"]] == [1, 2, 3] and loop2["elo"] == third["elo"]
 
 
 def test_real_tiny_generations_end_to_end_and_a_gate_resumed_from_its_games(tmp_path):
