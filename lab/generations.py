@@ -60,7 +60,8 @@ released when its process ends, however it ends).
 only as long as its machine; ``--export FILE.npz`` writes the current model
 with a ``loop`` record in its manifest: the generations of every run that led
 to it, numbered from the first run's generation 0, with their gates and Elo.
-A run whose ``--initial`` is such a model counts on from it: its generation 0
+A run whose ``--initial`` is such a file counts on from it (a run from a
+shipped name counts from 0, as the shipped model's Elo is the reference): its generation 0
 is the exported generation, its generation k is numbered after the last
 generation of the runs before, and its Elo is chained on (the table and the
 curve show every run's generations).
@@ -333,10 +334,11 @@ def chained_elo(current: dict[str, Any], gate: dict[str, Any]) -> tuple[float | 
 
 
 def _manifest_loop(model: str) -> dict[str, Any] | None:
-    """The ``loop`` record of a model exported from an earlier run (None for
-    a shipped name or a model without one)."""
-    manifest = model_path(model).with_suffix(".json")
-    if not manifest.exists():
+    """The ``loop`` record of a model file exported from an earlier run. None
+    for a file without one, and for a shipped name: a run from the shipped
+    model counts from it, whatever runs made it."""
+    manifest = Path(model).with_suffix(".json")
+    if not model.endswith(".npz") or not manifest.exists():
         return None
     loop: dict[str, Any] | None = json.loads(manifest.read_text()).get("loop")
     return loop
