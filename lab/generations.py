@@ -345,12 +345,10 @@ def _manifest_loop(model: str) -> dict[str, Any] | None:
 
 
 def _lineage(state: dict[str, Any]) -> dict[str, Any] | None:
-    """The earlier runs this one goes on from: recorded at its start (a run
-    begun before the record existed reads its initial model's manifest)."""
-    if "lineage" in state:
-        lineage: dict[str, Any] | None = state["lineage"]
-        return lineage
-    return _manifest_loop(state["config"]["initial"])
+    """The earlier runs this one goes on from, as recorded at its start: the
+    model file may since carry this run's generations too."""
+    lineage: dict[str, Any] | None = state.get("lineage")
+    return lineage
 
 
 def _numbering(lineage: dict[str, Any] | None) -> Callable[[int], int]:
