@@ -60,11 +60,13 @@ released when its process ends, however it ends).
 only as long as its machine; ``--export FILE.npz`` writes the current model
 with a ``loop`` record in its manifest: the generations of every run that led
 to it, numbered from the first run's generation 0, with their gates and Elo.
-A run whose ``--initial`` is such a file counts on from it (a run from a
-shipped name counts from 0, as the shipped model's Elo is the reference): its generation 0
+A run whose ``--initial`` is such a file counts on from it: its generation 0
 is the exported generation, its generation k is numbered after the last
 generation of the runs before, and its Elo is chained on (the table and the
-curve show every run's generations).
+curve show every run's generations). The record is read once, into
+``state.json`` at the run's start (the file may later carry this run's
+generations too). A run from a shipped name counts from 0: the shipped
+model's Elo is the reference.
 
 Games run on local processes (``--processes``) or on Ray (``--ray ADDRESS``),
 self-play and gate alike; training runs in this process.
@@ -344,13 +346,6 @@ def _manifest_loop(model: str) -> dict[str, Any] | None:
     return loop
 
 
-def _lineage(state: dict[str, Any]) -> dict[str, Any] | None:
-    """The earlier runs this one goes on from, as recorded at its start: the
-    model file may since carry this run's generations too."""
-    lineage: dict[str, Any] | None = state.get("lineage")
-    return lineage
-
-
 def _numbering(lineage: dict[str, Any] | None) -> Callable[[int], int]:
     """A run's generation k as counted from the first run's generation 0:
     its generation 0 is the one exported, the others come after the last
@@ -366,7 +361,7 @@ def history(state: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]
     """Every generation from the first run's generation 0: (the first run's
     model and the commands of the runs; the generations, this run's numbered
     on from the earlier runs' and their Elo chained on)."""
-    lineage = _lineage(state)
+    lineage = state.get("lineage")
     if lineage is None:
         return {"initial": state["config"]["initial"], "commands": [state["command"]]}, list(state["generations"])
     number = _numbering(lineage)
@@ -394,7 +389,7 @@ def export(state: dict[str, Any], work: Path | str, out: Path | str) -> dict[str
     out = Path(out)
     if out.suffix != ".npz":
         raise ValueError(f"--export: a .npz path, got {str(out)!r}")
-    current, lineage = state["current"], _lineage(state)
+    current, lineage = state["current"], state.get("lineage")
     model = Path(_model_argument(Path(work).resolve(), current)) if current["generation"] > 0 \
         else model_path(current["model"])
     elo, ci95 = chained_elo(lineage, current) if lineage is not None else (current["elo"], current["ci95"])
@@ -569,10 +564,10 @@ def markdown(state: dict[str, Any]) -> str:
     budget = (f"{config['gate_time']} s" if config["gate_time"] is not None
               else f"{config['gate_iterations']} iterations")
     start, entries = history(state)
-    commands = start["commands"]
+    commands, number = start["commands"], _numbering(state.get("lineage"))
     lines = [f"`{commands[0]}`"] if len(commands) == 1 else \
         [f"{i}. `{command}`" for i, command in enumerate(commands, 1)] + \
-        ["", f"Run {len(commands)} goes on from generation {_numbering(_lineage(state))(0)}, which run "
+        ["", f"Run {len(commands)} goes on from generation {number(0)}, which run "
          f"{len(commands) - 1} exported (`--export`); its generations are numbered on and its Elo chained on."]
     lines += ["",
               f"Self-play: {config['games']} games a generation at {config['selfplay_budget']} iterations a move; "
@@ -596,7 +591,7 @@ def markdown(state: dict[str, Any]) -> str:
                      f"{100 * gate['score']:.1f}% vs gen {gate['against']} | {_elo_text(gate['elo'], gate['ci95'])} "
                      f"| {_elo_text(entry['elo'], entry['ci95'])} | {'yes' if entry['promoted'] else 'no'} |")
     current = state["current"]
-    lines += ["", f"Current model: generation {_numbering(_lineage(state))(current['generation'])} "
+    lines += ["", f"Current model: generation {number(current['generation'])} "
               f"({current['model']})."]
     return "\n".join(lines)
 
