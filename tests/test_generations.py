@@ -278,6 +278,14 @@ def test_a_run_goes_on_from_an_exported_model_numbering_and_chaining_on(tmp_path
     assert [g["generation"] for g in loop2["generations"]] == [1, 2, 3] and loop2["elo"] == third["elo"]
 
 
+def test_an_export_that_is_not_a_model_file_is_refused_naming_the_flag(tmp_path, capsys):
+    Fakes({1: "H1"}).run(tmp_path, 1)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--work", str(tmp_path), "--export", str(tmp_path / "model.txt")])
+    assert exit_.value.code == 2 and "--export: a .npz path" in capsys.readouterr().err
+    assert not (tmp_path / "model.txt").exists()
+
+
 def test_real_tiny_generations_end_to_end_and_a_gate_resumed_from_its_games(tmp_path):
     """Real self-play, training and SPRT games; generation 1's verdict is
     forced to H1 (after its real match) so that generation 2 plays with a
