@@ -291,13 +291,7 @@ def practice(board: BoardPage, path: Path, phone: bool = False) -> None:
                                 " return s.choices.findIndex(a => key(a) === taken); })()")
             board.play_choice(page.locator(CHOICE).nth(max(index, 0)))
         page.wait_for_function("window.cacao.practice.verdict && !window.cacao.practice.judging", timeout=120_000)
-    page.mouse.move(0, 0)
-    page.evaluate("document.activeElement?.blur()")  # no focus ring on the board
-    if phone:
-        page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(path), clip=union(page, "#left", "#p-practice", pad=0), full_page=True)
-    else:
-        page.screenshot(path=str(path))
+    shoot(board, path, "#p-practice" if phone else None)
     board.press("#practice-leave")
     page.wait_for_function("window.cacao.mode === 'replay'")
 
@@ -326,11 +320,18 @@ def puzzles(board: BoardPage, path: Path, phone: bool = False) -> None:
         page.wait_for_function(PUZZLE_JUDGED)
     board.place_tile(puzzle.solutions[0].to_json())
     page.wait_for_function(PUZZLE_JUDGED + " && window.cacao.puzzles.step === 'solved'")
+    shoot(board, path, "#p-puzzles" if phone else None)
+
+
+def shoot(board: BoardPage, path: Path, panel: str | None = None) -> None:
+    """The window, no pointer or focus ring on the board; with `panel` (on a
+    phone), the board and that panel under it, the whole page's height."""
+    page = board.page
     page.mouse.move(0, 0)
-    page.evaluate("document.activeElement?.blur()")  # no focus ring on the board
-    if phone:
+    page.evaluate("document.activeElement?.blur()")
+    if panel:
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(path), clip=union(page, "#left", "#p-puzzles", pad=0), full_page=True)
+        page.screenshot(path=str(path), clip=union(page, "#left", panel, pad=0), full_page=True)
     else:
         page.screenshot(path=str(path))
 
