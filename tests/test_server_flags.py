@@ -62,6 +62,14 @@ def test_a_value_out_of_range_from_the_environment_names_the_variable():
     assert typed.stderr.splitlines()[-1] == "cacao-server: error: --max-searches must be at least 1, got 0"
 
 
+def test_a_puzzle_file_it_cannot_read_is_named_not_the_port(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    done = refused(["--puzzles", str(missing)])
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert f"--puzzles {missing}: cannot read it" in last and "--port" not in last, last
+
+
 @pytest.mark.integration
 def test_http_port_0_serves_on_a_free_port_and_the_log_says_which():
     """--http-port 0 as --port 0: any free port, named in the log line that
