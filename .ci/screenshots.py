@@ -1,8 +1,8 @@
 """Screenshots of the board page: at the start, mid-game, at the end, in the replay
 viewer, on a phone, the AI's candidates as a heat map, the game's graph, the
-game's review (on a desktop and on a phone), the practice of its mistakes, the
-forecast overlay, and the Puzzles view (on a desktop and on a phone, a puzzle of the
-shipped set with its solution shown).
+game's review (on a desktop and on a phone), the practice of its mistakes (on a desktop
+and on a phone), the forecast overlay, and the Puzzles view (on a desktop and on a phone,
+a puzzle of the shipped set with its solution shown).
 
 Starts ``cacao-server`` (gRPC and HTTP on free loopback ports), opens the page
 in headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright; no
@@ -13,7 +13,7 @@ the AI seats answer. The test suite drives the page with the same
 
     python .ci/screenshots.py                 # writes docs/img/board-*.png
     python .ci/screenshots.py --out /tmp/shots --players 3
-    python .ci/screenshots.py --only practice forecast   # those two, on a stored game
+    python .ci/screenshots.py --only practice forecast   # those (practice: desktop and phone), on a stored game
     python .ci/screenshots.py --only puzzles             # the Puzzles view, desktop and phone
 """
 
@@ -230,10 +230,11 @@ def union(page: Any, *selectors: str, pad: int = 6) -> dict[str, float]:
 
 NAMES = ("board-start.png", "board-mid.png", "board-end.png", "board-replay.png",
          "board-phone.png", "board-heatmap.png", "board-graph.png", "board-review.png", "board-review-phone.png",
-         "board-practice.png", "board-forecast.png", "board-puzzles.png", "board-puzzles-phone.png")
+         "board-practice.png", "board-practice-phone.png", "board-forecast.png", "board-puzzles.png",
+         "board-puzzles-phone.png")
 # the views --only takes: the practice and the forecast shot on tests/data/records.jsonl's first
 # game, the puzzles on the shipped set's
-ONLY = {"practice": ("board-practice.png",), "forecast": ("board-forecast.png",),
+ONLY = {"practice": ("board-practice.png", "board-practice-phone.png"), "forecast": ("board-forecast.png",),
         "puzzles": ("board-puzzles.png", "board-puzzles-phone.png")}
 #: The Puzzles view's shots: a placement puzzle of this theme, drawn with this seed.
 PUZZLE_THEME, PUZZLE_SEED = "temple majority", 18
@@ -257,10 +258,11 @@ PRACTICE_READY = ("window.cacao.mode === 'practice' && window.cacao.practice.pos
                   " && window.cacao.legal.length > 0 && !window.cacao.practice.judging")
 
 
-def practice(board: BoardPage, path: Path) -> None:
+def practice(board: BoardPage, path: Path, phone: bool = False) -> None:
     """After a review: the practice of seat 0's mistakes, at its first placement to
     practise, where the move of the game is tried twice (two misses): the best action
-    ringed on the board and explained; then left again."""
+    ringed on the board and explained; then left again. On a phone (tapped), the board
+    and the practice's panel under it."""
     page = board.page
     page.wait_for_function("!document.querySelector('#practise').disabled")
     board.press("#practise")
@@ -277,14 +279,9 @@ def practice(board: BoardPage, path: Path) -> None:
         task = re.search(r"played (\S+) at \((-?\d+),(-?\d+)\)", page.inner_text("#practice-body .task"))
         if not task:  # a result to choose: shown untried
             break
-        name, x, y = task.groups()
-        board.press(page.locator(f"#tray svg.choosable[data-tile='{name}']").first)
-        board.cell(int(x), int(y)).hover()
-        for _ in range(4):  # turned as in the game
-            if board.state("s.rotation === s.practice.list[s.practice.at].taken.kind.value.rotation"):
-                break
-            page.keyboard.press("r")
-        board.press(board.cell(int(x), int(y)))
+        name, x, y = task.groups()  # the tile turned and placed as in the game
+        board.place_tile({"tile": name, "x": int(x), "y": int(y),
+                          "rot": board.state("s.practice.list[s.practice.at].taken.kind.value.rotation")})
         page.wait_for_function("document.querySelector('#choices button.choice') || window.cacao.practice.judging"
                                " || window.cacao.practice.verdict")
         if page.locator(CHOICE).count():  # the game's way of filling the closed cells
@@ -292,10 +289,9 @@ def practice(board: BoardPage, path: Path) -> None:
                                 " const key = (a) => JSON.stringify(a.kind.value.fills.map(f => [f.tile, f.x, f.y]));"
                                 " const taken = key(s.practice.list[s.practice.at].taken);"
                                 " return s.choices.findIndex(a => key(a) === taken); })()")
-            board.press(page.locator(CHOICE).nth(max(index, 0)))
+            board.play_choice(page.locator(CHOICE).nth(max(index, 0)))
         page.wait_for_function("window.cacao.practice.verdict && !window.cacao.practice.judging", timeout=120_000)
-    page.mouse.move(0, 0)
-    page.screenshot(path=str(path))
+    shoot(board, path, "#p-practice" if phone else None)
     board.press("#practice-leave")
     page.wait_for_function("window.cacao.mode === 'replay'")
 
@@ -324,11 +320,18 @@ def puzzles(board: BoardPage, path: Path, phone: bool = False) -> None:
         page.wait_for_function(PUZZLE_JUDGED)
     board.place_tile(puzzle.solutions[0].to_json())
     page.wait_for_function(PUZZLE_JUDGED + " && window.cacao.puzzles.step === 'solved'")
+    shoot(board, path, "#p-puzzles" if phone else None)
+
+
+def shoot(board: BoardPage, path: Path, panel: str | None = None) -> None:
+    """The window, no pointer or focus ring on the board; with `panel` (on a
+    phone), the board and that panel under it, the whole page's height."""
+    page = board.page
     page.mouse.move(0, 0)
-    page.evaluate("document.activeElement?.blur()")  # no focus ring on the board
-    if phone:
+    page.evaluate("document.activeElement?.blur()")
+    if panel:
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(path), clip=union(page, "#left", "#p-puzzles", pad=0), full_page=True)
+        page.screenshot(path=str(path), clip=union(page, "#left", panel, pad=0), full_page=True)
     else:
         page.screenshot(path=str(path))
 
@@ -372,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                     if "practice" in args.only:
                         review(board)
                         practice(board, out / ONLY["practice"][0])
+            if "practice" in args.only:
+                shoot_practice_phone(url, stored, out / ONLY["practice"][1])
             if "puzzles" in args.only:
                 shoot_puzzles(url, out)
         for name in args.only:
@@ -443,10 +448,22 @@ def main(argv: list[str] | None = None) -> int:
             review(board)
             page.evaluate("document.querySelector('#p-graph').scrollIntoView({block: 'start'})")
             page.screenshot(path=str(out / "board-review-phone.png"))
+            practice(board, out / "board-practice-phone.png", phone=True)
         shoot_puzzles(url, out)
     for name in NAMES:
         print(out / name)
     return 0
+
+
+def shoot_practice_phone(url: str, record: str, path: Path) -> None:
+    """board-practice-phone.png: the record reviewed on a phone, and the practice of its mistakes."""
+    width, height = SIZES["phone"]
+    with chromium(width, height, touch=True) as page:
+        board = BoardPage(page, url, touch=True)
+        page.evaluate("text => window.cacaoOpenRecord(text)", record)
+        page.wait_for_function("window.cacao.mode === 'replay' && window.cacao.replay.position")
+        review(board)
+        practice(board, path, phone=True)
 
 
 def shoot_puzzles(url: str, out: Path) -> None:

@@ -7,7 +7,8 @@ A try is judged by the same search as the review: the record up to the
 mistake with the try in its place, that one decision reviewed (ReviewGame's
 ``decisions``) at the review's budget and seed. It is *solved* when it loses
 less than an inaccuracy against the best action found (its class is best or
-good). A miss may be tried again; then :attr:`Verdict.best_action` and its
+good); where the endgame solver proved both values (the decision is
+``exact``), only an exactly best try solves. A miss may be tried again; then :attr:`Verdict.best_action` and its
 explanation show what was better.
 
 Thread-safety: immutable values and functions of their arguments; a judge
@@ -27,7 +28,8 @@ __all__ = ["PRACTISED", "SOLVED", "Exercise", "Verdict", "exercises", "judge", "
 
 #: The classes of the decisions a practice offers, in the order of the game.
 PRACTISED = ("inaccuracy", "mistake", "blunder")
-#: The classes of a try that solves an exercise: it loses less than an inaccuracy.
+#: The classes of a try that solves an exercise: it loses less than an inaccuracy
+#: (only "best" where the solver proved the values: an exact loss is no estimate).
 SOLVED = ("best", "good")
 
 
@@ -68,7 +70,8 @@ class Verdict:
     """A try judged.
 
     Attributes:
-        solved: it loses less than an inaccuracy against the best action.
+        solved: it loses less than an inaccuracy against the best action
+            (is exactly as good as the best, where the solver proved both).
         classification: its class, as the review would class it.
         win_loss: the win probability it loses against the best action.
         best_action: the best action the search found.
@@ -122,7 +125,8 @@ def attempt(exercise: Exercise, action: Action | Mapping[str, Any]) -> tuple[dic
 
 def verdict(decision: DecisionReview) -> Verdict:
     """The Verdict of a try's review."""
-    return Verdict(solved=decision.classification in SOLVED, classification=decision.classification,
+    solved = decision.classification == "best" if decision.exact else decision.classification in SOLVED
+    return Verdict(solved=solved, classification=decision.classification,
                    win_loss=decision.win_loss, best_action=decision.best_action,
                    explanation=decision.explanation, decision=decision)
 

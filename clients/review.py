@@ -6,7 +6,9 @@ before and after it, the loss against the best action ("(exact)" after the
 action when the endgame solver proved both actions' values), the best action
 when it was not taken and, under it, what the best action would have given in
 words; then each seat's accuracy and counts per class. A status line shows
-the progress while the server reviews.
+the progress while the server reviews. A record that cannot be reviewed is
+refused with one line on standard error, before any server starts or any of
+the table is written.
 
 Thread-safety: the functions write to the stream they are given; one review at a time.
 """
@@ -21,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from cacaoai.api import CLASSES, DecisionReview, Limit, ReviewSummary, action_text, sentence
+from cacaoai.engine import CacaoError, Position, parse_record
 from cacaoai.engine.cli import add_version_option
 
 from . import notation
@@ -35,6 +38,10 @@ from .practice import Exercise, exercises, judge
 #: Class names as the table writes them.
 CLASS_WORDS = {"best": "best", "good": "good", "inaccuracy": "inaccuracy", "mistake": "MISTAKE",
                "blunder": "BLUNDER", "forced": "forced"}
+
+
+#: The table's header, written once the server has accepted the record.
+HEADER = f"{'#':>4}  {'seat':<7} {'class':<10} {'before → after':>14} {'loss':>6}  action\n"
 
 
 def decision_lines(d: DecisionReview, names: Sequence[str] = SEAT_COLOUR_NAMES) -> list[str]:
@@ -82,10 +89,13 @@ def review_table(client: CacaoClient, record: dict | str, out: TextIO, limit: Li
                  names: Sequence[str] = SEAT_COLOUR_NAMES) -> tuple[ReviewSummary | None, list[DecisionReview]]:
     """As :func:`show_review`, with the decisions reviewed."""
     status = StatusLine(out)
-    out.write(f"{'#':>4}  {'seat':<7} {'class':<10} {'before → after':>14} {'loss':>6}  action\n")
     summary, decisions = None, []
+    headed = False
     for report in client.review_game(record, limit, seed=seed, seats=seats):
         status.clear()
+        if not headed:  # after the server has accepted the record: a refusal gets no table
+            out.write(HEADER)
+            headed = True
         if report.decision is not None:
             decisions.append(report.decision)
             out.write("\n".join(decision_lines(report.decision, names)) + "\n")
@@ -208,6 +218,11 @@ def _main(argv: Sequence[str] | None, out: TextIO) -> int:
     except OSError as error:
         print(f"cacao-review: could not read {args.record}: {error.strerror or error}", file=sys.stderr)
         return 1
+    problem = record_problem(record, args.seats)
+    if problem:  # before any server starts and before the table's header
+        source = "standard input" if args.record == "-" else args.record
+        print(f"cacao-review: {source}: {problem}", file=sys.stderr)
+        return 1
     try:
         if args.server:
             return _review(args.server, connection, record, limit, args, out)
@@ -216,6 +231,20 @@ def _main(argv: Sequence[str] | None, out: TextIO) -> int:
     except StartError as error:
         print(f"cacao-review: no local server: {error}", file=sys.stderr)
         return 1
+
+
+def record_problem(record: str, seats: Sequence[int] = ()) -> str | None:
+    """Why `record` (cacao-record/1 JSON text) cannot be reviewed for `seats`,
+    as the server would refuse it (a record that does not parse or replay, a
+    seat the game does not have); None when it can."""
+    try:
+        players = Position.from_record(parse_record(record)).players
+    except CacaoError as error:
+        return f"not a valid cacao-record/1 game: {error}"
+    for seat in seats:
+        if not 0 <= seat < players:
+            return f"--seat {seat}: the game has seats 0..{players - 1}"
+    return None
 
 
 def _review(target: str, connection: dict, record: str, limit: Limit | None,

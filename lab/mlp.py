@@ -47,13 +47,17 @@ class MLP:
     def size(self) -> int:
         return sum(p.size for p in self.params)
 
-    def forward(self, x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        """(outputs, the activations backward() needs) for raw inputs x (n x sizes[0])."""
+    def forward(self, x: np.ndarray, first: np.ndarray | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(outputs, the activations backward() needs) for raw inputs x (n x
+        sizes[0]); `first` (n x sizes[1]), if given, adds to the first layer
+        before its ReLU (an input of another shape, mapped by the caller)."""
         h = (x - self.mean) / self.scale
         acts = [h]
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             h = h @ w.T + b
+            if i == 0 and first is not None:
+                h += first
             if i < last:
                 np.maximum(h, 0.0, out=h)
                 acts.append(h)
@@ -67,6 +71,11 @@ class MLP:
     def backward(self, acts: list[np.ndarray], grad_out: np.ndarray) -> list[np.ndarray]:
         """Gradients of the parameters (in the order of ``params``) from the
         gradient of the loss with respect to the outputs."""
+        return self.backward_first(acts, grad_out)[0]
+
+    def backward_first(self, acts: list[np.ndarray], grad_out: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+        """backward(), and the gradient with respect to the first layer's
+        outputs before its ReLU (what forward's `first` gets)."""
         grads: list[np.ndarray] = []
         g = grad_out.astype(F32, copy=False)
         for i in range(len(self.weights) - 1, -1, -1):
@@ -77,7 +86,7 @@ class MLP:
                 g = g @ self.weights[i]
                 g *= h > 0
         grads.reverse()
-        return grads
+        return grads, g
 
     def folded(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """(weights, biases) with the input standardisation folded into the

@@ -78,6 +78,8 @@ class TrainConfig:
     Attributes:
         hidden: the value network's hidden layers (a second of 0: one layer).
         policy_hidden: the policy network's hidden layer.
+        policy_position: the policy's hidden layer also sees the position
+            (the mover's view of it), not only the action.
         epochs, policy_epochs: passes over the training rows.
         batch, policy_batch: rows (decisions for the policy) a step.
         lr, policy_lr: Adam's peak learning rate (cosine to 5% of it).
@@ -93,6 +95,7 @@ class TrainConfig:
 
     hidden: tuple[int, int] = (64, 32)
     policy_hidden: int = 16
+    policy_position: bool = False
     epochs: int = 12
     policy_epochs: int = 6
     batch: int = 512
@@ -143,7 +146,9 @@ class ValueRows:
 
 @dataclass
 class PolicyRows:
-    """Decisions: the rows start[d]:start[d + 1] of x, visits, weight are decision d's actions."""
+    """Decisions: the rows start[d]:start[d + 1] of x, visits, weight are
+    decision d's actions; position[d] is its position's features (the seat
+    to act's view)."""
 
     x: np.ndarray
     visits: np.ndarray
@@ -151,6 +156,7 @@ class PolicyRows:
     start: np.ndarray
     players: np.ndarray
     deal: np.ndarray
+    position: np.ndarray
 
     def take(self, which: np.ndarray) -> PolicyRows:
         """The decisions of a mask, or of increasing indices."""
@@ -159,7 +165,7 @@ class PolicyRows:
         rows = _ranges(self.start[chosen], lengths)
         start = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         return PolicyRows(self.x[rows], self.visits[rows], self.weight[rows], start, self.players[chosen],
-                          self.deal[chosen])
+                          self.deal[chosen], self.position[chosen])
 
     def __len__(self) -> int:
         return len(self.start) - 1
@@ -214,7 +220,7 @@ def load_data(folders: Sequence[Path | str], other_views: bool = True
         deal=np.concatenate([d["deal"], d.pop("v_deal") if other_views else np.zeros(0, np.uint64)]),
         search_win=rows("search_win", np.full((views, MAX_SEATS), np.nan, F32)))
     policy = PolicyRows(x=d.pop("a_x"), visits=d.pop("a_visits"), weight=d.pop("a_weight"), start=d.pop("a_start"),
-                        players=value.players[:n], deal=d.pop("deal"))
+                        players=value.players[:n], deal=d.pop("deal"), position=value.x[:n])
     return value, policy, manifests
 
 
@@ -340,11 +346,71 @@ def train_value(rows: ValueRows, train: np.ndarray, config: TrainConfig, rng: np
     return net
 
 
+class PolicyNet:
+    """The policy network: an MLP on an action's features; with a position
+    part, its hidden layer also gets the decision's standardised position
+    features times `wx`, the same for every action of the decision (the
+    search computes it once a node: model_policy_bias in model.pxi)."""
+
+    def __init__(self, net: MLP, position: tuple[np.ndarray, np.ndarray] | None, rng: np.random.Generator):
+        self.net = net
+        self.position = position           # the position features' mean and scale
+        self.wx: np.ndarray | None = None
+        if position is not None:
+            n_in = net.sizes[0] + len(position[0])
+            self.wx = rng.normal(0.0, math.sqrt(2.0 / n_in), (net.sizes[1], len(position[0]))).astype(F32)
+
+    @property
+    def params(self) -> list[np.ndarray]:
+        return self.net.params + ([] if self.wx is None else [self.wx])
+
+    @property
+    def size(self) -> int:
+        return sum(p.size for p in self.params)
+
+    def forward(self, rows: PolicyRows) -> tuple[np.ndarray, tuple[list[np.ndarray], np.ndarray | None]]:
+        """Each action's logit, and what backward() needs."""
+        first = xc = None
+        if self.wx is not None and self.position is not None:
+            mean, scale = self.position
+            xc = ((rows.position - mean) / scale).astype(F32)
+            first = (xc @ self.wx.T)[_segments(rows.start)]
+        out, acts = self.net.forward(rows.x, first)
+        return out[:, 0], (acts, xc)
+
+    def backward(self, cache: tuple[list[np.ndarray], np.ndarray | None], grad: np.ndarray,
+                 start: np.ndarray) -> list[np.ndarray]:
+        """Gradients of ``params`` from the gradient w.r.t. the logits."""
+        acts, xc = cache
+        grads, g = self.net.backward_first(acts, grad[:, None])
+        if xc is not None:
+            grads.append(np.add.reduceat(g, start[:-1]).T @ xc)
+        return grads
+
+    def logits(self, rows: PolicyRows, decisions: int = 20000) -> np.ndarray:
+        """Every action's logit, a batch of decisions at a time."""
+        parts = [self.forward(rows.take(np.arange(i, min(i + decisions, len(rows)))))[0]
+                 for i in range(0, len(rows), decisions)]
+        return np.concatenate(parts) if parts else np.zeros(0, F32)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The model file's policy arrays (search/model.py), standardisation folded in."""
+        w, b = self.net.folded()
+        out = {"p_w1": w[0], "p_b1": b[0], "p_w2": w[1][0], "p_b2": b[1]}
+        if self.wx is not None and self.position is not None:
+            mean, scale = self.position
+            wx = self.wx / scale[None, :]
+            out["p_wx"] = wx.astype(F32)
+            out["p_b1"] = (b[0] - wx @ mean).astype(F32)
+        return out
+
+
 def train_policy(rows: PolicyRows, train: np.ndarray, config: TrainConfig, rng: np.random.Generator,
-                 log: Callable[[str], None], check: Callable[[MLP], str] | None = None) -> MLP:
+                 log: Callable[[str], None], check: Callable[[PolicyNet], str] | None = None) -> PolicyNet:
     """The policy network, trained on the decisions of the mask `train`."""
     mean, scale = _standardiser(rows.x, np.repeat(train, np.diff(rows.start)))
-    net = MLP([features.N_ACTION_FEATURES, config.policy_hidden, 1], rng, mean, scale)
+    net = PolicyNet(MLP([features.N_ACTION_FEATURES, config.policy_hidden, 1], rng, mean, scale),
+                    _standardiser(rows.position, train) if config.policy_position else None, rng)
     adam = Adam(net.params, config.policy_lr, weight_decay=config.weight_decay)
     keep = np.flatnonzero(train)
     steps = max(1, len(keep) // config.policy_batch)
@@ -354,9 +420,9 @@ def train_policy(rows: PolicyRows, train: np.ndarray, config: TrainConfig, rng: 
         running = 0.0
         for k in range(steps):
             part = rows.take(np.sort(order[k * config.policy_batch:(k + 1) * config.policy_batch]))
-            out, acts = net.forward(part.x)
-            ce, grad = policy_loss(out[:, 0].astype(np.float64), part.visits, part.weight, part.start)
-            adam.step(net.backward(acts, grad[:, None]), _schedule(epoch * steps + k, total, config.policy_lr))
+            out, cache = net.forward(part)
+            ce, grad = policy_loss(out.astype(np.float64), part.visits, part.weight, part.start)
+            adam.step(net.backward(cache, grad, part.start), _schedule(epoch * steps + k, total, config.policy_lr))
             running += float(ce.mean())
         log(f"policy epoch {epoch + 1}/{config.policy_epochs}: train cross-entropy {running / steps:.4f}"
             + (f", held out {check(net)}" if check else ""))
@@ -446,13 +512,13 @@ def _agreement(scores: np.ndarray, visits: np.ndarray, start: np.ndarray) -> flo
     return float((hits / np.add.reduceat(best.astype(np.float64), first)).mean())
 
 
-def policy_metrics(net: MLP, rows: PolicyRows) -> dict[str, Any]:
+def policy_metrics(net: PolicyNet, rows: PolicyRows) -> dict[str, Any]:
     """Held-out cross-entropy against the visits and top-1 agreement with the
     most visited action, for the network, the greedy one-step value's prior
     and uniform priors."""
     if len(rows) == 0:
         return {"decisions": 0}
-    logits = net(rows.x)[:, 0].astype(np.float64)
+    logits = net.logits(rows).astype(np.float64)
     greedy = rows.x[:, VALUE_CHANGE].astype(np.float64) * GREEDY_SCALE
     ce, _ = policy_loss(logits, rows.visits, rows.weight, rows.start)
     ce_greedy, _ = policy_loss(greedy, rows.visits, rows.weight, rows.start)
@@ -467,22 +533,37 @@ def policy_metrics(net: MLP, rows: PolicyRows) -> dict[str, Any]:
 # --- the model -----------------------------------------------------------------
 
 
-def model_arrays(value: MLP, policy: MLP) -> dict[str, np.ndarray]:
+def model_arrays(value: MLP, policy: PolicyNet) -> dict[str, np.ndarray]:
     """The arrays of the model file (search/model.py) from the two networks."""
     w, b = value.folded()
-    pw, pb = policy.folded()
     h1 = w[0].shape[0]
     two = len(w) == 3
     return {"w1": w[0], "b1": b[0],
             "w2": w[1] if two else np.zeros((0, h1), F32), "b2": b[1] if two else np.zeros(0, F32),
-            "w_out": w[-1], "b_out": b[-1],
-            "p_w1": pw[0], "p_b1": pb[0], "p_w2": pw[1][0], "p_b2": pb[1]}
+            "w_out": w[-1], "b_out": b[-1], **policy.arrays()}
+
+
+def value_network(path: Path | str) -> MLP:
+    """The value network of a model file, as an MLP (its standardisation
+    folded into the first layer, as the file keeps it)."""
+    with np.load(Path(path).with_suffix(".npz")) as data:
+        arrays = {key: np.asarray(data[key], F32) for key in ("w1", "b1", "w2", "b2", "w_out", "b_out")}
+    two = arrays["w2"].size > 0
+    layers = [("w1", "b1")] + ([("w2", "b2")] if two else []) + [("w_out", "b_out")]
+    sizes = [arrays["w1"].shape[1]] + [arrays[w].shape[0] for w, _ in layers]
+    net = MLP(sizes, np.random.default_rng(0))
+    net.weights = [arrays[w] for w, _ in layers]
+    net.biases = [arrays[b] for _, b in layers]
+    return net
 
 
 def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = TrainConfig(), *,
-          name: str = "cacao", version: str = "1", log: Callable[[str], None] = print) -> dict[str, Any]:
+          name: str = "cacao", version: str = "1", log: Callable[[str], None] = print,
+          value_from: Path | str | None = None) -> dict[str, Any]:
     """Train a model on the self-play folders, write it to `out` (.npz and
-    .json) and return its manifest."""
+    .json) and return its manifest. With `value_from` (a model file), keep
+    that model's value network and train the policy alone: what a change of
+    the policy alone is worth, against that model."""
     started = time.monotonic()
     value, policy, manifests = load_data(folders, config.other_views > 0)
     v_held = held_out_games(value.deal, config.held_out)
@@ -499,11 +580,15 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
         return (f"log loss {m['log_loss']:.4f} (constant {m['log_loss_constant']:.4f}), "
                 f"Brier skill {m['brier_skill']:.3f}, margin MAE {m['margin_mae']:.2f}")
 
-    def check_policy(net: MLP) -> str:
+    def check_policy(net: PolicyNet) -> str:
         m = policy_metrics(net, p_test)
         return f"cross-entropy {m['cross_entropy']:.4f}, top-1 {m['top1']:.3f}"
 
-    value_net = train_value(value, ~v_held, config, rng, log, check_value if len(test_to_act) else None)
+    if value_from is None:
+        value_net = train_value(value, ~v_held, config, rng, log, check_value if len(test_to_act) else None)
+    else:
+        value_net = value_network(value_from)
+        log(f"value network kept from {value_from}")
     policy_net = train_policy(policy, ~p_held, config, rng, log, check_policy if len(p_test) else None)
     metrics = {"value": value_metrics(value_net, test_to_act, rates, config.gold_scale),
                "policy": policy_metrics(policy_net, p_test)}
@@ -511,14 +596,16 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
     manifest = {
         "name": name, "version": version, "gold_scale": config.gold_scale, "seed": config.seed,
         "description": "value: win-share logits, gold margin and final gold per seat from the viewer on; "
-                       "policy: a logit per action from its features",
-        "sizes": {"value": value_net.sizes, "policy": policy_net.sizes,
+                       "policy: a logit per action from its features"
+                       + (" and its position's" if config.policy_position else ""),
+        "sizes": {"value": value_net.sizes, "policy": policy_net.net.sizes,
                   "parameters": value_net.size + policy_net.size},
         "training": {**config.to_json(), "time_s": round(elapsed, 1), "numpy": np.__version__,
                      "python": platform.python_version(),
                      "value_rows": int((~v_held).sum()), "decisions": int((~p_held).sum()), "games": games[0]},
         "data": [_describe(m) for m in manifests],
         "held_out": {"games": games[1], "positions": int(test_to_act.x.shape[0]), "decisions": len(p_test)},
+        **({"value_from": str(value_from)} if value_from is not None else {}),
         "metrics": metrics,
     }
     path = save_model(out, model_arrays(value_net, policy_net), manifest)
@@ -666,6 +753,9 @@ def add_network_options(parser: argparse.ArgumentParser, defaults: TrainConfig) 
                              f"{','.join(str(h) for h in defaults.hidden if h)})")
     parser.add_argument("--policy-hidden", type=int, default=None,
                         help=f"the policy network's hidden layer (default {defaults.policy_hidden})")
+    parser.add_argument("--policy-position", action="store_true", default=None,
+                        help="the policy network's hidden layer sees the position's features too, not only "
+                             "the action's (default: " + ("on" if defaults.policy_position else "off") + ")")
     parser.add_argument("--search-target", type=float, default=None,
                         help="share of the self-play search's root win probabilities in the value target "
                              f"(default {defaults.search_target:g}; 0: the games' results only)")
@@ -687,6 +777,8 @@ def network_changes(args: argparse.Namespace, parser: argparse.ArgumentParser) -
         if args.policy_hidden < 1:
             parser.error(f"--policy-hidden: must be positive, got {args.policy_hidden}")
         changes["policy_hidden"] = args.policy_hidden
+    if args.policy_position:
+        changes["policy_position"] = True
     if args.search_target is not None:
         if not 0 <= args.search_target <= 1:
             parser.error(f"--search-target: {args.search_target} is not between 0 and 1")
@@ -730,6 +822,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--name", default="cacao", help="the model's name in its manifest (default cacao)")
     parser.add_argument("--model-version", default="1",
                         help="the model's version in its manifest, which GetServerInfo reports (default 1)")
+    parser.add_argument("--value-from", metavar="MODEL", default=None,
+                        help="keep this model's value network (a .npz) and train the policy alone")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     plan = TINY_PIPELINE if args.tiny else PIPELINE
@@ -746,6 +840,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pipeline:
             if args.data:
                 parser.error("--pipeline plays its own data: give no folders")
+            if args.value_from is not None:
+                parser.error("--value-from: trains on folders, not with --pipeline")
             if args.generations is not None:
                 if not 1 <= args.generations <= len(plan.generations):
                     parser.error(f"--generations: {args.generations} is not between 1 and "
@@ -757,7 +853,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             if not args.data:
                 parser.error("give self-play folders, or --pipeline")
-            manifest = train(args.data, args.out, config, name=args.name, version=args.model_version, log=log)
+            if args.value_from is not None and not Path(args.value_from).with_suffix(".npz").exists():
+                parser.error(f"--value-from: no model file {args.value_from}")
+            manifest = train(args.data, args.out, config, name=args.name, version=args.model_version, log=log,
+                             value_from=args.value_from)
     except ValueError as exc:
         parser.error(str(exc))
     if args.quiet:

@@ -30,6 +30,7 @@ ctypedef struct model_t:
     const float* p_w1
     const float* p_b1
     const float* p_w2
+    const float* p_wx       # NULL, or the position's weights in the policy's hidden layer (n_in x n_p)
     float p_b2
     double gold_scale       # margins and gold are predicted in these units
 

@@ -311,11 +311,13 @@ cdef void _sort_root(tree_t* t) noexcept nogil:
     cdef int i, j, seat = t.root.to_act
     cdef double v, total = 0.0
     cdef action_t a
+    cdef const float* bias
     if value == NULL:
         return                                      # unsorted: only weaker, still correct
     if t.cfg.prior == PRIOR_MODEL and t.model != NULL:   # the features hide the deck's order
+        bias = model_policy_bias(t.model, p, seat, t.scratch)
         for i in range(t.n_root):
-            value[i] = model_logit(t.model, p, seat, t.root_actions[i], t.scratch)
+            value[i] = model_logit(t.model, p, seat, t.root_actions[i], bias, t.scratch)
     else:
         p.deck_pos = p.deck_end
         action_values_into(p, t.root_actions, t.n_root, seat, t.undo, value)
@@ -697,6 +699,7 @@ cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int
     cdef int j, q, i = 0, d = 0, m = t.cfg.expand_samples
     cdef int r = rng_below(&t.rng, u)
     cdef int32_t* untried = t.untried
+    cdef const float* bias
     for j in range(n):
         if child_of[j] < 0:
             untried[i] = j
@@ -717,8 +720,9 @@ cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int
             d += 1
         of_pick[j] = q
     if t.cfg.prior == PRIOR_MODEL and t.model != NULL:
+        bias = model_policy_bias(t.model, s, seat, t.scratch)
         for q in range(d):
-            value[q] = model_logit(t.model, s, seat, cand[q], t.scratch)
+            value[q] = model_logit(t.model, s, seat, cand[q], bias, t.scratch)
     else:
         action_values_into(s, cand, d, seat, t.undo, value)
     for j in range(1, m):

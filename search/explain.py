@@ -228,8 +228,8 @@ def sentence(explanation: Explanation, names: Sequence[str] = DEFAULT_NAMES) -> 
     (one a seat). The trade-offs (parts where the line does worse) stay in
     the data only. An explanation without the seats' totals (an older
     server's) ends with the seat's own gold, as it did."""
-    head = action_text(explanation.line[0])
-    other = action_text(explanation.other_line[0])
+    head = action_text(explanation.line[0], short=True)
+    other = action_text(explanation.other_line[0], short=True)
     clauses = [*_temple_clauses(explanation, names), *_part_clauses(explanation)][:MAX_CLAUSES]
     if (len(explanation.totals) != len(explanation.other_totals) or len(explanation.totals) < 2
             or (not clauses and explanation.totals == explanation.other_totals)):
@@ -277,15 +277,34 @@ def _listed(clauses: list[str]) -> str:
     return clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
 
 
-def action_text(action: Action) -> str:
-    """An action in few words: "2101 at (1,-2)", "taking 4 gold and 1 cacao"."""
-    if action.type == "place":
-        return f"{action.tile} at ({action.x},{action.y})"
-    if action.type == "overbuild":
-        return f"overbuilding with {action.tile} at ({action.x},{action.y})"
+def action_text(action: Action, *, short: bool = False) -> str:
+    """An action in words that tell it from every other action of its position:
+    "2101 at (1,-2), rotation 1", "3001 at (0,-1), rotation 2, filling (1,-1)
+    with market-3 from the display", "overbuilding with 3100 at (2,1), rotation
+    3", "discarding 2101", "taking 4 gold and keeping 1 cacao".
+
+    A worker tile's rotation (0-3 quarter turns clockwise, docs/rules.md) is
+    named except for a 1111 at rotation 0 (the only way a 1111 is written), and
+    each cell its placement fills with a display tile, with that jungle tile:
+    two different actions never read alike. With `short`, the tile and its cell
+    only ("2101 at (1,-2)"), as :func:`sentence` and the TypeScript client's
+    ``actionText`` name an action.
+    """
     if action.type == "discard":
         return f"discarding {action.tile}"
-    return f"taking {action.gold} gold and keeping {action.cacao} cacao"
+    if action.type == "resolve":
+        return f"taking {action.gold} gold and keeping {action.cacao} cacao"
+    text = f"{action.tile} at ({action.x},{action.y})"
+    if action.type == "overbuild":
+        text = "overbuilding with " + text
+    if short:
+        return text
+    if action.tile != "1111" or action.rot:
+        text += f", rotation {action.rot}"
+    if action.fills:
+        filled = _listed([f"({f.x},{f.y}) with {f.tile}" for f in action.fills])
+        text += f", filling {filled} from the display"
+    return text
 
 
 def _temple_clauses(explanation: Explanation, names: Sequence[str]) -> list[str]:

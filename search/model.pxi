@@ -8,9 +8,12 @@
 #   viewer + 1, ..., a win-share logit (a softmax over the seats that play
 #   gives the win shares), the final gold margin over the best other seat and
 #   the final gold, each in units of `gold_scale`;
-# - the policy network gives an action a logit from its features alone (the
-#   mover's gains and what it changes on the board), so that it costs a few
-#   hundred multiplications and can order a node's untried actions.
+# - the policy network gives an action a logit from its features (the mover's
+#   gains and what it changes on the board), so that it costs a few hundred
+#   multiplications and can order a node's untried actions. A model may also
+#   let it see the position (`p_wx`): the position's features, from the
+#   mover's view, add to the hidden layer's bias, once per node for all its
+#   actions (model_policy_bias), so an action still costs the same.
 #
 # Layers are dense with ReLU between them; weights are float32, kept
 # transposed (in x out, row-major) so that a layer adds each input's row to the
@@ -84,24 +87,45 @@ cdef void model_value(const model_t* m, const position_t* pos, int viewer, float
         gold[seat] = out[2 * MAX_SEATS + k] * m.gold_scale
 
 
+cdef const float* model_policy_bias(const model_t* m, const position_t* pos, int viewer,
+                                    float* scratch) noexcept nogil:
+    """The policy's hidden-layer bias at `pos` for the mover `viewer`: p_b1,
+    plus the position's part where the model has one (kept at the end of
+    `scratch`, where model_logit does not write). Pass it to model_logit for
+    every action of this position."""
+    cdef float* bias
+    if m.p_wx == NULL:
+        return m.p_b1
+    bias = scratch + _scratch_layers(m)
+    position_features(pos, viewer, scratch)
+    _dense(m.p_wx, m.p_b1, scratch, m.n_in, m.n_p, bias, False)
+    return bias
+
+
 cdef double model_logit(const model_t* m, position_t* pos, int viewer, action_t a,
-                        float* scratch) noexcept nogil:
-    """The policy network's logit of action `a` for the seat to act, `viewer`."""
+                        const float* bias, float* scratch) noexcept nogil:
+    """The policy network's logit of action `a` for the seat to act, `viewer`,
+    with the hidden layer's `bias` from model_policy_bias."""
     cdef float* x = scratch
     cdef float* h = x + m.n_act
     cdef float acc = m.p_b2
     cdef int i
     action_features(pos, viewer, a, x)
-    _dense(m.p_w1, m.p_b1, x, m.n_act, m.n_p, h, True)
+    _dense(m.p_w1, bias, x, m.n_act, m.n_p, h, True)
     for i in range(m.n_p):
         acc += m.p_w2[i] * h[i]
     return acc
 
 
-cdef inline int model_scratch_floats(const model_t* m) noexcept nogil:
+cdef inline int _scratch_layers(const model_t* m) noexcept nogil:
     cdef int value = m.n_in + m.n_h1 + m.n_h2 + 3 * MAX_SEATS
     cdef int policy = m.n_act + m.n_p
     return value if value > policy else policy
+
+
+cdef inline int model_scratch_floats(const model_t* m) noexcept nogil:
+    """Floats of scratch a tree needs for `m`: the layers, then the policy's bias."""
+    return _scratch_layers(m) + m.n_p
 
 
 cdef class ModelHandle:
@@ -123,6 +147,8 @@ cdef class ModelHandle:
         cdef int total = 0, at = 0, k
         cdef float[::1] view
         order = ("w1", "b1", "w2", "b2", "w_out", "b_out", "p_w1", "p_b1", "p_w2")
+        if "p_wx" in arrays:
+            order += ("p_wx",)
         self.name = name
         w1, w_out, p_w1 = arrays["w1"], arrays["w_out"], arrays["p_w1"]
         self.m.n_in = w1.shape[1]
@@ -135,6 +161,8 @@ cdef class ModelHandle:
         if self.m.n_act != N_ACTION_FEATURES:
             raise ValueError(f"the model's policy reads {self.m.n_act} action features, "
                              f"the engine gives {N_ACTION_FEATURES}")
+        if "p_wx" in arrays and tuple(arrays["p_wx"].shape) != (self.m.n_p, N_FEATURES):
+            raise ValueError(f"p_wx: shape {tuple(arrays['p_wx'].shape)}, expected ({self.m.n_p}, {N_FEATURES})")
         if w_out.shape[0] != 3 * MAX_SEATS:
             raise ValueError(f"w_out: {w_out.shape[0]} outputs, expected {3 * MAX_SEATS}")
         for key in order:
@@ -161,6 +189,7 @@ cdef class ModelHandle:
         self.m.p_w1 = self.buffer + <int>pointers["p_w1"]
         self.m.p_b1 = self.buffer + <int>pointers["p_b1"]
         self.m.p_w2 = self.buffer + <int>pointers["p_w2"]
+        self.m.p_wx = self.buffer + <int>pointers["p_wx"] if "p_wx" in arrays else NULL
         self.m.p_b2 = float(arrays["p_b2"].ravel()[0])
         self.m.gold_scale = gold_scale
 
@@ -191,9 +220,11 @@ cdef class ModelHandle:
         for the seat to act."""
         cdef float* scratch = <float*>malloc(model_scratch_floats(&self.m) * sizeof(float))
         cdef position_t work = core.pos
+        cdef const float* bias
         if scratch == NULL:
             raise MemoryError()
         try:
-            return [model_logit(&self.m, &work, work.to_act, <action_t>c, scratch) for c in codes]
+            bias = model_policy_bias(&self.m, &work, work.to_act, scratch)
+            return [model_logit(&self.m, &work, work.to_act, <action_t>c, bias, scratch) for c in codes]
         finally:
             free(scratch)

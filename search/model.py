@@ -8,7 +8,9 @@ both shipped in the package (``cacaoai/search/models/``) or anywhere on disk:
   viewer on, a win-share logit, the final gold margin and the final gold (the
   last two in units of ``gold_scale``);
 - policy network: ``p_w1`` (P x A), ``p_b1``, ``p_w2`` (P), ``p_b2`` (1): an
-  action's logit from its features.
+  action's logit from its features; and optionally ``p_wx`` (P x F), the
+  weights of the position's features (the mover's view) in its hidden layer,
+  for a policy that sees the position as well as the action.
 
 The manifest says what the model is and how it was made: ``name``,
 ``version``, ``features_version`` (the engine's FEATURES_VERSION it reads),
@@ -37,10 +39,11 @@ from cacaoai.engine import features
 
 from ._mcts import ModelHandle
 
-__all__ = ["DEFAULT_MODEL", "ARRAYS", "Model", "load_model", "model_path", "save_model"]
+__all__ = ["DEFAULT_MODEL", "ARRAYS", "OPTIONAL_ARRAYS", "Model", "load_model", "model_path", "save_model"]
 
 DEFAULT_MODEL = "cacao"
 ARRAYS = ("w1", "b1", "w2", "b2", "w_out", "b_out", "p_w1", "p_b1", "p_w2", "p_b2")
+OPTIONAL_ARRAYS = ("p_wx",)
 
 _lock = threading.Lock()
 _cache: dict[str, Model] = {}
@@ -97,7 +100,8 @@ def save_model(path: Path | str, arrays: dict[str, np.ndarray], manifest: dict[s
             raise ValueError(f"model manifest: no {key}")
     manifest = {**manifest, "features_version": features.FEATURES_VERSION}
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, **{key: np.asarray(arrays[key], dtype=np.float32) for key in ARRAYS})  # type: ignore[arg-type]
+    keys = ARRAYS + tuple(key for key in OPTIONAL_ARRAYS if key in arrays)
+    np.savez(path, **{key: np.asarray(arrays[key], dtype=np.float32) for key in keys})  # type: ignore[arg-type]
     path.with_suffix(".json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     with _lock:
         _cache.pop(str(path), None)
@@ -115,6 +119,6 @@ def _read(path: Path) -> Model:
         missing = [key for key in ARRAYS if key not in data]
         if missing:
             raise ValueError(f"model: {path.name} lacks {', '.join(missing)}")
-        arrays = {key: np.asarray(data[key], dtype=np.float32) for key in ARRAYS}
+        arrays = {key: np.asarray(data[key], dtype=np.float32) for key in ARRAYS + OPTIONAL_ARRAYS if key in data}
     handle = ModelHandle(manifest["name"], arrays, float(manifest["gold_scale"]))
     return Model(manifest["name"], manifest, handle)

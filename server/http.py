@@ -237,18 +237,19 @@ def start_http(api: CacaoApi, host: str, port: int, max_connections: int = 0,
         raise
 
 
-def start_page(api: CacaoApi, host: str, port: int, tokens: security.Tokens | None = None,
+def start_page(api: CacaoApi, host: str, port: int | None, tokens: security.Tokens | None = None,
                observers: observe.Observers | None = None,
                pool: futures.Executor | None = None, announce: bool = True,
                serving: Callable[[], bool] = lambda: True) -> HttpServer | None:
     """cacao-server's HTTP side: :func:`start_http` with the API's TLS files
-    and the server's tokens; None when ``port`` is 0. With ``announce`` it
-    logs where it serves (else call :func:`announce_page` later).
+    and the server's tokens on ``port`` (0: any free port); None when
+    ``port`` is None (``--http-port off``). With ``announce`` it logs where it
+    serves, the bound port (else call :func:`announce_page` later).
 
     Raises:
         OSError: the port cannot be bound (cacao-server then exits, naming it).
     """
-    if not port:
+    if port is None:
         return None
     o = api.options
     tls = tls_context(o.tls_cert, o.tls_key, o.tls_client_ca) if o.tls_cert and o.tls_key else None

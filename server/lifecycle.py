@@ -142,10 +142,10 @@ class CacaoServer:
     def start(self) -> None:
         self._wait(self._server.start())
 
-    def start_http(self, host: str, port: int, announce: bool = True) -> HttpServer | None:
-        """Starts the HTTP side on ``host:port`` (0: none) with this server's
-        API, thread pool, TLS files, tokens and observers; it drains and stops
-        with the gRPC side. None when there is none (port 0).
+    def start_http(self, host: str, port: int | None, announce: bool = True) -> HttpServer | None:
+        """Starts the HTTP side on ``host:port`` (0: any free port; None: none)
+        with this server's API, thread pool, TLS files, tokens and observers; it
+        drains and stops with the gRPC side. None when there is none (port None).
 
         Raises:
             OSError: the port cannot be bound (in use, say).
@@ -333,8 +333,10 @@ def serve(host: str, port: int, options: ServerOptions | None = None) -> int:
             metrics = server.cacao_metrics
             metrics_port = listening("metrics", host, options.metrics_port or 0, "--metrics-port",
                                      lambda: metrics.serve(host, options.metrics_port or 0))
-        web = listening("the board page and Connect API", host, options.http_port, "--http-port",
-                        lambda: server.start_http(host, options.http_port, announce=False))
+        http_port = options.http_port  # None: --http-port off; 0: any free port, logged below
+        web = None if http_port is None else listening(
+            "the board page and Connect API", host, http_port, "--http-port",
+            lambda: server.start_http(host, http_port, announce=False))
     except BaseException:
         if server.cacao_metrics is not None:
             server.cacao_metrics.close()

@@ -38,9 +38,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 # --- how a flag's text becomes a value -------------------------------------------
 
-def port_or_off(text: str) -> int:
-    """The --http-port value: a port, or 0/"off" for no HTTP server."""
-    return 0 if text.strip().lower() == "off" else int(text)
+def port_or_off(text: str) -> int | None:
+    """The --http-port value: a port (0: any free one, as for --port), or None
+    for "off" (no HTTP server; "none", as --help shows it, too)."""
+    return None if text.strip().lower() in ("off", "none") else int(text)
 
 
 port_or_off.__name__ = "port or off"
@@ -175,13 +176,15 @@ class ServerOptions:
     The defaults are cacao-server's: ``serve(host, port, ServerOptions())`` runs
     what ``cacao-server`` runs, the board page on port 8080 included.
     ``create_server`` starts no HTTP side whatever ``http_port`` says (its
-    server's ``start_http`` does).
+    server's ``start_http`` does); ``http_port=None`` is cacao-server's
+    ``--http-port off``.
     """
 
     # where it serves, besides gRPC on (host, port)
-    http_port: int = option(
+    http_port: int | None = option(
         "http-port", 8080, "port of the HTTP server (the Connect API and the board page), "
-        "on the same host; 0 or off: none", parse=port_or_off)
+        "on the same host; 0: any free port (the log says which); off: no HTTP server",
+        parse=port_or_off)
     http_cors_origins: tuple[str, ...] = option(
         "http-cors-origins", (), "origins of other sites whose pages may call the HTTP API "
         "from a browser (https://game.example, comma-separated; * for any); none: the "
@@ -307,48 +310,7 @@ class ServerOptions:
         if self.worker_threads == 0:
             object.__setattr__(self, "worker_threads",
                                workers_needed(self.max_searches, self.max_queue))
-        for name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
-                     "max_message_bytes", "max_calls"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.worker_threads <= self.max_searches:
-            raise ValueError(
-                f"worker_threads ({self.worker_threads}) must exceed max_searches "
-                f"({self.max_searches}) so that quick calls are answered while searches run"
-            )
-        for name in ("search_priority", "background_priority"):
-            if getattr(self, name) not in PRIORITIES:
-                raise ValueError(f"{name} must be one of {', '.join(PRIORITIES)}, "
-                                 f"got {getattr(self, name)!r}")
-        if self.metrics_port is not None and not 0 <= self.metrics_port <= 65535:
-            raise ValueError(f"metrics_port must be 0-65535, got {self.metrics_port}")
-        if not 0 <= self.http_port <= 65535:
-            raise ValueError(f"http_port must be 0-65535, got {self.http_port}")
-        if self.log_format not in ("text", "json"):
-            raise ValueError(f"log_format must be text or json, got {self.log_format!r}")
-        if self.max_time_s <= 0 or self.grace_s < 0 or self.drain_s < 0:
-            raise ValueError("max_time_s must be positive, grace_s and drain_s not negative")
-        for name in ("max_client_searches", "max_client_calls", "tree_cache_mb", "max_queue",
-                     "max_client_interactive", "memory_budget_mb"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
-        if self.max_queue_wait_s <= 0 or self.interactive_max_time_s < 0:
-            raise ValueError("max_queue_wait_s must be positive, interactive_max_time_s not negative")
-        least = memory.least_budget_mb(self.max_searches)
-        if self.memory_budget_mb and self.memory_budget_mb < least:
-            raise ValueError(f"memory_budget_mb ({self.memory_budget_mb}) is too small for "
-                             f"{self.max_searches} searches at once: give at least {least}, or 0 "
-                             "for no budget")
-        if self.request_timeout_s <= 0:
-            raise ValueError(f"request_timeout_s must be positive, got {self.request_timeout_s}")
-        if bool(self.tls_cert) != bool(self.tls_key):
-            raise ValueError("tls_cert and tls_key go together: give both or neither")
-        if self.tls_client_ca and not self.tls_cert:
-            raise ValueError("tls_client_ca needs tls_cert and tls_key (mutual TLS is TLS)")
-        for origin in self.http_cors_origins:
-            if origin != "*" and not ORIGIN.fullmatch(origin):
-                raise ValueError(f"http_cors_origins: {origin!r} is not an origin such as "
-                                 "https://game.example or http://localhost:3000 (or *)")
+        check(self)
 
     @property
     def tree_cache_bytes(self) -> int:
@@ -364,6 +326,54 @@ class ServerOptions:
     def tls(self) -> bool:
         """The server speaks TLS."""
         return bool(self.tls_cert)
+
+
+def check(o: Any, name: Callable[[str], str] = str) -> None:
+    """Raises ValueError for the first setting of `o` (a :class:`ServerOptions`
+    or anything with its fields as attributes) out of its range, naming each
+    setting by ``name(field)``: the field itself by default, the flag or the
+    environment variable the value came from for :func:`parse_args`."""
+    for field_name in ("worker_threads", "search_threads", "max_iterations", "max_searches",
+                       "max_message_bytes", "max_calls"):
+        if getattr(o, field_name) < 1:
+            raise ValueError(f"{name(field_name)} must be at least 1, got {getattr(o, field_name)}")
+    if o.worker_threads <= o.max_searches:
+        raise ValueError(
+            f"{name('worker_threads')} ({o.worker_threads}) must exceed {name('max_searches')} "
+            f"({o.max_searches}) so that quick calls are answered while searches run"
+        )
+    for field_name in ("search_priority", "background_priority"):
+        if getattr(o, field_name) not in PRIORITIES:
+            raise ValueError(f"{name(field_name)} must be one of {', '.join(PRIORITIES)}, "
+                             f"got {getattr(o, field_name)!r}")
+    for field_name in ("metrics_port", "http_port"):  # None: not served
+        port = getattr(o, field_name)
+        if port is not None and not 0 <= port <= 65535:
+            raise ValueError(f"{name(field_name)} must be 0-65535, got {port}")
+    if o.log_format not in ("text", "json"):
+        raise ValueError(f"{name('log_format')} must be text or json, got {o.log_format!r}")
+    for field_name in ("max_time_s", "max_queue_wait_s", "request_timeout_s"):
+        if getattr(o, field_name) <= 0:
+            raise ValueError(f"{name(field_name)} must be positive, got {getattr(o, field_name)}")
+    for field_name in ("grace_s", "drain_s", "interactive_max_time_s", "max_client_searches",
+                       "max_client_calls", "tree_cache_mb", "max_queue", "max_client_interactive",
+                       "memory_budget_mb"):
+        if getattr(o, field_name) < 0:
+            raise ValueError(f"{name(field_name)} must not be negative, got {getattr(o, field_name)}")
+    least = memory.least_budget_mb(o.max_searches)
+    if o.memory_budget_mb and o.memory_budget_mb < least:
+        raise ValueError(f"{name('memory_budget_mb')} ({o.memory_budget_mb}) is too small for "
+                         f"{o.max_searches} searches at once ({name('max_searches')}): give at "
+                         f"least {least}, or 0 for no budget")
+    if bool(o.tls_cert) != bool(o.tls_key):
+        raise ValueError(f"{name('tls_cert')} and {name('tls_key')} go together: give both or neither")
+    if o.tls_client_ca and not o.tls_cert:
+        raise ValueError(f"{name('tls_client_ca')} needs {name('tls_cert')} and {name('tls_key')} "
+                         "(mutual TLS is TLS)")
+    for origin in o.http_cors_origins:
+        if origin != "*" and not ORIGIN.fullmatch(origin):
+            raise ValueError(f"{name('http_cors_origins')}: {origin!r} is not an origin such as "
+                             "https://game.example or http://localhost:3000 (or *)")
 
 
 #: Every server setting, in the order --help and docs/operations.md show them.
@@ -417,27 +427,41 @@ def parse_args(argv: list[str] | None = None,
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_version_option(parser)
-    flagged = [(o, o.flag, env_name(o.flag)) for o in OPTIONS if o.flag]
-    for o, flag, env in flagged:
-        default = o.default
-        raw = environ.get(env)
+    flagged = [o for o in OPTIONS if o.flag]
+    from_environ: dict[str, Any] = {}
+    for o in flagged:
+        assert o.flag is not None and o.env is not None
+        raw = environ.get(o.env)
         if raw is not None:
             try:
-                default = o.parse(raw)
+                from_environ[o.name] = o.parse(raw)
             except ValueError:
-                parser.error(f"{env}={raw!r} is not a valid {o.parse.__name__}")
-        parser.add_argument(f"--{flag}", type=o.parse, default=default, dest=o.name,
-                            metavar=flag.upper().replace("-", "_"),
-                            help=f"{o.help} [{env}, default {o.show(default)}]")
-    args = parser.parse_args(argv)
-    values = {o.name: getattr(args, o.name) for o, _, _ in flagged if o not in (HOST, PORT)}
+                parser.error(f"{o.env}={raw!r} is not a valid {o.parse.__name__}")
+        # no argparse default: what is absent from the parsed flags was not typed
+        parser.add_argument(f"--{o.flag}", type=o.parse, default=argparse.SUPPRESS, dest=o.name,
+                            metavar=o.flag.upper().replace("-", "_"),
+                            help=f"{o.help} [{o.env}, default {o.show(from_environ.get(o.name, o.default))}]")
+    typed = vars(parser.parse_args(argv))
+    values = {o.name: typed.get(o.name, from_environ.get(o.name, o.default)) for o in flagged}
+
+    def named(name: str) -> str:
+        """A setting as the user gave it: the flag typed, else the variable set, else the flag."""
+        o = next(o for o in OPTIONS if o.name == name)
+        if name not in typed and name in from_environ:
+            return o.env or name
+        return f"--{o.flag}" if o.flag else name
+
+    host, port = values.pop("host"), values.pop("port")
+    if not 0 <= port <= 65535:
+        parser.error(f"{named('port')} must be 0-65535, got {port}")
     # keep the documented rule when only one is raised: a thread for each search
     # running, paused or waiting (gRPC's SuggestAction waits in a handler thread),
     # and two more for quick calls
     values["worker_threads"] = max(values["worker_threads"], workers_needed(
         values["max_searches"], values["max_queue"]))
     try:
+        check(argparse.Namespace(**values), named)
         options = ServerOptions(**values)
     except ValueError as error:
         parser.error(str(error))
-    return args.host, args.port, options
+    return host, port, options

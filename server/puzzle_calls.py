@@ -58,7 +58,10 @@ class PuzzleCalls:
 
     def __init__(self, path: str | Path | None = None):
         #: the puzzles served, in the file's order
-        self.puzzles: tuple[Puzzle, ...] = puzzles.load(path)
+        try:
+            self.puzzles: tuple[Puzzle, ...] = puzzles.load(path)
+        except OSError as error:  # not the port's: serve() binds it around this
+            raise ValueError(f"--puzzles {path}: cannot read it: {error.strerror or error}") from None
         self._by_id = {p.id: p for p in self.puzzles}
         self._themes = [pb.PuzzleTheme(name=name, puzzles=count)
                         for name, count in puzzles.theme_counts(self.puzzles).items()]

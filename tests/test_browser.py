@@ -72,6 +72,33 @@ def box(board: BoardPage, selector: str) -> dict:
     return board.page.locator(selector).first.bounding_box()
 
 
+#: Every tap target of the page: its buttons, the tiles to choose (the tray's and the seat's hand's),
+#: its menus, links, inputs (a checkbox by its label, which takes its taps) and the panels' headings
+TAP_TARGETS = "button, [role=button], svg.mini.choosable, select, a[href], input, summary"
+
+
+def assert_finger_sized(page, *selectors: str) -> None:
+    """Each selector matches something visible, and everything visible it matches is a finger's
+    size: 44×44 CSS px or more."""
+    found = page.evaluate("""selectors => selectors.map(selector => {
+        const shown = [...document.querySelectorAll(selector)]
+            .map(e => e.type === 'checkbox' && e.labels?.length ? e.labels[0] : e)
+            .filter(e => { const r = e.getBoundingClientRect();
+                           return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; });
+        const small = shown.map(e => [e.id || e.outerHTML.slice(0, 80), e.getBoundingClientRect()])
+            .filter(([, r]) => r.width < 44 || r.height < 44)
+            .map(([what, r]) => [what, Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10]);
+        return [selector, shown.length, small]; })""", list(selectors))
+    assert [selector for selector, shown, _ in found if not shown] == [], "nothing visible"
+    assert [(selector, small) for selector, _, small in found if small] == []
+
+
+def in_view(page, selector: str) -> bool:
+    """The element lies within the window, whole (to a pixel)."""
+    return page.evaluate("""selector => { const r = document.querySelector(selector).getBoundingClientRect();
+        return r.top >= -1 && r.left >= -1 && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1; }""", selector)
+
+
 # ---------------------------------------------------------------- whole games
 
 
@@ -124,7 +151,23 @@ def test_a_phone_game_is_played_by_taps_to_the_end(url):
         page = board.page
         board.new_game(["human", "beginner"], seed=7)
         tops = {page.evaluate(BOARD_TOP)}
-        moves = board.play_to_end(on_move=lambda _: tops.add(page.evaluate(BOARD_TOP)))  # every tile,
+        # a tile chosen and its cell tapped once: the tray, Place and every other tap target a finger's size
+        board.press(page.locator("#tray svg.mini.choosable").first)
+        board.cell(*board.first_target()).tap()
+        page.wait_for_selector("#place:not([hidden])")
+        assert_finger_sized(page, TAP_TARGETS, "#tray svg.choosable", "#place", "#rotate", "#zoom-in", "#new")
+        played = board.actions()
+        board.press("#place")  # placed (its fills, if it closes cells, chosen as the game goes on)
+        page.wait_for_function("n => document.querySelector('#choices button.choice') || window.cacao.busy"
+                               " || window.cacao.game.record.actions.length !== n", arg=played)
+        board.wait_for_human_or_end()
+
+        def moved(_: int) -> None:  # and at every decision after: the results (and ways of filling) to choose too
+            tops.add(page.evaluate(BOARD_TOP))
+            assert_finger_sized(page, TAP_TARGETS)
+
+        moved(0)
+        moves = 1 + board.play_to_end(on_move=moved)  # every tile,
         assert board.over() and moves >= 11  # cell, result and fill chosen by a tap
         # the board stood in one place all game: the status, the messages and the end above it
         # kept their heights whatever they said
@@ -442,6 +485,39 @@ def test_nothing_said_above_the_board_moves_it_on_a_phone(url, tmp_path):
         assert "not valid" in page.inner_text("#message .sentence")
 
 
+def overlap(one: dict, two: dict) -> bool:
+    """Two bounding boxes share some area."""
+    return (one["x"] < two["x"] + two["width"] and two["x"] < one["x"] + one["width"]
+            and one["y"] < two["y"] + two["height"] and two["y"] < one["y"] + one["height"])
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_new_game_dialog_leaves_the_toolbar_free_and_fits_the_window(url, size):
+    # the docs' desktop size (a smaller window than SIZES' desktop left room above the board for the
+    # dialog's old place), and a phone
+    width, height = (1280, 900) if size == "desktop" else SIZES["phone"]
+    with chromium(width, height, touch=size == "phone") as page:
+        board = BoardPage(page, url, touch=size == "phone")
+        for moment in ("the page opened", "a game on"):
+            if moment == "a game on":
+                board.new_game(["human", "beginner"], seed=7)
+                board.press("#new")
+            assert page.is_visible("#setup"), moment
+            dialog = box(board, "#setup")
+            assert in_view(page, "#setup"), (moment, dialog)  # whole, on the first screen
+            if size == "desktop":  # over the board, the toolbar above it free
+                assert not overlap(dialog, box(board, "#toolbar")), (moment, dialog, box(board, "#toolbar"))
+            # on top: nothing (the message line above the board) lies over it
+            assert page.evaluate("""(() => { const d = document.querySelector('#setup'), r = d.getBoundingClientRect();
+                return [[.05, .05], [.95, .05], [.5, .5], [.05, .95], [.95, .95]].every(([x, y]) =>
+                    d.contains(document.elementFromPoint(r.left + x * r.width, r.top + y * r.height))); })()"""), moment
+            if size == "phone":
+                assert_finger_sized(page, "#setup button, #setup select, #setup input")
+        board.press("#start")  # it goes, and a game begins
+        board.wait_for_human_or_end()
+        assert not page.is_visible("#setup")
+
+
 def test_the_fill_choice_is_drawn_on_the_board(board):
     board.new_game(["human", "beginner"], seed=7)
     page = board.page
@@ -458,6 +534,8 @@ def test_the_fill_choice_is_drawn_on_the_board(board):
         board.play_human_move()
     assert group, "no placement with a choice of fills in the first moves"
     (tile, x, y, rotation), ways = group
+    turn = board.state("s.game.position.turn + 1")
+    assert page.inner_text("#status") == f"Turn {turn}: red to place a tile"
     page.locator("#tray svg.mini").nth(board.state(
         f"s.game.position.seats[s.game.position.toAct].hand.indexOf({tile})")).click()
     board.cell(x, y).hover()
@@ -468,6 +546,8 @@ def test_the_fill_choice_is_drawn_on_the_board(board):
     board.cell(x, y).click()
     page.wait_for_selector(CHOICE)
     assert page.inner_text("#choices h3") == "Which display tile goes where?"
+    # the status asks it too (the tile is placed: no tile to place any more)
+    assert page.inner_text("#status") == f"Turn {turn}: red to choose which display tile goes where"
     # the pending tile on its cell, the cells it closes marked, one way of filling them drawn there
     pending = page.locator("#board g.ghost.pending")
     assert pending.count() == 1 and pending.get_attribute("data-rotation") == str(rotation)
@@ -776,6 +856,8 @@ def test_a_game_is_reviewed_on_a_phone_with_its_mistakes_marked_explained_and_th
         board.press("#review-game")  # offered at the end of the game
         page.wait_for_function("window.cacao.review && window.cacao.review.summary", timeout=120_000)
         assert board.state("s.mode") == "replay" and page.inner_text("#r-review") == "Close review"
+        assert page.inner_text("#r-label").startswith(f"0 / {n}")  # opened at the start, not at the end
+        assert_finger_sized(page, TAP_TARGETS, "#r-first", "#r-slider", "#r-review", "#rv-next", "#practise")
         decisions = board.state("[...s.review.decisions.values()].map(d => ({index: d.index, seat: d.seat,"
                                 " forced: d.forced, cls: d.classification, before: d.winBefore ?? null,"
                                 " after: d.winAfter ?? null, why: !!d.explanation}))")
@@ -797,9 +879,23 @@ def test_a_game_is_reviewed_on_a_phone_with_its_mistakes_marked_explained_and_th
             assert row.locator("td.accuracy").inner_text() == f"{round(summary['accuracy'])}%"
             counts = [int(c) for c in row.locator("td").all_inner_texts()[1:]]
             assert sum(counts) == summary["decisions"] == sum(d["seat"] == seat for d in judged)
-        # a move stepped to: its class and mark, and what the best action does in a sentence
+        # "next mistake" at once: the first mistake, its verdict said above the board too, both in view
+        # (on a phone the review's panel is below the board)
         words = {1: "best move", 2: "good move", 3: "inaccuracy", 4: "mistake", 5: "blunder"}
         signs = {3: "?!", 4: "?", 5: "??"}
+        mistakes = sorted(d["index"] + 1 for d in judged if d["cls"] >= 3)
+        assert mistakes and page.is_enabled("#rv-next")
+        board.press("#rv-next")
+        mistake = next(d for d in judged if d["index"] + 1 == mistakes[0])
+        page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{mistakes[0]} /') && "
+                               f"document.querySelector('#message').textContent.startsWith('Action {mistakes[0]},')")
+        said = page.inner_text("#message")
+        assert f"Action {mistakes[0]}, {['red', 'yellow'][mistake['seat']]}: a" in said
+        assert f"{words[mistake['cls']]} ({signs[mistake['cls']]})" in said
+        assert "of win chance against the best" in said and "Best: " in said
+        assert in_view(page, "#message") and in_view(page, "#board")
+        assert page.get_attribute("#review-move", "data-index") == str(mistakes[0] - 1)  # the panel's move too
+        assert said not in (page.text_content("#log") or "")  # a verdict said, not an event of the game logged
         shown = [d for d in judged if d["why"]][:2] + judged[-1:]
         for d in shown:
             slide(page, d["index"] + 1)
@@ -809,12 +905,6 @@ def test_a_game_is_reviewed_on_a_phone_with_its_mistakes_marked_explained_and_th
             if d["why"]:
                 assert "best:" in page.inner_text("#review-move")
                 assert re.fullmatch(r"[A-Z0-9].+\.", page.inner_text("#review-move .why"))
-        mistakes = sorted(d["index"] + 1 for d in judged if d["cls"] >= 3)
-        if mistakes:
-            slide(page, 0)
-            page.wait_for_function("document.querySelector('#r-label').textContent.startsWith('0 /')")
-            board.press("#rv-next")
-            page.wait_for_function(f"document.querySelector('#r-label').textContent.startsWith('{mistakes[0]} /')")
         assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"][0]  # nothing wider
         # closed, then again at a budget that takes long: Stop cancels it, and so does a new game
         board.press("#r-review")
@@ -895,12 +985,6 @@ def try_move(board: BoardPage, action: dict) -> None:
     page.wait_for_function("window.cacao.practice.verdict && !window.cacao.practice.judging", timeout=60_000)
 
 
-def assert_finger_sized(page, *selectors: str) -> None:
-    for selector in selectors:
-        b = page.locator(selector).bounding_box()
-        assert b and b["height"] >= 44 and b["width"] >= 44, (selector, b)
-
-
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_practice_offers_the_planted_blunder_from_its_seat_and_accepts_the_best_move(url, size):
     with practice_board(url, size) as board:
@@ -916,6 +1000,8 @@ def test_practice_offers_the_planted_blunder_from_its_seat_and_accepts_the_best_
         assert board.state("s.evaluation") is None and page.locator("#board g.heat").count() == 0
         assert not page.is_visible("#replay-bar")
         assert_finger_sized(page, "#practice-next", "#practice-leave")
+        if size == "phone":  # every tap target of the try, the tray's tiles and the toolbar's buttons too
+            assert_finger_sized(page, TAP_TARGETS, "#tray svg.choosable", "#rotate", "#zoom-in")
         # the blunder again: a miss, its class and what it loses; one more try
         try_move(board, BLUNDER_10)
         assert board.state("s.practice.step") == "trying" and board.state("s.practice.misses") == 1
@@ -926,6 +1012,7 @@ def test_practice_offers_the_planted_blunder_from_its_seat_and_accepts_the_best_
         if size == "phone":  # a second miss: the best action ringed on the board, and why in a sentence
             try_move(board, BLUNDER_10)
             assert board.state("s.practice.step") == "shown"
+            assert_finger_sized(page, TAP_TARGETS)
             best = page.locator("#board g.practice-best g.best")
             assert (best.get_attribute("data-x"), best.get_attribute("data-y")) == ("1", "-2")
             assert "best:" in page.inner_text("#practice-body")
@@ -1213,9 +1300,7 @@ def test_a_puzzle_from_its_seats_view_a_wrong_try_then_the_right_one_and_the_str
         assert board.state("s.evaluation") is None and page.is_disabled("#analyse")
         assert page.inner_text("#puzzle-next") == "Show the solution"
         assert_finger_sized(page, "#puzzle-theme", "#puzzle-min", "#puzzle-max", "#puzzle-next", "#puzzle-leave",
-                            "#rotate")
-        for k in range(page.locator("#tray svg.choosable").count()):
-            assert_finger_sized(page, f"#tray svg.choosable >> nth={k}")
+                            "#rotate", "#zoom-in", "#tray svg.choosable", *([TAP_TARGETS] if size == "phone" else []))
         # a wrong try: one more
         placement_try(board, wrong_placement(puzzle))
         assert board.state("s.puzzles.step") == "trying" and board.state("s.puzzles.misses") == 1
@@ -1263,7 +1348,7 @@ def test_a_result_to_choose_is_a_puzzle_too(url, size):
         choose_filter(board, "#puzzle-max", "1000", "3p-test-0005")  # the set's result to choose
         choices = page.locator(CHOICE)
         assert choices.all_inner_texts()[:2] == ["take 12 gold, keep 1 cacao", "take 9 gold, keep 2 cacao"]
-        assert_finger_sized(page, *(f"{CHOICE} >> nth={k}" for k in range(choices.count())))
+        assert_finger_sized(page, CHOICE)
         board.press(choices.nth(0))
         page.wait_for_function(PUZZLE_JUDGED)
         assert page.inner_text("#puzzle-body .verdict") == "Not this one. Try once more."

@@ -118,9 +118,11 @@ def test_every_json_example_is_read_by_the_engine_and_written_back_unchanged(pat
 
 
 def _scratch(tmp_path: Path) -> Path:
-    """A folder where the repository's top-level entries and the venv resolve."""
+    """A folder where the repository's top-level entries and the venv
+    resolve; not `out/`, where the documents' commands write, so that what an
+    earlier run left there does not change what they print."""
     for entry in ROOT.iterdir():
-        if entry.name not in (".git", ".venv"):
+        if entry.name not in (".git", ".venv", "out"):
             (tmp_path / entry.name).symlink_to(entry)
     (tmp_path / ".venv").symlink_to(VENV_BIN.parent)
     return tmp_path

@@ -100,14 +100,18 @@ def test_suggestions_and_analyses_send_a_forecast_on_request_over_grpc_and_conne
 
     http = start_http(cacao_server[0].cacao_api, "127.0.0.1", 0)
 
-    async def over_connect() -> pb.SuggestActionResponse:
+    async def over_connect() -> tuple[pb.SuggestActionResponse, list[pb.AnalyzePositionResponse]]:
         transport = Client(HTTPTransport(http_version=HTTPVersion.HTTP1))
         async with CacaoServiceClient(f"http://127.0.0.1:{http.server_address[1]}",
                                       codec=google_protobuf_binary_codec(), http_client=transport) as cacao:
-            return await cacao.suggest_action(asked)
+            return (await cacao.suggest_action(asked),
+                    [report async for report in cacao.analyze_position(analysis)])
 
     try:
-        assert asyncio.run(over_connect()).evaluation.forecast == over_grpc.evaluation.forecast
+        suggested, analysed = asyncio.run(over_connect())
+        assert suggested.evaluation.forecast == over_grpc.evaluation.forecast
+        assert analysed[-1].evaluation.final and analysed[-1].evaluation.forecast.playouts == 16
+        assert analysed[-1].evaluation.forecast == reports[-1].evaluation.forecast  # a seed, a budget: one answer
     finally:
         http.shutdown()
     with CacaoClient(cacao_server[1], retries=0) as client:

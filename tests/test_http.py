@@ -311,10 +311,13 @@ def test_the_page_and_its_files_are_served(http_server):
 
 
 def test_the_http_port_is_a_flag_and_an_environment_variable():
+    """A port; 0 any free one, as for --port; off none (None, as ServerOptions says it)."""
     assert parse_args([], {})[2].http_port == 8080
-    assert parse_args(["--http-port", "off"], {})[2].http_port == 0
+    assert parse_args(["--http-port", "off"], {})[2].http_port is None
+    assert parse_args(["--http-port", "0"], {})[2].http_port == 0
     assert parse_args([], {"CACAO_HTTP_PORT": "9123"})[2].http_port == 9123
-    assert parse_args([], {"CACAO_HTTP_PORT": "off"})[2].http_port == 0
+    assert parse_args([], {"CACAO_HTTP_PORT": "off"})[2].http_port is None
+    assert parse_args([], {"CACAO_HTTP_PORT": "0"})[2].http_port == 0
 
 
 @pytest.mark.e2e

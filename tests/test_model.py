@@ -17,8 +17,9 @@ from cacaoai.search.bots import parse_bot
 from cacaoai.search.model import load_model, model_path, save_model
 
 
-def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy: int = 8):
-    """A model of random weights (the plumbing does not care what it learned)."""
+def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy: int = 8, position: bool = False):
+    """A model of random weights (the plumbing does not care what it learned);
+    with `position`, a policy that sees the position too (p_wx)."""
     rng = np.random.default_rng(seed)
     f, a = features.N_FEATURES, features.N_ACTION_FEATURES
     h1, h2 = hidden
@@ -27,6 +28,8 @@ def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy
               "w_out": rng.normal(0, 0.3, (12, h2)), "b_out": rng.normal(0, 0.1, 12),
               "p_w1": rng.normal(0, 0.3, (policy, a)), "p_b1": np.zeros(policy),
               "p_w2": rng.normal(0, 0.3, policy), "p_b2": np.zeros(1)}
+    if position:
+        arrays["p_wx"] = rng.normal(0, 0.3, (policy, f))
     return save_model(path, arrays, {"name": "random", "version": str(seed), "gold_scale": 20.0})
 
 
@@ -38,9 +41,10 @@ def played(players: int, seed: int, plies: int) -> Position:
     return position
 
 
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory):
-    return str(random_model(tmp_path_factory.mktemp("models") / "random.npz"))
+@pytest.fixture(scope="module", params=[False, True], ids=["action", "position"])
+def model_file(tmp_path_factory, request):
+    """A model whose policy sees the actions only, and one that sees the position too."""
+    return str(random_model(tmp_path_factory.mktemp("models") / "random.npz", position=request.param))
 
 
 def test_a_saved_model_loads_with_its_manifest(model_file):
@@ -90,6 +94,20 @@ def test_the_policy_network_gives_one_logit_per_legal_action(model_file):
     logits = handle.logits(position.core, codes)
     assert len(logits) == len(codes) and len(set(logits)) > 1
     assert handle.logits(position.core, codes) == logits
+
+
+def test_a_policy_that_sees_the_position_changes_with_it_and_is_checked(tmp_path):
+    blind = load_model(str(random_model(tmp_path / "blind.npz", seed=3))).handle
+    seeing = load_model(str(random_model(tmp_path / "seeing.npz", seed=3, position=True))).handle
+    position = played(2, 5, 6)
+    codes = position.legal_codes()
+    assert seeing.logits(position.core, codes) != pytest.approx(blind.logits(position.core, codes))
+    path = random_model(tmp_path / "bad.npz", position=True)
+    arrays = dict(np.load(path))
+    arrays["p_wx"] = arrays["p_wx"][:, :-1]
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match="p_wx"):
+        load_model(str(path))
 
 
 @pytest.mark.parametrize("settings", [

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
 import pytest
+from test_review import unseen_by
 
 from cacaoai.api import DecisionReview, Limit
 from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.client import CacaoClient
-from cacaoai.client.practice import PRACTISED, attempt, exercises, judge
+from cacaoai.client.practice import PRACTISED, attempt, exercises, judge, verdict
 from cacaoai.client.requests import review_request
 from cacaoai.client.review import practise
 from cacaoai.engine import Action, Position
@@ -88,6 +90,30 @@ def test_a_try_is_judged_by_the_reviews_search_the_best_solves_and_the_blunder_d
     assert not bad.solved and bad.classification in PRACTISED and bad.win_loss > 0
     assert bad.best_action != BLUNDER_10 and bad.explanation is not None
     assert again == bad  # the same try, the same verdict: the review's seed and budget
+
+
+def test_a_try_is_judged_from_the_seats_view_only(cacao_server):
+    """The same try at the same decision of two games that differ only where
+    the player could not see (another seat's pile, the jungle deck's order)
+    gets the same verdict, explanation included."""
+    variant = unseen_by(RECORD, 0, 11)
+    taken = Action.from_json(RECORD["actions"][10])
+    items = [exercises(record, [decision(10, 0, "mistake", taken)])[0] for record in (RECORD, variant)]
+    assert items[0].view() == items[1].view() and items[0].record != items[1].record
+    with CacaoClient(cacao_server[1], retries=0) as client:
+        for tried in (BEST_10, BLUNDER_10):
+            first, second = (judge(client, item, tried, LIMIT, seed=4) for item in items)
+            assert (first.solved, first.classification, first.win_loss, first.best_action) == \
+                (second.solved, second.classification, second.win_loss, second.best_action)
+            assert first.explanation == second.explanation
+
+
+def test_where_the_solver_proved_the_values_only_the_exactly_best_try_solves():
+    good = DecisionReview(index=30, seat=0, action=BEST_10, classification="good", best_action=BLUNDER_10,
+                          win_loss=0.01)
+    assert verdict(good).solved and not verdict(replace(good, exact=True)).solved
+    assert verdict(replace(good, classification="best", exact=True)).solved
+    assert not verdict(replace(good, classification="inaccuracy")).solved
 
 
 def test_the_terminal_practice_offers_each_mistake_shows_the_best_after_two_misses_and_accepts_the_best(

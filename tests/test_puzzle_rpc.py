@@ -314,7 +314,7 @@ def test_a_bad_puzzle_file_stops_the_server_naming_its_line_and_field(tmp_path):
     path.write_text("\n".join([lines[0], json.dumps(broken)]) + "\n")
     with pytest.raises(ValueError, match=r"puzzles\.jsonl:2: rating"):
         CacaoApi(server_options(puzzles=str(path)))
-    with pytest.raises(OSError):
+    with pytest.raises(ValueError, match=r"--puzzles .*missing\.jsonl: cannot read it"):
         CacaoApi(server_options(puzzles=str(tmp_path / "missing.jsonl")))
 
 

@@ -19,12 +19,15 @@ from cacaoai.lab.selfplay import run as selfplay
 from cacaoai.lab.train import (
     TINY,
     TINY_PIPELINE,
+    PolicyNet,
+    PolicyRows,
     load_data,
     main,
     pipeline,
     policy_loss,
     train,
     value_loss,
+    value_network,
     value_prediction,
     win_target,
 )
@@ -113,6 +116,25 @@ def test_the_policy_loss_gradient_matches_finite_differences():
             lambda: policy_loss(logits, visits, weight, start)[0].mean(), logits, (i,), 1e-4), abs=1e-4)
 
 
+def test_the_policy_gradient_with_the_position_matches_finite_differences():
+    rng = np.random.default_rng(5)
+    start = np.array([0, 3, 7])
+    rows = PolicyRows(x=rng.normal(size=(7, 4)).astype(np.float32), visits=np.array([5, 1, 0, 2, 2, 1, 3], float),
+                      weight=np.ones(7), start=start, players=np.array([2, 3]), deal=np.array([1, 2], np.uint64),
+                      position=rng.normal(size=(2, 6)).astype(np.float32))
+    net = PolicyNet(MLP([4, 5, 1], rng), (np.zeros(6, np.float32), np.ones(6, np.float32)), rng)
+
+    def loss() -> float:
+        return float(policy_loss(net.forward(rows)[0].astype(np.float64), rows.visits, rows.weight, start)[0].mean())
+
+    out, cache = net.forward(rows)
+    grads = net.backward(cache, policy_loss(out.astype(np.float64), rows.visits, rows.weight, start)[1], start)
+    assert len(grads) == len(net.params) == 5
+    for param, grad in zip(net.params, grads):
+        for index in [tuple(i % n for n in param.shape) for i in range(3)]:
+            assert grad[index] == pytest.approx(numeric_gradient(loss, param, index, 1e-2), abs=2e-3)
+
+
 def test_adam_fits_a_small_regression():
     rng = np.random.default_rng(3)
     x = rng.normal(size=(256, 3)).astype(np.float32)
@@ -170,16 +192,53 @@ def test_the_saved_model_gives_the_numpy_networks_values_in_the_search(trained, 
     position = Position.new(players, 21)
     for _ in range(7):
         position.apply(position.legal_codes()[0])
-    model_file = np.load(path)
-    net = MLP([features.N_FEATURES, 16, 12], np.random.default_rng(0))
-    net.weights = [model_file["w1"], model_file["w_out"]]
-    net.biases = [model_file["b1"], model_file["b_out"]]
+    net = value_network(path)
+    assert net.sizes == [features.N_FEATURES, 16, 12]
     for viewer in range(players):
         win, margin, gold = handle.value(position.core, viewer)
         prob, m, g = value_prediction(net, position.features(viewer)[None, :], np.array([players]), 20.0)
         assert win == pytest.approx([prob[0, (s - viewer) % players] for s in range(players)], abs=1e-5)
         assert margin == pytest.approx([m[0, (s - viewer) % players] for s in range(players)], abs=1e-3)
         assert gold == pytest.approx([g[0, (s - viewer) % players] for s in range(players)], abs=1e-3)
+
+
+def test_a_policy_that_sees_the_position_gives_the_search_its_logits(games, tmp_path):
+    """--policy-position: the model file's p_wx, folded from the standardised
+    position part, gives in C the numpy network's logits, and they change with
+    the position, not only with the actions' features."""
+    path = tmp_path / "seeing.npz"
+    manifest = train([games], path, replace(CONFIG, policy_position=True), name="seeing", log=lambda line: None)
+    assert "position" in manifest["description"]
+    assert manifest["metrics"]["policy"]["cross_entropy"] < manifest["metrics"]["policy"]["cross_entropy_uniform"]
+    handle = load_model(str(path)).handle
+    arrays = dict(np.load(path))
+    assert arrays["p_wx"].shape == (TINY.policy_hidden, features.N_FEATURES)
+    for players in (2, 4):
+        position = Position.new(players, 31)
+        for _ in range(5):
+            position.apply(position.legal_codes()[0])
+        codes = position.legal_codes()
+        seat = position.to_act
+        hidden = np.maximum(position.action_features(seat, codes) @ arrays["p_w1"].T + arrays["p_b1"]
+                            + position.features(seat) @ arrays["p_wx"].T, 0)
+        expected = hidden @ arrays["p_w2"] + arrays["p_b2"][0]
+        assert handle.logits(position.core, codes) == pytest.approx(expected.tolist(), abs=1e-4)
+    result = search(Position.new(3, 8), Limit(iterations=200), SearchSettings(prior="model", model=str(path)), seed=1)
+    assert result.best_action in Position.new(3, 8).legal_actions()
+
+
+def test_value_from_keeps_a_models_value_network_and_trains_the_policy(trained, games, tmp_path, capsys):
+    path, _ = trained
+    out = tmp_path / "policy-only.npz"
+    assert main([str(games), "--out", str(out), "--tiny", "--value-from", str(path), "--policy-position",
+                 "--quiet"]) == 0
+    with np.load(path) as kept, np.load(out) as new:
+        assert all((kept[k] == new[k]).all() for k in ("w1", "b1", "w_out", "b_out"))
+        assert "p_wx" in new.files and "p_wx" not in kept.files
+    assert json.loads(out.with_suffix(".json").read_text())["value_from"] == str(path)
+    with pytest.raises(SystemExit):
+        main([str(games), "--out", str(out), "--value-from", str(tmp_path / "none.npz")])
+    assert "--value-from: no model file" in capsys.readouterr().err
 
 
 def test_the_saved_model_plays_legal_games_in_the_search(trained):

@@ -5,8 +5,9 @@ import { state } from "./state";
 
 export const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
-/** Shows a message: one sentence, and optionally the details for developers. */
-export function say(text: string, error = false, details = ""): void {
+/** Shows a message: one sentence, and optionally the details for developers; logged unless
+ *  an error, or `log` is false (a verdict said as the replay steps, not an event of the game). */
+export function say(text: string, error = false, details = "", log = !error): void {
   state.message = text;
   const box = $("message");
   box.replaceChildren();
@@ -27,7 +28,7 @@ export function say(text: string, error = false, details = ""): void {
     box.appendChild(more);
   }
   markClipped();
-  if (!error) {
+  if (log) {
     const li = document.createElement("li");
     li.textContent = text;
     $("log").prepend(li);
@@ -65,4 +66,11 @@ export function paragraphs(box: HTMLElement): (cls: string, html: string) => HTM
     box.appendChild(p);
     return p;
   };
+}
+
+/** The message line and the board under it brought into view when they are not (on a phone or a
+ *  tablet the panels are below the board: a control there that changes the board shows it). */
+export function showBoard(): void {
+  const slot = $("message-slot"), board = $("board-wrap").getBoundingClientRect();
+  if (slot.getBoundingClientRect().top < 0 || board.bottom > innerHeight) slot.scrollIntoView({ block: "start" });
 }

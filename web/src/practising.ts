@@ -89,7 +89,7 @@ export function nextExercise(): void {
   p.judging = null;
   if (p.at + 1 < p.list.length) { void showExercise(p.at + 1); return; }
   say(`practice done: ${p.solved} of ${p.list.length} solved`);
-  endPractice(p);
+  endPractice(p, false); // the message keeps the count, not the review's verdict of the mistake
 }
 
 /** Leaves the practice: the replay viewer and the review again. */
@@ -98,10 +98,11 @@ export function stopPractice(): void {
   if (p) endPractice(p);
 }
 
-function endPractice(p: Practice): void {
+/** Leaves the practice for the review, at the mistake practised last (`verdict`: its verdict said). */
+function endPractice(p: Practice, verdict = true): void {
   const index = p.list[p.at]?.index;
   leavePractice();
   redraw.fit();
   redraw.page();
-  if (state.replay && index !== undefined) void replayGo(index + 1); // the mistake, in the review
+  if (state.replay && index !== undefined) void replayGo(index + 1, verdict); // the mistake, in the review
 }

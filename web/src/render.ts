@@ -61,7 +61,13 @@ export function render(act: Actions): void {
     if (p.phase === Phase.OVER) {
       status = "Game over" + (result ? `: ${result.winners.map((s) => seatName(s)).join(" and ")} win${result.winners.length > 1 ? "" : "s"}` : "");
     }
-    else status = `Turn ${p.turn + 1}: ${seatName(p.toAct ?? 0)} to ${p.phase === Phase.RESOLVE ? "choose a result" : "place a tile"}`;
+    else {
+      // what the page asks at the moment: a result, a tile to place, or (the tile placed, the cells it
+      // closes marked ?) which display tile goes where, as the choices' heading asks it
+      const asked = p.phase === Phase.RESOLVE ? "choose a result" : state.choices?.length
+        ? "choose which display tile goes where" : "place a tile";
+      status = `Turn ${p.turn + 1}: ${seatName(p.toAct ?? 0)} to ${asked}`;
+    }
     if (state.mode === "play" && g && !isHuman(p.toAct) && p.phase !== Phase.OVER) status += ` (AI ${seatKind(p.toAct!).replace("time:", "")})`;
     if (state.held) status += " — paused";
   }

@@ -7,7 +7,8 @@ import { $, explain, say } from "./dom";
 import { EVAL_ITERATIONS, cut, keep, settled } from "./record";
 import { redraw } from "./redraw";
 import { evaluate, fillGraph, showEvaluation } from "./searches";
-import { closeReview, leavePuzzles, state, stopAnalysis, stopFilling, stopThinking } from "./state";
+import { verdictLine } from "./review";
+import { closeReview, leavePuzzles, shownReview, state, stopAnalysis, stopFilling, stopThinking } from "./state";
 
 /** The replay viewer on `record` at action `index`, with the evaluations already known. */
 export async function openReplay(record: GameRecord, evals: Map<number, Evaluation>, index: number): Promise<void> {
@@ -30,7 +31,9 @@ export function replayStep(step: number): void {
   void replayGo(Math.max(0, Math.min(r.record.actions.length, r.index + step)));
 }
 
-export async function replayGo(index: number): Promise<void> {
+/** The viewer at action `index`; in a review, the verdict of the move shown said above the
+ *  board too (unless `verdict` is false: the message has news of its own). */
+export async function replayGo(index: number, verdict = true): Promise<void> {
   const r = state.replay!;
   r.index = index;
   stopAnalysis();
@@ -49,6 +52,8 @@ export async function replayGo(index: number): Promise<void> {
   const fits = known && settled(known) && (!state.forecast || !!known.forecast); // the overlay needs a forecast
   state.evaluation = fits ? { ev: known, hash: r.hash, seat: position.toAct ?? 0, seq: 0 } : null;
   redraw.page();
+  const v = shownReview(); // a review's verdict of the move shown above the board too, as a practice's (not logged)
+  if (v && verdict) say(verdictLine(index > 0 ? v.decisions.get(index - 1) : undefined, index, !!v.running), false, "", false);
   if (!state.evaluation && position.phase !== Phase.OVER) {
     const hash = r.hash;
     try {

@@ -1,9 +1,12 @@
 // A game's review as the page shows it: each decision's class and its mark (?! ? ??),
 // the graph's points (the mover's win chance before and after each decision, from the
-// mover's own view) with the marks on them, and the way from one mistake to the next.
+// mover's own view) with the marks on them, the way from one mistake to the next, and
+// the verdict of the move shown in one line.
 import { className, reviewMark } from "@cacaoai/client";
 import type { ClassName, DecisionReview } from "@cacaoai/client";
+import { describe, sameAction } from "./game";
 import type { GraphMark, GraphPoint } from "./graph";
+import { seatName } from "./names";
 
 /** The classes of a decision, best first; "forced": one legal action, not judged. */
 export type MoveClass = ClassName;
@@ -105,3 +108,22 @@ export function nextMistake(decisions: Iterable<Judged>, shown: number, step: 1 
 
 /** A win chance as a player reads it: "62%", "<1%". */
 export const percent = (p: number) => (p > 0 && p < 0.005 ? "<1%" : `${Math.round(p * 100)}%`);
+
+/** What the review says before its first move: the panel's line, and the message's. */
+export const STEP_HINT = "Step to a move to see how good it was, or jump to the next mistake.";
+
+/** The verdict of the move shown after `index` actions (`d`, its decision) in one line, said
+ *  above the board as a practice's verdict is (on a phone the review's panel is below the
+ *  board): who moved, its class and mark, what it lost against the best and the best action;
+ *  before the first move or at a move not reviewed, what there is to do. */
+export function verdictLine(d: DecisionReview | undefined, index: number, running: boolean): string {
+  if (!d) return index === 0 ? STEP_HINT : `Action ${index} ${running ? "is not reviewed yet" : "was not reviewed"}.`;
+  const j = judged(d), mark = markOf(j.cls), words = classWords(j.cls);
+  const what = `Action ${index}, ${seatName(d.seat)}: ` + (j.cls === "forced" ? words
+    : `${j.cls === "inaccuracy" ? "an" : "a"} ${words}${mark ? ` (${mark})` : ""}`);
+  if (j.cls === "forced" || !d.bestAction || (d.action && sameAction(d.bestAction, d.action))) {
+    return j.cls === "forced" || !d.bestAction ? `${what}.` : `${what}, the AI's choice too.`;
+  }
+  return `${what}: it loses ${percent(Math.max(j.winLoss, 0))} of win chance against the best. ` +
+    `Best: ${describe(d.bestAction)}.`;
+}

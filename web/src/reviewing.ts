@@ -5,11 +5,12 @@ import { client, fromRecord } from "./api";
 import { explain, say } from "./dom";
 import { reviewLimits } from "./drill";
 import { redraw } from "./redraw";
-import { openReplay } from "./replay";
+import { openReplay, replayGo } from "./replay";
 import { closeReview, shownReview, state, stopFilling, stopReview } from "./state";
 import type { Review } from "./state";
 
-/** Reviews the record in the replay viewer, decision after decision, as the reports come. */
+/** Reviews the record in the replay viewer, decision after decision, as the reports come
+ *  (from its start when the viewer shows its end). */
 export async function startReview(): Promise<void> {
   const r = state.replay;
   if (state.mode !== "replay" || !r) return;
@@ -19,6 +20,8 @@ export async function startReview(): Promise<void> {
   const review: Review = { record: r.record, decisions: new Map(), total: 0, summary: null, running, stopped: false };
   state.review = review;
   redraw.page();
+  // at the record's end "next mistake" has nowhere to go: the review starts from the first move
+  if (r.index > 0 && r.index === r.record.actions.length) void replayGo(0);
   const iterations = state.reviewIterations;
   try {
     const reports = client.reviewGame({
@@ -50,10 +53,11 @@ export function toggleReview(): void {
   else { closeReview(); redraw.page(); }
 }
 
-/** After a game: the replay viewer on it, at its end, and its review. */
+/** After a game: the replay viewer on it, at its start (where "next mistake" leads to the
+ *  first one), and its review. */
 export async function reviewGame(): Promise<void> {
   const g = state.game;
   if (!g) return;
-  await openReplay(g.record, g.evals, g.record.actions.length);
+  await openReplay(g.record, g.evals, 0);
   await startReview();
 }

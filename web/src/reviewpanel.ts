@@ -5,11 +5,11 @@ import { sentence } from "@cacaoai/client";
 import type { DecisionReview } from "@cacaoai/client";
 import type { Actions } from "./actions";
 import { SEAT_INK, seatBadge } from "./board";
-import { $, paragraphs } from "./dom";
+import { $, paragraphs, showBoard } from "./dom";
 import { describe, sameAction, tileFacts } from "./game";
 import { seatName } from "./names";
 import { renderPracticeOffer } from "./practicepanel";
-import { classWords, judged, markOf, nextMistake, percent, tallies } from "./review";
+import { STEP_HINT, classWords, judged, markOf, nextMistake, percent, tallies } from "./review";
 import { judgedOf, shownReview, state } from "./state";
 import type { Review } from "./state";
 
@@ -59,8 +59,9 @@ export function renderReview(act: Actions): void {
   const prev = nextMistake(all, r.index, -1), next = nextMistake(all, r.index, 1);
   $("rv-prev").toggleAttribute("disabled", prev === null);
   $("rv-next").toggleAttribute("disabled", next === null);
-  $("rv-prev").onclick = () => { if (prev !== null) act.replayGo(prev); };
-  $("rv-next").onclick = () => { if (next !== null) act.replayGo(next); };
+  // the move stepped to is shown with its verdict above it (on a phone, where this panel is below the board)
+  $("rv-prev").onclick = () => { if (prev !== null) { act.replayGo(prev); showBoard(); } };
+  $("rv-next").onclick = () => { if (next !== null) { act.replayGo(next); showBoard(); } };
   renderMove(v, r.index);
   renderPracticeOffer(act);
 }
@@ -77,7 +78,7 @@ function renderMove(v: Review, index: number): void {
   box.dataset.index = d ? String(d.index) : "";
   const line = paragraphs(box);
   if (!d) {
-    line("small", index === 0 ? "Step to a move to see how good it was, or jump to the next mistake."
+    line("small", index === 0 ? STEP_HINT
       : v.running ? "This move is not reviewed yet." : "This move was not reviewed.");
     return;
   }

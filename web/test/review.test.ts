@@ -4,8 +4,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DecisionClass, DecisionReviewSchema, create } from "@cacaoai/client";
-import { gameAccuracy, judged, markOf, nextMistake, reviewMarks, reviewPoints, stakes, tallies } from "../src/review";
+import {
+  STEP_HINT, gameAccuracy, judged, markOf, nextMistake, reviewMarks, reviewPoints, stakes, tallies, verdictLine,
+} from "../src/review";
 import type { Judged } from "../src/review";
+import { resolve } from "./helpers";
 
 test("the classes get chess's marks, and only the losing ones", () => {
   assert.deepEqual(["best", "good", "inaccuracy", "mistake", "blunder", "forced"].map((c) => markOf(c as Judged["cls"])),
@@ -53,4 +56,22 @@ test("each seat's tally: the accuracy weighted by the stakes and the counts of i
   const decided = [{ ...decisions[0], winBefore: 1, accuracy: 90 }, { ...decisions[0], winBefore: 0, accuracy: 70 }];
   assert.equal(gameAccuracy(decided, 2), 80);           // every decision in a decided game: the plain mean
   assert.equal(stakes(1 / 3, 3), 1);
+});
+
+test("the move shown is said in one line above the board: who, its class and mark, what it lost, the best", () => {
+  const mistake = create(DecisionReviewSchema, { index: 6, seat: 1, classification: DecisionClass.MISTAKE,
+    action: resolve(1, 12, 1), bestAction: resolve(1, 9, 2), winLoss: 0.134 });
+  assert.equal(verdictLine(mistake, 7, false), "Action 7, yellow: a mistake (?): it loses 13% of win chance " +
+    "against the best. Best: take 9 gold, keep 2 cacao.");
+  const inaccuracy = create(DecisionReviewSchema, { ...mistake, classification: DecisionClass.INACCURACY, winLoss: 0.05 });
+  assert.match(verdictLine(inaccuracy, 7, false), /^Action 7, yellow: an inaccuracy \(\?!\): it loses 5% /);
+  const best = create(DecisionReviewSchema, { index: 0, seat: 0, classification: DecisionClass.BEST,
+    action: resolve(0, 9, 2), bestAction: resolve(0, 9, 2) });
+  assert.equal(verdictLine(best, 1, false), "Action 1, red: a best move, the AI's choice too.");
+  assert.equal(verdictLine(create(DecisionReviewSchema, { index: 2, seat: 0, forced: true }), 3, false),
+    "Action 3, red: the only move.");
+  // before the first move, and at a move the review has not judged
+  assert.equal(verdictLine(undefined, 0, true), STEP_HINT);
+  assert.equal(verdictLine(undefined, 4, true), "Action 4 is not reviewed yet.");
+  assert.equal(verdictLine(undefined, 4, false), "Action 4 was not reviewed.");
 });

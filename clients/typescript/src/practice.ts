@@ -3,7 +3,9 @@
 // is judged by the review's own search: the record up to the mistake with the try in its
 // place, that one decision reviewed (ReviewGame's `decisions`) at the review's budget and
 // seed. It is solved when it loses less than an inaccuracy against the best action (its
-// class is best or good). The same rules as the Python client's cacaoai.client.practice.
+// class is best or good); where the endgame solver proved both values (the decision is
+// `exact`), only an exactly best try. The same rules as the Python client's
+// cacaoai.client.practice.
 import { clone, create } from "@bufbuild/protobuf";
 import type { CallOptions } from "@connectrpc/connect";
 import type { CacaoClient } from "./client.js";
@@ -78,7 +80,9 @@ export async function judgeTry(client: CacaoClient, exercise: Exercise, action: 
   for await (const report of client.reviewGame(request, options)) {
     if (report.kind.case === "decision") {
       const decision = report.kind.value, cls = className(decision);
-      return { solved: SOLVED.includes(cls), classification: cls, winLoss: decision.winLoss,
+      // an exact loss (the endgame solver proved both values) is no estimate: only the best solves
+      const solved = decision.exact ? cls === "best" : SOLVED.includes(cls);
+      return { solved, classification: cls, winLoss: decision.winLoss,
         bestAction: decision.bestAction, decision };
     }
   }

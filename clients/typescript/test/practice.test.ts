@@ -49,3 +49,21 @@ test("a try is judged by a review of that one decision, with the review's budget
   assert.deepEqual([asked.seats, asked.decisions, asked.seed, asked.limits?.iterations], [[0], [4], 9n, 600n]);
   assert.equal(asked.source.case === "record" ? asked.source.value.actions.length : 0, 5);
 });
+
+test("where the endgame solver proved the values, only an exactly best try solves", async () => {
+  const answer = (classification: DecisionClass, exact: boolean) => createClient(CacaoService,
+    createRouterTransport(({ service }) => {
+      service(CacaoService, {
+        async *reviewGame() {
+          yield { sequence: 0, decisions: 1, kind: { case: "decision", value: create(DecisionReviewSchema, {
+            index: 4, seat: 0, classification, exact, winLoss: 0.01, bestAction: discard(0, 7) }) } };
+        },
+      });
+    }));
+  const item = exercises(record, [decision(4, 0, DecisionClass.BLUNDER)])[0];
+  const judged = async (classification: DecisionClass, exact: boolean) =>
+    (await judgeTry(answer(classification, exact), item, discard(0, 3), undefined, 1n)).solved;
+  assert.equal(await judged(DecisionClass.GOOD, false), true);
+  assert.equal(await judged(DecisionClass.GOOD, true), false);
+  assert.equal(await judged(DecisionClass.BEST, true), true);
+});
