@@ -136,7 +136,7 @@ def steps(work: Path, processes: int) -> list[Step]:
              (PY, str(HERE / "puzzles.py"), "--seeds", "1", "--sample", "100", "--processes", procs, "--markdown"),
              "puzzles.txt", "the share of the puzzles each level solves"),
         Step("review-levels",
-             (PY, str(HERE / "review_thresholds.py"), "--games", "20",
+             (PY, str(HERE / "review_thresholds.py"), "--games", "60",
               *(a for pair in ("beginner,easy", "easy,casual", "casual,club", "club,advanced", "advanced,strong")
                 for a in ("--pair", pair)),
               "--iterations", "600", "--processes", procs, "--markdown"),
