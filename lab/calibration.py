@@ -452,9 +452,10 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
     of the game (when the samples have their progress) and the same with an
     offset for the seat to act (``staged-to-act``) is cross-validated over 5
     folds of games; a map is kept only if it beats no map by more than the
-    standard error of its gain over the folds (the one-standard-error rule),
-    the best is fitted on all of them (no map: the player count gets no
-    entry), and every kind is measured on the held-out games.
+    standard error of its gain over the folds (the one-standard-error rule;
+    a single temperature, one number, only has to beat no map), the best is
+    fitted on all of them (no map: the player count gets no entry), and
+    every kind is measured on the held-out games.
     """
     if not all(g.get("raw", False) for g in games):
         raise ValueError("a map is fitted to the tree's own probabilities: play the games with --raw")
@@ -494,10 +495,12 @@ def fit(games: Sequence[dict[str, Any]], holdout: float = 0.3) -> tuple[dict[str
             per_fold[kind] = np.asarray(errors) / np.maximum(counts, 1)
         # one-standard-error rule: a map must beat no map (and the to-act or one-seat
         # offsets the staged map they extend) by more than the standard error of its gain
-        # over the folds, or it is not worth its noise
+        # over the folds, or it is not worth its noise; a single temperature, which
+        # has no noise to fit, only has to beat no map
         margin = {kind: _gain(per_fold[kind], per_fold["none"])[1] for kind in kinds}
-        eligible = [k for k in kinds if k == "none" or (_beats(per_fold[k], per_fold["none"]) and (
-            k not in ("staged-to-act", "staged-one") or _beats(per_fold[k], per_fold["staged"])))]
+        eligible = [k for k in kinds if k == "none" or (
+            (_beats(per_fold[k], per_fold["none"]) or (k == "temperature" and cv[k] < cv["none"])) and (
+                k not in ("staged-to-act", "staged-one") or _beats(per_fold[k], per_fold["staged"])))]
         fitted = {kind: _fit_kind(kind, probs[~held], outcomes[~held], *context(~held)) for kind in kinds}
         chosen = min(eligible, key=lambda k: (cv[k], KINDS.index(k)))
         if fitted[chosen] is not None:
