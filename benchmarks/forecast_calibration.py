@@ -25,6 +25,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cacaoai.engine import Position, derive_seed
 from cacaoai.search import search
@@ -32,6 +33,7 @@ from cacaoai.search.bots import levels
 from cacaoai.search.forecast import PARTS, forecast, temple_places
 
 BINS = 10
+FORECAST_PY = Path(__file__).resolve().parent.parent / "search" / "forecast.py"
 
 
 @dataclass
@@ -117,6 +119,33 @@ def play(players: int, game: int, seed: int, per_game: int, playouts: int, tally
                 tally.errors[name].append(abs(getattr(s, name).mean - getattr(final, name)))
 
 
+def write_maps(path: Path, maps: dict[int, tuple[tuple[tuple[float, float], ...], ...]]) -> None:
+    """Replace the MAPS assignment of `path` (search/forecast.py) by `maps`, wrapped at 120 columns."""
+    def knots(values: tuple[tuple[float, float], ...]) -> list[str]:
+        items = [f"({x!r}, {y!r})" for x, y in values]
+        lines, line = [], "        ("
+        for i, item in enumerate(items):
+            piece = item + (", " if i < len(items) - 1 else "),")
+            if len(line) + len(piece.rstrip()) > 120:
+                lines.append(line.rstrip())
+                line = "         " + piece
+            else:
+                line += piece
+        return lines + [line.rstrip()]
+
+    out = ["MAPS: dict[int, tuple[tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]] = {"]
+    for players in sorted(maps):
+        out.append(f"    {players}: (")
+        for values in maps[players]:
+            out += knots(values)
+        out.append("    ),")
+    out.append("}")
+    text = path.read_text()
+    start = text.index("MAPS: dict[int")
+    end = text.index("\n}\n", start) + 3
+    path.write_text(text[:start] + "\n".join(out) + "\n" + text[end:])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
@@ -127,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print the table's header too")
     parser.add_argument("--fit", action="store_true", help="fit the forecast's maps on these games (use a "
                         "seed other than the measuring run's) and print them as search/forecast.py's MAPS")
+    parser.add_argument("--write", action="store_true", help="with --fit: also write the maps into "
+                        "search/forecast.py's MAPS")
     parser.add_argument("--raw", help="with --fit: also write the uncorrected pairs (predicted, happened) "
                         "to this JSON file, to try other fits without playing again")
     args = parser.parse_args(argv)
@@ -152,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{ece(tally.second):.3f} | {errors} | {time.monotonic() - started:.0f} |", flush=True)
     if fitted:
         print(f"MAPS = {fitted!r}")
+        if args.write:
+            write_maps(FORECAST_PY, fitted)
+            print(f"written to {FORECAST_PY}")
     if args.raw and raw:
         with open(args.raw, "w") as f:
             json.dump(raw, f)

@@ -136,7 +136,7 @@ def steps(work: Path, processes: int) -> list[Step]:
              (PY, str(HERE / "puzzles.py"), "--seeds", "1", "--sample", "100", "--processes", procs, "--markdown"),
              "puzzles.txt", "the share of the puzzles each level solves"),
         Step("review-levels",
-             (PY, str(HERE / "review_thresholds.py"), "--games", "20",
+             (PY, str(HERE / "review_thresholds.py"), "--games", "60",
               *(a for pair in ("beginner,easy", "easy,casual", "casual,club", "club,advanced", "advanced,strong")
                 for a in ("--pair", pair)),
               "--iterations", "600", "--processes", procs, "--markdown"),
@@ -154,8 +154,12 @@ def steps(work: Path, processes: int) -> list[Step]:
              "adaptive-rungs.txt", "each rung's accuracy (search/adaptive.py RUNGS)"),
         Step("forecast-maps",
              (PY, str(HERE / "forecast_calibration.py"), "--players", "2", "3", "4", "--games", "1000",
-              "--seed", "77", "--fit"),
-             "forecast-maps.txt", "the forecast's temple maps (search/forecast.py MAPS)"),
+              "--seed", "77", "--fit", "--write"),
+             "forecast-maps.txt", "the forecast's temple maps (written into search/forecast.py MAPS)"),
+        Step("forecast-table",
+             (PY, str(HERE / "forecast_calibration.py"), "--players", "2", "3", "4", "--games", "300",
+              "--markdown"),
+             "forecast-table.txt", "the forecast measured with them (BENCHMARKS.md's table, pasted)"),
         Step("model-speed", (PY, str(HERE / "model_speed.py"), f"{w}/previous.npz", "cacao"), "model-speed.txt",
              "the model's size, load time and speed, against the model it replaces"),
     ]

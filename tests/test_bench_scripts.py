@@ -1,6 +1,7 @@
 """The benchmarks behind BENCHMARKS.md run and print their figures."""
 
 import ast
+import importlib.util
 import json
 import re
 import subprocess
@@ -230,6 +231,25 @@ def test_forecast_calibration_fits_flat_ended_maps_and_measures_them(tmp_path):
     assert cells[0] == "| 2" and cells[1] == "2" and 0.0 <= float(cells[4]) <= 1.0, row
 
 
+def test_forecast_maps_are_written_into_a_copy_of_the_module_and_read_back(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("forecast_calibration", SCRIPTS / "forecast_calibration.py")
+    script = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "forecast_calibration", script)
+    spec.loader.exec_module(script)
+    copy = tmp_path / "forecast.py"
+    copy.write_text(script.FORECAST_PY.read_text())
+    maps = {n: (tuple((i / 40, 0.01 + i / 41) for i in range(41)), ((0.0, 0.1), (1.0, 0.9))) for n in (2, 3, 4)}
+    script.write_maps(copy, maps)
+    text = copy.read_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    namespace: dict = {}
+    exec(text[text.index("MAPS: dict"):text.index("\n}\n") + 2], namespace)
+    assert namespace["MAPS"] == maps
+    untouched = script.FORECAST_PY.read_text()
+    assert text[:text.index("MAPS: dict")] == untouched[:untouched.index("MAPS: dict")]
+    assert text[text.index("\n}\n"):] == untouched[untouched.index("\n}\n", untouched.index("MAPS: dict")):]
+
+
 def test_model_speed_times_each_model_on_the_same_positions():
     out = run_script("model_speed.py", "cacao", "cacao", "--seconds", "0.05", "--repeat", "1")
     rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 2 ") or line.startswith("| 4 ")]
@@ -282,7 +302,6 @@ def test_remeasure_lists_its_steps_and_keeps_a_run_to_one_model(tmp_path):
 
 
 def test_remeasure_installs_a_model_with_the_shipped_maps(tmp_path, monkeypatch):
-    import importlib.util
     spec = importlib.util.spec_from_file_location("remeasure", SCRIPTS / "remeasure.py")
     remeasure = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "remeasure", remeasure)     # its dataclass looks its module up
