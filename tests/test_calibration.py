@@ -114,6 +114,18 @@ def test_a_map_fitted_on_miscalibrated_data_reduces_the_held_out_ece():
     assert calibration.report(held, fitted)["2"]["all"]["ece"] == pytest.approx(after["ece"])
 
 
+def test_a_temperature_that_beats_no_map_by_less_than_its_standard_error_is_still_kept():
+    # mildly underconfident: the temperature's gain is real but within the folds' noise,
+    # where a map of many knots would be fitting noise; one number is not
+    d = calibration.fit(miscalibrated_games(600, np.random.default_rng(2), shrink=0.85))[1]["2"]
+    gain = d["cv_brier"]["none"] - d["cv_brier"]["temperature"]
+    assert 0 < gain < d["cv_margin"]["temperature"]
+    assert d["chosen"] == "temperature" and d["temperature"] < 1
+    # and one that does not beat no map is not kept
+    d = calibration.fit(miscalibrated_games(600, np.random.default_rng(4), shrink=0.9))[1]["2"]
+    assert d["cv_brier"]["temperature"] > d["cv_brier"]["none"] and d["chosen"] == "none"
+
+
 def staged_games(n_games, rng, shrinks=(2.0, 1.0, 0.4)):
     """Synthetic 2-player games with a position in each third of the game: overconfident
     early (shrink 2), calibrated in the middle, underconfident late (shrink 0.4)."""
