@@ -245,7 +245,7 @@ class LocalServer(ServiceProcess):
         environ = {k: v for k, v in os.environ.items()
                    if not (isolated and k.startswith("CACAO_"))}
         command = [python, "-m", "cacaoai.server.main", "--host", host, "--port", "0",
-                   "--http-port", str(free_port(host)) if http else "off", *flags]
+                   "--http-port", "0" if http else "off", *flags]
         super().__init__(command, SERVING_LINE, name="cacao-server",
                          env={**environ, **(env or {})}, log=log, timeout=timeout)
         self.address = _callable(self.ready.group(1))
