@@ -163,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.playouts < 1 or not all(2 <= p <= 4 for p in args.players):
         parser.error("--games and --playouts must be positive, --players 2, 3 or 4")
+    if args.write and not args.fit:
+        parser.error("--write: writes the maps --fit fits; give --fit too")
     if args.markdown:
         print("| players | games | forecasts | temple-seat pairs | ECE first | ECE second | "
               + " | ".join(f"MAE {name}" for name in PARTS) + " | seconds |")

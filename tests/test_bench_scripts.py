@@ -245,6 +245,8 @@ def test_forecast_maps_are_written_into_a_copy_of_the_module_and_read_back(tmp_p
     namespace: dict = {}
     exec(text[text.index("MAPS: dict"):text.index("\n}\n") + 2], namespace)
     assert namespace["MAPS"] == maps
+    with pytest.raises(SystemExit):
+        script.main(["--write", "--games", "1"])          # nothing fitted to write
     untouched = script.FORECAST_PY.read_text()
     assert text[:text.index("MAPS: dict")] == untouched[:untouched.index("MAPS: dict")]
     assert text[text.index("\n}\n"):] == untouched[untouched.index("\n}\n", untouched.index("MAPS: dict")):]
