@@ -118,16 +118,18 @@ def plant(task: tuple[int, int, int, int]) -> dict[str, Any]:
     return out
 
 
-def review_plant(task: tuple[dict[str, Any], int, int]) -> tuple[float, float, str]:
+def review_plant(task: tuple[dict[str, Any], int, int]) -> tuple[float, float, str, int, float]:
     """A planted move reviewed alone (a fresh review from the position
-    before it) at `iterations`: (the judge's loss, the review's loss, the review's class)."""
+    before it) at `iterations`: (the judge's loss, the review's loss, the
+    review's class, the game, and how far into its actions the plant is)."""
     game, seed, iterations = task
     planted = game["plant"]
     position = Position.from_record(game["record"], planted["index"])
     *_, decision, _summary = review_game(position, [planted["action"]], Limit(iterations=iterations),
                                          seed=seed + game["game"], explanations=False)
     assert isinstance(decision, DecisionReview)
-    return planted["judge_loss"], decision.win_loss, decision.classification
+    return (planted["judge_loss"], decision.win_loss, decision.classification, game["game"],
+            planted["index"] / len(game["record"]["actions"]))
 
 
 def review_untouched(task: tuple[dict[str, Any], int, int]) -> list[str]:
@@ -177,6 +179,11 @@ def planted_blunders(args: argparse.Namespace) -> None:
               + "/".join(f"{q:.3f}" for q in np.quantile(loss, (0.05, 0.1, 0.25, 0.5)))
               + " | " + " / ".join(f">={c:.2f} {np.mean(loss >= c):.1%}" for c in CUTS)
               + " | " + " / ".join(f"{c} {sum(r[2] == c for r in rows)}" for c in CLASSES))
+        if args.misses:
+            for judge_loss, loss, cls, g, progress in sorted(rows, key=lambda r: r[4]):
+                if cls not in ("mistake", "blunder"):
+                    print(f"missed: game {g}, {progress:.0%} into it, judge's loss {judge_loss:.3f}, "
+                          f"review's {loss:.3f} ({cls})")
     if args.untouched:
         started = time.monotonic()
         tasks = [(g, args.seed + 77, args.iterations) for g in games[:args.untouched]]
@@ -267,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", type=int, default=20000, help="the planting search's iterations")
     parser.add_argument("--speed", type=int, default=0,
                         help="review this many whole games of strong self-play for 2, 3 and 4 players, timed")
+    parser.add_argument("--misses", action="store_true",
+                        help="with --planted: also print each plant the review does not mark a mistake or a blunder")
     parser.add_argument("--plants", help="a JSONL file of the planted games: read when it exists, else written")
     parser.add_argument("--untouched", type=int, default=0,
                         help="also review this many of the planted games whole, as strong played them")

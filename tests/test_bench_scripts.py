@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cacaoai.engine import Position
+
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -129,6 +131,20 @@ def test_review_thresholds_prints_the_losses_by_level_and_the_planted_blunders(t
     again = run_script("review_thresholds.py", "--games", "0", "--iterations", "20", "--planted", "2",
                        "--plants", str(plants))
     assert f"{had[1]} of 2 games had one" in again, again
+    # --misses names each plant the review does not mark (every legal action of a
+    # position planted, so some are good moves: at least one is missed)
+    game = json.loads(plants.read_text().splitlines()[0])
+    position = Position.from_record(game["record"], 6)
+    every = plants.with_name("every.jsonl")
+    every.write_text("".join(json.dumps({**game, "game": i, "plant": {
+        "index": 6, "action": action.to_json(), "judge_loss": 0.5, "judge_visits": 0, "judge": 40}}) + "\n"
+        for i, action in enumerate(position.legal_actions())))
+    count = len(position.legal_actions())
+    out = run_script("review_thresholds.py", "--games", "0", "--iterations", "20", "--planted", str(count),
+                     "--plants", str(every), "--misses")
+    caught = re.search(r"mistake or blunder (\d+) of (\d+)", out)
+    missed = re.findall(r"^missed: game \d+, \d+% into it, judge's loss 0.500", out, re.M)
+    assert caught and int(caught[2]) == count and len(missed) == count - int(caught[1]) > 0, out
 
 
 def test_one_answer_counts_the_differences_between_sources():
