@@ -12,7 +12,8 @@ review and explanations").
 
 With --planted N it plants one blunder in each of N games of strong
 self-play (an action a --judge-iteration search judges PLANT_LOSS worse
-than its best, checked on the two actions alone; kept in --plants FILE),
+than its best, checked on the two actions alone and confirmed by a fresh
+search of another seed; kept in --plants FILE),
 reviews each planted move and prints how the review judges them; with
 --untouched N it also reviews N of those games whole, as strong played
 them, and counts the blunders it marks. --speed N times whole reviews of N
@@ -39,10 +40,10 @@ from typing import Any
 import numpy as np
 from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
-from cacaoai.engine import Position, derive_seed
+from cacaoai.engine import Action, Position, derive_seed
 from cacaoai.lab.arena import play_game
 from cacaoai.lab.pool import run_tasks
-from cacaoai.search import ANALYSIS, Limit, Question, Reuse, TreeCache, search
+from cacaoai.search import ANALYSIS, Limit, Question, Reuse, SearchResult, TreeCache, search
 from cacaoai.search.bots import LEVELS
 from cacaoai.search.review import (
     CLASSES,
@@ -61,6 +62,7 @@ PLANT_VISITS = 10
 PLANT_TRIES = 4
 PLANT_PROPOSALS = 3
 VERIFY_SHARE = 0.25
+CONFIRM_SHARE = 0.5
 
 
 def reviewed_game(task: tuple[int, int, tuple[str, str], int]) -> list[tuple[str, float, float, bool, str, float, str,
@@ -89,9 +91,14 @@ def plant(task: tuple[int, int, int, int]) -> dict[str, Any]:
     its best, most visited first; each is checked by continuing the judge's
     tree VERIFY_SHARE of `judge` more iterations restricted to the best and
     the proposed action (a value from a few visits is noise, and picking
-    the large ones picks noise), and the first whose loss holds at
-    PLANT_LOSS there is planted. The game's record, and the plant (its
-    index, action and the judge's loss) or None."""
+    the large ones picks noise). A loss that holds at PLANT_LOSS there is
+    confirmed by a fresh tree of another seed, CONFIRM_SHARE of `judge`
+    iterations on the two actions alone: the continued tree keeps the few
+    early visits that made the proposed action look bad, and an independent
+    search does not reproduce about a quarter of those losses. The first
+    proposal confirmed is planted. The game's record, and the plant (its
+    index, action, the confirming search's loss as the judge's, and the
+    continued tree's) or None."""
     g, seed, players, judge = task
     game = play_game((g, players, seed, [LEVELS["strong"]] * players))
     count = len(game["record"]["actions"])
@@ -108,14 +115,24 @@ def plant(task: tuple[int, int, int, int]) -> dict[str, Any]:
             pair = search(position, Limit(iterations=round(judge * VERIFY_SHARE)), ANALYSIS, seed=seed + g,
                           reuse=Reuse(cache), question=Question(calibrated=False, multipv=0,
                                                                 allow=[top.action, proposed.action]))
-            best, taken = (next(c for c in pair.candidates if c.action == a)
-                           for a in (top.action, proposed.action))
-            if best.win_probability - taken.win_probability >= PLANT_LOSS:
-                out["plant"] = {"index": k, "action": proposed.action.to_json(),
-                                "judge_loss": best.win_probability - taken.win_probability,
-                                "judge_visits": taken.visits, "judge": judge}
+            verified = pair_loss(pair, top.action, proposed.action)
+            if verified < PLANT_LOSS:
+                continue
+            fresh = search(position, Limit(iterations=round(judge * CONFIRM_SHARE)), ANALYSIS,
+                           seed=derive_seed(seed + g, k), question=Question(
+                               calibrated=False, multipv=0, allow=[top.action, proposed.action]))
+            confirmed = pair_loss(fresh, top.action, proposed.action)
+            if confirmed >= PLANT_LOSS:
+                out["plant"] = {"index": k, "action": proposed.action.to_json(), "judge_loss": confirmed,
+                                "verify_loss": verified, "judge_visits": proposed.visits, "judge": judge}
                 return out
     return out
+
+
+def pair_loss(result: SearchResult, best: Action, taken: Action) -> float:
+    """How much lower `result` values `taken` than `best` (both at its root)."""
+    values = {c.action: c.win_probability for c in result.candidates}
+    return values[best] - values[taken]
 
 
 def review_plant(task: tuple[dict[str, Any], int, int]) -> tuple[float, float, str, int, float]:
@@ -148,6 +165,9 @@ def plants(args: argparse.Namespace) -> list[dict[str, Any]]:
             games = sorted((json.loads(line) for line in f), key=lambda game: game["game"])
         if len(games) < args.planted:
             sys.exit(f"--plants: {args.plants} holds {len(games)} games, fewer than --planted {args.planted}")
+        if any(game["plant"] is not None and "verify_loss" not in game["plant"] for game in games):
+            sys.exit(f"--plants: {args.plants} was planted before plants were confirmed by a fresh search; "
+                     "remove it to plant again")
         return games[:args.planted]
     tasks = [(g, args.seed + 77, 2, args.judge) for g in range(args.planted)]
     games = []
@@ -165,7 +185,8 @@ def planted_blunders(args: argparse.Namespace) -> None:
     games = plants(args)
     found = [g for g in games if g["plant"] is not None]
     judge = found[0]["plant"]["judge"] if found else args.judge
-    print(f"planted blunders (a {judge}-iteration search: >= {PLANT_LOSS:.2f} worse): {len(found)} "
+    print(f"planted blunders (a {judge}-iteration search: >= {PLANT_LOSS:.2f} worse, "
+          f"confirmed by a fresh one): {len(found)} "
           f"of {len(games)} games had one ({time.monotonic() - started:.0f} s)")
     started = time.monotonic()
     rows = list(run_tasks(review_plant, [(g, args.seed + 77, args.iterations) for g in found], args.processes))

@@ -126,8 +126,11 @@ def test_review_thresholds_prints_the_losses_by_level_and_the_planted_blunders(t
     assert had, out
     untouched = re.search(r"^untouched strong moves of 1 games .*: (\d+) decisions, blunder (\d+)", out, re.M)
     assert untouched and int(untouched[1]) > int(untouched[2]), out
-    # the plants are kept: a second run reviews the same ones
+    # the plants are kept: a second run reviews the same ones; each plant's loss held on a fresh tree too
     assert len(plants.read_text().splitlines()) == 2
+    for line in plants.read_text().splitlines():
+        plant = json.loads(line)["plant"]
+        assert plant is None or min(plant["judge_loss"], plant["verify_loss"]) >= 0.20, plant
     again = run_script("review_thresholds.py", "--games", "0", "--iterations", "20", "--planted", "2",
                        "--plants", str(plants))
     assert f"{had[1]} of 2 games had one" in again, again
@@ -137,7 +140,8 @@ def test_review_thresholds_prints_the_losses_by_level_and_the_planted_blunders(t
     position = Position.from_record(game["record"], 6)
     every = plants.with_name("every.jsonl")
     every.write_text("".join(json.dumps({**game, "game": i, "plant": {
-        "index": 6, "action": action.to_json(), "judge_loss": 0.5, "judge_visits": 0, "judge": 40}}) + "\n"
+        "index": 6, "action": action.to_json(), "judge_loss": 0.5, "verify_loss": 0.5, "judge_visits": 0,
+        "judge": 40}}) + "\n"
         for i, action in enumerate(position.legal_actions())))
     count = len(position.legal_actions())
     out = run_script("review_thresholds.py", "--games", "0", "--iterations", "20", "--planted", str(count),
