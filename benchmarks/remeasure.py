@@ -139,7 +139,7 @@ def steps(work: Path, processes: int) -> list[Step]:
              (PY, str(HERE / "review_thresholds.py"), "--games", "60",
               *(a for pair in ("beginner,easy", "easy,casual", "casual,club", "club,advanced", "advanced,strong")
                 for a in ("--pair", pair)),
-              "--iterations", "600", "--processes", procs, "--markdown"),
+              "--processes", procs, "--markdown"),
              "review-levels.txt", "the review's losses by level"),
         Step("review-planted",
              (PY, str(HERE / "review_thresholds.py"), "--games", "0", "--planted", "300", "--judge", "20000",

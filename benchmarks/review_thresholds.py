@@ -20,7 +20,7 @@ them, and counts the blunders it marks. --speed N times whole reviews of N
 games of strong self-play for 2, 3 and 4 players at the default budget.
 
     python benchmarks/review_thresholds.py --games 4 --pair beginner,strong --pair casual,strong \\
-        --pair advanced,strong --iterations 600
+        --pair advanced,strong
     python benchmarks/review_thresholds.py --games 0 --planted 300 --untouched 300 --plants plants.jsonl \\
         --processes 2
     python benchmarks/review_thresholds.py --games 0 --speed 3
@@ -287,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4, help="games per pair (0: only the planted blunders)")
     parser.add_argument("--pair", action="append", help="two levels, e.g. beginner,strong (repeat)")
-    parser.add_argument("--iterations", type=int, default=600, help="the review's budget per decision")
+    parser.add_argument("--iterations", type=int, default=DEFAULT_LIMIT.iterations,
+                        help="the review's budget per decision (default: the review's own)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--planted", type=int, default=0,
