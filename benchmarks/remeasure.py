@@ -8,9 +8,11 @@ the levels' ladder, the review's figures, practice, the puzzles' shares, the
 adaptive level's band, and the model's speed. This runs their commands (the
 ones BENCHMARKS.md and docs/benchmarks/ give) in order, each step's output in
 --work, and skips a step whose output is there, so a stopped run goes on where
-it stopped. Steps that fit something (the calibration maps) write it into the
-model's manifest; steps that measure write their tables into the pages that
-mark them (--markdown), as their scripts do alone. What a step prints is kept
+it stopped; a calibration step (hours, for `max` self-play) keeps a journal
+of its games and resumes at the game it stopped at. Steps that fit
+something (the calibration maps) write it into the model's manifest; steps
+that measure write their tables into the pages that mark them (--markdown),
+as their scripts do alone. What a step prints is kept
 in --work/<step>.txt.
 
 Not here: equal-time matches (they need an idle machine: BENCHMARKS.md,
@@ -81,7 +83,7 @@ def calibration(out: str, players: int | tuple[int, ...], games: int, seed: int,
     counts = (players,) if isinstance(players, int) else players
     argv = [PY, "-m", "cacaoai.lab.calibration", "--players", *map(str, counts), "--games", str(games),
             "--seed", str(seed), "--player", player, "--every", str(every), "--raw", "--quiet",
-            "--processes", str(processes)]
+            "--processes", str(processes), "--journal", f"{out}.journal"]
     if opponent:
         argv += ["--opponent", opponent]
     for settings, spec in EVALUATORS.items():

@@ -26,7 +26,10 @@ and evaluations are seeded from it, so with iteration budgets a seed gives
 the same samples on any machine, whether the games run in local processes
 (default) or on Ray (``--ray``). The samples and the report are written as
 JSON (``--out``); ``--input`` reads such files back (their games are not
-played again, so a run can be continued or split and merged). With
+played again, so a run can be continued or split and merged).
+``--journal FILE`` appends each game to FILE (JSON lines) as it finishes,
+and a run given the same FILE reads it first: a run of hours that is
+stopped resumes at the games it lacks. With
 ``--games 0`` the files may hold games between different players, evaluated
 alike: they are measured, and fitted, together (a map for a mix of
 opponents).
@@ -560,6 +563,46 @@ def read_samples(paths: Sequence[str]) -> list[dict[str, Any]]:
     return list(games.values())
 
 
+def read_journal(path: str) -> list[dict[str, Any]]:
+    """The games a --journal file holds (none when it does not exist). A
+    last line cut short by a stop mid-write is left out."""
+    if not os.path.exists(path):
+        return []
+    games = []
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            games.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number == len(lines):     # the last line, unfinished: that game is played again
+                break
+            raise ValueError(f"--journal: {path} line {number} is not a game (JSON)") from None
+    return games
+
+
+class Journal:
+    """Appends each finished game to a --journal file, one JSON line per
+    evaluator's entry; a last line cut short by a stop is cut off first."""
+
+    def __init__(self, path: str) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        self.path = path
+        with open(path, "a+b") as f:
+            f.seek(0)
+            text = f.read()
+            if text and not text.endswith(b"\n"):
+                f.truncate(text.rfind(b"\n") + 1)
+
+    def __call__(self, outcome: list[dict[str, Any]]) -> None:
+        with open(self.path, "a") as f:
+            f.write("".join(json.dumps(g) + "\n" for g in outcome))
+            f.flush()
+            os.fsync(f.fileno())
+
+
 def made_by(games: Sequence[dict[str, Any]]) -> tuple[str, tuple[str, int, bool, int]]:
     """How sample games were made: their players (several joined by " + ",
     in order of first appearance) and the one (evaluator, every, raw,
@@ -579,10 +622,12 @@ def made_by(games: Sequence[dict[str, Any]]) -> tuple[str, tuple[str, int, bool,
 def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT_PLAYER,
         evaluator: str | Sequence[str] = DEFAULT_EVALUATOR, every: int = 4, processes: int = 1,
         ray_address: str | None = None, have: Sequence[dict[str, Any]] = (),
-        progress: bool = False, raw: bool = False, replays: int = 0) -> list[dict[str, Any]]:
+        progress: bool = False, raw: bool = False, replays: int = 0,
+        on_game: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
     """Play the games not in `have` (games 0..games-1 of each player count) and return all of them,
     in order. Several evaluators evaluate the same positions of games played once: each game comes
-    once per evaluator (in their order), as a run of that evaluator alone gives it."""
+    once per evaluator (in their order), as a run of that evaluator alone gives it. `on_game` is
+    called with each game played (one entry per evaluator) as it finishes."""
     evaluators = [evaluator] if isinstance(evaluator, str) else list(evaluator)
     if not evaluators or len(set(evaluators)) != len(evaluators):
         raise ValueError(f"evaluators: give one or more, each once, got {evaluators}")
@@ -614,6 +659,8 @@ def run(players: Sequence[int], games: int, seed: int = 1, player: str = DEFAULT
     started = time.monotonic()
     for count, outcome in enumerate(run_tasks(play_calibration_game, tasks, processes, ray_address), 1):
         done.extend(outcome)
+        if on_game is not None:
+            on_game(outcome)
         if progress:
             sys.stderr.write(f"\r{count}/{len(tasks)} games, {time.monotonic() - started:.0f} s ")
             sys.stderr.flush()
@@ -717,6 +764,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run the games on a Ray cluster: auto, ray://HOST:PORT or local")
     parser.add_argument("--input", nargs="+", default=[], metavar="FILE",
                         help="samples of earlier runs (--out files): read, and not played again")
+    parser.add_argument("--journal", metavar="FILE", default=None,
+                        help="append each game to FILE as it finishes, and read FILE first: a stopped run "
+                             "given the same FILE plays only the games it lacks")
     parser.add_argument("--out", action="append", default=None,
                         help="write the samples and the report here (default: out/calibration-<time>.json "
                              "when games are played); one per --evaluator")
@@ -745,6 +795,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         have = read_samples(args.input)
+        if args.journal:
+            known = {(*_key(g), g["evaluator"]) for g in have}
+            have += [g for g in read_journal(args.journal) if (*_key(g), g["evaluator"]) not in known]
         player, every, raw, replays = args.player, args.every, args.raw, args.replays
         if args.opponent:
             player = f"{player}{VERSUS}{args.opponent}"
@@ -757,7 +810,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             games = run(args.players, args.games, args.seed, player, evaluators, every,
                         args.processes or os.cpu_count() or 1, args.ray, have, progress=not args.quiet,
-                        raw=raw, replays=replays)
+                        raw=raw, replays=replays, on_game=Journal(args.journal) if args.journal else None)
         calibration = _map_to_apply(args.apply) if args.apply else None
         runs = [(e, [g for g in games if g["evaluator"] == e]) for e in evaluators]
         reports = [report(found, calibration, args.bootstrap, args.seed) for _, found in runs]

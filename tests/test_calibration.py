@@ -321,6 +321,38 @@ def test_several_evaluators_judge_the_positions_of_games_played_once_as_each_alo
     assert continued[0][2]["outcome"] == continued[1][2]["outcome"]
 
 
+def test_a_run_stopped_part_way_resumes_from_its_journal_at_the_games_it_lacks(tmp_path, capsys):
+    journal = tmp_path / "run.journal"
+
+    def arguments(out: str, player: str = "mcts:iterations=20") -> list[str]:
+        return ["--games", "3", "--player", player, "--every", "6", "--raw", "--processes", "1", "--quiet",
+                "--seed", "4", "--evaluator", "mcts:iterations=40", "--out", str(tmp_path / f"{out}-a.json"),
+                "--evaluator", "mcts:iterations=25", "--out", str(tmp_path / f"{out}-b.json")]
+
+    args = arguments("run")
+    assert calibration.main([*args, "--journal", str(journal)]) == 0
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 6 and "3 games (3 played" in capsys.readouterr().out
+    # stopped after the first game and in the middle of writing the second one's first entry
+    journal.write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])
+    assert calibration.main([*args, "--journal", str(journal)]) == 0
+    assert "3 games (2 played" in capsys.readouterr().out
+    assert [json.loads(line) for line in journal.read_text().splitlines()] == [json.loads(x) for x in lines]
+    assert calibration.main(arguments("whole")) == 0      # the same run, never stopped
+    for part in ("a", "b"):
+        resumed, whole = (json.loads((tmp_path / f"{run}-{part}.json").read_text())["games"]
+                          for run in ("run", "whole"))
+        assert resumed == whole and len(whole) == 3
+    # a journal of other settings is refused, naming them
+    with pytest.raises(SystemExit):
+        calibration.main([*arguments("other", player="mcts:iterations=21"), "--journal", str(journal)])
+    assert "give the same to add games" in capsys.readouterr().err
+    journal.write_text("not json\n" + lines[0] + "\n")
+    with pytest.raises(SystemExit):
+        calibration.main([*args, "--journal", str(journal)])
+    assert "line 1 is not a game" in capsys.readouterr().err
+
+
 def test_raw_samples_are_the_trees_own_and_the_others_go_through_the_models_map():
     kwargs = {"player": "mcts:iterations=20", "evaluator": "mcts:iterations=40", "every": 6, "processes": 1}
     mapped = calibration.run([2], 2, seed=4, **kwargs)
