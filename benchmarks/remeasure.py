@@ -56,6 +56,9 @@ POPULATIONS = (
     ("strong-vs-advanced", "level:strong", "level:advanced"),
     ("max", "level:max", None),
 )
+#: The reliability diagrams of each settings' populations (docs/benchmarks/calibration.md shows them).
+DIAGRAMS = {"analysis": ROOT / "docs" / "img" / "calibration-populations.svg",
+            "play": ROOT / "docs" / "img" / "calibration-suggestions.svg"}
 #: The two settings a model's calibration maps are for, and the evaluator of each.
 EVALUATORS = {"analysis": "analysis:iterations=1500", "play": "mcts:iterations=300"}
 PLAYER_COUNTS = (2, 3, 4)
@@ -186,7 +189,7 @@ def steps(work: Path, processes: int) -> list[Step]:
                  f"a map of its own where the {settings} map misses a population by more than {MISSED}"),
             Step(f"calibration-table-{settings}",
                  (PY, str(HERE / "calibration_table.py"), "--map", settings, f"{w}/strong-{settings}.json",
-                  *(f for files in measure.values() for f in files), "--markdown"),
+                  *(f for files in measure.values() for f in files), "--markdown", "--svg", str(DIAGRAMS[settings])),
                  f"calibration-table-{settings}.txt", f"the {settings} populations' table, on fresh games"),
         ]
     return out

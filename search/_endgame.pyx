@@ -21,20 +21,13 @@ or a stop flag ends it cleanly (then nothing is proved).
 
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport (
     ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, MAX_ACTIONS, MAX_SEATS, PHASE_OVER, PHASE_TURN,
     CorePosition, action_t, position_apply, position_legal_actions, position_place_value,
     position_result, position_t, position_temple_awards, result_t,
 )
-from cacaoai.search._mcts cimport StopFlag, lower_thread
-
-cdef extern from *:
-    """
-    static inline int cacao_endgame_flag(const int *p) { return p ? __atomic_load_n(p, __ATOMIC_RELAXED) : 0; }
-    """
-    int cacao_endgame_flag(const int* p) noexcept nogil
+from cacaoai.search._mcts cimport StopFlag, cacao_load_flag, lower_thread, now_seconds
 
 
 cdef enum:
@@ -71,12 +64,6 @@ ctypedef struct solver_t:
     int aborted             # 0, or why it stopped (STOPPED_*)
     entry_t* table
     uint64_t mask
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 cdef inline bint _less(value_t a, value_t b) noexcept nogil:
@@ -251,9 +238,9 @@ cdef inline void _check(solver_t* sv) noexcept nogil:
     if sv.nodes > sv.max_nodes:
         sv.aborted = STOPPED_NODES
     elif (sv.nodes & CHECK_EVERY) == 0:
-        if cacao_endgame_flag(sv.stop):
+        if sv.stop != NULL and cacao_load_flag(sv.stop):
             sv.aborted = STOPPED_FLAG
-        elif sv.deadline > 0 and _now() >= sv.deadline:
+        elif sv.deadline > 0 and now_seconds() >= sv.deadline:
             sv.aborted = STOPPED_TIME
 
 

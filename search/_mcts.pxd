@@ -8,8 +8,26 @@ every thread its own tree and merges the root statistics afterwards.
 """
 
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport MAX_SEATS, action_t, position_t, rng_t
+
+# A stop or pause flag is an int set by one thread and read by the searching
+# ones: relaxed atomic loads and stores (no ordering is needed beyond the flag).
+cdef extern from *:
+    """
+    static inline int cacao_load_flag(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void cacao_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int cacao_load_flag(const int* p) noexcept nogil
+    void cacao_store_flag(int* p, int v) noexcept nogil
+
+
+cdef inline double now_seconds() noexcept nogil:
+    """The clock of the searches' deadlines: CLOCK_MONOTONIC, seconds."""
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 # The learned evaluation's weights (model.pxi): dense layers, float32, each
 # matrix kept transposed (in x out, row-major). Value: features -> h1 (-> h2) -> 3 x MAX_SEATS outputs (win-share

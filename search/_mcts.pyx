@@ -72,7 +72,6 @@ from libc.math cimport exp, log, sqrt
 from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cacaoai.engine.core cimport (
     ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE, MAX_ACTIONS, MAX_SEATS,
@@ -84,14 +83,6 @@ from cacaoai.engine.core cimport (
 )
 
 from cacaoai.search.limits import PLAYOUTS
-
-cdef extern from *:
-    """
-    static inline int cacao_load_flag(const int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-    static inline void cacao_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-    """
-    int cacao_load_flag(const int* p) noexcept nogil
-    void cacao_store_flag(int* p, int v) noexcept nogil
 
 cdef extern from *:
     """
@@ -182,15 +173,9 @@ cdef inline double _log(uint32_t n) noexcept nogil:
     return log(<double>n)
 
 
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
-
 def monotonic():
     """The clock the search's deadlines use (CLOCK_MONOTONIC, seconds)."""
-    return _now()
+    return now_seconds()
 
 
 # --- one-step values and the informed playout ---------------------------------
@@ -1089,7 +1074,7 @@ cdef int tree_run(tree_t* t, uint64_t max_iterations, double deadline,
             return STOP_FLAG
         if pause != NULL and cacao_load_flag(pause):
             return STOP_PAUSE
-        if deadline > 0 and _now() >= deadline:
+        if deadline > 0 and now_seconds() >= deadline:
             return STOP_TIME
         if tree_iterate(t) < 0:
             return STOP_ERROR
