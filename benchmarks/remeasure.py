@@ -67,7 +67,10 @@ POPULATION_GAMES = 300
 MAX_GAMES = {2: 160, 3: 150, 4: 150}
 FIT_SEED, MEASURE_SEED = 201, 101            # the settings' maps: fitted on one, measured on the other
 POP_FIT_SEED, POP_MEASURE_SEED = 81, 111     # the populations' likewise
-MISSED = 0.03                                # a population gets a map where the settings' map misses by more
+#: A population gets a map of its own where the settings' map misses it by more than this on the fitting
+#: games: below the 0.03 a population is held to on fresh games, which move ECE by about 0.01
+#: (docs/decisions/calibration.md).
+MISSED = 0.02
 
 
 @dataclass(frozen=True)

@@ -330,7 +330,7 @@ class CacaoClient(Connection):
         Args:
             record: a ``cacao-record/1`` dict, or its JSON text; it need not be finished.
             limit: each decision's budget (iterations or a time); None: the
-                server's default (600 iterations).
+                server's default (2400 iterations).
             seed: with an iteration budget, the same seed gives the same review.
             seats: the seats whose decisions are reviewed (empty: all).
             decisions: only the decisions at these indices of the record's

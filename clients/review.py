@@ -175,7 +175,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add_version_option(parser)
     parser.add_argument("record", help="the game, a cacao-record/1 JSON file ('-': standard input)")
     parser.add_argument("--iterations", type=int, help="search iterations per decision "
-                        "(default: the server's, 600)")
+                        "(default: the server's, 2400)")
     parser.add_argument("--time", type=float, metavar="SECONDS", help="search seconds per decision")
     parser.add_argument("--seed", type=int, help="seed of the searches: with iterations, the same "
                         "review on every run (default: a random one)")

@@ -63,21 +63,23 @@ REVIEW_LIMIT = Limit(iterations=200, threads=1)
 WINDOW = 24
 #: The settings it plays, weakest first: (name, bot spec, the mean accuracy
 #: each shows under this review). The fixed levels from ``beginner`` to
-#: ``strong`` with the weighted accuracy each showed in 60 2-player games
-#: against this level (benchmarks/adaptive.py, "its accuracy seen"); beyond
-#: them ``novice`` and ``expert``, which only the rubber band reaches (their
-#: accuracies only keep the ladder increasing): to give back a lead against
-#: a beginner, to catch up against a strong player. The ``club`` and
-#: ``advanced`` rungs play as those levels did when the band was tuned (12
-#: and 60 iterations, without the endgame solver; docs/decisions/levels.md).
+#: ``strong`` with the weighted accuracy each showed in 200 2-player games
+#: against this level (benchmarks/adaptive.py, "its accuracy seen"), except
+#: that the three playout levels stand closer together than seen (74, 76
+#: and 79), so that a game's few decisions tell them apart on the ladder;
+#: beyond them ``novice`` and ``expert``, which only the rubber band reaches
+#: (their accuracies only keep the ladder increasing): to give back a lead
+#: against a beginner, to catch up against a strong player. The ``advanced``
+#: rung plays as that level did when the band was tuned (60 iterations,
+#: without the endgame solver; docs/decisions/levels.md).
 RUNGS: tuple[tuple[str, str, float], ...] = (
     ("novice", "nomodel:iterations=4,temperature=2.0", 72.0),
     ("beginner", "beginner", 75.5),
-    ("easy", "easy", 76.9),
-    ("casual", "casual", 79.7),
-    ("club", "mcts:iterations=12,temperature=0.5,endgame=0", 86.4),
-    ("advanced", "mcts:iterations=60,temperature=0.5,endgame=0", 91.6),
-    ("strong", "strong", 95.3),
+    ("easy", "easy", 76.2),
+    ("casual", "casual", 76.8),
+    ("club", "club", 90.6),
+    ("advanced", "mcts:iterations=60,temperature=0.5,endgame=0", 94.2),
+    ("strong", "strong", 96.4),
     ("expert", "mcts:iterations=3000", 97.0),
 )
 #: The rubber band: rungs weaker per unit of its own win probability above an
@@ -96,7 +98,7 @@ CEILING = 6
 #: The budget and settings of the search that judges its own chances.
 CHANCES_LIMIT = Limit(iterations=200, threads=1)
 #: What it assumes before the opponents have moved, and how many decisions' worth.
-PRIOR_ACCURACY = 84.0
+PRIOR_ACCURACY = 87.0
 PRIOR_WEIGHT = 1.0
 #: Seeds of the reviews (by decision index), of the draw between two rungs and of the chances.
 REVIEW_SEED = 0xADA

@@ -61,7 +61,7 @@ LEVELS: dict[str, str] = {
     "beginner": "nomodel:iterations=50,temperature=1.0",
     "easy": "nomodel:iterations=100,temperature=0.5",
     "casual": "nomodel:iterations=400,temperature=0.5",
-    "club": "mcts:iterations=16,temperature=0.5",
+    "club": "mcts:iterations=12,temperature=1.0",
     "advanced": "mcts:iterations=60,temperature=0.5",
     "strong": "mcts:iterations=300",
     "max": "mcts:iterations=20000",

@@ -76,7 +76,7 @@ INACCURACY_LOSS = 0.05
 MISTAKE_LOSS = 0.10
 BLUNDER_LOSS = 0.20
 #: The review's budget per decision when none is given.
-DEFAULT_LIMIT = Limit(iterations=600)
+DEFAULT_LIMIT = Limit(iterations=2400)
 #: The share of the budget the second search (best against taken) gets.
 PAIR_SHARE = 0.5
 #: The fewest iterations the second search gets.

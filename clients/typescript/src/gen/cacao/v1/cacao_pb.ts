@@ -2293,7 +2293,7 @@ export type ReviewGameRequest = Message<"cacao.v1.ReviewGameRequest"> & {
   /**
    * The budget of each decision's search (a decision whose action is not the
    * search's best gets a second search of half of it, best against taken).
-   * It must set iterations or a time; absent: 600 iterations. Clamped to
+   * It must set iterations or a time; absent: 2400 iterations. Clamped to
    * the server's limits like other searches.
    *
    * @generated from field: cacao.v1.SearchLimits limits = 3;
