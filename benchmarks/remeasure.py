@@ -8,8 +8,8 @@ the levels' ladder, the review's figures, practice, the puzzles' shares, the
 adaptive level's band, and the model's speed. This runs their commands (the
 ones BENCHMARKS.md and docs/benchmarks/ give) in order, each step's output in
 --work, and skips a step whose output is there, so a stopped run goes on where
-it stopped; a calibration step (hours, for `max` self-play) keeps a journal
-of its games and resumes at the game it stopped at. Steps that fit
+it stopped; a calibration step (`max` self-play: 10-20 minutes on 2 cores)
+keeps a journal of its games and resumes at the game it stopped at. Steps that fit
 something (the calibration maps) write it into the model's manifest; steps
 that measure write their tables into the pages that mark them (--markdown),
 as their scripts do alone. What a step prints is kept
@@ -117,7 +117,7 @@ def population_step(work: Path, seed: int, name: str, player: str, opponent: str
 
 def steps(work: Path, processes: int) -> list[Step]:
     """Every step, in the order they run: the settings' maps first (what the
-    review and the rest report goes through them), `max` self-play (hours)
+    review and the rest report goes through them), `max` self-play (the longest steps)
     and the populations' maps and tables, which need it, last."""
     w, procs = str(work), str(processes)
     out = [
@@ -174,7 +174,8 @@ def steps(work: Path, processes: int) -> list[Step]:
     cheap = [pop for pop in POPULATIONS if pop[0] != "max"]
     for seed in (POP_FIT_SEED, POP_MEASURE_SEED):
         out += [population_step(work, seed, *pop, n, processes) for pop in cheap for n in PLAYER_COUNTS]
-    # max self-play (hours) is only measured: it keeps the settings' map (or its old entry, by hand)
+    # max self-play (10-20 minutes a player count) is only measured: it keeps the settings' map
+    # (or its old entry, by hand)
     out += [population_step(work, POP_MEASURE_SEED, *pop, n, processes)
             for pop in POPULATIONS if pop[0] == "max" for n in PLAYER_COUNTS]
     for settings in EVALUATORS:
