@@ -35,7 +35,7 @@ from cacaoai.engine import Action, Position
 from . import adaptive
 from ._mcts import greedy_code
 from .driver import search
-from .limits import PLAY, PRESETS, Limit, SearchSettings, parse_settings, setting_keys
+from .limits import LEVELS, PLAY, PRESETS, Limit, SearchSettings, level_search, parse_settings, setting_keys
 from .request import Question, Reuse
 from .reuse import TreeCache
 
@@ -44,29 +44,6 @@ REUSE_BYTES = 256 * 2**20       # a reusing bot's TreeCache
 
 __all__ = ["LEVELS", "AdaptiveBot", "Bot", "FlatMonteCarloBot", "GreedyBot", "Level", "MCTSBot", "RandomBot",
            "levels", "parse_bot", "rungs"]
-
-# Named strength levels, weakest first. The rule for their budgets: each 100 to
-# 250 Elo above the one before on the ladder (docs/decisions/levels.md; today's
-# ladder: BENCHMARKS.md, "Strength levels"). The three weakest search
-# without the model: with it, even 10 iterations beat the greedy bot by far,
-# which is no opponent for a first game. Past a few hundred iterations the
-# model's gains flatten, so `max` spends far more to stand clearly above `strong`.
-# The three playout levels play without the endgame solver (as `nomodel`
-# does); from `club` up the levels play the last placements exactly where
-# their budget proves them (200 nodes an iteration: `club` the last two,
-# `advanced` two or three, `strong` three), as a club player counts
-# out the end; without it `club` solved fewer of the endgame puzzles than
-# `casual` (docs/decisions/levels.md).
-LEVELS: dict[str, str] = {
-    "beginner": "nomodel:iterations=50,temperature=1.0",
-    "easy": "nomodel:iterations=100,temperature=0.5",
-    "casual": "nomodel:iterations=400,temperature=0.5",
-    "club": "mcts:iterations=12,temperature=1.0",
-    "advanced": "mcts:iterations=60,temperature=0.5",
-    "strong": "mcts:iterations=300",
-    "max": "mcts:iterations=20000",
-}
-
 
 @dataclass(frozen=True)
 class Level:
@@ -92,10 +69,8 @@ def rungs() -> dict[str, Level]:
 
 
 def _level(name: str, spec: str) -> Level:
-    bot = parse_bot(spec)
-    assert isinstance(bot, MCTSBot)
-    # a level searches one tree unless it says otherwise, whatever the server allows
-    return Level(name, replace(bot.limit, threads=bot.limit.threads or 1), bot.settings)
+    limit, settings = level_search(spec)
+    return Level(name, limit, settings)
 
 
 class Bot(ABC):

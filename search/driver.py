@@ -52,7 +52,7 @@ from .reuse import check_history, find_trees
 #: Salts the forecast's seed apart from the trees' (engine/seeds.salted_seed).
 FORECAST_SALT = 0xF0CA57
 
-__all__ = ["search", "wilson_lower"]
+__all__ = ["draw_weights", "search", "wilson_lower"]
 
 PV_PLIES = 8
 PV_MIN_VISITS = 2
@@ -558,10 +558,17 @@ def _choose(order: list[int], children: dict[int, list[Any]], settings: SearchSe
         return None
     if settings.temperature <= 0:
         return order[0]
-    top = children[order[0]][0]
-    pool = [c for c in order if children[c][0] >= settings.floor * top]
-    weights = [(children[c][0] / top) ** (1.0 / settings.temperature) for c in pool]
-    return random.Random(salted_seed(seed, 0x5EA5C4)).choices(pool, weights)[0]
+    weights = draw_weights([children[c][0] for c in order], settings.temperature, settings.floor)
+    return random.Random(salted_seed(seed, 0x5EA5C4)).choices(order, weights)[0]
+
+
+def draw_weights(visits: Sequence[int], temperature: float, floor: float) -> list[float]:
+    """The weights a level's draw gives the root's actions, `visits` in the
+    search's order (the choice first): visits ** (1 / temperature) relative
+    to the first, 0 below `floor` x its visits (a zero weight is never
+    drawn, and draws the same as leaving it out)."""
+    top = visits[0]
+    return [(v / top) ** (1.0 / temperature) if v >= floor * top else 0.0 for v in visits]
 
 
 def _principal_variation(position: Position, trees: list[tuple[Tree, str]], first: int | None,

@@ -9,7 +9,8 @@ the one it ran with. Its text form (``"2s"``, ``"500"``,
 the board page write.
 
 A *strength* is either a Limit or the name of a level (a Limit with
-settings of its own, :mod:`cacaoai.search.bots`); :func:`parse_strength`
+settings of its own: :data:`LEVELS`, :func:`level_search`; the players
+that play them are in :mod:`cacaoai.search.bots`); :func:`parse_strength`
 reads both from text.
 
 Thread-safety: immutable values and pure functions.
@@ -21,8 +22,8 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["ALGORITHMS", "ANALYSIS", "NO_MODEL", "NO_MODEL_NAME", "PLAY", "PLAYOUTS", "PRESETS", "Limit",
-           "SearchSettings", "parse_settings", "parse_strength"]
+__all__ = ["ALGORITHMS", "ANALYSIS", "LEVELS", "NO_MODEL", "NO_MODEL_NAME", "PLAY", "PLAYOUTS", "PRESETS", "Limit",
+           "SearchSettings", "level_search", "parse_settings", "parse_strength"]
 
 PLAYOUTS = {"random": 0, "informed": 1}
 ALGORITHMS = ("mcts", "flat")
@@ -407,6 +408,50 @@ def parse_settings(items: str, context: str = "", base: SearchSettings = SearchS
         else:
             other[key] = value
     return Limit(**limit), replace(base, **settings), other
+
+
+# Named strength levels, weakest first. The rule for their budgets: each 100 to
+# 250 Elo above the one before on the ladder (docs/decisions/levels.md; today's
+# ladder: BENCHMARKS.md, "Strength levels"). The three weakest search
+# without the model: with it, even 10 iterations beat the greedy bot by far,
+# which is no opponent for a first game. Past a few hundred iterations the
+# model's gains flatten, so `max` spends far more to stand clearly above `strong`.
+# The three playout levels play without the endgame solver (as `nomodel`
+# does); from `club` up the levels play the last placements exactly where
+# their budget proves them (200 nodes an iteration: `club` the last two,
+# `advanced` two or three, `strong` three), as a club player counts
+# out the end; without it `club` solved fewer of the endgame puzzles than
+# `casual` (docs/decisions/levels.md).
+LEVELS: dict[str, str] = {
+    "beginner": "nomodel:iterations=50,temperature=1.0",
+    "easy": "nomodel:iterations=100,temperature=0.5",
+    "casual": "nomodel:iterations=400,temperature=0.5",
+    "club": "mcts:iterations=12,temperature=1.0",
+    "advanced": "mcts:iterations=60,temperature=0.5",
+    "strong": "mcts:iterations=300",
+    "max": "mcts:iterations=20000",
+}
+
+
+def level_search(spec: str) -> tuple[Limit, SearchSettings]:
+    """The budget and settings a level searches with, from its spec: a
+    level's name (LEVELS) or ``PRESET:key=value,...``. A level searches one
+    tree unless its spec says otherwise, whatever a server allows.
+
+    Raises:
+        ValueError: an unknown preset, an unbounded budget or a key that is
+            neither a budget nor a setting (naming the spec).
+    """
+    text = LEVELS.get(spec, spec)
+    name, _, rest = text.partition(":")
+    if name not in PRESETS:
+        raise ValueError(f"{text!r}: a level is one of {', '.join(PRESETS)} with settings, or a level's name")
+    limit, settings, other = parse_settings(rest, text, PRESETS[name])
+    if other:
+        raise ValueError(f"{text!r}: bad setting {next(iter(other))!r}")
+    if not limit.bounded:
+        raise ValueError(f"{text!r}: a level needs iterations or time")
+    return replace(limit, threads=limit.threads or 1), settings
 
 
 def setting_keys() -> list[str]:
