@@ -4,18 +4,15 @@
 For each fixed level (standing in for a human), plays N 2-player games
 against ``adaptive`` (seats rotated, each deal played from both seats, as
 the arena plays them) and prints the fixed level's win rate (a shared win
-counts half) with its 95% Wilson interval, the weighted accuracy adaptive
-saw in it at its last move (what search/adaptive.py's RUNGS hold), and how
-often adaptive played each rung. The target (docs/search.md): 40-60% for
-every level. --tune NAME=VALUE changes a setting of search/adaptive.py for
-the run (GAIN_UP, GAIN_DOWN, LEAN, MIX, PRIOR_ACCURACY...).
-
-With --calibrate G it first plays G games of each rung against itself,
-every decision reviewed as the adaptive level reviews its opponents', and
-prints each rung's mean (unweighted) accuracy.
+counts half) with its 95% Wilson interval, the rung adaptive placed it on
+at its last move (its estimate, beside the level's own rung), and how often
+adaptive played each rung; with every level from ``beginner`` to ``strong``,
+also the ladder of placements (search/adaptive.py's RUNGS) fitted to the
+run, on which each level's games stand on its own rung on average. The target (docs/search.md): 40-60% for every
+level. --tune NAME=VALUE changes a setting of search/adaptive.py for the
+run (GAIN_UP, GAIN_DOWN, LEAN, MIX, EPSILON_WEAK...).
 
     python benchmarks/adaptive.py --games 20 --processes 2
-    python benchmarks/adaptive.py --games 0 --calibrate 6 --processes 2
 """
 
 from __future__ import annotations
@@ -27,22 +24,21 @@ from collections import Counter
 
 from markdown import add_markdown_option, require_parts, script_name, table, write_sections
 
-from cacaoai.engine import Position, derive_seed
+from cacaoai.engine import derive_seed
 from cacaoai.lab.arena import play_deal, wilson
 from cacaoai.lab.pool import run_tasks
 from cacaoai.search import adaptive
-from cacaoai.search.adaptive import RUNGS, reviewed
+from cacaoai.search.adaptive import RUNGS
 from cacaoai.search.bots import LEVELS, AdaptiveBot, parse_bot
 
 RUNG_NAMES = tuple(name for name, _, _ in RUNGS)
 FIXED = tuple(name for name in RUNG_NAMES if name in LEVELS)
-SPECS = {name: spec for name, spec, _ in RUNGS}
 
 
 def adaptive_game(task: tuple[str, int, int, dict[str, float]]) -> tuple[str, float, list[str], list[float]]:
-    """Game `g` of `level` against adaptive (with the band's settings changed as `tune` says):
+    """Game `g` of `level` against adaptive (with its settings changed as `tune` says):
     (level, the level's share of the win, the rungs adaptive played, and the
-    opponent's mean reviewed accuracy at adaptive's last move: [] if none)."""
+    rung it placed the level on at its last move: [] if it never moved)."""
     level, g, seed, tune = task
     for key, value in tune.items():
         setattr(adaptive, key, type(getattr(adaptive, key))(value))
@@ -55,23 +51,7 @@ def adaptive_game(task: tuple[str, int, int, dict[str, float]]) -> tuple[str, fl
     assert result is not None
     seat = seating.index(0)
     share = 1.0 / len(result.winners) if seat in result.winners else 0.0
-    last = ours.choices[-1].estimate.accuracy if ours.choices else None
-    return level, share, ours.chosen, [] if last is None else [last]
-
-
-def calibration_game(task: tuple[str, int, int]) -> tuple[str, list[float]]:
-    """Game `g` of rung `level` against itself, each searched decision's accuracy as adaptive reviews it."""
-    level, g, seed = task
-    final = play_deal(2, derive_seed(seed, g), derive_seed(seed, 10_000 + g), [0, 1],
-                      [parse_bot(SPECS[level]), parse_bot(SPECS[level])])
-    replay = Position.from_record(final.record(), 0)
-    out = []
-    for index, action in enumerate(final.history):
-        judged = reviewed(replay, index, action)
-        if judged is not None:
-            out.append(judged[0])
-        replay.apply(action)
-    return level, out
+    return level, share, ours.chosen, [ours.choices[-1].estimate.placed] if ours.choices else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,9 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games against each level (default 20)")
     parser.add_argument("--levels", default=",".join(FIXED), help="the fixed levels, comma-separated")
     parser.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
-                        help="change a setting of search/adaptive.py (GAIN_UP, GAIN_DOWN, LEAN, MIX, PRIOR_WEIGHT...)")
-    parser.add_argument("--calibrate", type=int, default=0, metavar="G",
-                        help="also G games of each level against itself, reviewed (default 0)")
+                        help="change a setting of search/adaptive.py (GAIN_UP, GAIN_DOWN, LEAN, MIX, EPSILON_WEAK...)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=1)
     add_markdown_option(parser)
@@ -92,16 +70,6 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"--levels: unknown level {unknown[0]!r}; the levels are {', '.join(RUNG_NAMES)}")
     started = time.monotonic()
-    if args.calibrate:
-        accuracies: dict[str, list[float]] = {n: [] for n in names}
-        tasks = [(n, g, args.seed) for n in names for g in range(args.calibrate)]
-        for level, values in run_tasks(calibration_game, tasks, args.processes):
-            accuracies[level] += values
-        print(f"calibration: {args.calibrate} games of each level against itself, {time.monotonic() - started:.0f} s")
-        print("level | decisions | mean accuracy")
-        for n in names:
-            values = accuracies[n]
-            print(f"{n} | {len(values)} | {sum(values) / max(1, len(values)):.1f}")
     if args.games:
         shares: dict[str, list[float]] = {n: [] for n in names}
         played: dict[str, Counter[str]] = {n: Counter() for n in names}
@@ -119,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             seen[level] += accuracy
         print(f"{args.games} games a level against adaptive{' ' + str(tune) if tune else ''}, "
               f"{time.monotonic() - started:.0f} s")
-        header = ["level", "games", "the level's win rate", "95% interval", "its accuracy seen",
+        header = ["level", "games", "the level's win rate", "95% interval", "placed on rung",
                   "adaptive's moves by rung"]
         print(" | ".join(header))
         rows = []
@@ -128,11 +96,15 @@ def main(argv: list[str] | None = None) -> int:
             low, high = wilson(wins, games)
             total = sum(played[n].values()) or 1
             rungs = " ".join(f"{r}:{100 * played[n][r] / total:.0f}%" for r in RUNG_NAMES if played[n][r])
-            accuracy = sum(seen[n]) / max(1, len(seen[n]))
+            placed = sum(seen[n]) / max(1, len(seen[n]))
             rows.append([n, games, f"{100 * wins / games:.1f}%", f"{100 * low:.1f}–{100 * high:.1f}%",
-                         f"{accuracy:.1f}", rungs])
+                         f"{placed:.2f} (own {RUNG_NAMES.index(n)})", rungs])
             print(f"{n} | {games} | {100 * wins / games:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | "
-                  f"{accuracy:.1f} | {rungs}")
+                  f"{placed:.2f} (own {RUNG_NAMES.index(n)}) | {rungs}")
+        if all(seen[name] for name in RUNG_NAMES[adaptive.FLOOR:adaptive.CEILING + 1]):
+            ladder = adaptive.fit_ladder({i: seen[RUNG_NAMES[i]] for i in range(adaptive.FLOOR, adaptive.CEILING + 1)})
+            print("the ladder that places each level's games on its own rung on average (RUNGS' placements): "
+                  + ", ".join(f"{RUNG_NAMES[i]} {ladder[i]:.2f}" for i in range(adaptive.FLOOR, adaptive.CEILING + 1)))
         if args.markdown:
             write_sections(args.markdown, script_name(__file__), {"levels": table(
                 header, rows, right=[False, True, True, True, True, False])})

@@ -4,31 +4,35 @@ At each of its moves it aims at a rung of RUNGS (the fixed levels from
 ``beginner`` to ``strong``, with ``novice`` below and ``expert`` above) in
 two parts:
 
-- :func:`estimate`, how well the other seats have played: their decisions
-  of the game so far (the position carries its game: its deal and actions)
-  are reviewed, each from the deciding seat's view with a small budget
-  (REVIEW_LIMIT, no explanations; :mod:`cacaoai.search.review`), and their
-  mean accuracy, each decision weighted by what was at stake
-  (:func:`stakes`: a decided game makes every move look accurate), drawn
-  toward PRIOR_ACCURACY by PRIOR_WEIGHT decisions' worth, is placed on the
-  ladder of the accuracies the fixed levels show under that review in games
-  against this level (``benchmarks/adaptive.py`` prints them);
+- :func:`estimate`, which rung the other seats play like: for each of their
+  decisions of the game so far (the position carries its game: its deal and
+  actions; the last WINDOW of them), the chance that each rung from FLOOR
+  to CEILING would have played the move made (:func:`likelihoods`: REPLICAS
+  searches of the rung from the mover's view, its draw by visits as the rung
+  draws, and a share of a uniform draw that is larger for the weaker rungs).
+  The product of those chances over the decisions, from an even prior, is a
+  posterior over the rungs; its mean is placed on a ladder (RUNGS) fitted
+  so that each fixed level's games stand on its own rung. This is how move-matching models (Maia in
+  chess) tell a player's level: by which level's moves theirs are.
 - :func:`band`, a rubber band on the game itself: its own win probability,
   searched from its own view (:func:`chances`), above an even share moves
   the aim weaker (GAIN_DOWN rungs per unit), below it stronger (GAIN_UP),
-  plus a constant LEAN upward (a mix of weaker and stronger moves loses more
-  than it wins). Only the band reaches ``novice`` and ``expert``.
+  plus a lean upward against the players placed above ``club`` (:func:`lean`:
+  a strong player punishes the weaker moves of a mix more than it gains
+  from the stronger ones). Only the band reaches ``novice`` and ``expert``.
 
 It plays the rung nearest the aim (:func:`pick`). The target: any fixed
 level from ``beginner`` to ``strong`` wins 40-60% of 2-player games against
 it (BENCHMARKS.md says how close it comes).
 
-Cost: one review of each other seat's decision (the last WINDOW of them),
-REVIEW_LIMIT iterations each plus half of that when the move was not the
-review's best, and one CHANCES_LIMIT search a move. Each decision's review
-is seeded by its place in the game, so it depends on the game alone;
-reviews are kept in a small in-process memo (a pure function's cache), and
-a bot or server answering the moves of one game reviews each decision once.
+Cost: REPLICAS searches of each estimated rung for each decision of the
+other seats (their budgets: about 900 iterations a replica, a third of them
+with the model),
+and one CHANCES_LIMIT search a move. Each search is seeded by the
+decision's place in the game and the rung, so the estimate depends on the
+game alone; each decision's likelihoods are kept in a small in-process
+memo (a pure function's cache), and a bot or server answering the moves of
+one game searches each decision once.
 
 Determinism: for a position (with its game), a seed and the budgets here,
 the rung chosen and the move are the same on every run.
@@ -42,110 +46,149 @@ import math
 import random
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from cacaoai.engine import Action, Position, derive_seed
 
-from .driver import search
-from .limits import ANALYSIS, Limit
+from .driver import draw_weights, search
+from .limits import ANALYSIS, Limit, SearchSettings, level_search
 from .request import Question
-from .review import DecisionReview, review_game, stakes
 
-__all__ = ["ADAPTIVE", "CEILING", "CHANCES_LIMIT", "FLOOR", "GAIN_DOWN", "GAIN_UP", "LEAN", "MIX", "PRIOR_ACCURACY",
-           "PRIOR_WEIGHT", "REVIEW_LIMIT", "RUNGS", "WINDOW", "Choice", "Estimate", "band", "chances",
-           "choose_level", "estimate", "pick", "reviewed", "rung_of", "stakes", "target_rung"]
+__all__ = ["ADAPTIVE", "CEILING", "CHANCES_LIMIT", "EPSILON_STRONG", "EPSILON_WEAK", "FLOOR", "GAIN_DOWN",
+           "GAIN_UP", "LEAN", "LEAN_FROM", "MIX", "REPLICAS", "RUNGS", "SHARP", "WINDOW", "Choice", "Estimate",
+           "band", "chances",
+           "choose_level", "estimate", "fit_ladder", "lean", "likelihoods", "pick", "rung_of", "target_rung"]
 
 #: The adaptive level's name.
 ADAPTIVE = "adaptive"
-#: The budget of each reviewed decision (plus half of it when the move was not the best).
-REVIEW_LIMIT = Limit(iterations=200, threads=1)
-#: The most recent decisions of the other seats that are reviewed.
+#: The most recent decisions of the other seats that are estimated from.
 WINDOW = 24
-#: The settings it plays, weakest first: (name, bot spec, the mean accuracy
-#: each shows under this review). The fixed levels from ``beginner`` to
-#: ``strong`` with the weighted accuracy each showed in 200 2-player games
-#: against this level (benchmarks/adaptive.py, "its accuracy seen"), except
-#: that the three playout levels stand closer together than seen (74, 76
-#: and 79), so that a game's few decisions tell them apart on the ladder;
-#: beyond them ``novice`` and ``expert``, which only the rubber band reaches
-#: (their accuracies only keep the ladder increasing): to give back a lead
-#: against a beginner, to catch up against a strong player. The ``advanced``
-#: rung plays as that level did when the band was tuned (60 iterations,
-#: without the endgame solver; docs/decisions/levels.md).
+#: The settings it plays, weakest first: (name, bot spec, where the estimate
+#: places a player of that level). The fixed levels from ``beginner`` to
+#: ``strong``, each with the mean posterior rung it showed at adaptive's
+#: last move in 200 2-player games against this level
+#: (benchmarks/adaptive.py, "placed on rung"): one search of a rung is a
+#: noisy sample of its play, which favours the rungs that draw widely, so a
+#: level is placed off its own rung and the placements are the ladder;
+#: beyond them ``novice`` and ``expert``, which only the rubber band
+#: reaches (their placements only keep the ladder increasing): to give back
+#: a lead against a beginner, to catch up against a strong player. The
+#: ``advanced`` rung plays as that level did when the band was tuned (60
+#: iterations, without the endgame solver; docs/decisions/levels.md).
 RUNGS: tuple[tuple[str, str, float], ...] = (
-    ("novice", "nomodel:iterations=4,temperature=2.0", 72.0),
-    ("beginner", "beginner", 75.5),
-    ("easy", "easy", 76.2),
-    ("casual", "casual", 76.8),
-    ("club", "club", 90.6),
-    ("advanced", "mcts:iterations=60,temperature=0.5,endgame=0", 94.2),
-    ("strong", "strong", 96.4),
-    ("expert", "mcts:iterations=3000", 97.0),
+    ("novice", "nomodel:iterations=4,temperature=2.0", 1.0),
+    ("beginner", "beginner", 1.33),
+    ("easy", "easy", 1.60),
+    ("casual", "casual", 2.49),
+    ("club", "club", 4.30),
+    ("advanced", "mcts:iterations=60,temperature=0.5,endgame=0", 4.82),
+    ("strong", "strong", 5.49),
+    ("expert", "mcts:iterations=3000", 6.0),
 )
 #: The rubber band: rungs weaker per unit of its own win probability above an
-#: even share (1 / players), stronger per unit below it, and the constant
-#: lean upward (in rungs); chosen by 200-game runs of benchmarks/adaptive.py
-#: (docs/decisions/levels.md).
-GAIN_UP = 3.0
-GAIN_DOWN = 2.5
-LEAN = 0.25
+#: even share (1 / players), stronger per unit below it; and the lean upward
+#: (in rungs), none up to rung LEAN_FROM (``club``), LEAN at CEILING; chosen
+#: by 200-game runs of benchmarks/adaptive.py (docs/decisions/levels.md).
+GAIN_UP = 1.5
+GAIN_DOWN = 1.25
+LEAN = 0.5
+LEAN_FROM = 4
 #: Whether a target between two rungs draws one of them (True) or plays the nearest.
 MIX = False
-#: The weakest and the strongest rung the estimate alone places an opponent
-#: on (beyond them: the band only).
+#: The weakest and the strongest rung the estimate places an opponent on
+#: (beyond them: the band only).
 FLOOR = 1
 CEILING = 6
+#: The share of a uniform draw over the legal actions in each rung's chances
+#: of a move, from FLOOR (EPSILON_WEAK) to CEILING (EPSILON_STRONG),
+#: geometrically between: a move no search of any rung would play says the
+#: player is weak, and one search of a rung is only one sample of its play.
+EPSILON_WEAK = 0.3
+EPSILON_STRONG = 0.05
+#: The searches of each rung a decision is judged by (their draws averaged):
+#: one is a noisy sample of the rung's play, which favours the rungs that
+#: draw widely; two place `casual` and `strong` players nearer their rungs.
+REPLICAS = 2
+#: The temperature that stands for a rung that plays its most visited move:
+#: which move that is varies with the seed, so one search's visits, sharpened.
+SHARP = 0.2
 #: The budget and settings of the search that judges its own chances.
 CHANCES_LIMIT = Limit(iterations=200, threads=1)
-#: What it assumes before the opponents have moved, and how many decisions' worth.
-PRIOR_ACCURACY = 87.0
-PRIOR_WEIGHT = 1.0
-#: Seeds of the reviews (by decision index), of the draw between two rungs and of the chances.
+#: Seeds of the estimate's searches (by decision index and rung), of the draw between two rungs and of the chances.
 REVIEW_SEED = 0xADA
 MIX_INDEX = 0xADA
 CHANCES_INDEX = 0xC4A
 MEMO_SIZE = 100_000
 
-_memo: OrderedDict[tuple[str, int, str, str], tuple[float, float] | None] = OrderedDict()
+_memo: OrderedDict[tuple[str, int, str], tuple[float, ...] | None] = OrderedDict()
 _memo_lock = threading.Lock()
+
+
+@cache
+def _rung(index: int) -> tuple[Limit, SearchSettings]:
+    """The budget (one thread) and settings rung `index` searches with."""
+    return level_search(RUNGS[index][1])
+
+
+def _epsilon(index: int) -> float:
+    """Rung `index`'s share of a uniform draw (EPSILON_WEAK at FLOOR to EPSILON_STRONG at CEILING)."""
+    step = (index - FLOOR) / max(1, CEILING - FLOOR)
+    return EPSILON_WEAK * (EPSILON_STRONG / EPSILON_WEAK) ** step
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """What the adaptive level made of the other seats' play.
+    """Which rung the other seats play like.
 
     Attributes:
-        decisions: the other seats' searched decisions reviewed.
-        accuracy: their mean accuracy (None: none yet).
-        estimated: the accuracy drawn toward PRIOR_ACCURACY.
-        rung: where that stands on RUNGS (0: the first, len - 1: the last; fractional between).
+        decisions: the other seats' decisions (more than one legal action) it rests on.
+        posterior: the chance of each rung from FLOOR to CEILING, given those decisions.
+        placed: the posterior's mean rung.
+        rung: where that stands on the ladder of RUNGS (0: the first rung,
+            len - 1: the last; fractional between).
     """
 
     decisions: int
-    accuracy: float | None
-    estimated: float
+    posterior: tuple[float, ...]
+    placed: float
     rung: float
 
 
-def reviewed(before: Position, index: int, action: Action,
-             limit: Limit = REVIEW_LIMIT) -> tuple[float, float] | None:
-    """The accuracy of `action` played from `before` (decision `index` of its
-    game), judged from the mover's view at `limit`, and what was at stake
-    (:func:`stakes` of the mover's win probability before it); None for a
-    forced one. A pure function of its arguments, memoized."""
-    key = (before.hash(), index, str(action.to_json()), str(limit))
+def likelihoods(before: Position, index: int, action: Action) -> tuple[float, ...] | None:
+    """The chance that each rung from FLOOR to CEILING plays `action` from
+    `before` (decision `index` of its game): one search of the rung from the
+    mover's view (REPLICAS of them, seeded by `index`, the rung and the
+    replica; their draws averaged), its draw by visits as the
+    rung draws (a rung that plays its most visited move at temperature
+    SHARP; a proved result: its best move), mixed with the rung's share of
+    a uniform draw over the legal actions. None for a forced move. A pure
+    function of its arguments, memoized."""
+    legal = len(before.legal_codes())
+    if legal < 2:
+        return None
+    key = (before.hash(), index, str(action.to_json()))
     with _memo_lock:
         if key in _memo:
             _memo.move_to_end(key)
             return _memo[key]
-    seat = before.to_act
-    assert seat is not None
-    first = next(review_game(before, [action], limit, ANALYSIS, seed=derive_seed(REVIEW_SEED, index),
-                             seats=[seat], explanations=False))
-    assert isinstance(first, DecisionReview)
-    judged = None
-    if not first.forced and first.accuracy is not None:
-        judged = (first.accuracy, stakes(first.win_before, before.players))
+    chances_of: list[float] = []
+    for rung in range(FLOOR, CEILING + 1):
+        limit, settings = _rung(rung)
+        share = 0.0
+        for replica in range(REPLICAS):
+            seed = derive_seed(derive_seed(derive_seed(REVIEW_SEED, index), rung), replica) % 2**64
+            result = search(before, limit, settings, seed=seed, question=Question(multipv=0))
+            ranked = sorted((c for c in result.candidates if c.visits > 0), key=lambda c: c.order)
+            if result.exact or not ranked:
+                share += float(result.best_action == action) / REPLICAS
+            else:
+                weights = draw_weights([c.visits for c in ranked], settings.temperature or SHARP, settings.floor)
+                share += sum(w for c, w in zip(ranked, weights) if c.action == action) / sum(weights) / REPLICAS
+        epsilon = _epsilon(rung)
+        chances_of.append((1.0 - epsilon) * share + epsilon / legal)
+    judged = tuple(chances_of)
     with _memo_lock:
         _memo[key] = judged
         while len(_memo) > MEMO_SIZE:
@@ -153,11 +196,11 @@ def reviewed(before: Position, index: int, action: Action,
     return judged
 
 
-def estimate(position: Position, seat: int | None = None, limit: Limit = REVIEW_LIMIT) -> Estimate:
-    """How well the seats other than `seat` (default: the seat to act) have
-    played in `position`'s game so far: the last WINDOW of their searched
-    decisions, each reviewed at `limit`. A position without its game (from a
-    snapshot or an observation) gives the prior."""
+def estimate(position: Position, seat: int | None = None) -> Estimate:
+    """Which rung the seats other than `seat` (default: the seat to act)
+    play like in `position`'s game so far: the last WINDOW of their
+    decisions, each with :func:`likelihoods`, from an even prior. A position
+    without its game (from a snapshot or an observation) gives the prior."""
     me = position.to_act if seat is None else seat
     played = position.history
     decisions: list[tuple[Position, int, Action]] = []
@@ -167,30 +210,46 @@ def estimate(position: Position, seat: int | None = None, limit: Limit = REVIEW_
             if replay.to_act != me and len(replay.legal_codes()) > 1:
                 decisions.append((replay.clone(), index, action))
             replay.apply(action)
-    scores: list[tuple[float, float]] = []
-    for before, index, action in reversed(decisions):
-        if len(scores) == WINDOW:
-            break
-        judged = reviewed(before, index, action, limit)
-        if judged is not None:
-            scores.append(judged)
-    weight = sum(w for _, w in scores)
-    total = sum(a * w for a, w in scores)
-    mean = total / weight if weight > 0 else None
-    estimated = (total + PRIOR_WEIGHT * PRIOR_ACCURACY) / (weight + PRIOR_WEIGHT)
-    return Estimate(len(scores), mean, estimated, rung_of(estimated))
+    logs = [0.0] * (CEILING - FLOOR + 1)
+    for before, index, action in decisions[-WINDOW:]:
+        judged = likelihoods(before, index, action)
+        assert judged is not None
+        logs = [total + math.log(p) for total, p in zip(logs, judged)]
+    top = max(logs)
+    weights = [math.exp(x - top) for x in logs]
+    posterior = tuple(w / sum(weights) for w in weights)
+    placed = sum((FLOOR + k) * p for k, p in enumerate(posterior))
+    return Estimate(min(len(decisions), WINDOW), posterior, placed, rung_of(placed))
 
 
-def rung_of(accuracy: float) -> float:
-    """Where `accuracy` stands on RUNGS, interpolated linearly between the
-    two rungs around it, clipped to the ladder's ends."""
-    values = [a for _, _, a in RUNGS]
-    if accuracy <= values[FLOOR]:
+def rung_of(placed: float, ladder: Sequence[float] | None = None) -> float:
+    """Where a posterior mean `placed` stands on the `ladder` of placements
+    (default: RUNGS'), interpolated linearly between the two rungs around
+    it, clipped to FLOOR and CEILING."""
+    values = [v for _, _, v in RUNGS] if ladder is None else ladder
+    if placed <= values[FLOOR]:
         return float(FLOOR)
     for i in range(FLOOR + 1, CEILING + 1):
-        if accuracy <= values[i]:
-            return i - 1 + (accuracy - values[i - 1]) / (values[i] - values[i - 1])
+        if placed <= values[i]:
+            return i - 1 + (placed - values[i - 1]) / (values[i] - values[i - 1])
     return float(CEILING)
+
+
+def fit_ladder(placements: dict[int, Sequence[float]], rounds: int = 2000) -> list[float]:
+    """The ladder on which each fixed level's games (`placements`: rung ->
+    the posterior means its games were placed at) stand on its own rung on
+    average: the ends (FLOOR, CEILING) at their mean placement, each rung
+    between moved until its games' mean :func:`rung_of` is its own."""
+    values = [v for _, _, v in RUNGS]
+    for end in (FLOOR, CEILING):
+        values[end] = sum(placements[end]) / len(placements[end])
+    for _ in range(rounds):
+        for i in range(FLOOR + 1, CEILING):
+            games = placements[i]
+            mean = sum(rung_of(p, values) for p in games) / len(games)
+            step = 0.05 * (mean - i) * (values[i + 1] - values[i - 1])
+            values[i] = min(max(values[i] + step, values[i - 1] + 1e-3), values[i + 1] - 1e-3)
+    return values
 
 
 @dataclass(frozen=True)
@@ -212,16 +271,23 @@ class Choice:
 
 def band(win: float | None, players: int) -> float:
     """The rubber band, in rungs: weaker (negative) when its own win
-    probability `win` is above an even share, stronger below it; plus LEAN."""
+    probability `win` is above an even share, stronger below it."""
     if win is None:
-        return LEAN
+        return 0.0
     gap = win - 1.0 / players
-    return LEAN - (GAIN_DOWN if gap > 0 else GAIN_UP) * gap
+    return -(GAIN_DOWN if gap > 0 else GAIN_UP) * gap
+
+
+def lean(rung: float) -> float:
+    """The lean upward at the estimate's `rung`: none up to LEAN_FROM, LEAN
+    at CEILING, linear between (against a stronger player a weaker move
+    costs more, so it errs to the strong side there)."""
+    return LEAN * min(max((rung - LEAN_FROM) / (CEILING - LEAN_FROM), 0.0), 1.0)
 
 
 def target_rung(rung: float, win: float | None, players: int) -> float:
-    """The rung aimed at: the estimate's `rung` moved by the band, within the ladder."""
-    return min(max(rung + band(win, players), 0.0), float(len(RUNGS) - 1))
+    """The rung aimed at: the estimate's `rung` moved by the band and the lean, within the ladder."""
+    return min(max(rung + band(win, players) + lean(rung), 0.0), float(len(RUNGS) - 1))
 
 
 def pick(target: float, seed: int) -> str:
@@ -242,15 +308,14 @@ def chances(position: Position, seat: int, seed: int, limit: Limit = CHANCES_LIM
     return None if result.win_probability is None else result.win_probability[seat]
 
 
-def choose_level(position: Position, seed: int, seat: int | None = None,
-                 limit: Limit = REVIEW_LIMIT) -> Choice:
+def choose_level(position: Position, seed: int, seat: int | None = None) -> Choice:
     """The rung the adaptive level plays this move with: the estimate of the
     other seats' play (:func:`estimate`), moved by the rubber band of its own
     chances (:func:`chances`, :func:`band`), and between two rungs one of
     them drawn from `seed` (:func:`pick`)."""
     me = position.to_act if seat is None else seat
     assert me is not None, "the game is over"
-    found = estimate(position, me, limit)
+    found = estimate(position, me)
     win = chances(position, me, seed) if len(position.legal_codes()) > 1 else None
     target = target_rung(found.rung, win, position.players)
     return Choice(pick(target, seed), found, win, target)

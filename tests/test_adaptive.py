@@ -1,9 +1,10 @@
 """The adaptive level (cacaoai.search.adaptive): its estimate of the other
 seats' play follows scripted opponents (blunders pull it toward the weak
-levels, a search's best moves toward the strong ones), decided positions
-count less, the rubber band plays weaker when ahead and stronger when
-behind, its choice is the same for a game and a seed, and the server and
-the bot specs offer it."""
+levels, a search's best moves toward the strong ones), each rung's chances
+of the moves form a distribution, the ladder is fitted so that each level
+stands on its own rung, the rubber band plays weaker when ahead and
+stronger when behind, its choice is the same for a game and a seed, and the
+server and the bot specs offer it."""
 
 import json
 from pathlib import Path
@@ -17,7 +18,6 @@ from cacaoai.search import ANALYSIS, Limit, Question, adaptive, search
 from cacaoai.search.bots import LEVELS, AdaptiveBot, levels, parse_bot, rungs
 
 RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
-REVIEW = Limit(iterations=60, threads=1)     # small budgets: the tests judge direction, not figures
 SCRIPT = Limit(iterations=150)
 
 
@@ -46,32 +46,64 @@ def scripted_game(blunder: bool, decisions: int = 6, deal: int = 11) -> Position
     return position
 
 
+def prior_rung() -> float:
+    """Where the even prior over the estimated rungs is placed."""
+    return adaptive.rung_of((adaptive.FLOOR + adaptive.CEILING) / 2)
+
+
 def test_blunders_pull_the_estimate_weaker_and_good_moves_stronger():
-    prior = adaptive.rung_of(adaptive.PRIOR_ACCURACY)
-    bad = adaptive.estimate(scripted_game(blunder=True), limit=REVIEW)
-    good = adaptive.estimate(scripted_game(blunder=False), limit=REVIEW)
+    bad = adaptive.estimate(scripted_game(blunder=True))
+    good = adaptive.estimate(scripted_game(blunder=False))
     assert bad.decisions >= 6 and good.decisions >= 6
-    assert bad.accuracy < good.accuracy
-    assert bad.rung < prior < good.rung
+    assert bad.placed < good.placed
+    assert bad.rung < prior_rung() < good.rung
     assert adaptive.RUNGS[int(bad.rung)][0] in ("beginner", "easy")
+    assert bad.posterior[0] + bad.posterior[1] > 0.5 and sum(bad.posterior) == pytest.approx(1.0)
+
+
+def test_each_rungs_chances_of_the_legal_actions_sum_to_one_and_weaker_rungs_spread_them():
+    position = Position.from_record({k: v for k, v in RECORD.items() if k != "result"}, 28)
+    actions = position.legal_actions()
+    assert 2 <= len(actions) <= 40
+    table = [adaptive.likelihoods(position, 28, a) for a in actions]
+    assert all(row is not None and all(0 < p <= 1 for p in row) for row in table)
+    for rung in range(adaptive.CEILING - adaptive.FLOOR + 1):
+        assert sum(row[rung] for row in table) == pytest.approx(1.0)
+    # a rung's least likely action: the uniform share, larger for the weaker rungs
+    lowest = [min(row[rung] for row in table) for rung in range(adaptive.CEILING - adaptive.FLOOR + 1)]
+    assert lowest[0] > lowest[-1]
+
+
+def test_the_fitted_ladder_places_each_levels_games_on_its_own_rung():
+    floor, ceiling = adaptive.FLOOR, adaptive.CEILING
+    # levels whose games are placed unevenly around an increasing centre, some far off
+    placements = {i: [1.0 + 0.7 * (i - floor) + d for d in (-0.6, -0.1, 0.0, 0.2, 0.9)]
+                  for i in range(floor, ceiling + 1)}
+    ladder = adaptive.fit_ladder(placements)
+    assert ladder[floor] == pytest.approx(sum(placements[floor]) / 5)
+    assert ladder[ceiling] == pytest.approx(sum(placements[ceiling]) / 5)
+    for i in range(floor + 1, ceiling):
+        mean = sum(adaptive.rung_of(p, ladder) for p in placements[i]) / 5
+        assert mean == pytest.approx(i, abs=0.01)
+    assert ladder[floor:ceiling + 1] == sorted(ladder[floor:ceiling + 1])
 
 
 def test_no_game_yet_gives_the_prior_and_a_snapshot_knows_no_game():
     start = Position.new(2, 3)
-    found = adaptive.estimate(start, limit=REVIEW)
-    assert found.decisions == 0 and found.accuracy is None
-    assert found.rung == adaptive.rung_of(adaptive.PRIOR_ACCURACY)
+    found = adaptive.estimate(start)
+    assert found.decisions == 0 and len(set(found.posterior)) == 1
+    assert found.rung == prior_rung()
     later = Position.from_record({k: v for k, v in RECORD.items() if k != "result"}, 12)
     snapshot = Position.from_snapshot(later.snapshot())
-    assert adaptive.estimate(snapshot, limit=REVIEW).decisions == 0
-    assert adaptive.estimate(later, limit=REVIEW).decisions > 0
+    assert adaptive.estimate(snapshot).decisions == 0
+    assert adaptive.estimate(later).decisions > 0
 
 
 def test_the_choice_is_the_same_for_a_game_and_a_seed_memo_or_not():
     position = Position.from_record({k: v for k, v in RECORD.items() if k != "result"}, 20)
-    first = adaptive.choose_level(position, seed=5, limit=REVIEW)
+    first = adaptive.choose_level(position, seed=5)
     adaptive._memo.clear()
-    again = adaptive.choose_level(position, seed=5, limit=REVIEW)
+    again = adaptive.choose_level(position, seed=5)
     assert first == again and first.win is not None and 0.0 <= first.win <= 1.0
     assert first.level == adaptive.pick(first.target, 5)
     bot, other = AdaptiveBot(), AdaptiveBot()
@@ -79,21 +111,20 @@ def test_the_choice_is_the_same_for_a_game_and_a_seed_memo_or_not():
     assert bot.chosen == other.chosen and bot.chosen[0] in rungs()
 
 
-def test_decided_positions_count_less_than_open_ones():
-    assert adaptive.stakes(0.5, 2) == 1.0 and adaptive.stakes(None, 2) == 1.0
-    assert adaptive.stakes(0.95, 2) == pytest.approx(0.19) and adaptive.stakes(0.05, 2) == pytest.approx(0.19)
-    assert adaptive.stakes(1 / 3, 3) == pytest.approx(1.0) and adaptive.stakes(0.9, 3) < 0.5
-
-
 def test_the_band_plays_weaker_ahead_and_stronger_behind_within_the_ladder():
     top = len(adaptive.RUNGS) - 1
-    assert adaptive.band(None, 2) == adaptive.LEAN
-    assert adaptive.band(0.8, 2) < adaptive.band(0.5, 2) == adaptive.LEAN < adaptive.band(0.2, 2)
-    assert adaptive.band(1 / 3, 3) == adaptive.LEAN and adaptive.band(0.5, 3) < adaptive.LEAN
+    assert adaptive.band(None, 2) == 0.0
+    assert adaptive.band(0.8, 2) < adaptive.band(0.5, 2) == 0.0 < adaptive.band(0.2, 2)
+    assert adaptive.band(1 / 3, 3) == 0.0 and adaptive.band(0.5, 3) < 0.0
     assert adaptive.target_rung(3.0, 0.3, 2) > 3.0 > adaptive.target_rung(3.0, 0.7, 2)
+    # the lean upward grows with the player's rung above LEAN_FROM: none for a beginner
+    middle = (adaptive.LEAN_FROM + adaptive.CEILING) / 2
+    assert adaptive.lean(adaptive.FLOOR) == adaptive.lean(adaptive.LEAN_FROM) == 0.0
+    assert 0.0 < adaptive.lean(middle) < adaptive.lean(adaptive.CEILING) == adaptive.LEAN
+    assert adaptive.target_rung(adaptive.CEILING, 0.5, 2) == adaptive.CEILING + adaptive.LEAN
     assert adaptive.target_rung(top, 0.0, 2) == top and adaptive.target_rung(0.0, 1.0, 2) == 0.0
     # the estimate alone stays within the fixed levels; only the band reaches the rungs beyond them
-    assert adaptive.rung_of(0.0) == adaptive.FLOOR and adaptive.rung_of(100.0) == adaptive.CEILING
+    assert adaptive.rung_of(0.0) == adaptive.FLOOR and adaptive.rung_of(7.0) == adaptive.CEILING
     assert adaptive.RUNGS[adaptive.FLOOR][0] == "beginner" and adaptive.RUNGS[adaptive.CEILING][0] == "strong"
     assert adaptive.target_rung(adaptive.FLOOR, 1.0, 2) < adaptive.FLOOR
     assert adaptive.target_rung(adaptive.CEILING, 0.0, 2) > adaptive.CEILING

@@ -186,13 +186,16 @@ def test_calibration_table_measures_each_population_and_draws_its_diagram(tmp_pa
     assert set(json.loads(manifest.read_text())["calibration"]["play"]["populations"]) == {"max"}
 
 
-def test_adaptive_prints_each_levels_win_rate_against_it_and_the_calibration():
-    out = run_script("adaptive.py", "--games", "2", "--levels", "beginner,club", "--calibrate", "1")
+def test_adaptive_prints_each_levels_win_rate_against_it_and_the_fitted_ladder():
+    out = run_script("adaptive.py", "--games", "1", "--levels", "beginner,easy,casual,club,advanced,strong")
     rows = [line.split(" | ") for line in out.splitlines() if " | " in line]
-    calibration = [r for r in rows if len(r) == 3 and r[0] == "beginner"]   # level, decisions, mean accuracy
-    assert calibration and int(calibration[0][1]) > 0 and 50 < float(calibration[0][2]) <= 100, out
-    games = [r for r in rows if len(r) == 6 and r[:2] == ["club", "2"]]     # ..., win rate, interval, accuracy, rungs
-    assert games and games[0][2].endswith("%") and "-" in games[0][3], out
+    games = [r for r in rows if len(r) == 6 and r[:2] == ["club", "1"]]     # ..., win rate, interval, placed, rungs
+    assert games and games[0][2].endswith("%") and "-" in games[0][3] and "(own 4)" in games[0][4], out
+    ladder = re.search(r"^the ladder .*: beginner ([\d.]+), easy ([\d.]+), casual ([\d.]+), club ([\d.]+), "
+                       r"advanced ([\d.]+), strong ([\d.]+)$", out, re.M)
+    assert ladder, out
+    values = [float(v) for v in ladder.groups()]
+    assert values == sorted(values) and 1 <= values[0] and values[-1] <= 6, out
 
 
 def test_same_games_finds_no_difference_between_a_build_and_itself(tmp_path):

@@ -265,3 +265,9 @@ def test_a_time_budget_that_tries_no_action_still_judges_the_move():
     decisions, _ = split(review(record, Limit(time_s=1e-9), seed=3, decisions=[9]))
     (d,) = decisions
     assert d.action == untried.best_action and d.win_after is not None and d.best_win is not None
+
+
+def test_decided_positions_count_less_than_open_ones():
+    assert stakes(0.5, 2) == 1.0 and stakes(None, 2) == 1.0
+    assert stakes(0.95, 2) == pytest.approx(0.19) and stakes(0.05, 2) == pytest.approx(0.19)
+    assert stakes(1 / 3, 3) == pytest.approx(1.0) and stakes(0.9, 3) < 0.5
