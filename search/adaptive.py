@@ -65,18 +65,19 @@ __all__ = ["ADAPTIVE", "CEILING", "CHANCES_LIMIT", "EPSILON_STRONG", "EPSILON_WE
 ADAPTIVE = "adaptive"
 #: The most recent decisions of the other seats that are estimated from.
 WINDOW = 24
-#: The settings it plays, weakest first: (name, bot spec, where the estimate
-#: places a player of that level). The fixed levels from ``beginner`` to
-#: ``strong``, each with the mean posterior rung it showed at adaptive's
-#: last move in 200 2-player games against this level
-#: (benchmarks/adaptive.py, "placed on rung"): one search of a rung is a
-#: noisy sample of its play, which favours the rungs that draw widely, so a
-#: level is placed off its own rung and the placements are the ladder;
-#: beyond them ``novice`` and ``expert``, which only the rubber band
-#: reaches (their placements only keep the ladder increasing): to give back
-#: a lead against a beginner, to catch up against a strong player. The
-#: ``advanced`` rung plays as that level did when the band was tuned (60
-#: iterations, without the endgame solver; docs/decisions/levels.md).
+#: The settings it plays, weakest first: (name, bot spec, its place on the
+#: ladder the estimate's posterior mean is put on). The fixed levels from
+#: ``beginner`` to ``strong``: searches are noisy samples of a level's play,
+#: which favours the levels that draw widely, so a level's games are placed
+#: off its own rung; the ladder is fitted (:func:`fit_ladder`) so that each
+#: level's games stand on its own rung on average: the mean of the fits to
+#: 200 2-player games a level against this level on two seeds
+#: (benchmarks/adaptive.py prints the fit of its run). Beyond them
+#: ``novice`` and ``expert``, which only the rubber band reaches (their
+#: places only keep the ladder increasing): to give back a lead against a
+#: beginner, to catch up against a strong player. The ``advanced`` rung
+#: plays as that level did when the band was tuned (60 iterations, without
+#: the endgame solver; docs/decisions/levels.md).
 RUNGS: tuple[tuple[str, str, float], ...] = (
     ("novice", "nomodel:iterations=4,temperature=2.0", 1.0),
     ("beginner", "beginner", 1.33),
