@@ -8,9 +8,10 @@ counts half) with its 95% Wilson interval, the rung adaptive placed it on
 at its last move (its estimate, beside the level's own rung), and how often
 adaptive played each rung; with every level from ``beginner`` to ``strong``,
 also the ladder of placements (search/adaptive.py's RUNGS) fitted to the
-run, on which each level's games stand on its own rung on average. The target (docs/search.md): 40-60% for every
-level. --tune NAME=VALUE changes a setting of search/adaptive.py for the
-run (GAIN_UP, GAIN_DOWN, LEAN, MIX, EPSILON_WEAK...).
+run, on which each level's games stand on its own rung on average. The
+target (docs/search.md): 40-60% for every level. --tune NAME=VALUE changes
+a setting of search/adaptive.py for the run (GAIN_UP, GAIN_DOWN, LEAN, MIX,
+EPSILON_WEAK...).
 
     python benchmarks/adaptive.py --games 20 --processes 2
 """
@@ -81,10 +82,10 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"--tune: {item!r} is not NAME=VALUE with NAME a setting of search/adaptive.py")
             tune[key.strip()] = float(value)
         tasks2 = [(n, g, args.seed, tune) for n in names for g in range(args.games)]
-        for level, share, chosen, accuracy in run_tasks(adaptive_game, tasks2, args.processes):
+        for level, share, chosen, placed_at in run_tasks(adaptive_game, tasks2, args.processes):
             shares[level].append(share)
             played[level].update(chosen)
-            seen[level] += accuracy
+            seen[level] += placed_at
         print(f"{args.games} games a level against adaptive{' ' + str(tune) if tune else ''}, "
               f"{time.monotonic() - started:.0f} s")
         header = ["level", "games", "the level's win rate", "95% interval", "placed on rung",

@@ -12,8 +12,9 @@ two parts:
   draws, and a share of a uniform draw that is larger for the weaker rungs).
   The product of those chances over the decisions, from an even prior, is a
   posterior over the rungs; its mean is placed on a ladder (RUNGS) fitted
-  so that each fixed level's games stand on its own rung. This is how move-matching models (Maia in
-  chess) tell a player's level: by which level's moves theirs are.
+  so that each fixed level's games stand on its own rung. This is how
+  move-matching models (Maia in chess) tell a player's level: by which
+  level's moves theirs are.
 - :func:`band`, a rubber band on the game itself: its own win probability,
   searched from its own view (:func:`chances`), above an even share moves
   the aim weaker (GAIN_DOWN rungs per unit), below it stronger (GAIN_UP),
@@ -26,11 +27,10 @@ level from ``beginner`` to ``strong`` wins 40-60% of 2-player games against
 it (BENCHMARKS.md says how close it comes).
 
 Cost: REPLICAS searches of each estimated rung for each decision of the
-other seats (their budgets: about 900 iterations a replica, a third of them
-with the model),
-and one CHANCES_LIMIT search a move. Each search is seeded by the
-decision's place in the game and the rung, so the estimate depends on the
-game alone; each decision's likelihoods are kept in a small in-process
+other seats (their budgets: about 900 iterations a replica, two fifths of
+them with the model), and one CHANCES_LIMIT search a move. Each search is
+seeded by the decision's place in the game, the rung and the replica, so
+the estimate depends on the game alone; each decision's likelihoods are kept in a small in-process
 memo (a pure function's cache), and a bot or server answering the moves of
 one game searches each decision once.
 
@@ -58,8 +58,8 @@ from .request import Question
 
 __all__ = ["ADAPTIVE", "CEILING", "CHANCES_LIMIT", "EPSILON_STRONG", "EPSILON_WEAK", "FLOOR", "GAIN_DOWN",
            "GAIN_UP", "LEAN", "LEAN_FROM", "MIX", "REPLICAS", "RUNGS", "SHARP", "WINDOW", "Choice", "Estimate",
-           "band", "chances",
-           "choose_level", "estimate", "fit_ladder", "lean", "likelihoods", "pick", "rung_of", "target_rung"]
+           "band", "chances", "choose_level", "estimate", "fit_ladder", "lean", "likelihoods", "pick", "rung_of",
+           "target_rung"]
 
 #: The adaptive level's name.
 ADAPTIVE = "adaptive"
@@ -117,8 +117,9 @@ REPLICAS = 2
 SHARP = 0.2
 #: The budget and settings of the search that judges its own chances.
 CHANCES_LIMIT = Limit(iterations=200, threads=1)
-#: Seeds of the estimate's searches (by decision index and rung), of the draw between two rungs and of the chances.
-REVIEW_SEED = 0xADA
+#: Seeds of the estimate's searches (by decision index, rung and replica), of the draw between two rungs and
+#: of the chances.
+ESTIMATE_SEED = 0xADA
 MIX_INDEX = 0xADA
 CHANCES_INDEX = 0xC4A
 MEMO_SIZE = 100_000
@@ -159,13 +160,13 @@ class Estimate:
 
 def likelihoods(before: Position, index: int, action: Action) -> tuple[float, ...] | None:
     """The chance that each rung from FLOOR to CEILING plays `action` from
-    `before` (decision `index` of its game): one search of the rung from the
-    mover's view (REPLICAS of them, seeded by `index`, the rung and the
-    replica; their draws averaged), its draw by visits as the
-    rung draws (a rung that plays its most visited move at temperature
-    SHARP; a proved result: its best move), mixed with the rung's share of
-    a uniform draw over the legal actions. None for a forced move. A pure
-    function of its arguments, memoized."""
+    `before` (decision `index` of its game): REPLICAS searches of the rung
+    from the mover's view (seeded by `index`, the rung and the replica),
+    each read as the rung draws by visits (a rung that plays its most
+    visited move at temperature SHARP; a proved result: its best move),
+    averaged, and mixed with the rung's share of a uniform draw over the
+    legal actions. None for a forced move. A pure function of its
+    arguments, memoized."""
     legal = len(before.legal_codes())
     if legal < 2:
         return None
@@ -179,7 +180,7 @@ def likelihoods(before: Position, index: int, action: Action) -> tuple[float, ..
         limit, settings = _rung(rung)
         share = 0.0
         for replica in range(REPLICAS):
-            seed = derive_seed(derive_seed(derive_seed(REVIEW_SEED, index), rung), replica) % 2**64
+            seed = derive_seed(derive_seed(derive_seed(ESTIMATE_SEED, index), rung), replica) % 2**64
             result = search(before, limit, settings, seed=seed, question=Question(multipv=0))
             ranked = sorted((c for c in result.candidates if c.visits > 0), key=lambda c: c.order)
             if result.exact or not ranked:

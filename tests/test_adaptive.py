@@ -16,6 +16,7 @@ from cacaoai.api.cacao.v1 import cacao_pb2 as pb
 from cacaoai.engine import Position
 from cacaoai.search import ANALYSIS, Limit, Question, adaptive, search
 from cacaoai.search.bots import LEVELS, AdaptiveBot, levels, parse_bot, rungs
+from cacaoai.search.limits import level_search
 
 RECORD = json.loads((Path(__file__).parent / "data" / "records.jsonl").read_text().splitlines()[0])
 SCRIPT = Limit(iterations=150)
@@ -162,3 +163,14 @@ def test_the_server_plays_the_adaptive_level_from_a_record(cacao_stub):
     assert first.action == second.action
     played = first.evaluation.limits.iterations
     assert played in {level.limit.iterations for level in rungs().values()}
+
+
+def test_a_levels_spec_is_read_with_one_thread_and_a_bad_one_is_named():
+    limit, settings = level_search("casual")
+    assert (limit.iterations, limit.threads, settings.temperature) == (400, 1, 0.5)
+    assert level_search("mcts:iterations=60,threads=2")[0].threads == 2
+    for spec, problem in [("grandmaster:iterations=5", "a level is one of"), ("mcts:iterations=5,reuse=1", "reuse"),
+                          ("nomodel:temperature=0.5", "needs iterations or time"),
+                          ("mcts:iterations=many", "iterations must be a int")]:
+        with pytest.raises(ValueError, match=problem):
+            level_search(spec)
