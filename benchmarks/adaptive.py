@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                          f"{placed:.2f} (own {RUNG_NAMES.index(n)})", rungs])
             print(f"{n} | {games} | {100 * wins / games:.1f}% | {100 * low:.1f}-{100 * high:.1f}% | "
                   f"{placed:.2f} (own {RUNG_NAMES.index(n)}) | {rungs}")
-        if all(seen[name] for name in RUNG_NAMES[adaptive.FLOOR:adaptive.CEILING + 1]):
+        if all(seen.get(name) for name in RUNG_NAMES[adaptive.FLOOR:adaptive.CEILING + 1]):
             ladder = adaptive.fit_ladder({i: seen[RUNG_NAMES[i]] for i in range(adaptive.FLOOR, adaptive.CEILING + 1)})
             print("the ladder that places each level's games on its own rung on average (RUNGS' placements): "
                   + ", ".join(f"{RUNG_NAMES[i]} {ladder[i]:.2f}" for i in range(adaptive.FLOOR, adaptive.CEILING + 1)))

@@ -198,6 +198,12 @@ def test_adaptive_prints_each_levels_win_rate_against_it_and_the_fitted_ladder()
     assert values == sorted(values) and 1 <= values[0] and values[-1] <= 6, out
 
 
+def test_adaptive_runs_some_levels_with_a_setting_tuned_and_fits_no_ladder():
+    out = run_script("adaptive.py", "--games", "1", "--levels", "strong", "--tune", "PRIOR_TILT=0")
+    assert "{'PRIOR_TILT': 0.0}" in out and re.search(r"^strong \| 1 \| ", out, re.M), out
+    assert "the ladder" not in out, out
+
+
 def test_same_games_finds_no_difference_between_a_build_and_itself(tmp_path):
     # an empty folder first on the path: the "other" build is this one
     out = run_script("same_games.py", "--old-path", str(tmp_path), "--games", "20", "--searches", "3")
