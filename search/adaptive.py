@@ -10,15 +10,15 @@ two parts:
   to CEILING would have played the move made (:func:`likelihoods`: REPLICAS
   searches of the rung from the mover's view, its draw by visits as the rung
   draws, and a share of a uniform draw that is larger for the weaker rungs).
-  The product of those chances over the decisions, from an even prior, is a
-  posterior over the rungs; its mean is placed on a ladder (RUNGS) fitted
+  The product of those chances over the decisions, from a prior that leans
+  to the strong rungs (:func:`prior`), is a posterior over the rungs; its mean is placed on a ladder (RUNGS) fitted
   so that each fixed level's games stand on its own rung. This is how
   move-matching models (Maia in chess) tell a player's level: by which
   level's moves theirs are.
 - :func:`band`, a rubber band on the game itself: its own win probability,
   searched from its own view (:func:`chances`), above an even share moves
   the aim weaker (GAIN_DOWN rungs per unit), below it stronger (GAIN_UP),
-  plus a lean upward against the players placed above ``club`` (:func:`lean`:
+  plus a lean upward against the players placed above ``advanced`` (:func:`lean`:
   a strong player punishes the weaker moves of a mix more than it gains
   from the stronger ones). Only the band reaches ``novice`` and ``expert``.
 
@@ -57,9 +57,9 @@ from .limits import ANALYSIS, Limit, SearchSettings, level_search
 from .request import Question
 
 __all__ = ["ADAPTIVE", "CEILING", "CHANCES_LIMIT", "EPSILON_STRONG", "EPSILON_WEAK", "FLOOR", "GAIN_DOWN",
-           "GAIN_UP", "LEAN", "LEAN_FROM", "MIX", "REPLICAS", "RUNGS", "SHARP", "WINDOW", "Choice", "Estimate",
-           "band", "chances", "choose_level", "estimate", "fit_ladder", "lean", "likelihoods", "pick", "rung_of",
-           "target_rung"]
+           "GAIN_UP", "LEAN", "LEAN_FROM", "MIX", "PRIOR_TILT", "REPLICAS", "RUNGS", "SHARP", "WINDOW", "Choice",
+           "Estimate", "band", "chances", "choose_level", "estimate", "fit_ladder", "lean", "likelihoods", "pick",
+           "prior", "rung_of", "target_rung"]
 
 #: The adaptive level's name.
 ADAPTIVE = "adaptive"
@@ -90,12 +90,13 @@ RUNGS: tuple[tuple[str, str, float], ...] = (
 )
 #: The rubber band: rungs weaker per unit of its own win probability above an
 #: even share (1 / players), stronger per unit below it; and the lean upward
-#: (in rungs), none up to rung LEAN_FROM (``club``), LEAN at CEILING; chosen
-#: by 200-game runs of benchmarks/adaptive.py (docs/decisions/levels.md).
+#: (in rungs), none up to rung LEAN_FROM (``advanced``), LEAN at CEILING;
+#: chosen by 200- and 500-game runs of benchmarks/adaptive.py
+#: (docs/decisions/levels.md).
 GAIN_UP = 1.5
 GAIN_DOWN = 1.25
 LEAN = 0.5
-LEAN_FROM = 4
+LEAN_FROM = 5
 #: Whether a target between two rungs draws one of them (True) or plays the nearest.
 MIX = False
 #: The weakest and the strongest rung the estimate places an opponent on
@@ -108,6 +109,12 @@ CEILING = 6
 #: player is weak, and one search of a rung is only one sample of its play.
 EPSILON_WEAK = 0.3
 EPSILON_STRONG = 0.05
+#: The prior's tilt: the log-odds of each rung over the one below it before
+#: any decision is seen (0: an even prior). Weak play shows within a few
+#: decisions (a blunder no strong rung would play), strong play only slowly
+#: (its moves are also the middle rungs' best ones), so the prior leans to
+#: the strong rungs; chosen by 500-game runs (docs/decisions/levels.md).
+PRIOR_TILT = 0.3
 #: The searches of each rung a decision is judged by (their draws averaged):
 #: one is a noisy sample of the rung's play, which favours the rungs that
 #: draw widely; two place `casual` and `strong` players nearer their rungs.
@@ -198,10 +205,17 @@ def likelihoods(before: Position, index: int, action: Action) -> tuple[float, ..
     return judged
 
 
+def prior() -> tuple[float, ...]:
+    """The chance of each rung from FLOOR to CEILING before any decision is
+    seen: each PRIOR_TILT log-odds above the one below it."""
+    weights = [math.exp(PRIOR_TILT * k) for k in range(CEILING - FLOOR + 1)]
+    return tuple(w / sum(weights) for w in weights)
+
+
 def estimate(position: Position, seat: int | None = None) -> Estimate:
     """Which rung the seats other than `seat` (default: the seat to act)
     play like in `position`'s game so far: the last WINDOW of their
-    decisions, each with :func:`likelihoods`, from an even prior. A position
+    decisions, each with :func:`likelihoods`, from the :func:`prior`. A position
     without its game (from a snapshot or an observation) gives the prior."""
     me = position.to_act if seat is None else seat
     played = position.history
@@ -212,7 +226,7 @@ def estimate(position: Position, seat: int | None = None) -> Estimate:
             if replay.to_act != me and len(replay.legal_codes()) > 1:
                 decisions.append((replay.clone(), index, action))
             replay.apply(action)
-    logs = [0.0] * (CEILING - FLOOR + 1)
+    logs = [math.log(p) for p in prior()]
     for before, index, action in decisions[-WINDOW:]:
         judged = likelihoods(before, index, action)
         assert judged is not None

@@ -7,6 +7,7 @@ stronger when behind, its choice is the same for a game and a seed, and the
 server and the bot specs offer it."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,8 @@ def scripted_game(blunder: bool, decisions: int = 6, deal: int = 11) -> Position
 
 
 def prior_rung() -> float:
-    """Where the even prior over the estimated rungs is placed."""
-    return adaptive.rung_of((adaptive.FLOOR + adaptive.CEILING) / 2)
+    """Where the prior over the estimated rungs is placed."""
+    return adaptive.rung_of(sum((adaptive.FLOOR + k) * p for k, p in enumerate(adaptive.prior())))
 
 
 def test_blunders_pull_the_estimate_weaker_and_good_moves_stronger():
@@ -60,6 +61,15 @@ def test_blunders_pull_the_estimate_weaker_and_good_moves_stronger():
     assert bad.rung < prior_rung() < good.rung
     assert adaptive.RUNGS[int(bad.rung)][0] in ("beginner", "easy")
     assert bad.posterior[0] + bad.posterior[1] > 0.5 and sum(bad.posterior) == pytest.approx(1.0)
+
+
+def test_the_prior_leans_to_the_strong_rungs_by_its_tilt(monkeypatch):
+    prior = adaptive.prior()
+    assert len(prior) == adaptive.CEILING - adaptive.FLOOR + 1 and sum(prior) == pytest.approx(1.0)
+    assert all(upper / lower == pytest.approx(math.exp(adaptive.PRIOR_TILT)) for lower, upper in zip(prior, prior[1:]))
+    assert adaptive.PRIOR_TILT > 0 and prior_rung() > adaptive.rung_of((adaptive.FLOOR + adaptive.CEILING) / 2)
+    monkeypatch.setattr(adaptive, "PRIOR_TILT", 0.0)
+    assert len(set(adaptive.prior())) == 1
 
 
 def test_each_rungs_chances_of_the_legal_actions_sum_to_one_and_weaker_rungs_spread_them():
@@ -92,8 +102,8 @@ def test_the_fitted_ladder_places_each_levels_games_on_its_own_rung():
 def test_no_game_yet_gives_the_prior_and_a_snapshot_knows_no_game():
     start = Position.new(2, 3)
     found = adaptive.estimate(start)
-    assert found.decisions == 0 and len(set(found.posterior)) == 1
-    assert found.rung == prior_rung()
+    assert found.decisions == 0 and found.posterior == pytest.approx(adaptive.prior())
+    assert found.rung == pytest.approx(prior_rung())
     later = Position.from_record({k: v for k, v in RECORD.items() if k != "result"}, 12)
     snapshot = Position.from_snapshot(later.snapshot())
     assert adaptive.estimate(snapshot).decisions == 0
