@@ -36,7 +36,11 @@ solver's exact values in place of the game's result: the win share the
 position is worth under perfect play, not the one result that chance and
 exploration gave.
 Features are ``Position.features`` and ``Position.action_features``: they
-read only what the viewing seat may see.
+read only what the viewing seat may see. Beside each shard,
+``shard-NNNNN.records.jsonl`` holds its games whole (cacao-record/1, one a
+line; the manifest names it with its SHA-256): a shard holds the features
+of its own version only, and the records let other features (a network over
+the board's cells) be computed from the same games without playing them again.
 
 Shards do not depend on how the games are spread: local worker processes
 (``--processes``) and Ray tasks (``--ray ADDRESS``, as cacao-arena) give the
@@ -183,9 +187,10 @@ def _relative(values: Sequence[float], viewer: int, n: int) -> list[float]:
     return [float(values[(viewer + k) % n]) for k in range(n)] + [0.0] * (MAX_SEATS - n)
 
 
-def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
-    """Play game `game` of the run and return its rows (lists keyed like
-    SHARD_ARRAYS, a_start relative to the game's first action row)."""
+def play_game(config: SelfPlayConfig, game: int) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Play game `game` of the run: its rows (lists keyed like SHARD_ARRAYS,
+    a_start relative to the game's first action row) and its record
+    (cacao-record/1)."""
     bot = parse_bot(config.spec)
     assert isinstance(bot, MCTSBot)
     limit, settings = bot.limit, bot.settings
@@ -263,7 +268,7 @@ def play_game(config: SelfPlayConfig, game: int) -> dict[str, list[Any]]:
         rows["v_gold"].append(_relative(g, viewer, players))
         rows["v_margin"].append(_relative(m, viewer, players))
         rows["v_exact"].append(v_ply in exact)
-    return rows
+    return rows, position.record()
 
 
 def _exact_values(result: SearchResult) -> tuple[list[float], list[float], list[float]]:
@@ -324,16 +329,17 @@ def _games_of(config: SelfPlayConfig, index: int) -> tuple[int, int]:
     return lo, min(config.games, lo + config.games_per_shard)
 
 
-def play_shard(task: tuple[SelfPlayConfig, int]) -> tuple[int, dict[str, np.ndarray], dict[str, Any]]:
-    """Play shard `index`'s games: (index, its arrays, its counts)."""
+def play_shard(task: tuple[SelfPlayConfig, int]
+               ) -> tuple[int, dict[str, np.ndarray], dict[str, Any], list[dict[str, Any]]]:
+    """Play shard `index`'s games: (index, its arrays, its counts, its games' records)."""
     config, index = task
     lo, hi = _games_of(config, index)
     started = time.process_time()
     games = [play_game(config, g) for g in range(lo, hi)]
-    arrays = _concatenate(games)
+    arrays = _concatenate([rows for rows, _ in games])
     info = {"index": index, "games": [lo, hi], "decisions": len(arrays["x"]), "actions": len(arrays["a_x"]),
             "views": len(arrays["v_x"]), "cpu_s": round(time.process_time() - started, 3)}
-    return index, arrays, info
+    return index, arrays, info, [record for _, record in games]
 
 
 def _concatenate(games: list[dict[str, list[Any]]]) -> dict[str, np.ndarray]:
@@ -379,7 +385,16 @@ def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> str:
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, member.getvalue())
-    data = buffer.getvalue()
+    return _write_bytes(path, buffer.getvalue())
+
+
+def write_records(path: Path, records: Sequence[dict[str, Any]]) -> str:
+    """Write the games' records, one JSON line each, and return the file's SHA-256."""
+    return _write_bytes(path, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode())
+
+
+def _write_bytes(path: Path, data: bytes) -> str:
+    """Replace the file at once (a reader never sees half of it); its SHA-256."""
     temporary = path.with_suffix(".tmp")
     temporary.write_bytes(data)
     os.replace(temporary, path)
@@ -462,9 +477,11 @@ def run(config: SelfPlayConfig, out: Path | str, processes: int | None = None,
                 "shards": shards}
 
     outcomes = run_tasks(play_shard, todo, processes or os.cpu_count() or 1, ray_address)
-    for index, arrays, info in outcomes:
+    for index, arrays, info, records in outcomes:
         name = f"shard-{index:05d}.npz"
-        info = {"file": name, **info, "sha256": write_shard(out / name, arrays)}
+        games_file = f"shard-{index:05d}.records.jsonl"
+        info = {"file": name, **info, "sha256": write_shard(out / name, arrays),
+                "records": games_file, "records_sha256": write_records(out / games_file, records)}
         done[index] = info
         games_done += info["games"][1] - info["games"][0]
         _write_json(path, manifest(False))
