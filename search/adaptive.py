@@ -11,16 +11,16 @@ two parts:
   searches of the rung from the mover's view, its draw by visits as the rung
   draws, and a share of a uniform draw that is larger for the weaker rungs).
   The product of those chances over the decisions, from a prior that leans
-  to the strong rungs (:func:`prior`), is a posterior over the rungs; its mean is placed on a ladder (RUNGS) fitted
-  so that each fixed level's games stand on its own rung. This is how
-  move-matching models (Maia in chess) tell a player's level: by which
-  level's moves theirs are.
+  to the strong rungs (:func:`prior`), is a posterior over the rungs; its
+  mean is placed on a ladder (RUNGS) fitted so that each fixed level's games
+  stand on its own rung. This is how move-matching models (Maia in chess)
+  tell a player's level: by which level's moves theirs are.
 - :func:`band`, a rubber band on the game itself: its own win probability,
   searched from its own view (:func:`chances`), above an even share moves
   the aim weaker (GAIN_DOWN rungs per unit), below it stronger (GAIN_UP),
-  plus a lean upward against the players placed above ``advanced`` (:func:`lean`:
-  a strong player punishes the weaker moves of a mix more than it gains
-  from the stronger ones). Only the band reaches ``novice`` and ``expert``.
+  plus a lean upward against the players placed above ``advanced``
+  (:func:`lean`: a strong player punishes the weaker moves of a mix more
+  than it gains from the stronger ones). Only the band reaches ``novice`` and ``expert``.
 
 It plays the rung nearest the aim (:func:`pick`). The target: any fixed
 level from ``beginner`` to ``strong`` wins 40-60% of 2-player games against
