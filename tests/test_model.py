@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from test_search import played  # a position after seeded random actions
 
 from cacaoai.engine import Position, features
 from cacaoai.search import NO_MODEL, Limit, SearchSettings, search
@@ -31,14 +32,6 @@ def random_model(path, seed: int = 1, hidden: tuple[int, int] = (32, 16), policy
     if position:
         arrays["p_wx"] = rng.normal(0, 0.3, (policy, f))
     return save_model(path, arrays, {"name": "random", "version": str(seed), "gold_scale": 20.0})
-
-
-def played(players: int, seed: int, plies: int) -> Position:
-    position = Position.new(players, seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        position.apply(rng.choice(position.legal_actions()))
-    return position
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["action", "position"])

@@ -9,7 +9,7 @@ import random
 import threading
 
 import pytest
-from test_search import comparable  # a result without its timing fields
+from test_search import comparable, played  # a result without its timing fields; a seeded position
 
 from cacaoai.engine import Position
 from cacaoai.lab.arena import run as arena_run
@@ -18,14 +18,6 @@ from cacaoai.search.bots import parse_bot
 
 LIMITS = Limit(iterations=400)
 BIG = 1 << 30
-
-
-def played(players, seed, plies):
-    position = Position.new(players, seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        position.apply(rng.choice(position.legal_actions()))
-    return position
 
 
 def test_a_repeated_search_continues_its_tree():
