@@ -9,15 +9,19 @@ results (docs/decisions/network.md, "The board as cells").
 
     pip install -e '.[experiments]'       # jax and optax: the convolution's gradients
     python benchmarks/cells_value.py /path/to/selfplay --cache cells.npz --epochs 20
+    python benchmarks/cells_value.py /path/to/selfplay --cache cells.npz --teacher-repeat 4000
 
 The target is the seat to act's win probability alone (one sigmoid), not the
 model's twelve outputs: enough to compare what the inputs carry. Training
 draws one of the board's four quarter turns per row (``--no-turns`` keeps
-north fixed).
+north fixed). ``--teacher-repeat N`` searches N held-out decisions again
+with the run's own search spec and another seed, and scores that second
+search as the networks are scored: how far the target repeats itself.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from cacaoai.engine import Position
 from cacaoai.lab.cells import CODES, decision_cells, rotate_cells
+from cacaoai.search.bots import MCTSBot, parse_bot
+from cacaoai.search.driver import search
+from cacaoai.search.request import Question
 
 
 def load(folder: str, cache: str | None) -> dict[str, np.ndarray]:
@@ -98,6 +106,8 @@ def train(data: dict[str, np.ndarray], cells: bool, args: argparse.Namespace) ->
         return (z @ p["w3"] + p["b3"])[:, 0]
 
     rows = np.flatnonzero(~test)
+    if args.train_share < 1:                             # a learning curve: fewer training games
+        rows = rows[held_out(data["game"][rows], args.train_share, args.seed + 1)]
     steps = args.epochs * (len(rows) // args.batch)
     opt = optax.adamw(optax.cosine_decay_schedule(args.lr, steps, alpha=0.05), weight_decay=args.weight_decay)
     state = opt.init(params)
@@ -129,11 +139,35 @@ def train(data: dict[str, np.ndarray], cells: bool, args: argparse.Namespace) ->
                         for j in np.array_split(idx, max(1, len(idx) // 4096))])
     out = {"train": float(np.mean(losses)), "cpu_s": time.process_time() - started,
            "search": cross_entropy(target[idx], p), "result": cross_entropy(result[idx], p),
-           "floor": cross_entropy(target[idx], target[idx])}
+           "floor": cross_entropy(target[idx], target[idx]), "teacher": cross_entropy(result[idx], target[idx])}
     for n in (2, 3, 4):
         m = data["players"][idx] == n
         out[f"search_{n}p"] = cross_entropy(target[idx][m], p[m]) if m.any() else float("nan")
     return out
+
+
+def teacher_repeat(folder: str, data: dict[str, np.ndarray], count: int, args: argparse.Namespace
+                   ) -> dict[str, float]:
+    """The run's search again, another seed, on `count` held-out decisions,
+    scored against the recorded search and the results."""
+    manifest = json.loads((Path(folder) / "selfplay.json").read_text())
+    bot = parse_bot(manifest["config"]["spec"])
+    assert isinstance(bot, MCTSBot)
+    test = np.flatnonzero(held_out(data["game"], args.held_out, args.seed))
+    rows = np.sort(np.random.default_rng(args.seed + 2).choice(test, min(count, len(test)), replace=False))
+    shard_of = {g: shard for shard in manifest["shards"] for g in range(*shard["games"])}
+    second = np.zeros(len(rows))
+    for i, row in enumerate(rows):
+        game, ply, seat = int(data["game"][row]), int(data["ply"][row]), int(data["seat"][row])
+        shard = shard_of[game]
+        line = (Path(folder) / shard["records"]).read_text().splitlines()[game - shard["games"][0]]
+        position = Position.from_record(line, upto=ply)
+        win = search(position, bot.limit, bot.settings, seed=10**9 + int(row),
+                     question=Question(multipv=0)).win_probability
+        second[i] = win[seat] if win is not None else 1.0 / position.players
+    first, result = data["search_win"][rows, 0], data["win"][rows, 0]
+    return {"rows": len(rows), "floor": cross_entropy(first, first), "second": cross_entropy(first, second),
+            "first_results": cross_entropy(result, first), "second_results": cross_entropy(result, second)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -150,11 +184,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-turns", dest="turns", action="store_false",
                         help="train on the board as it lies (no quarter turns)")
     parser.add_argument("--held-out", type=float, default=0.1, help="share of the games held out")
+    parser.add_argument("--train-share", type=float, default=1.0,
+                        help="train on this share of the training games (the same held-out games)")
     parser.add_argument("--only", choices=["features", "cells"], help="train one network of the two")
+    parser.add_argument("--teacher-repeat", type=int, metavar="N",
+                        help="instead of training: search N held-out decisions again (another seed)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     data = load(args.selfplay, args.cache)
-    print(f"{len(data['x'])} decisions of {len(np.unique(data['game']))} games", flush=True)
+    if args.teacher_repeat:
+        r = teacher_repeat(args.selfplay, data, args.teacher_repeat, args)
+        print(f"{r['rows']} held-out decisions searched again: against the recorded search {r['second']:.4f} "
+              f"(its own entropy {r['floor']:.4f}); against the results {r['second_results']:.4f} "
+              f"(the recorded search {r['first_results']:.4f})")
+        return 0
+    print(f"{len(data['x'])} decisions of {len(np.unique(data['game']))} games; training on "
+          f"{args.train_share:.0%} of {1 - args.held_out:.0%} of them", flush=True)
     results = {name: train(data, name == "cells", args) for name in ("features", "cells")
                if args.only in (None, name)}
     print("| inputs | train | held out: against the search | 2 / 3 / 4 players | against the results | CPU s |")
@@ -162,7 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, r in results.items():
         print(f"| {name} | {r['train']:.4f} | {r['search']:.4f} | {r['search_2p']:.4f} / {r['search_3p']:.4f} / "
               f"{r['search_4p']:.4f} | {r['result']:.4f} | {r['cpu_s']:.0f} |")
-    print(f"(the search's own entropy, the least a network can reach: {next(iter(results.values()))['floor']:.4f})")
+    first = next(iter(results.values()))
+    print(f"(the search's own entropy, the least a network can reach: {first['floor']:.4f}; "
+          f"the search against the results: {first['teacher']:.4f})")
     return 0
 
 
