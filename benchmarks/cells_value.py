@@ -155,13 +155,15 @@ def teacher_repeat(folder: str, data: dict[str, np.ndarray], count: int, args: a
     assert isinstance(bot, MCTSBot)
     test = np.flatnonzero(held_out(data["game"], args.held_out, args.seed))
     rows = np.sort(np.random.default_rng(args.seed + 2).choice(test, min(count, len(test)), replace=False))
-    shard_of = {g: shard for shard in manifest["shards"] for g in range(*shard["games"])}
+    records = {}                                          # game -> its record's line, for the shards needed
+    for shard in manifest["shards"]:
+        games = range(*shard["games"])
+        if np.isin(data["game"][rows], games).any():
+            records.update(zip(games, (Path(folder) / shard["records"]).read_text().splitlines()))
     second = np.zeros(len(rows))
     for i, row in enumerate(rows):
         game, ply, seat = int(data["game"][row]), int(data["ply"][row]), int(data["seat"][row])
-        shard = shard_of[game]
-        line = (Path(folder) / shard["records"]).read_text().splitlines()[game - shard["games"][0]]
-        position = Position.from_record(line, upto=ply)
+        position = Position.from_record(records[game], upto=ply)
         win = search(position, bot.limit, bot.settings, seed=10**9 + int(row),
                      question=Question(multipv=0)).win_probability
         second[i] = win[seat] if win is not None else 1.0 / position.players

@@ -28,7 +28,7 @@ import numpy as np
 
 from cacaoai.engine import Position
 
-from .selfplay import SHARD_ARRAYS, read_shard
+from .selfplay import SHARD_ARRAYS, load_shards
 
 __all__ = ["CODES", "JUNGLE_KINDS", "WIDTH", "WORKER_CODE", "WORKER_TYPES", "board_cells", "decision_cells",
            "rotate_cells", "workers_facing"]
@@ -115,24 +115,21 @@ def decision_cells(folder: Path | str, width: int = WIDTH) -> dict[str, np.ndarr
     ``seat``, ``win``, ``search_win``, ...) and ``cells`` (D x width x width,
     from the seat to act's view), rebuilt by replaying each shard's records."""
     folder = Path(folder)
-    manifest = json.loads((folder / "selfplay.json").read_text())
-    parts: list[dict[str, np.ndarray]] = []
+    data, (manifest,) = load_shards([folder], _PER_DECISION)
+    cells = np.zeros((len(data["x"]), width, width), np.uint8)
+    wanted: dict[int, dict[int, int]] = {}
+    for row, (game, ply) in enumerate(zip(data["game"], data["ply"])):
+        wanted.setdefault(int(game), {})[int(ply)] = row
     for shard in manifest["shards"]:
-        arrays = read_shard(folder / shard["file"])
-        records = [json.loads(line) for line in (folder / shard["records"]).read_text().splitlines()]
-        first = shard["games"][0]
-        cells = np.zeros((len(arrays["x"]), width, width), np.uint8)
-        wanted: dict[int, dict[int, int]] = {}
-        for row, (game, ply) in enumerate(zip(arrays["game"], arrays["ply"])):
-            wanted.setdefault(int(game), {})[int(ply)] = row
-        for game, plies in wanted.items():
-            record = records[game - first]
+        lines = (folder / shard["records"]).read_text().splitlines()
+        for game, line in zip(range(*shard["games"]), lines):
+            plies = wanted.get(game, {})
+            record = json.loads(line)
             position = Position.from_record(record, upto=0)
             for ply, action in enumerate(record["actions"]):
                 if ply in plies:
-                    seat = int(arrays["seat"][plies[ply]])
+                    seat = int(data["seat"][plies[ply]])
                     assert position.to_act == seat, (game, ply)
                     cells[plies[ply]] = board_cells(position.snapshot()["board"], seat, position.players, width)
                 position.apply(action)
-        parts.append({**{name: arrays[name] for name in _PER_DECISION}, "cells": cells})
-    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+    return {**data, "cells": cells}
