@@ -36,12 +36,16 @@ from cacaoai.search.driver import search
 from cacaoai.search.request import Question
 
 
-def load(folder: str, cache: str | None) -> dict[str, np.ndarray]:
-    """The run's decisions with their cells, from `cache` when it exists."""
+def load(folders: Sequence[str], cache: str | None) -> dict[str, np.ndarray]:
+    """The runs' decisions with their cells, from `cache` when it exists
+    (game numbers of the second run on counted on past the first's)."""
     if cache and Path(cache).exists():
         with np.load(cache) as saved:
             return dict(saved)
-    data = decision_cells(folder)
+    runs = [decision_cells(folder) for folder in folders]
+    for i, run in enumerate(runs[1:], 1):
+        run["game"] = run["game"] + sum(int(r["game"].max()) + 1 for r in runs[:i])
+    data = {name: np.concatenate([run[name] for run in runs]) for name in runs[0]}
     if cache:
         np.savez(cache, **data)
     return data
@@ -174,7 +178,7 @@ def teacher_repeat(folder: str, data: dict[str, np.ndarray], count: int, args: a
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("selfplay", help="a cacao-selfplay folder whose shards keep their records")
+    parser.add_argument("selfplay", nargs="+", help="cacao-selfplay folders whose shards keep their records")
     parser.add_argument("--cache", help="npz of the decisions and their cells (written once, then read)")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=256)
@@ -195,7 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = load(args.selfplay, args.cache)
     if args.teacher_repeat:
-        r = teacher_repeat(args.selfplay, data, args.teacher_repeat, args)
+        if len(args.selfplay) > 1:
+            parser.error("--teacher-repeat: give one self-play folder")
+        r = teacher_repeat(args.selfplay[0], data, args.teacher_repeat, args)
         print(f"{r['rows']} held-out decisions searched again: against the recorded search {r['second']:.4f} "
               f"(its own entropy {r['floor']:.4f}); against the results {r['second_results']:.4f} "
               f"(the recorded search {r['first_results']:.4f})")
