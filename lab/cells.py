@@ -4,9 +4,9 @@ than the counts and summaries of ``Position.features``
 (docs/decisions/network.md, "The board as cells").
 
 A cell's code is 0 when empty, ``1 + kind`` for a jungle tile (kind in
-``JUNGLE_KINDS`` order) and ``WORKER_CODE + 16 * seat + 4 * type + rot`` for
-a worker tile (seat counted from the viewer on, type in ``WORKER_TYPES``
-order). The grid is ``width`` x ``width`` cells, row y and column x, north
+the engine's ``JUNGLE_TILES`` order) and ``WORKER_CODE + 16 * seat + 4 * type
++ rot`` for a worker tile (seat counted from the viewer on, type in
+``WORKER_TILES`` order). The grid is ``width`` x ``width`` cells, row y and column x, north
 up; the board's bounding box is centred in it. Self-play keeps its games
 whole (``shard-NNNNN.records.jsonl``), so the cells of every recorded
 decision can be rebuilt from a run without playing it again
@@ -26,23 +26,19 @@ from typing import Any
 
 import numpy as np
 
-from cacaoai.engine import Position
+from cacaoai.engine import JUNGLE_TILES, WORKER_TILES, Position
+from cacaoai.engine.rules import DIRECTIONS, ROTATIONS, WORKER_FACES, WORKER_TYPE
 
 from .selfplay import SHARD_ARRAYS, load_shards
 
-__all__ = ["CODES", "JUNGLE_KINDS", "WIDTH", "WORKER_CODE", "WORKER_TYPES", "board_cells", "decision_cells",
-           "rotate_cells", "workers_facing"]
+__all__ = ["CODES", "WIDTH", "WORKER_CODE", "board_cells", "decision_cells", "rotate_cells", "workers_facing"]
 
-JUNGLE_KINDS = ("plantation-1", "plantation-2", "market-2", "market-3", "market-4", "gold-1", "gold-2",
-                "water", "sun", "temple")
-WORKER_TYPES = ("1111", "2101", "3001", "3100")
-WORKER_CODE = 1 + len(JUNGLE_KINDS)
+WORKER_CODE = 1 + len(JUNGLE_TILES)
 CODES = WORKER_CODE + 4 * 16             # 4 seats x 4 types x 4 rotations
 WIDTH = 15                               # boards reach 13 x 13 cells at most in self-play
 
-_KIND = {k: i for i, k in enumerate(JUNGLE_KINDS)}
-_TYPE = {t: i for i, t in enumerate(WORKER_TYPES)}
-_DIRECTIONS = ((-1, 0), (0, 1), (1, 0), (0, -1))    # (row, column) steps: N, E, S, W
+_KIND = {k: i for i, k in enumerate(JUNGLE_TILES)}
+_STEPS = tuple((dy, dx) for dx, dy in DIRECTIONS)    # (row, column) steps: N, E, S, W
 
 
 def board_cells(board: Sequence[Mapping[str, Any]], viewer: int, players: int, width: int = WIDTH) -> np.ndarray:
@@ -60,7 +56,7 @@ def board_cells(board: Sequence[Mapping[str, Any]], viewer: int, players: int, w
             continue
         if "seat" in tile:
             seat = (tile["seat"] - viewer) % players
-            out[row, col] = WORKER_CODE + 16 * seat + 4 * _TYPE[tile["tile"]] + tile["rot"]
+            out[row, col] = WORKER_CODE + 16 * seat + 4 * WORKER_TYPE[tile["tile"]] + tile["rot"]
         else:
             out[row, col] = 1 + _KIND[tile["tile"]]
     return out
@@ -71,7 +67,7 @@ def _turned_codes(quarter_turns: int) -> np.ndarray:
     table = np.arange(CODES, dtype=np.uint8)
     for code in range(WORKER_CODE, CODES):
         base, rot = code - (code - WORKER_CODE) % 4, (code - WORKER_CODE) % 4
-        plain = (code - WORKER_CODE) // 4 % 4 == 0          # a 1111 is always written rot 0
+        plain = ROTATIONS[WORKER_TILES[(code - WORKER_CODE) // 4 % 4]] == 1   # a 1111 is always rot 0
         table[code] = base + (0 if plain else (rot + quarter_turns) % 4)
     return table
 
@@ -98,8 +94,8 @@ def workers_facing(cells: np.ndarray) -> list[tuple[int, int, int, int]]:
     out = []
     for row, col in zip(*np.nonzero(cells >= WORKER_CODE)):
         code = int(cells[row, col]) - WORKER_CODE
-        sides, rot = WORKER_TYPES[code // 4 % 4], code % 4
-        for d, (dr, dc) in enumerate(_DIRECTIONS):
+        sides, rot = WORKER_FACES[WORKER_TILES[code // 4 % 4]], code % 4
+        for d, (dr, dc) in enumerate(_STEPS):
             r, c = row + dr, col + dc
             if 0 <= r < cells.shape[0] and 0 <= c < cells.shape[1]:
                 out.append((int(r), int(c), int(cells[r, c]), int(sides[(d - rot) % 4])))

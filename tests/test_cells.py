@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 from test_search import played  # a position after seeded random actions
 
-from cacaoai.engine import Position
+from cacaoai.engine import JUNGLE_TILES, Position
 from cacaoai.lab.cells import (
-    JUNGLE_KINDS,
     WIDTH,
     WORKER_CODE,
     board_cells,
@@ -22,7 +21,7 @@ from cacaoai.lab.cells import (
 )
 from cacaoai.lab.selfplay import SelfPlayConfig, run
 
-TEMPLE = 1 + JUNGLE_KINDS.index("temple")
+TEMPLE = 1 + JUNGLE_TILES.index("temple")
 
 
 def facing_by_seat(cells: np.ndarray, players: int) -> Counter[tuple[int, ...]]:
