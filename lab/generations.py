@@ -269,11 +269,19 @@ def _write_state(work: Path, state: dict[str, Any]) -> None:
     os.replace(temporary, work / STATE)
 
 
+def _with_defaults(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A run's recorded settings, with the default of every setting added since
+    it started: such a run goes on with the default it played with."""
+    defaults = LoopConfig().to_json()
+    return {**defaults, **recorded, "train": {**defaults["train"], **recorded.get("train", {})}}
+
+
 def _start(work: Path, config: LoopConfig, command: str) -> dict[str, Any]:
     """The state to go on from: the one in `work` (with the same settings), or a new one."""
     if (work / STATE).exists():
         state = read_state(work)
-        differ = [FLAGS.get(key, key) for key, value in config.to_json().items() if state["config"].get(key) != value]
+        recorded = _with_defaults(state["config"])
+        differ = [FLAGS.get(key, key) for key, value in config.to_json().items() if recorded.get(key) != value]
         if differ:
             raise ValueError(f"{work} was started with other settings ({', '.join(differ)}): give the same "
                              f"ones as `{state['command']}`, or a new --work")

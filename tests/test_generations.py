@@ -356,6 +356,18 @@ def test_the_networks_shape_is_a_setting_of_the_run(tmp_path):
         Fakes().run(tmp_path, 2, wider)
 
 
+def test_a_run_recorded_before_a_setting_existed_resumes_with_its_default(tmp_path):
+    Fakes().run(tmp_path, 1)
+    state = read_state(tmp_path)
+    del state["config"]["train"]["policy_position"], state["config"]["fast_iterations"]
+    (tmp_path / "state.json").write_text(json.dumps(state))
+    Fakes().run(tmp_path, 2, replace(FAST, fast_iterations=LoopConfig.fast_iterations))
+    assert [entry["generation"] for entry in read_state(tmp_path)["generations"]] == [1, 2]
+    with pytest.raises(ValueError, match=r"other settings \(--tiny, --hidden, --policy-hidden, --search-target\)"):
+        Fakes().run(tmp_path, 3, replace(FAST, fast_iterations=LoopConfig.fast_iterations,
+                                         train=replace(FAST.train, policy_position=True)))
+
+
 def test_the_default_gate_is_better_than_not_and_its_negative_elo0_parses(tmp_path):
     """`--sprt=-10,...` is how a negative ELO0 is written; the default gate is that one."""
     assert LoopConfig().sprt == (-10.0, 10.0, 0.05, 0.05) and LoopConfig().gate_games == 600
