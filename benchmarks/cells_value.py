@@ -10,6 +10,7 @@ results (docs/decisions/network.md, "The board as cells").
     pip install -e '.[experiments]'       # jax and optax: the convolution's gradients
     python benchmarks/cells_value.py /path/to/selfplay --cache cells.npz --epochs 20
     python benchmarks/cells_value.py /path/to/selfplay --cache cells.npz --teacher-repeat 4000
+    python benchmarks/cells_value.py /path/to/selfplay --cache cells.npz --only features --lookahead
 
 The target is the seat to act's win probability alone (one sigmoid), not the
 model's twelve outputs: enough to compare what the inputs carry. Training
@@ -17,6 +18,8 @@ draws one of the board's four quarter turns per row (``--no-turns`` keeps
 north fixed). ``--teacher-repeat N`` searches N held-out decisions again
 with the run's own search spec and another seed, and scores that second
 search as the networks are scored: how far the target repeats itself.
+``--lookahead`` adds four inputs a ply deep: the mover's best one-step gains
+(:func:`lookahead`).
 """
 from __future__ import annotations
 
@@ -30,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from cacaoai.engine import Position
+from cacaoai.engine.features import ACTION_FEATURES
 from cacaoai.lab.cells import CODES, decision_cells, rotate_cells
+from cacaoai.lab.selfplay import load_shards
 from cacaoai.search.bots import MCTSBot, parse_bot
 from cacaoai.search.driver import search
 from cacaoai.search.request import Question
@@ -49,6 +54,26 @@ def load(folders: Sequence[str], cache: str | None) -> dict[str, np.ndarray]:
     if cache:
         np.savez(cache, **data)
     return data
+
+
+LOOKAHEAD = ("value_change", "value_change", "gold", "temple_change")   # the best, the second best, the best, the best
+
+
+def lookahead(folders: Sequence[str]) -> np.ndarray:
+    """Per decision, the mover's best one-step gains among the actions its
+    shard records (every legal action in about half the decisions; else the
+    ones the search visited and 8 others): the best and second-best change of
+    the greedy one-step value, the most gold and the best temple change."""
+    arrays = load_shards(folders, ("a_start", "a_x"))[0]
+    start, counts = arrays["a_start"][:-1], np.diff(arrays["a_start"])
+    if (counts == 0).any():
+        raise ValueError("a decision without recorded actions: no best gain to read")
+    a = arrays["a_x"][:, [ACTION_FEATURES.index(name) for name in LOOKAHEAD]]
+    first = np.maximum.reduceat(a, start, axis=0)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    ranked = a[np.lexsort((-a[:, 0], owner)), 0]          # each decision's value changes, best first
+    first[:, 1] = np.where(counts > 1, ranked[np.minimum(start + 1, len(a) - 1)], first[:, 0])
+    return first.astype(np.float32)
 
 
 def held_out(games: np.ndarray, share: float, seed: int) -> np.ndarray:
@@ -195,9 +220,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", choices=["features", "cells"], help="train one network of the two")
     parser.add_argument("--teacher-repeat", type=int, metavar="N",
                         help="instead of training: search N held-out decisions again (another seed)")
+    parser.add_argument("--lookahead", action="store_true",
+                        help="add to the features the mover's best one-step gains (LOOKAHEAD)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     data = load(args.selfplay, args.cache)
+    if args.lookahead:
+        data["x"] = np.concatenate([data["x"], lookahead(args.selfplay)], axis=1)
     if args.teacher_repeat:
         if len(args.selfplay) > 1:
             parser.error("--teacher-repeat: give one self-play folder")
@@ -212,9 +241,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                if args.only in (None, name)}
     print("| inputs | train | held out: against the search | 2 / 3 / 4 players | against the results | CPU s |")
     print("|---|---:|---:|---|---:|---:|")
+    suffix = " + look-ahead" if args.lookahead else ""
     for name, r in results.items():
-        print(f"| {name} | {r['train']:.4f} | {r['search']:.4f} | {r['search_2p']:.4f} / {r['search_3p']:.4f} / "
-              f"{r['search_4p']:.4f} | {r['result']:.4f} | {r['cpu_s']:.0f} |")
+        print(f"| {name}{suffix} | {r['train']:.4f} | {r['search']:.4f} | {r['search_2p']:.4f} / "
+              f"{r['search_3p']:.4f} / {r['search_4p']:.4f} | {r['result']:.4f} | {r['cpu_s']:.0f} |")
     first = next(iter(results.values()))
     print(f"(the search's own entropy, the least a network can reach: {first['floor']:.4f}; "
           f"the search against the results: {first['teacher']:.4f})")
