@@ -222,7 +222,7 @@ FLAGS = {"games": "--games", "window": "--window", "players": "--players", "self
          "fast_iterations": "--fast-iterations", "gate_games": "--gate-games", "gate_time": "--gate-time",
          "gate_iterations": "--gate-iterations", "sprt": "--sprt", "initial": "--initial",
          "gen0_data": "--gen0-data", "seed": "--seed",
-         "train": "--tiny, --hidden, --policy-hidden, --search-target"}
+         "train": "--tiny, --hidden, --policy-hidden, --policy-position, --search-target"}
 
 
 def _spec_safe(flag: str, path: str) -> None:

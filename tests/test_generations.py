@@ -24,6 +24,7 @@ from cacaoai.lab.generations import LoopConfig, chained_elo, data_window, main, 
 from cacaoai.lab.ladder import read_results, run_sprt
 from cacaoai.lab.train import TINY
 
+NETWORK_FLAGS = r"other settings \(--tiny, --hidden, --policy-hidden, --policy-position, --search-target\)"
 FAST = LoopConfig(games=4, window=2, players=(2,), selfplay_budget=8, explore_moves=1, fast_share=0.0,
                   fast_iterations=4, gate_games=4, gate_time=None, gate_iterations=4, seed=3, train=TINY)
 
@@ -352,7 +353,7 @@ def test_the_command_runs_a_tiny_generation_and_run_again_goes_on(tmp_path, caps
 def test_the_networks_shape_is_a_setting_of_the_run(tmp_path):
     Fakes().run(tmp_path, 1)
     wider = LoopConfig(**{**FAST.__dict__, "train": replace(FAST.train, hidden=(12, 6), search_target=0.5)})
-    with pytest.raises(ValueError, match=r"other settings \(--tiny, --hidden, --policy-hidden, --search-target\)"):
+    with pytest.raises(ValueError, match=NETWORK_FLAGS):
         Fakes().run(tmp_path, 2, wider)
 
 
@@ -363,7 +364,7 @@ def test_a_run_recorded_before_a_setting_existed_resumes_with_its_default(tmp_pa
     (tmp_path / "state.json").write_text(json.dumps(state))
     Fakes().run(tmp_path, 2, replace(FAST, fast_iterations=LoopConfig.fast_iterations))
     assert [entry["generation"] for entry in read_state(tmp_path)["generations"]] == [1, 2]
-    with pytest.raises(ValueError, match=r"other settings \(--tiny, --hidden, --policy-hidden, --search-target\)"):
+    with pytest.raises(ValueError, match=NETWORK_FLAGS):
         Fakes().run(tmp_path, 3, replace(FAST, fast_iterations=LoopConfig.fast_iterations,
                                          train=replace(FAST.train, policy_position=True)))
 
