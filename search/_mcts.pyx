@@ -407,7 +407,11 @@ cdef void _restart_counts(tree_t* t) noexcept nogil:
 
 
 cdef inline uint32_t _hash(action_t a, uint32_t mask) noexcept nogil:
-    return ((a * <uint32_t>2654435761u) >> 11) & mask
+    """A table slot for code `a`. The product's high half is folded into its
+    low bits: codes that differ only in their high bits (the display slots
+    that fill a placement's holes) then land apart."""
+    cdef uint32_t x = a * <uint32_t>2654435761u
+    return (x ^ (x >> 16)) & mask
 
 
 cdef inline int32_t _block_size(int32_t n) noexcept nogil:
@@ -557,31 +561,37 @@ cdef inline int32_t _table_get(const tree_t* t, uint32_t mask, action_t key) noe
 
 
 cdef void _map_children(tree_t* t, int32_t node, int n) noexcept nogil:
-    """child_of[i] = the child of `node` for legal[i], or -1: each legal
-    action is looked up in the block's own index when it has one, else in a
-    small table of the few children's codes built for this call."""
+    """child_of[i] = the child of `node` for legal[i], or -1. A node with
+    fewer children than legal actions (most nodes) puts the legal actions in
+    a table sparse enough that inserting rarely collides, and looks its
+    children up there: few lookups, and predictable branches. A node with
+    more children looks each legal action up in its block's index."""
     cdef const node_t* nd = &t.nodes[node]
     cdef const edge_t* e
-    cdef int i, k = nd.n_children
+    cdef int i, j, k = nd.n_children
     cdef int32_t size = _block_size(k)
-    cdef uint32_t mask = 2 * INDEXED_FROM - 1     # holds the codes of up to INDEXED_FROM / 2 children
+    cdef uint32_t mask = 63
+    for i in range(n):
+        t.child_of[i] = -1
     if k == 0:
-        for i in range(n):
-            t.child_of[i] = -1
         return
     e = &t.edges[nd.edges]
-    if size >= INDEXED_FROM:
+    if k >= n and size >= INDEXED_FROM:
         for i in range(n):
             t.child_of[i] = _index_get(e, size, t.legal[i])
         return
+    while mask < <uint32_t>(4 * n) and mask < 2 * MAX_ACTIONS - 1:
+        mask = 2 * mask + 1
     t.stamp += 1
     if t.stamp == 0:
         memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
         t.stamp = 1
-    for i in range(k):
-        _table_put(t, mask, e[i].action, e[i].node)
     for i in range(n):
-        t.child_of[i] = _table_get(t, mask, t.legal[i])
+        _table_put(t, mask, t.legal[i], i)
+    for j in range(k):
+        i = _table_get(t, mask, e[j].action)
+        if i >= 0:
+            t.child_of[i] = e[j].node
 
 
 cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept nogil:
@@ -677,8 +687,7 @@ cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int
     one-step value of a few such picks (first drawn wins ties). A pick drawn
     twice is valued once: with few untried actions most of the picks repeat."""
     cdef int picks[MAX_SAMPLES]
-    cdef int of_pick[MAX_SAMPLES]       # picks[j] is distinct[of_pick[j]]
-    cdef int distinct[MAX_SAMPLES]
+    cdef int of_pick[MAX_SAMPLES]       # picks[j] is the of_pick[j]-th distinct pick, cand[of_pick[j]]
     cdef action_t cand[MAX_SAMPLES]     # the distinct picks' actions
     cdef double value[MAX_SAMPLES]
     cdef int j, q, i = 0, d = 0, m = t.cfg.expand_samples
@@ -692,15 +701,21 @@ cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int
     picks[0] = untried[r]
     if m <= 1 or u == 1:
         return picks[0]
+    t.stamp += 1                        # table_stamp[r]: draw r seen, as distinct pick table_value[r]
+    if t.stamp == 0:
+        memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
+        t.stamp = 1
     i = 0
     for j in range(m):
         if j:
-            picks[j] = untried[rng_below(&t.rng, u)]
-        q = 0
-        while q < d and distinct[q] != picks[j]:
-            q += 1
-        if q == d:
-            distinct[d] = picks[j]
+            r = rng_below(&t.rng, u)
+            picks[j] = untried[r]
+        if t.table_stamp[r] == t.stamp:
+            q = t.table_value[r]
+        else:
+            q = d
+            t.table_stamp[r] = t.stamp
+            t.table_value[r] = d
             cand[d] = acts[picks[j]]
             d += 1
         of_pick[j] = q

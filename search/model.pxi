@@ -37,10 +37,65 @@ cdef extern from *:
     #else
     #define CACAO_DENSE_CLONES
     #endif
+    /* Layers of 8K (+ 4) outputs, K <= 8, keep them in registers, in K
+       vectors of eight floats (and one of four) across the inputs; the
+       inputs that are not zero are listed first, without a branch each.
+       The same products are added in the same order as the loop below. */
+    typedef float cacao_v8 __attribute__((vector_size(32)));
+    typedef float cacao_v8u __attribute__((vector_size(32), aligned(4)));
+    typedef int cacao_i8 __attribute__((vector_size(32)));
+    typedef float cacao_v4 __attribute__((vector_size(16)));
+    typedef float cacao_v4u __attribute__((vector_size(16), aligned(4)));
+    typedef int cacao_i4 __attribute__((vector_size(16)));
+    #define CACAO_DENSE_MAX_IN 256
+    #define CACAO_DENSE_REGS(K, T) \
+    static inline __attribute__((always_inline)) void cacao_dense_##K##_##T( \
+            const float* wt, const float* b, const float* x, int n_in, float* y, int relu) { \
+        cacao_v8 acc[K + 1]; \
+        cacao_v4 tail = {0}; \
+        const cacao_v8 zero = {0}; \
+        const cacao_v4 zero4 = {0}; \
+        int nonzero[CACAO_DENSE_MAX_IN]; \
+        int j, k, q, m = 0; \
+        for (j = 0; j < n_in; j++) { \
+            nonzero[m] = j; \
+            m += x[j] != 0.0f; \
+        } \
+        for (k = 0; k < K; k++) acc[k] = *(const cacao_v8u*)(b + 8 * k); \
+        if (T) tail = *(const cacao_v4u*)(b + 8 * K); \
+        for (q = 0; q < m; q++) { \
+            const float xj = x[nonzero[q]]; \
+            const float* row = wt + (long)nonzero[q] * (8 * K + 4 * T); \
+            const cacao_v8 xv = zero + xj; \
+            for (k = 0; k < K; k++) acc[k] += *(const cacao_v8u*)(row + 8 * k) * xv; \
+            if (T) tail += *(const cacao_v4u*)(row + 8 * K) * (zero4 + xj); \
+        } \
+        for (k = 0; k < K; k++) { \
+            if (relu) acc[k] = (cacao_v8)((cacao_i8)acc[k] & ~(acc[k] < zero)); \
+            *(cacao_v8u*)(y + 8 * k) = acc[k]; \
+        } \
+        if (T) { \
+            if (relu) tail = (cacao_v4)((cacao_i4)tail & ~(tail < zero4)); \
+            *(cacao_v4u*)(y + 8 * K) = tail; \
+        } \
+    }
+    CACAO_DENSE_REGS(1, 0)
+    CACAO_DENSE_REGS(1, 1)
+    CACAO_DENSE_REGS(2, 0)
+    CACAO_DENSE_REGS(4, 0)
+    CACAO_DENSE_REGS(8, 0)
+
     CACAO_DENSE_CLONES
     static void cacao_dense(const float* wt, const float* b, const float* x, int n_in, int n_out,
                             float* y, int relu) {
         int i, j;
+        if (n_in <= CACAO_DENSE_MAX_IN) switch (n_out) {
+            case 8: cacao_dense_1_0(wt, b, x, n_in, y, relu); return;
+            case 12: cacao_dense_1_1(wt, b, x, n_in, y, relu); return;
+            case 16: cacao_dense_2_0(wt, b, x, n_in, y, relu); return;
+            case 32: cacao_dense_4_0(wt, b, x, n_in, y, relu); return;
+            case 64: cacao_dense_8_0(wt, b, x, n_in, y, relu); return;
+        }
         for (i = 0; i < n_out; i++) y[i] = b[i];
         for (j = 0; j < n_in; j++) {
             const float xj = x[j];

@@ -103,6 +103,47 @@ def test_a_policy_that_sees_the_position_changes_with_it_and_is_checked(tmp_path
         load_model(str(path))
 
 
+def _dense(w: np.ndarray, b: np.ndarray, x: np.ndarray, relu: bool) -> np.ndarray:
+    """A layer as the search computes it, in float32: the bias, then each
+    input that is not zero times its weights, added in input order."""
+    y = b.astype(np.float32)
+    for j in np.flatnonzero(x):
+        y = y + w[:, j].astype(np.float32) * x[j]
+    return np.maximum(y, np.float32(0)) if relu else y
+
+
+@pytest.mark.parametrize("hidden, policy", [((64, 32), 16), ((8, 12), 32), ((40, 24), 20), ((16, 8), 64)])
+def test_the_compiled_networks_add_the_same_products_in_the_same_order_as_numpy(tmp_path, hidden, policy):
+    """Every layer width the compiled pass keeps in registers (8, 12, 16, 32,
+    64 outputs) and one it does not (20, 24, 40): the same floats, to the bit,
+    as NumPy's float32 products and sums in the same order."""
+    path = random_model(tmp_path / "m.npz", seed=7, hidden=hidden, policy=policy, position=True)
+    arrays = dict(np.load(path))
+    handle = load_model(str(path)).handle
+    position = played(3, 5, 9)
+    for viewer in range(3):
+        x = position.features(viewer)
+        h = _dense(arrays["w1"], arrays["b1"], x, True)
+        h = _dense(arrays["w2"], arrays["b2"], h, True)
+        out = _dense(arrays["w_out"], arrays["b_out"], h, False)
+        win, margin, gold = handle.value(position.core, viewer)
+        rel = [(viewer + k) % 3 for k in range(3)]
+        assert [margin[s] for s in rel] == [float(v) * 20.0 for v in out[4:7]]
+        assert [gold[s] for s in rel] == [float(v) * 20.0 for v in out[8:11]]
+        e = np.exp(out[:3].astype(np.float64) - out[:3].max())
+        assert [win[s] for s in rel] == pytest.approx(list(e / e.sum()), rel=1e-12)
+    codes = position.legal_codes()
+    seat = position.to_act
+    bias = _dense(arrays["p_wx"], arrays["p_b1"], position.features(seat), False)
+    expected = []
+    for a in position.action_features(seat, codes):
+        acc = np.float32(arrays["p_b2"][0])
+        for w, v in zip(arrays["p_w2"].astype(np.float32), _dense(arrays["p_w1"], bias, a, True)):
+            acc = np.float32(acc + w * v)
+        expected.append(float(acc))
+    assert handle.logits(position.core, codes) == expected
+
+
 @pytest.mark.parametrize("settings", [
     {"value": 1.0}, {"value": 0.5}, {"prior": "model"}, {"value": 1.0, "prior": "model", "puct": 1.5},
     {"puct": 2.0}, {"late_value": 0.5}, {"value": 0.0, "prior": "greedy", "late_value": 1.0},
