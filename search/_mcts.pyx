@@ -10,7 +10,7 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012). Every iteration
    the observer does not know are resampled from the observation alone);
 2. walks down a tree keyed by action codes. Codes name public facts (cell, tile,
    rotation, display slot), so one tree serves every determinization. At each
-   node the legal actions of the current determinization are looked up among
+   node the legal actions of the current determinization are matched with
    the children; a child that is legal now counts one more *availability*, and
    the seat to act picks by UCB with availability counts,
    ``mean + c * sqrt(ln(avail) / visits)``, maximising its own value. A legal
@@ -58,9 +58,10 @@ that node's subtree into a fresh pool with the node as the root.
 
 Memory: nodes live in one pool; a node's children are a block of the edge
 pool (each child's code beside its index), and a block of 16 slots or more
-carries a hash index, so looking up the current determinization's legal
-actions among a node's children costs one probe per action, however many
-children the node has gathered. Each time the tree doubles, both pools are
+carries a hash index. Matching the current determinization's legal actions
+with a node's children (``_map_children``) costs one probe per child or per
+legal action, whichever are fewer, however many children the node has
+gathered. Each time the tree doubles, both pools are
 copied breadth-first (``_relayout``) so that siblings sit side by side.
 
 Threads: the loop runs without the GIL and touches only its own ``tree_t``.

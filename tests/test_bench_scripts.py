@@ -348,3 +348,20 @@ def test_remeasure_installs_a_model_with_the_shipped_maps(tmp_path, monkeypatch)
     assert json.loads(shipped.read_text()) == {"name": "cacao", "version": "2.0", "sizes": {},
                                                "source": "gen3/model.npz", "calibration": {"play": {"players": {}}}}
     assert shipped.with_suffix(".npz").read_bytes() == b"new"
+
+
+def test_win_share_counts_shared_wins_and_resamples_the_deals(tmp_path):
+    games = [{"players": 4, "seed": 1, "deal": deal, "rotation": r, "match": ["greedy", "random"],
+              "seats": ["greedy", "random"] if r == 0 else ["random", "greedy"],
+              "gold": [1, 1], "cacao": [0, 0], "winners": winners}
+             for deal, r, winners in [(0, 0, [0]), (0, 1, [0, 1]), (1, 0, [1]), (1, 1, [1])]]
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(json.dumps(g) + "\n" for g in games))
+    # greedy: won alone, shared a win, lost, won alone: (1 + 0.5 + 0 + 1) / 4
+    out = run_script("win_share.py", str(path), "greedy", "--resamples", "200")
+    low, high = map(float, re.search(r"62\.5% of the games won \[([\d.]+), ([\d.]+)\]", out).groups())
+    assert low == 50.0 and high == 75.0, out
+    assert "4 games (2 players)" in out, out
+    done = subprocess.run([sys.executable, str(SCRIPTS / "win_share.py"), str(path), "max"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "bot:" in done.stderr

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""A bot's share of the games won in cacao-ladder results, with a bootstrap interval.
+
+With 3 or 4 players the ladder's pairwise scores say how a bot fares against
+each other bot; the issue's 4-player target is another figure: the share of
+the games a bot wins against three copies of another (fair: 1 in 4). A game
+won alone counts 1, a shared win 1 divided by the number of winners, a loss
+0. The interval is a bootstrap over the deals (the games of one deal share its
+tiles, as in the ladder's own intervals).
+
+    python benchmarks/win_share.py out/ladder-20261207-085106.jsonl mcts:time=0.05 [--resamples 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from cacaoai.lab.ladder import normalise_spec, read_results
+from cacaoai.lab.ratings import percentile_interval
+
+
+def win_shares(games: Sequence[dict], bot: str) -> dict[int, list[float]]:
+    """Per deal, the bot's win share in each of its games (1 / winners, or 0)."""
+    by_deal: dict[int, list[float]] = {}
+    for game in games:
+        if bot not in game["seats"]:
+            continue
+        seat = game["seats"].index(bot)
+        share = 1.0 / len(game["winners"]) if seat in game["winners"] else 0.0
+        by_deal.setdefault(game["deal"], []).append(share)
+    return by_deal
+
+
+def share_interval(by_deal: dict[int, list[float]], resamples: int = 2000,
+                   seed: int = 1) -> tuple[float, float, float, int]:
+    """(mean share, low, high, games): the 95% interval resamples the deals."""
+    deals = list(by_deal.values())
+    sums = np.array([sum(d) for d in deals])
+    counts = np.array([len(d) for d in deals])
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(deals), size=(resamples, len(deals)))
+    samples = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    low, high = percentile_interval(samples)
+    return float(sums.sum() / counts.sum()), float(low), float(high), int(counts.sum())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", help="cacao-ladder results files (JSON lines)")
+    parser.add_argument("bot", help="the bot's spec, as the ladder names it")
+    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the deals")
+    args = parser.parse_args(argv)
+    games, warnings = read_results(args.results)
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    try:
+        bot = normalise_spec(args.bot)
+    except ValueError as error:
+        parser.error(f"bot: {error}")
+    by_deal = win_shares(games, bot)
+    if not by_deal:
+        parser.error(f"bot: {args.bot!r} played none of the {len(games)} games")
+    mean, low, high, n = share_interval(by_deal, args.resamples)
+    players = {len(g["seats"]) for g in games if bot in g["seats"]}
+    print(f"{n} games ({', '.join(map(str, sorted(players)))} players), {bot}: "
+          f"{100 * mean:.1f}% of the games won [{100 * low:.1f}, {100 * high:.1f}] (ties shared; "
+          f"95%, bootstrap over {len(by_deal)} deals)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
