@@ -543,6 +543,14 @@ cdef int32_t _child_by_code(const tree_t* t, int32_t node, action_t a) noexcept 
     return -1
 
 
+cdef inline void _new_stamp(tree_t* t) noexcept nogil:
+    """Empty the scratch table (table_stamp, table_key, table_value) for a new use."""
+    t.stamp += 1
+    if t.stamp == 0:
+        memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
+        t.stamp = 1
+
+
 cdef inline void _table_put(tree_t* t, uint32_t mask, action_t key, int32_t value) noexcept nogil:
     cdef uint32_t h = _hash(key, mask)
     while t.table_stamp[h] == t.stamp:
@@ -572,21 +580,19 @@ cdef void _map_children(tree_t* t, int32_t node, int n) noexcept nogil:
     cdef int i, j, k = nd.n_children
     cdef int32_t size = _block_size(k)
     cdef uint32_t mask = 63
+    if k >= n and size >= INDEXED_FROM:
+        e = &t.edges[nd.edges]
+        for i in range(n):
+            t.child_of[i] = _index_get(e, size, t.legal[i])
+        return
     for i in range(n):
         t.child_of[i] = -1
     if k == 0:
         return
     e = &t.edges[nd.edges]
-    if k >= n and size >= INDEXED_FROM:
-        for i in range(n):
-            t.child_of[i] = _index_get(e, size, t.legal[i])
-        return
     while mask < <uint32_t>(4 * n) and mask < 2 * MAX_ACTIONS - 1:
         mask = 2 * mask + 1
-    t.stamp += 1
-    if t.stamp == 0:
-        memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
-        t.stamp = 1
+    _new_stamp(t)
     for i in range(n):
         _table_put(t, mask, t.legal[i], i)
     for j in range(k):
@@ -702,10 +708,7 @@ cdef int _pick_untried(tree_t* t, position_t* s, const action_t* acts, const int
     picks[0] = untried[r]
     if m <= 1 or u == 1:
         return picks[0]
-    t.stamp += 1                        # table_stamp[r]: draw r seen, as distinct pick table_value[r]
-    if t.stamp == 0:
-        memset(t.table_stamp, 0, 2 * MAX_ACTIONS * sizeof(uint32_t))
-        t.stamp = 1
+    _new_stamp(t)                       # table_stamp[r]: draw r seen, as distinct pick table_value[r]
     i = 0
     for j in range(m):
         if j:

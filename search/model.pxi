@@ -51,7 +51,7 @@ cdef extern from *:
     #define CACAO_DENSE_REGS(K, T) \
     static inline __attribute__((always_inline)) void cacao_dense_##K##_##T( \
             const float* wt, const float* b, const float* x, int n_in, float* y, int relu) { \
-        cacao_v8 acc[K + 1]; \
+        cacao_v8 acc[K]; \
         cacao_v4 tail = {0}; \
         const cacao_v8 zero = {0}; \
         const cacao_v4 zero4 = {0}; \
