@@ -8,7 +8,9 @@ won alone counts 1, a shared win 1 divided by the number of winners, a loss
 0. The interval is a bootstrap over the deals (the games of one deal share its
 tiles, as in the ladder's own intervals).
 
-    python benchmarks/win_share.py out/ladder-20261207-085106.jsonl mcts:time=0.05 [--resamples 2000]
+    cacao-ladder mcts:time=0.05 old:mcts:time=0.05 old:mcts:time=0.050 old:mcts:time=0.0500 --players 4 \
+        --old-path BASE_BUILD --deals 75 --results four.jsonl
+    python benchmarks/win_share.py four.jsonl mcts:time=0.05 [--resamples 2000]
 """
 
 from __future__ import annotations
