@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -603,7 +604,7 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
         "training": {**config.to_json(), "time_s": round(elapsed, 1), "numpy": np.__version__,
                      "python": platform.python_version(),
                      "value_rows": int((~v_held).sum()), "decisions": int((~p_held).sum()), "games": games[0]},
-        "data": [_describe(m) for m in manifests],
+        "data": [_describe(m, f) for f, m in zip(folders, manifests)],
         "held_out": {"games": games[1], "positions": int(test_to_act.x.shape[0]), "decisions": len(p_test)},
         **({"value_from": str(value_from)} if value_from is not None else {}),
         "metrics": metrics,
@@ -614,12 +615,27 @@ def train(folders: Sequence[Path | str], out: Path | str, config: TrainConfig = 
     return json.loads(path.with_suffix(".json").read_text())
 
 
-def _describe(manifest: dict[str, Any]) -> dict[str, Any]:
+def _describe(manifest: dict[str, Any], folder: Path | str) -> dict[str, Any]:
     config = manifest["config"]
-    return {"spec": config["spec"], "seed": config["seed"], "players": config["players"],
+    return {"spec": portable_spec(config["spec"], folder), "seed": config["seed"], "players": config["players"],
             "games": manifest["games"], "decisions": manifest["decisions"], "views": manifest["views"],
             "explore_moves": config["explore_moves"], "fast_share": config["fast_share"],
             **({"generation": manifest["generation"]} if "generation" in manifest else {})}
+
+
+def portable_spec(spec: str, folder: Path | str) -> str:
+    """A self-play folder's bot spec as a model's manifest records it: a model
+    file named by an absolute path is named relative to the folder instead,
+    so that a shipped manifest names no directory of the machine that
+    trained it."""
+    prefix, colon, settings = spec.partition(":")
+    parts = []
+    for part in settings.split(",") if settings else []:
+        key, _, value = part.partition("=")
+        if key == "model" and os.path.isabs(value):
+            part = f"model={os.path.relpath(value, Path(folder).resolve())}"
+        parts.append(part)
+    return prefix + colon + ",".join(parts)
 
 
 def summary(manifest: dict[str, Any]) -> str:
@@ -732,7 +748,7 @@ def _trained(target: Path, folders: Sequence[Path], config: TrainConfig) -> dict
     if not path.exists() or not target.with_suffix(".npz").exists():
         return None
     manifest = json.loads(path.read_text())
-    data = [_describe(json.loads((Path(f) / "selfplay.json").read_text())) for f in folders]
+    data = [_describe(json.loads((Path(f) / "selfplay.json").read_text()), f) for f in folders]
     before = TrainConfig().to_json()          # a setting newer than the model: it was trained with its default
     training = {key: manifest.get("training", {}).get(key, before[key]) for key in config.to_json()}
     if manifest.get("data") != data or training != config.to_json():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from cacaoai.lab.train import (
     main,
     pipeline,
     policy_loss,
+    portable_spec,
     train,
     value_loss,
     value_network,
@@ -174,6 +176,28 @@ def test_the_manifest_describes_the_model_and_its_data(trained):
     assert manifest["sizes"]["value"] == [features.N_FEATURES, 16, 12]
     assert {"by_players", "by_phase", "brier_skill", "search"} <= set(manifest["metrics"]["value"])
     assert manifest["training"]["time_s"] >= 0 and manifest["seed"] == TINY.seed
+
+
+def test_a_manifest_names_the_self_play_model_relative_to_its_folder(tmp_path):
+    folder = tmp_path / "loop" / "gen2" / "selfplay"
+    spec = f"mcts:iterations=1000,model={tmp_path / 'loop' / 'gen1' / 'model.npz'},value=1"
+    assert portable_spec(spec, folder) == "mcts:iterations=1000,model=../../gen1/model.npz,value=1"
+    assert portable_spec("mcts:iterations=1000,model=cacao", folder) == "mcts:iterations=1000,model=cacao"
+    assert portable_spec("greedy", folder) == "greedy"
+
+
+@pytest.mark.parametrize("manifest", ["search/models/cacao.json", "lab/models/candidate.json"])
+def test_the_shipped_manifests_name_no_directory_of_the_machine_that_trained_them(manifest):
+    def strings(value):
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            return [s for item in value for s in strings(item)]
+        return [value] if isinstance(value, str) else []
+
+    text = json.loads((Path(__file__).parent.parent / manifest).read_text())
+    absolute = [s for s in strings(text) if "=/" in s or s.startswith("/")]
+    assert absolute == []
 
 
 def test_training_is_deterministic_for_a_seed(games, trained, tmp_path):
