@@ -1276,7 +1276,7 @@ cdef class Tree:
         t.cfg.samples = min(max(1, settings.samples), MAX_SAMPLES)
         t.cfg.flat = settings.algorithm == "flat"
         t.cfg.exploration = settings.ucb_constant
-        t.cfg.margin_weight = settings.margin_weight
+        t.cfg.margin_weight = settings.margin_weight_for(core.pos.n_seats)
         t.cfg.margin_scale = settings.margin_scale if settings.margin_scale > 0 else 1.0
         t.cfg.expand_samples = min(max(1, expand_samples), MAX_SAMPLES)
         t.cfg.widen = settings.widen

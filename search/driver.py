@@ -226,7 +226,7 @@ def _exact_candidates(position: Position, settings: SearchSettings, solved: endg
                       ) -> tuple[Candidate, ...]:
     """The solved actions as candidates, best first (keeping what `tree`'s
     candidates of the same actions say of visits, prior and lines)."""
-    scale = settings.margin_weight / settings.margin_scale
+    scale = settings.margin_weight_for(position.players) / settings.margin_scale
     out = []
     for k, value in enumerate(solved.actions[:most]):
         action = position.decode(value.code)
@@ -480,7 +480,7 @@ def _report(position: Position, settings: SearchSettings, threads: int, seed: in
 
     to_act = position.to_act
     assert to_act is not None
-    scale = settings.margin_weight / settings.margin_scale
+    scale = settings.margin_weight_for(position.players) / settings.margin_scale
     children = _merge_root(trees)
     order = sorted((c for c in children if children[c][0] > 0),
                    key=lambda c: (-children[c][0], -_mean(children[c], to_act, scale), c))

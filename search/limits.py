@@ -39,6 +39,12 @@ PLAYOUT_EXPLORATION = 0.7
 # enough to try few, chosen among many; the one-step value's are not.
 MODEL_EXPANSION = (32, 0.75)
 GREEDY_EXPANSION = (4, 3.0)
+# The gold margin's weight in the tree's values (SearchSettings.margin_weight
+# None), by the number of players: with two, a smaller weight that cares more
+# for winning than for winning by much plays stronger; with three or four it
+# gained nothing (docs/decisions/search-defaults.md).
+TWO_PLAYER_MARGIN_WEIGHT = 0.3
+MARGIN_WEIGHT = 1.0
 MAX_THREADS = 64
 
 # short and long names of the limit's keys in its text form
@@ -206,7 +212,9 @@ class SearchSettings:
             playouts alone do (their noisy values want more exploration).
         samples: candidate actions per informed playout turn.
         margin_weight: weight of the gold margin (in units of `margin_scale`
-            gold) added to the win share in the tree's values.
+            gold) added to the win share in the tree's values; None (the
+            default): 0.3 with 2 players, 1 with 3 or 4
+            (`margin_weight_for`).
         algorithm: "mcts", or "flat" for flat Monte Carlo (root children only,
             played round-robin).
         expand_samples: a node expands the best (by one-step value, or by
@@ -256,7 +264,7 @@ class SearchSettings:
     temperature: float = 0.0
     exploration: float | None = None
     samples: int = 8
-    margin_weight: float = 1.0
+    margin_weight: float | None = None
     margin_scale: float = 20.0
     algorithm: str = "mcts"
     expand_samples: int | None = None
@@ -281,6 +289,8 @@ class SearchSettings:
             raise ValueError(f"temperature: must be >= 0, got {self.temperature!r}")
         if self.exploration is not None and not self.exploration >= 0:
             raise ValueError(f"exploration: must be >= 0, got {self.exploration!r}")
+        if self.margin_weight is not None and not self.margin_weight >= 0:
+            raise ValueError(f"margin_weight: must be >= 0, got {self.margin_weight!r}")
         if not 1 <= self.samples <= 64:
             raise ValueError(f"samples: must be in 1..64, got {self.samples!r}")
         if self.expand_samples is not None and not 1 <= self.expand_samples <= 64:
@@ -321,6 +331,13 @@ class SearchSettings:
             return self.exploration
         return MODEL_EXPLORATION if self.value > 0 else PLAYOUT_EXPLORATION
 
+    def margin_weight_for(self, players: int) -> float:
+        """The gold margin's weight the tree uses in a game of `players`:
+        `margin_weight`, or the default for that many players."""
+        if self.margin_weight is not None:
+            return self.margin_weight
+        return TWO_PLAYER_MARGIN_WEIGHT if players == 2 else MARGIN_WEIGHT
+
     @property
     def expansion(self) -> tuple[int, float]:
         """(expand_samples, widen_inner) as the tree uses them: the ones set,
@@ -354,9 +371,10 @@ ANALYSIS = SearchSettings(expand_samples=64, widen_inner=0.5, puct=2.5, late_val
 PLAY = SearchSettings()
 
 #: The search without the learned model (`value` 0, `prior` "greedy", `puct` 0)
-#: nor the endgame solver: the same answers, bit for bit, as before the model
-#: existed; the three weakest levels and the `nomodel:` bot spec.
-NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0, endgame=0.0)
+#: nor the endgame solver, and with the margin's first weight: the same
+#: answers, bit for bit, as before the model existed; the three weakest levels
+#: and the `nomodel:` bot spec.
+NO_MODEL = SearchSettings(value=0.0, prior="greedy", puct=0.0, endgame=0.0, margin_weight=MARGIN_WEIGHT)
 #: Its name among the presets: the bot spec prefix that writes it (``nomodel:iterations=400``).
 NO_MODEL_NAME = "nomodel"
 
@@ -365,7 +383,7 @@ PRESETS: dict[str, SearchSettings] = {"mcts": PLAY, "analysis": ANALYSIS, NO_MOD
 
 # the settings whose default None means "chosen by the others" take these types
 _OPTIONAL_TYPES: dict[str, type] = {"exploration": float, "expand_samples": int, "widen_inner": float,
-                                     "late_value": float}
+                                     "late_value": float, "margin_weight": float}
 _SETTING_TYPES: dict[str, type] = {f.name: _OPTIONAL_TYPES.get(f.name) or type(f.default)
                                    for f in fields(SearchSettings)}
 

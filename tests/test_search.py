@@ -324,7 +324,8 @@ def test_evaluations_are_in_range_and_consistent():
         assert result.candidates[0].visits >= result.candidates[-1].visits
         for c in result.candidates:
             assert 0.0 <= c.win_probability <= 1.0
-            assert c.mean_value == pytest.approx(c.win_probability + c.score_lead / 20)
+            weight = SearchSettings().margin_weight_for(players)
+            assert c.mean_value == pytest.approx(c.win_probability + weight * c.score_lead / 20)
         assert result.best_action == result.candidates[0].action
         assert result.principal_variation[0] == result.best_action
         assert result.iterations_per_second > 0
@@ -573,6 +574,27 @@ def test_the_default_expansion_follows_what_chooses_the_actions_tried():
     old = search(position, Limit(iterations=400), SearchSettings(expand_samples=4, widen_inner=3.0), seed=3)
     new = search(position, Limit(iterations=400), SearchSettings(), seed=3)
     assert [c.visits for c in old.candidates] != [c.visits for c in new.candidates]
+
+
+@pytest.mark.parametrize("players, weight", [(2, 0.3), (3, 1.0), (4, 1.0)])
+def test_the_default_margin_weight_follows_the_number_of_players(players, weight):
+    """0.3 with two players, 1 with more; an explicit weight is kept whatever the
+    players, the search without the model keeps 1, and a search with the default
+    gives the same answer and values as with its weight spelled out."""
+    assert SearchSettings().margin_weight_for(players) == weight
+    assert SearchSettings(margin_weight=0.5).margin_weight_for(players) == 0.5
+    assert NO_MODEL.margin_weight_for(players) == 1.0
+    assert parse_bot("mcts:margin_weight=0.7").settings.margin_weight == 0.7
+    with pytest.raises(ValueError, match="margin_weight"):
+        SearchSettings(margin_weight=-0.1)
+    position = played(players, 5, 6)
+
+    def answer(settings):
+        r = search(position, Limit(iterations=300), settings, seed=3)
+        return [(c.action, c.visits, c.mean_value) for c in r.candidates]
+
+    assert answer(SearchSettings()) == answer(SearchSettings(margin_weight=weight))
+    assert answer(SearchSettings()) != answer(SearchSettings(margin_weight=0.65 if weight == 0.3 else 0.3))
 
 
 def test_greedy_beats_random():
