@@ -11,6 +11,13 @@ tiles, as in the ladder's own intervals).
     cacao-ladder mcts:time=0.05 old:mcts:time=0.05 old:mcts:time=0.050 old:mcts:time=0.0500 --players 4 \
         --old-path BASE_BUILD --deals 75 --results four.jsonl
     python benchmarks/win_share.py four.jsonl mcts:time=0.05 [--resamples 2000]
+
+Several results files pool their games (a deal is one seed's deal).
+``--against`` keeps only the games in which every other seat is one of the
+specs named (a pair's games out of a ladder of three), and with 2 players the
+share is also given in Elo:
+
+    python benchmarks/win_share.py seed1.jsonl seed33.jsonl mcts:time=0.05 --against old:mcts:time=0.05
 """
 
 from __future__ import annotations
@@ -22,22 +29,27 @@ from collections.abc import Sequence
 import numpy as np
 
 from cacaoai.lab.ladder import normalise_spec, read_results
-from cacaoai.lab.ratings import percentile_interval
+from cacaoai.lab.ratings import percentile_interval, score_to_elo
+
+Deal = tuple[int, int]
 
 
-def win_shares(games: Sequence[dict], bot: str) -> dict[int, list[float]]:
-    """Per deal, the bot's win share in each of its games (1 / winners, or 0)."""
-    by_deal: dict[int, list[float]] = {}
+def win_shares(games: Sequence[dict], bot: str, against: set[str] | None = None) -> dict[Deal, list[float]]:
+    """Per deal (seed, deal), the bot's win share in each of its games (1 / winners, or 0);
+    with `against`, only the games whose other seats are all in it."""
+    by_deal: dict[Deal, list[float]] = {}
     for game in games:
         if bot not in game["seats"]:
             continue
         seat = game["seats"].index(bot)
+        if against is not None and any(spec not in against for i, spec in enumerate(game["seats"]) if i != seat):
+            continue
         share = 1.0 / len(game["winners"]) if seat in game["winners"] else 0.0
-        by_deal.setdefault(game["deal"], []).append(share)
+        by_deal.setdefault((game.get("seed", 0), game["deal"]), []).append(share)
     return by_deal
 
 
-def share_interval(by_deal: dict[int, list[float]], resamples: int = 2000,
+def share_interval(by_deal: dict[Deal, list[float]], resamples: int = 2000,
                    seed: int = 1) -> tuple[float, float, float, int]:
     """(mean share, low, high, games): the 95% interval resamples the deals."""
     deals = list(by_deal.values())
@@ -54,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cacao-ladder results files (JSON lines)")
     parser.add_argument("bot", help="the bot's spec, as the ladder names it")
+    parser.add_argument("--against", action="append", default=None, metavar="SPEC",
+                        help="only games in which every other seat is one of these specs")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the deals")
     args = parser.parse_args(argv)
     games, warnings = read_results(args.results)
@@ -61,16 +75,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(warning, file=sys.stderr)
     try:
         bot = normalise_spec(args.bot)
+        against = {normalise_spec(spec) for spec in args.against} if args.against else None
     except ValueError as error:
-        parser.error(f"bot: {error}")
-    by_deal = win_shares(games, bot)
+        parser.error(f"bot or --against: {error}")
+    by_deal = win_shares(games, bot, against)
     if not by_deal:
-        parser.error(f"bot: {args.bot!r} played none of the {len(games)} games")
+        parser.error(f"bot: {args.bot!r} played none of the {len(games)} games"
+                     + (" against those --against names" if against else ""))
     mean, low, high, n = share_interval(by_deal, args.resamples)
     players = {len(g["seats"]) for g in games if bot in g["seats"]}
-    print(f"{n} games ({', '.join(map(str, sorted(players)))} players), {bot}: "
-          f"{100 * mean:.1f}% of the games won [{100 * low:.1f}, {100 * high:.1f}] (ties shared; "
-          f"95%, bootstrap over {len(by_deal)} deals)")
+    line = (f"{n} games ({', '.join(map(str, sorted(players)))} players), {bot}: "
+            f"{100 * mean:.1f}% of the games won [{100 * low:.1f}, {100 * high:.1f}] (ties shared; "
+            f"95%, bootstrap over {len(by_deal)} deals)")
+    if against and players == {2}:
+        line += f"; Elo {score_to_elo(mean):+.0f} [{score_to_elo(low):+.0f}, {score_to_elo(high):+.0f}]"
+    print(line)
     return 0
 
 

@@ -365,3 +365,25 @@ def test_win_share_counts_shared_wins_and_resamples_the_deals(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPTS / "win_share.py"), str(path), "max"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "bot:" in done.stderr
+
+
+def test_win_share_pools_seeds_and_keeps_one_pair_of_a_ladder_of_three(tmp_path):
+    def game(seed, deal, seats, winner):
+        rotation = int(seats != sorted(seats))
+        return {"players": 2, "seed": seed, "deal": deal, "rotation": rotation, "match": sorted(seats), "seats": seats,
+                "gold": [1, 1], "cacao": [0, 0], "winners": [winner]}
+    # two seeds share deal numbers; greedy beats random every time and loses every time to flat
+    first = [game(1, 0, ["greedy", "random"], 0), game(1, 0, ["random", "greedy"], 1),
+             game(1, 0, ["greedy", "flat"], 1), game(1, 0, ["flat", "greedy"], 0)]
+    second = [game(2, 0, ["greedy", "random"], 0), game(2, 0, ["random", "greedy"], 0),
+              game(2, 0, ["greedy", "flat"], 1), game(2, 0, ["flat", "greedy"], 0)]
+    paths = []
+    for name, games in (("one.jsonl", first), ("two.jsonl", second)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text("".join(json.dumps(g) + "\n" for g in games))
+    out = run_script("win_share.py", *map(str, paths), "greedy", "--against", "random", "--resamples", "200")
+    # 3 wins of 4 against random, over 2 deals (one a seed), and its Elo: 400 log10(0.75 / 0.25)
+    assert "4 games (2 players), greedy: 75.0% of the games won" in out and "2 deals" in out, out
+    assert "Elo +191" in out, out
+    everything = run_script("win_share.py", *map(str, paths), "greedy", "--resamples", "200")
+    assert "8 games (2 players), greedy: 37.5%" in everything and "Elo" not in everything, everything
