@@ -34,15 +34,24 @@ from cacaoai.lab.ratings import percentile_interval, score_to_elo
 Deal = tuple[int, int]
 
 
+def seat_of(game: dict, bot: str, against: set[str] | None = None) -> int | None:
+    """The bot's seat in a game it counts in (None: not its game, or, with `against`,
+    another seat is not one of those)."""
+    if bot not in game["seats"]:
+        return None
+    seat = game["seats"].index(bot)
+    if against is not None and any(spec not in against for i, spec in enumerate(game["seats"]) if i != seat):
+        return None
+    return seat
+
+
 def win_shares(games: Sequence[dict], bot: str, against: set[str] | None = None) -> dict[Deal, list[float]]:
     """Per deal (seed, deal), the bot's win share in each of its games (1 / winners, or 0);
     with `against`, only the games whose other seats are all in it."""
     by_deal: dict[Deal, list[float]] = {}
     for game in games:
-        if bot not in game["seats"]:
-            continue
-        seat = game["seats"].index(bot)
-        if against is not None and any(spec not in against for i, spec in enumerate(game["seats"]) if i != seat):
+        seat = seat_of(game, bot, against)
+        if seat is None:
             continue
         share = 1.0 / len(game["winners"]) if seat in game["winners"] else 0.0
         by_deal.setdefault((game.get("seed", 0), game["deal"]), []).append(share)
@@ -75,15 +84,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(warning, file=sys.stderr)
     try:
         bot = normalise_spec(args.bot)
+    except ValueError as error:
+        parser.error(f"bot: {error}")
+    try:
         against = {normalise_spec(spec) for spec in args.against} if args.against else None
     except ValueError as error:
-        parser.error(f"bot or --against: {error}")
+        parser.error(f"--against: {error}")
     by_deal = win_shares(games, bot, against)
     if not by_deal:
         parser.error(f"bot: {args.bot!r} played none of the {len(games)} games"
                      + (" against those --against names" if against else ""))
     mean, low, high, n = share_interval(by_deal, args.resamples)
-    players = {len(g["seats"]) for g in games if bot in g["seats"]}
+    players = {len(g["seats"]) for g in games if seat_of(g, bot, against) is not None}
     line = (f"{n} games ({', '.join(map(str, sorted(players)))} players), {bot}: "
             f"{100 * mean:.1f}% of the games won [{100 * low:.1f}, {100 * high:.1f}] (ties shared; "
             f"95%, bootstrap over {len(by_deal)} deals)")
