@@ -332,6 +332,18 @@ def test_remeasure_lists_its_steps_and_keeps_a_run_to_one_model(tmp_path):
     assert done.returncode == 2 and "--only: no step nothing" in done.stderr
 
 
+def test_remeasure_does_not_time_the_model_against_itself(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    shipped = SCRIPTS.parent / "search" / "models" / "cacao"
+    for suffix in (".npz", ".json"):
+        (work / f"previous{suffix}").write_bytes(shipped.with_suffix(suffix).read_bytes())
+    done = subprocess.run([sys.executable, str(SCRIPTS / "remeasure.py"), "--work", str(work), "--only", "model-speed"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "model-speed: skipped" in done.stderr
+    assert not (work / "model-speed.txt").exists() and not (work / "model-speed.partial").exists()
+
+
 def test_remeasure_installs_a_model_with_the_shipped_maps(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("remeasure", SCRIPTS / "remeasure.py")
     remeasure = importlib.util.module_from_spec(spec)
