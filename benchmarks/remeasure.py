@@ -263,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args.work.mkdir(parents=True, exist_ok=True)
     model = args.work / "model.sha256"
-    digest = hashlib.sha256(MANIFEST.with_suffix(".npz").read_bytes()).hexdigest()
+    shipped_model = MANIFEST.with_suffix(".npz").read_bytes()
+    digest = hashlib.sha256(shipped_model).hexdigest()
     if model.exists() and model.read_text().strip() != digest:
         parser.error(f"{args.work} holds the run of another model ({model}): use another --work")
     model.write_text(digest + "\n")
@@ -273,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             shipped = MANIFEST.with_suffix(suffix).relative_to(ROOT)
             previous.write_bytes(subprocess.run(["git", "show", f"HEAD:{shipped}"], cwd=ROOT, check=True,
                                                 capture_output=True).stdout)
-    if (args.work / "previous.npz").read_bytes() == MANIFEST.with_suffix(".npz").read_bytes():
+    if (args.work / "previous.npz").read_bytes() == shipped_model:
         plan = [step for step in plan if step.name != "model-speed"]
         print("model-speed: skipped, the shipped model is the one it would be timed against", file=sys.stderr)
     for step in plan:
