@@ -231,6 +231,8 @@ cdef void position_start(position_t* pos, int n_seats, int first_player,
                          const uint8_t* deck, int deck_length) noexcept nogil
 cdef int position_legal_actions(const position_t* pos, action_t* out) noexcept nogil
 cdef int position_count_actions(const position_t* pos) noexcept nogil
+# True when `a` is among position_legal_actions(pos), without listing them.
+cdef bint position_is_legal(const position_t* pos, action_t a) noexcept nogil
 cdef action_t position_random_action(const position_t* pos, rng_t* rng) noexcept nogil
 cdef void position_random_actions(const position_t* pos, rng_t* rng, int k,
                                   action_t* out) noexcept nogil

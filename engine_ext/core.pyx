@@ -423,11 +423,17 @@ cdef int _fill_options_for(const int* dirs, int n, int display_state, uint32_t* 
 cdef uint8_t FILLS[4][16][12]
 
 
+# FILL_OK[display state][mask]: FILLS' options as a 256-bit set (one look-up
+# tells whether an action's fills are one of them: position_is_legal)
+cdef uint64_t FILL_OK[4][16][4]
+
+
 cdef void _init_fills() noexcept:
     cdef int ds, mask, d, n, i
     cdef int dirs[4]
     cdef uint32_t out[12]
     memset(FILLS, 0, sizeof(FILLS))
+    memset(FILL_OK, 0, sizeof(FILL_OK))
     for ds in range(4):
         for mask in range(16):
             n = 0
@@ -437,6 +443,7 @@ cdef void _init_fills() noexcept:
                     n += 1
             for i in range(_fill_options_for(dirs, n, ds, out)):
                 FILLS[ds][mask][i] = <uint8_t>out[i]
+                FILL_OK[ds][mask][out[i] >> 6] |= (<uint64_t>1) << (out[i] & 63)
 
 
 _init_fills()
@@ -742,6 +749,38 @@ cdef int position_count_actions(const position_t* pos) noexcept nogil:
             if seat.hand[i]:
                 n += 1
     return n
+
+
+cdef bint position_is_legal(const position_t* pos, action_t a) noexcept nogil:
+    """True when `a` is among position_legal_actions(pos), without listing
+    them: a few reads for a place, overbuild or resolve (the search asks
+    this of each child of a node it walks through)."""
+    cdef int kind = action_kind(a), wtype = action_type(a), cell = action_cell(a), i
+    cdef action_t fill
+    cdef const seat_t* seat = &pos.seats[pos.mover]
+    cdef action_t placed = action_place(kind, wtype, action_rot(a), cell, 0)
+    if pos.phase != PHASE_TURN:
+        if pos.phase == PHASE_OVER or kind != ACT_RESOLVE:
+            return False
+        for i in range(pos.n_results[0]):
+            if a == action_resolve(pos.result_gold[0][i], pos.result_cacao[0][i]):
+                return True
+        return False
+    if kind == ACT_PLACE:
+        if (seat.hand[wtype] == 0 or not (pos.frontier_rows[cell // GRID_SIZE] >> (cell % GRID_SIZE)) & 1
+                or action_rot(a) >= ROTATIONS[wtype]
+                or cell // GRID_SIZE < pos.frontier_lo or cell // GRID_SIZE > pos.frontier_hi):
+            return False
+        fill = a >> 18
+        return fill < 256 and (FILL_OK[_display_state(pos)][_frontier_mask(pos, cell)][fill >> 6] >> (fill & 63)) & 1
+    if kind == ACT_OVERBUILD:
+        return (a == placed and seat.hand[wtype] > 0 and action_rot(a) < ROTATIONS[wtype]
+                and _can_overbuild(pos, seat) and _is_overbuild_target(pos, cell, pos.mover))
+    if kind == ACT_DISCARD:                     # only when nothing can be placed
+        return (a == action_discard(wtype) and seat.hand[wtype] > 0
+                and _place_units(pos, _display_state(pos)) == 0
+                and not (_can_overbuild(pos, seat) and pos.n_targets[pos.mover] > 0))
+    return False
 
 
 cdef inline void _unit_starts(const position_t* pos, const int* fc, const int16_t* cells,
@@ -1703,8 +1742,8 @@ def rules_tables():
 cdef class CorePosition:
     """One position_t, with the low-level Python access the engine layer needs.
 
-    Codes are packed action_t values (core.pxd). ``apply_code`` does not check
-    legality: cacaoai.engine.Position does. Not thread-safe: one owner at a time.
+    Codes are packed action_t values (core.pxd); ``apply_code`` refuses an
+    illegal one. Not thread-safe: one owner at a time.
     """
 
     def __cinit__(self):
@@ -1923,23 +1962,15 @@ cdef class CorePosition:
     def count_actions(self):
         return position_count_actions(&self.pos)
 
+    def is_legal(self, code):
+        """True when `code` is a legal action here (any int: False when it is not an action code)."""
+        return 0 <= code <= 0xFFFFFFFF and position_is_legal(&self.pos, <action_t>code)
+
     def apply_code(self, code):
         """Apply a legal code; any other value raises ValueError (the C trusts its input)."""
-        cdef action_t* buf
-        cdef int i, n
-        cdef bint legal = False
         if not 0 <= code <= 0xFFFFFFFF:
             raise ValueError(f"code {code!r} is not an action code")
-        buf = <action_t*>malloc(MAX_ACTIONS * sizeof(action_t))
-        if buf == NULL:
-            raise MemoryError()
-        n = position_legal_actions(&self.pos, buf)
-        for i in range(n):
-            if buf[i] == <action_t>code:
-                legal = True
-                break
-        free(buf)
-        if not legal:
+        if not position_is_legal(&self.pos, <action_t>code):
             raise ValueError(f"code {code} is not a legal action here")
         position_apply(&self.pos, <action_t>code)
 

@@ -342,7 +342,7 @@ class Position:
     def apply(self, action: Action | Mapping[str, Any] | int) -> Report:
         """Apply a legal action (an Action, its JSON form, or a legal code)."""
         if isinstance(action, int) and not isinstance(action, bool):
-            if action not in self._core.legal_codes():
+            if not self._core.is_legal(action):
                 raise IllegalActionError(f"code {action} is not a legal action here")
             code = action
             action = self.decode(code)

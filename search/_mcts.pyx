@@ -21,7 +21,9 @@ Trans. Computational Intelligence and AI in Games 4(2), 2012). Every iteration
    value (taken without the jungle deck, so nothing hidden is read); below
    the root, with ``widen_inner`` > 0, a node expands a new child only while
    fewer than ``widen_inner * sqrt(visits) + 1`` of the current
-   determinization's actions have one, and otherwise selects among those;
+   determinization's actions have one, and otherwise selects among those
+   (found by asking the engine whether each child is legal, without listing
+   the legal actions: ``_select_widened``);
 3. plays out to the end, with the engine's uniform random playout or the
    informed playout below;
 4. adds the final values for every seat to the nodes on the path: the win share
@@ -78,7 +80,7 @@ from cacaoai.engine.core cimport (
     ACT_OVERBUILD, ACT_PLACE, ACT_RESOLVE, GRID_CELLS, GRID_SIZE, MAX_ACTIONS, MAX_SEATS,
     N_ACTION_FEATURES, N_FEATURES, action_features, position_features,
     PHASE_OVER, PHASE_RESOLVE, PHASE_TURN, CorePosition, action_cell, action_kind, action_t,
-    position_apply, position_determinize, position_legal_actions, position_place_value,
+    position_apply, position_determinize, position_is_legal, position_legal_actions, position_place_value,
     position_playout, position_playout_informed, position_result, position_t,
     position_temple_awards, position_tiles_left, result_t, rng_below, rng_seed, rng_t, seat_t, water_value,
 )
@@ -137,6 +139,7 @@ cdef enum:
     RELAYOUT_NODES = 8192   # smaller trees stay in the caches as they are
     INITIAL_SLOTS = 64
     REROOT_SAMPLES = 16     # determinizations that vouch for a re-rooted root's children
+    SELECT_WORDS = 16       # _select_widened's bit set: nodes of up to 1,024 children
 
 cdef float LOG_TABLE[LOG_TABLE_SIZE]     # ln(n) for small n (read-only after import)
 cdef int NEAR[N_NEAR]                    # grid offsets within two steps of a cell
@@ -601,11 +604,17 @@ cdef void _map_children(tree_t* t, int32_t node, int n) noexcept nogil:
             t.child_of[i] = e[j].node
 
 
+cdef inline double _ucb(const node_t* nd, int seat, double c, double mw) noexcept nogil:
+    """A child's UCB score with availability counts, for `seat`."""
+    cdef double inv = 1.0 / nd.visits
+    return (nd.win[seat] + mw * nd.margin[seat]) * inv + c * sqrt(_log(nd.avail) * inv)
+
+
 cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept nogil:
     """UCB with availability counts, for the seat to act; ties go to the first."""
     cdef double c = t.cfg.exploration
     cdef double mw = t.cfg.margin_weight / t.cfg.margin_scale
-    cdef double score, best = -1e300, inv
+    cdef double score, best = -1e300
     cdef int i, best_i = 0
     cdef node_t* nd
     for i in range(n):
@@ -613,12 +622,58 @@ cdef int _select(tree_t* t, const int32_t* child_of, int n, int seat) noexcept n
             continue                    # not tried (progressive widening below the root)
         nd = &t.nodes[child_of[i]]
         nd.avail += 1
-        inv = 1.0 / nd.visits
-        score = (nd.win[seat] + mw * nd.margin[seat]) * inv + c * sqrt(_log(nd.avail) * inv)
+        score = _ucb(nd, seat, c, mw)
         if score > best:
             best = score
             best_i = i
     return best_i
+
+
+cdef int32_t _select_widened(tree_t* t, const position_t* s, int32_t node, int width) noexcept nogil:
+    """_select's choice at a widened node (not a fixed root), found from the
+    node's children alone when `width` or more of them are legal in `s` (a
+    node then selects and tries nothing new), so the legal actions need not be
+    listed; -1 when fewer are (the caller lists them, and may expand). The
+    child returned, the availability counted and ties broken by the legal
+    actions' order are _select's, so the tree grows as it would."""
+    cdef const node_t* nd = &t.nodes[node]
+    cdef const edge_t* e
+    cdef int k = nd.n_children, j, i, n, legal = 0, seat = s.to_act, ties = 0
+    cdef uint64_t avail[SELECT_WORDS]
+    cdef double c = t.cfg.exploration
+    cdef double mw = t.cfg.margin_weight / t.cfg.margin_scale
+    cdef double score, best = -1e300
+    cdef int32_t best_node = -1
+    cdef node_t* child
+    if k < width or k > 64 * SELECT_WORDS:
+        return -1
+    e = &t.edges[nd.edges]
+    memset(avail, 0, sizeof(avail))
+    for j in range(k):
+        if position_is_legal(s, e[j].action):
+            avail[j >> 6] |= (<uint64_t>1) << (j & 63)
+            legal += 1
+    if legal < width:
+        return -1
+    for j in range(k):
+        if not (avail[j >> 6] >> (j & 63)) & 1:
+            continue
+        child = &t.nodes[e[j].node]
+        child.avail += 1
+        score = _ucb(child, seat, c, mw)
+        if score > best:
+            best = score
+            best_node = e[j].node
+            ties = 0
+        elif score == best:
+            ties += 1
+    if ties:                            # the first of the best in the legal actions' order
+        n = position_legal_actions(s, t.legal)
+        _map_children(t, node, n)
+        for i in range(n):
+            if t.child_of[i] >= 0 and _ucb(&t.nodes[t.child_of[i]], seat, c, mw) == best:
+                return t.child_of[i]
+    return best_node
 
 
 cdef int _select_puct(tree_t* t, const int32_t* child_of, int n, int seat) noexcept nogil:
@@ -769,6 +824,18 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         else:
             if t.cfg.flat and node != 0:
                 break
+            if t.cfg.widen_inner > 0 and not t.cfg.flat:
+                child = _select_widened(t, s, node, _inner_width(t, node))
+                if child >= 0:
+                    if depth == 0:
+                        t.cur_slot = _slot_of(t, child)
+                        if t.cur_slot < 0:
+                            return -1
+                    position_apply(s, t.nodes[child].action)
+                    node = child
+                    depth += 1
+                    t.path[depth] = node
+                    continue
             n = position_legal_actions(s, t.legal)
             _map_children(t, node, n)
             acts = t.legal

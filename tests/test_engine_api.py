@@ -85,6 +85,36 @@ def test_legal_action_lists_are_free_of_duplicates_and_decode_back(players):
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
+def test_is_legal_answers_as_the_legal_list_does(players):
+    """core.is_legal (the search asks it of a node's children) says of any code
+    what membership in legal_codes says: the codes of this position, of the
+    one before, of other deals of its hidden tiles, and near misses of them."""
+    checked = Counter()
+    for seed in SEEDS[:4]:
+        before: list[int] = []
+        for position in positions_along(players, seed):
+            core = position.core
+            legal = set(position.legal_codes())
+            codes = set(legal) | set(before)
+            for k in range(3):
+                other = position.clone().core
+                if not position.is_over:
+                    other.determinize(position.to_act, 0, seed * 31 + k)
+                codes |= set(other.legal_codes())
+            for code in list(codes):
+                codes |= {code ^ (1 << bit) for bit in range(26)}
+            codes |= {2 | t << 2 for t in range(4)} | {0, 0xFFFFFFFF}
+            for code in codes:
+                assert core.is_legal(code) == (code in legal), (position.snapshot(), code)
+                checked[code in legal, code & 3] += 1
+            before = position.legal_codes()
+    # every kind of action was asked of, legal and not (discards happen when nothing can be placed)
+    assert all(checked[True, kind] and checked[False, kind] for kind in (0, 1, 3)), checked
+    assert checked[False, 2]
+    assert not Position.new(players, 0).core.is_legal(-1)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_kept_hole_counts_match_a_loaded_copy(players):
     """The per-cell hole counts kept while playing equal those a snapshot load
     rebuilds: same action count and the same random draws."""
