@@ -799,6 +799,17 @@ cdef inline int _inner_width(tree_t* t, int32_t node) noexcept nogil:
     return <int>(t.cfg.widen_inner * sqrt(<double>t.nodes[node].visits + 1.0)) + 1
 
 
+cdef inline int _descend(tree_t* t, int depth, int32_t child) noexcept nogil:
+    """Put `child` next on the iteration's path (one below the root, also its
+    slot); the new depth, or -1: out of memory."""
+    if depth == 0:
+        t.cur_slot = _slot_of(t, child)
+        if t.cur_slot < 0:
+            return -1
+    t.path[depth + 1] = child
+    return depth + 1
+
+
 cdef int tree_iterate(tree_t* t) noexcept nogil:
     """One determinize-select-expand-playout-backpropagate pass; -1: out of memory."""
     cdef position_t* s = &t.work
@@ -827,14 +838,11 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             if t.cfg.widen_inner > 0 and not t.cfg.flat:
                 child = _select_widened(t, s, node, _inner_width(t, node))
                 if child >= 0:
-                    if depth == 0:
-                        t.cur_slot = _slot_of(t, child)
-                        if t.cur_slot < 0:
-                            return -1
+                    depth = _descend(t, depth, child)
+                    if depth < 0:
+                        return -1
                     position_apply(s, t.nodes[child].action)
                     node = child
-                    depth += 1
-                    t.path[depth] = node
                     continue
             n = position_legal_actions(s, t.legal)
             _map_children(t, node, n)
@@ -854,12 +862,9 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
             position_apply(s, acts[i])
             if child >= 0:
                 child_of[i] = child
-                if depth == 0:
-                    t.cur_slot = _slot_of(t, child)
-                    if t.cur_slot < 0:
-                        return -1
-                depth += 1
-                t.path[depth] = child
+                depth = _descend(t, depth, child)
+                if depth < 0:
+                    return -1
             break
         if t.cfg.flat:
             i = _least_visited(t, child_of, n)
@@ -868,13 +873,10 @@ cdef int tree_iterate(tree_t* t) noexcept nogil:
         else:
             i = _select(t, child_of, n, seat)
         node = child_of[i]
-        if depth == 0:
-            t.cur_slot = _slot_of(t, node)
-            if t.cur_slot < 0:
-                return -1
+        depth = _descend(t, depth, node)
+        if depth < 0:
+            return -1
         position_apply(s, acts[i])
-        depth += 1
-        t.path[depth] = node
     _leaf_values(t, s, win, margin, gold)
     _backpropagate(t, s.n_seats, depth, win, margin, gold)
     return 0
