@@ -758,7 +758,6 @@ cdef bint position_is_legal(const position_t* pos, action_t a) noexcept nogil:
     cdef int kind = action_kind(a), wtype = action_type(a), cell = action_cell(a), i
     cdef action_t fill
     cdef const seat_t* seat = &pos.seats[pos.mover]
-    cdef action_t placed = action_place(kind, wtype, action_rot(a), cell, 0)
     if pos.phase != PHASE_TURN:
         if pos.phase == PHASE_OVER or kind != ACT_RESOLVE:
             return False
@@ -774,7 +773,7 @@ cdef bint position_is_legal(const position_t* pos, action_t a) noexcept nogil:
         fill = a >> 18
         return fill < 256 and (FILL_OK[_display_state(pos)][_frontier_mask(pos, cell)][fill >> 6] >> (fill & 63)) & 1
     if kind == ACT_OVERBUILD:
-        return (a == placed and seat.hand[wtype] > 0 and action_rot(a) < ROTATIONS[wtype]
+        return (a == action_place(ACT_OVERBUILD, wtype, action_rot(a), cell, 0) and seat.hand[wtype] > 0 and action_rot(a) < ROTATIONS[wtype]
                 and _can_overbuild(pos, seat) and _is_overbuild_target(pos, cell, pos.mover))
     if kind == ACT_DISCARD:                     # only when nothing can be placed
         return (a == action_discard(wtype) and seat.hand[wtype] > 0
